@@ -1,0 +1,75 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { down, status, up } from "../dev/cluster.ts";
+import { demo } from "../dev/demo.ts";
+import { defaultDevDir } from "../dev/paths.ts";
+import { readState } from "../dev/state.ts";
+import { UserError } from "./run.ts";
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** `slipway dev up|down|status|env`: the local, real Kubernetes control plane (see docs in README). */
+export function registerDevCommands(program: Command): void {
+  const dev = program
+    .command("dev")
+    .description("a local Kubernetes control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)")
+    .option("--dir <path>", "state directory (default: .slipway/dev, or $SLIPWAY_DEV_DIR)");
+  const dirOf = (): string => {
+    const dir = dev.opts<{ dir?: string }>().dir;
+    return dir ? resolve(dir) : defaultDevDir();
+  };
+
+  dev
+    .command("up")
+    .description("start the control plane (or restart what died) and wait until the fake nodes are Ready")
+    .option("--nodes <n>", "number of fake nodes", "3")
+    .option("--timeout <seconds>", "how long to wait for readiness", "120")
+    .action(async (options: { nodes: string; timeout: string }) => {
+      const nodes = Number(options.nodes);
+      if (!Number.isInteger(nodes) || nodes < 1) throw new UserError(`--nodes must be a positive integer, not ${options.nodes}`);
+      const started = Date.now();
+      const state = await up({ dir: dirOf(), nodes, timeoutMs: Number(options.timeout) * 1000, log });
+      log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+      process.stdout.write(`${state.kubeconfig}\n`);
+    });
+
+  dev
+    .command("demo")
+    .description("bring up the control plane and show it working")
+    .action(async () => demo(dirOf(), (line) => process.stdout.write(`${line}\n`)));
+
+  dev
+    .command("down")
+    .description("stop every process `up` started and remove the state directory")
+    .action(async () => {
+      const { stopped } = await down(dirOf());
+      log(stopped.length ? `stopped ${stopped.join(", ")}` : "nothing was running");
+    });
+
+  dev
+    .command("status")
+    .description("show each control-plane process; exits non-zero if any of them is not running")
+    .option("-o, --output <format>", "text or json", "text")
+    .action(async (options: { output: string }) => {
+      const result = await status(dirOf());
+      if (options.output === "json") process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      else if (result.components.length === 0) process.stdout.write("not started (run `slipway dev up`)\n");
+      else {
+        for (const c of result.components) {
+          process.stdout.write(`${c.name.padEnd(24)} ${c.running ? "running" : "NOT RUNNING"}  pid ${c.pid}  log ${c.log}\n`);
+        }
+        process.stdout.write(`${"apiserver /readyz".padEnd(24)} ${result.apiserver?.detail}\n`);
+      }
+      if (!result.up) process.exitCode = 1;
+    });
+
+  dev
+    .command("env")
+    .description("print `export KUBECONFIG=...` for the running control plane (--path: only the path)")
+    .option("--path", "print only the kubeconfig path")
+    .action(async (options: { path?: boolean }) => {
+      const state = await readState(dirOf());
+      if (!state) throw new UserError(`no control plane in ${dirOf()} (run \`slipway dev up\`)`);
+      process.stdout.write(options.path ? `${state.kubeconfig}\n` : `export KUBECONFIG=${state.kubeconfig}\n`);
+    });
+}

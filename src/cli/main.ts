@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { registerDevCommands } from "./dev.ts";
+import { runCli } from "./run.ts";
+
+const program = new Command("slipway")
+  .description("Runs an ML platform on Kubernetes: operator, API server, CLI and web UI")
+  .showHelpAfterError();
+registerDevCommands(program);
+
+await runCli(program, process.argv);

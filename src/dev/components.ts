@@ -1,0 +1,139 @@
+import { join } from "node:path";
+import type { Binaries } from "./binaries.ts";
+import { packageRoot } from "./paths.ts";
+import type { Pki } from "./pki.ts";
+import type { ProcessRecord } from "./processes.ts";
+
+export interface Ports {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+  controllerManager: number;
+  scheduler: number;
+  kwok: number;
+}
+
+export const portNames: (keyof Ports)[] = [
+  "etcdClient",
+  "etcdPeer",
+  "apiserver",
+  "controllerManager",
+  "scheduler",
+  "kwok",
+];
+
+export interface Layout {
+  dir: string;
+  ports: Ports;
+  pki: Pki;
+  kubeconfig: string;
+  binaries: Binaries;
+}
+
+export type ComponentName = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "kwok";
+
+/** Annotation that tells kwok a Node is one of its fake nodes. */
+export const fakeNodeAnnotation = "kwok.x-k8s.io/node";
+
+/**
+ * The command lines of the control plane, in start order. Pure: the same layout always gives the
+ * same processes, so `up` can restart one that died with exactly its original flags.
+ */
+export function componentSpecs(layout: Layout): Omit<ProcessRecord, "pid">[] {
+  const { dir, ports, pki, kubeconfig, binaries } = layout;
+  const log = (name: string) => join(dir, "logs", `${name}.log`);
+  const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
+  const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
+  const delegated = [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    "--bind-address=127.0.0.1",
+    "--leader-elect=false",
+  ];
+  return [
+    {
+      name: "etcd",
+      command: binaries.etcd,
+      log: log("etcd"),
+      args: [
+        "--name=slipway-dev",
+        `--data-dir=${join(dir, "etcd")}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=slipway-dev=${peerUrl}`,
+        // a throwaway store for tests: durability is not worth the fsync latency
+        "--unsafe-no-fsync=true",
+        "--log-level=warn",
+      ],
+    },
+    {
+      name: "kube-apiserver",
+      command: binaries.kubeApiserver,
+      log: log("kube-apiserver"),
+      args: [
+        `--etcd-servers=${etcdUrl}`,
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        `--secure-port=${ports.apiserver}`,
+        `--cert-dir=${join(dir, "pki")}`,
+        `--tls-cert-file=${pki.servingCert}`,
+        `--tls-private-key-file=${pki.servingKey}`,
+        `--client-ca-file=${pki.caCert}`,
+        `--service-account-key-file=${pki.serviceAccountPub}`,
+        `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        "--authorization-mode=Node,RBAC",
+        "--service-cluster-ip-range=10.96.0.0/16",
+        "--allow-privileged=true",
+        "--profiling=false",
+        "--v=1",
+      ],
+    },
+    {
+      name: "kube-controller-manager",
+      command: binaries.kubeControllerManager,
+      log: log("kube-controller-manager"),
+      args: [
+        ...delegated,
+        `--secure-port=${ports.controllerManager}`,
+        `--cert-dir=${join(dir, "kube-controller-manager")}`,
+        `--root-ca-file=${pki.caCert}`,
+        `--service-account-private-key-file=${pki.serviceAccountKey}`,
+        "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+        "--kube-api-qps=500",
+        "--kube-api-burst=1000",
+        "--v=1",
+      ],
+    },
+    {
+      name: "kube-scheduler",
+      command: binaries.kubeScheduler,
+      log: log("kube-scheduler"),
+      args: [
+        ...delegated,
+        `--secure-port=${ports.scheduler}`,
+        `--cert-dir=${join(dir, "kube-scheduler")}`,
+        "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+        "--v=1",
+      ],
+    },
+    {
+      name: "kwok",
+      command: binaries.kwok,
+      log: log("kwok"),
+      args: [
+        `--kubeconfig=${kubeconfig}`,
+        `--config=${join(packageRoot, "src/dev/kwok-stages.yaml")}`,
+        "--manage-all-nodes=false",
+        `--manage-nodes-with-annotation-selector=${fakeNodeAnnotation}=fake`,
+        "--cidr=10.244.0.1/16",
+        "--node-ip=10.240.0.1",
+        `--server-address=127.0.0.1:${ports.kwok}`,
+        "--node-lease-duration-seconds=40",
+      ],
+    },
+  ];
+}

@@ -1,0 +1,103 @@
+import { execFile } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+export interface Pki {
+  caCert: string;
+  caKey: string;
+  servingCert: string;
+  servingKey: string;
+  adminCert: string;
+  adminKey: string;
+  serviceAccountKey: string;
+  serviceAccountPub: string;
+}
+
+const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+
+/**
+ * A throwaway certificate authority for one local control plane: the API server's serving
+ * certificate (127.0.0.1, localhost and the in-cluster names), an admin client certificate in
+ * `system:masters`, and the service-account token signing key pair.
+ */
+export async function createPki(dir: string): Promise<Pki> {
+  const pki: Pki = {
+    caCert: join(dir, "ca.crt"),
+    caKey: join(dir, "ca.key"),
+    servingCert: join(dir, "apiserver.crt"),
+    servingKey: join(dir, "apiserver.key"),
+    adminCert: join(dir, "admin.crt"),
+    adminKey: join(dir, "admin.key"),
+    serviceAccountKey: join(dir, "sa.key"),
+    serviceAccountPub: join(dir, "sa.pub"),
+  };
+  const days = ["-days", "3650"];
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-new",
+    ...newKey,
+    "-keyout",
+    pki.caKey,
+    "-out",
+    pki.caCert,
+    ...days,
+    "-subj",
+    "/CN=slipway-dev-ca",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+  ]);
+  const signed = (key: string, cert: string, subject: string, extensions: string[]) =>
+    run("openssl", [
+      "req",
+      "-x509",
+      "-new",
+      ...newKey,
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      ...days,
+      "-subj",
+      subject,
+      "-CA",
+      pki.caCert,
+      "-CAkey",
+      pki.caKey,
+      "-addext",
+      "basicConstraints=critical,CA:FALSE",
+      ...extensions.flatMap((extension) => ["-addext", extension]),
+    ]);
+  const names = [
+    "IP:127.0.0.1",
+    "IP:10.96.0.1",
+    "DNS:localhost",
+    "DNS:kubernetes",
+    "DNS:kubernetes.default",
+    "DNS:kubernetes.default.svc",
+    "DNS:kubernetes.default.svc.cluster.local",
+  ];
+  await Promise.all([
+    signed(pki.servingKey, pki.servingCert, "/CN=kube-apiserver", [
+      `subjectAltName=${names.join(",")}`,
+      "extendedKeyUsage=serverAuth",
+      "keyUsage=critical,digitalSignature,keyEncipherment",
+    ]),
+    signed(pki.adminKey, pki.adminCert, "/O=system:masters/CN=slipway-admin", [
+      "extendedKeyUsage=clientAuth",
+      "keyUsage=critical,digitalSignature,keyEncipherment",
+    ]),
+  ]);
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  await writeFile(pki.serviceAccountKey, privateKey.export({ type: "pkcs8", format: "pem" }), {
+    mode: 0o600,
+  });
+  await writeFile(pki.serviceAccountPub, publicKey.export({ type: "spki", format: "pem" }));
+  return pki;
+}

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import { openSync, readFileSync } from "node:fs";
+
+/** One process of the control plane as recorded in the state file, so `up`, `status` and `down` agree. */
+export interface ProcessRecord {
+  name: string;
+  command: string;
+  args: string[];
+  log: string;
+  pid: number;
+}
+
+/** Starts a process detached from this one (it outlives the CLI), its output appended to its log file. */
+export function startProcess(spec: Omit<ProcessRecord, "pid">): ProcessRecord {
+  const out = openSync(spec.log, "a");
+  const child = spawn(spec.command, spec.args, { detached: true, stdio: ["ignore", out, out] });
+  if (child.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);
+  child.unref();
+  return { ...spec, pid: child.pid };
+}
+
+/**
+ * True when `record.pid` is alive AND still runs the recorded command: a PID reused by an
+ * unrelated process after ours died must not count as ours (nor be killed by `down`).
+ */
+export function isRunning(record: ProcessRecord): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${record.pid}/cmdline`, "utf8");
+    if (cmdline.split("\0")[0] !== record.command) return false;
+    const stat = readFileSync(`/proc/${record.pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** SIGTERM, then SIGKILL after `graceMs` for whatever is still running. Only ever signals our own processes. */
+export async function stopProcesses(records: ProcessRecord[], graceMs = 10_000): Promise<void> {
+  const signal = (record: ProcessRecord, sig: NodeJS.Signals) => {
+    if (!isRunning(record)) return;
+    try {
+      process.kill(record.pid, sig);
+    } catch {
+      // it exited between the check and the signal
+    }
+  };
+  for (const record of records) signal(record, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (records.some(isRunning) && Date.now() < deadline) await sleep(100);
+  for (const record of records) signal(record, "SIGKILL");
+  while (records.some(isRunning)) await sleep(50);
+}

@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { inject, onTestFinished } from "vitest";
+
+/** A client configuration for the test run's control plane (admin credentials). */
+export function adminConfig(): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromFile(inject("kubeconfig"));
+  return config;
+}
+
+/**
+ * A fresh namespace for the current test, deleted after it (deletion is not awaited to completion:
+ * the namespace controller finishes it in the background).
+ */
+export async function testNamespace(prefix = "t"): Promise<string> {
+  const name = `${prefix}-${randomBytes(4).toString("hex")}`;
+  const core = adminConfig().makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name, labels: { "slipway.dev/test": "true" } } } });
+  onTestFinished(async () => {
+    await core.deleteNamespace({ name }).catch(() => {});
+  });
+  return name;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `read` until `accept` holds for its result; on timeout fails with the last value seen. */
+export async function eventually<T>(
+  what: string,
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      last = await read();
+      if (accept(last)) return last;
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(200);
+  }
+  const seen = last === undefined ? String(lastError) : JSON.stringify(last).slice(0, 2000);
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last seen: ${seen}`);
+}
