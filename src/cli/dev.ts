@@ -12,7 +12,9 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 export function registerDevCommands(program: Command): void {
   const dev = program
     .command("dev")
-    .description("a local Kubernetes control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)")
+    .description(
+      "a local Kubernetes control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)",
+    )
     .option("--dir <path>", "state directory (default: .slipway/dev, or $SLIPWAY_DEV_DIR)");
   const dirOf = (): string => {
     const dir = dev.opts<{ dir?: string }>().dir;
@@ -26,7 +28,8 @@ export function registerDevCommands(program: Command): void {
     .option("--timeout <seconds>", "how long to wait for readiness", "120")
     .action(async (options: { nodes: string; timeout: string }) => {
       const nodes = Number(options.nodes);
-      if (!Number.isInteger(nodes) || nodes < 1) throw new UserError(`--nodes must be a positive integer, not ${options.nodes}`);
+      if (!Number.isInteger(nodes) || nodes < 1)
+        throw new UserError(`--nodes must be a positive integer, not ${options.nodes}`);
       const started = Date.now();
       const state = await up({ dir: dirOf(), nodes, timeoutMs: Number(options.timeout) * 1000, log });
       log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
@@ -56,7 +59,9 @@ export function registerDevCommands(program: Command): void {
       else if (result.components.length === 0) process.stdout.write("not started (run `slipway dev up`)\n");
       else {
         for (const c of result.components) {
-          process.stdout.write(`${c.name.padEnd(24)} ${c.running ? "running" : "NOT RUNNING"}  pid ${c.pid}  log ${c.log}\n`);
+          process.stdout.write(
+            `${c.name.padEnd(24)} ${c.running ? "running" : "NOT RUNNING"}  pid ${c.pid}  log ${c.log}\n`,
+          );
         }
         process.stdout.write(`${"apiserver /readyz".padEnd(24)} ${result.apiserver?.detail}\n`);
       }
@@ -70,6 +75,8 @@ export function registerDevCommands(program: Command): void {
     .action(async (options: { path?: boolean }) => {
       const state = await readState(dirOf());
       if (!state) throw new UserError(`no control plane in ${dirOf()} (run \`slipway dev up\`)`);
-      process.stdout.write(options.path ? `${state.kubeconfig}\n` : `export KUBECONFIG=${state.kubeconfig}\n`);
+      process.stdout.write(
+        options.path ? `${state.kubeconfig}\n` : `export KUBECONFIG=${state.kubeconfig}\n`,
+      );
     });
 }

@@ -2,7 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig, type V1Node } from "@kubernetes/client-node";
 import { ensureBinaries } from "./binaries.ts";
-import { componentSpecs, fakeNodeAnnotation, type Layout, portNames, type Ports } from "./components.ts";
+import { componentSpecs, fakeNodeAnnotation, type Layout, type Ports, portNames } from "./components.ts";
 import { type Probe, probeApiserver, probeHttp, waitFor } from "./health.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createPki } from "./pki.ts";
@@ -74,7 +74,8 @@ export async function up(options: UpOptions): Promise<DevState> {
 
 function readinessProbe(state: DevState, name: string): (() => Promise<Probe>) | undefined {
   if (name === "etcd") return () => probeHttp(`http://127.0.0.1:${state.ports.etcdClient}/health`);
-  if (name === "kube-apiserver") return () => probeApiserver(`https://127.0.0.1:${state.ports.apiserver}/readyz`, state.pki);
+  if (name === "kube-apiserver")
+    return () => probeApiserver(`https://127.0.0.1:${state.ports.apiserver}/readyz`, state.pki);
   return undefined;
 }
 
@@ -114,14 +115,17 @@ async function ensureFakeNodes(kubeconfig: string, count: number): Promise<void>
   }
 }
 
-const isReady = (node: V1Node) => node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+const isReady = (node: V1Node) =>
+  node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 async function waitForNodesReady(kubeconfig: string, timeoutMs: number): Promise<void> {
   const api = coreApi(kubeconfig);
   await waitFor(
     "fake nodes",
     async () => {
-      const nodes = (await api.listNode()).items.filter((n) => n.metadata?.annotations?.[fakeNodeAnnotation] === "fake");
+      const nodes = (await api.listNode()).items.filter(
+        (n) => n.metadata?.annotations?.[fakeNodeAnnotation] === "fake",
+      );
       const ready = nodes.filter(isReady).length;
       return { ok: nodes.length > 0 && ready === nodes.length, detail: `${ready}/${nodes.length} Ready` };
     },
@@ -157,7 +161,12 @@ export interface DevStatus {
 export async function status(dir: string): Promise<DevStatus> {
   const state = await readState(dir);
   if (!state) return { up: false, components: [] };
-  const components = state.processes.map((p) => ({ name: p.name, pid: p.pid, running: isRunning(p), log: p.log }));
+  const components = state.processes.map((p) => ({
+    name: p.name,
+    pid: p.pid,
+    running: isRunning(p),
+    log: p.log,
+  }));
   const apiserver = await probeApiserver(`https://127.0.0.1:${state.ports.apiserver}/readyz`, state.pki);
   return {
     up: apiserver.ok && components.length > 0 && components.every((c) => c.running),

@@ -43,7 +43,10 @@ export async function demo(dir: string, print: (line: string) => void): Promise<
     "deployment slipway-demo/hello",
     async () => {
       const d = await apps.readNamespacedDeployment({ namespace, name: "hello" });
-      return { ok: d.status?.availableReplicas === 3, detail: `${d.status?.availableReplicas ?? 0}/3 available` };
+      return {
+        ok: d.status?.availableReplicas === 3,
+        detail: `${d.status?.availableReplicas ?? 0}/3 available`,
+      };
     },
     { timeoutMs: 60_000 },
   );

@@ -35,7 +35,10 @@ export function probeApiserver(url: string, pki: Pki): Promise<Probe> {
           body += chunk;
         });
         response.on("end", () =>
-          resolve({ ok: response.statusCode === 200, detail: `${response.statusCode} ${body.trim().slice(0, 200)}` }),
+          resolve({
+            ok: response.statusCode === 200,
+            detail: `${response.statusCode} ${body.trim().slice(0, 200)}`,
+          }),
         );
       },
     );

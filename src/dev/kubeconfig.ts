@@ -16,7 +16,10 @@ export async function writeKubeconfig(path: string, input: KubeconfigInput): Pro
     apiVersion: "v1",
     kind: "Config",
     clusters: [
-      { name: input.name, cluster: { server: input.server, "certificate-authority-data": await b64(input.caCertFile) } },
+      {
+        name: input.name,
+        cluster: { server: input.server, "certificate-authority-data": await b64(input.caCertFile) },
+      },
     ],
     users: [
       {

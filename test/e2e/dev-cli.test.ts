@@ -22,7 +22,13 @@ describe("slipway dev (its own control plane)", () => {
     expect(kubeconfig).toBe(join(dir, "kubeconfig"));
     const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as DevState;
     const pids = new Map(state.processes.map((p) => [p.name, p.pid]));
-    expect([...pids.keys()]).toEqual(["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"]);
+    expect([...pids.keys()]).toEqual([
+      "etcd",
+      "kube-apiserver",
+      "kube-controller-manager",
+      "kube-scheduler",
+      "kwok",
+    ]);
 
     const again = await dev("up", "--nodes", "2");
     expect(again.code, again.stderr).toBe(0);

@@ -9,9 +9,9 @@ import {
   CoreV1Api,
   KubeConfig,
   RbacAuthorizationV1Api,
-  VersionApi,
   type V1Deployment,
   type V1Job,
+  VersionApi,
 } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../src/dev/binaries.ts";
@@ -102,7 +102,9 @@ describe("the local control plane", () => {
       (j) => condition(j.status?.conditions, "Failed") === "True",
     );
     expect(failed.status?.succeeded ?? 0).toBe(0);
-    const pods = await kube.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: "job-name=bad" });
+    const pods = await kube
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace, labelSelector: "job-name=bad" });
     const terminated = pods.items[0]?.status?.containerStatuses?.[0]?.state?.terminated;
     expect(terminated).toMatchObject({ reason: "OOMKilled", exitCode: 137 });
   });
@@ -117,7 +119,13 @@ describe("the local control plane", () => {
         metadata: {
           name: "owned",
           ownerReferences: [
-            { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata?.uid as string, controller: true },
+            {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              name: "owner",
+              uid: owner.metadata?.uid as string,
+              controller: true,
+            },
           ],
         },
       },
@@ -188,7 +196,12 @@ describe("the local control plane", () => {
         subjects: [{ kind: "ServiceAccount", name: "nobody", namespace }],
       },
     });
-    const allowed = await eventually("RBAC grant applies", () => listPods().then(() => true), Boolean, 10_000);
+    const allowed = await eventually(
+      "RBAC grant applies",
+      () => listPods().then(() => true),
+      Boolean,
+      10_000,
+    );
     expect(allowed).toBe(true);
   });
 
@@ -199,9 +212,19 @@ describe("the local control plane", () => {
     const nodes = await kubectl("get", "nodes", "-o", "name");
     expect(nodes.stdout).toContain("node/kwok-node-0");
     const manifest = join(tmpdir(), `${namespace}.json`);
-    await writeFile(manifest, JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", ...deployment("api", 1) }));
+    await writeFile(
+      manifest,
+      JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", ...deployment("api", 1) }),
+    );
     await kubectl("-n", namespace, "apply", "-f", manifest);
-    const waited = await kubectl("-n", namespace, "wait", "--for=condition=Available", "deployment/api", "--timeout=60s");
+    const waited = await kubectl(
+      "-n",
+      namespace,
+      "wait",
+      "--for=condition=Available",
+      "deployment/api",
+      "--timeout=60s",
+    );
     expect(waited.stdout).toContain("condition met");
   });
 });

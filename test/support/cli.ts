@@ -9,7 +9,11 @@ export interface CliResult {
 }
 
 /** Runs `bin/slipway` as a user would; resolves with its exit code and output (never rejects on a non-zero exit). */
-export function slipway(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000): Promise<CliResult> {
+export function slipway(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 300_000,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       join(packageRoot, "bin/slipway"),

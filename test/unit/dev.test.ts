@@ -10,7 +10,14 @@ import { parseVersionsEnv } from "../../src/dev/versions.ts";
 
 const layout: Layout = {
   dir: "/state",
-  ports: { etcdClient: 1001, etcdPeer: 1002, apiserver: 1003, controllerManager: 1004, scheduler: 1005, kwok: 1006 },
+  ports: {
+    etcdClient: 1001,
+    etcdPeer: 1002,
+    apiserver: 1003,
+    controllerManager: 1004,
+    scheduler: 1005,
+    kwok: 1006,
+  },
   pki: {
     caCert: "/pki/ca.crt",
     caKey: "/pki/ca.key",
@@ -23,14 +30,22 @@ const layout: Layout = {
   },
   kubeconfig: "/state/kubeconfig",
   binaries: Object.fromEntries(
-    ["etcd", "kubeApiserver", "kubeControllerManager", "kubeScheduler", "kubectl", "kwok", "helm"].map((k) => [k, `/bin/${k}`]),
+    ["etcd", "kubeApiserver", "kubeControllerManager", "kubeScheduler", "kubectl", "kwok", "helm"].map(
+      (k) => [k, `/bin/${k}`],
+    ),
   ) as unknown as Binaries,
 };
 
 describe("versions.env", () => {
   it("parses the pinned versions, ignoring comments", () => {
-    const text = "# c\nKUBE_VERSION=v1.36.3\nETCD_VERSION=v3.6.16\n\nKWOK_VERSION=v0.8.0\nHELM_VERSION=v3.19.5\n";
-    expect(parseVersionsEnv(text)).toEqual({ kube: "v1.36.3", etcd: "v3.6.16", kwok: "v0.8.0", helm: "v3.19.5" });
+    const text =
+      "# c\nKUBE_VERSION=v1.36.3\nETCD_VERSION=v3.6.16\n\nKWOK_VERSION=v0.8.0\nHELM_VERSION=v3.19.5\n";
+    expect(parseVersionsEnv(text)).toEqual({
+      kube: "v1.36.3",
+      etcd: "v3.6.16",
+      kwok: "v0.8.0",
+      helm: "v3.19.5",
+    });
   });
   it("names a missing key", () => {
     expect(() => parseVersionsEnv("KUBE_VERSION=v1\n")).toThrow("ETCD_VERSION is not set");
@@ -53,7 +68,11 @@ describe("componentSpecs", () => {
   it("binds everything to loopback on the allocated ports", () => {
     expect(args("etcd")).toContain("--listen-client-urls=http://127.0.0.1:1001");
     expect(args("kube-apiserver")).toEqual(
-      expect.arrayContaining(["--etcd-servers=http://127.0.0.1:1001", "--bind-address=127.0.0.1", "--secure-port=1003"]),
+      expect.arrayContaining([
+        "--etcd-servers=http://127.0.0.1:1001",
+        "--bind-address=127.0.0.1",
+        "--secure-port=1003",
+      ]),
     );
     expect(args("kube-controller-manager")).toContain("--secure-port=1004");
     expect(args("kwok")).toContain("--server-address=127.0.0.1:1006");
@@ -89,7 +108,9 @@ describe("kwok stages", () => {
 
 describe("isRunning", () => {
   it("is false for a PID that runs another command than the recorded one", () => {
-    expect(isRunning({ name: "x", command: "/not/this/binary", args: [], log: "", pid: process.pid })).toBe(false);
+    expect(isRunning({ name: "x", command: "/not/this/binary", args: [], log: "", pid: process.pid })).toBe(
+      false,
+    );
   });
   it("is true for this very process", () => {
     const command = readFileSync(`/proc/${process.pid}/cmdline`, "utf8").split("\0")[0] as string;

@@ -1,0 +1,107 @@
+/**
+ * The contract between the controller runtime (src/kube) and the controllers built on it
+ * (src/platform, src/builds, src/pipelines). Controllers import these types only; the runtime
+ * implements them.
+ */
+import type { V1ObjectMeta } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+
+/** A Kubernetes resource type, enough to build its REST paths and to name it in RBAC. */
+export interface ResourceType {
+  group: string; // "" for the core group
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface ObjectKey {
+  namespace?: string;
+  name: string;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+}
+
+/** Read-only view of the shared informer cache: what reconcilers read instead of calling the API server. */
+export interface Cache {
+  get<T extends KubeObject>(type: ResourceType, key: ObjectKey): T | undefined;
+  list<T extends KubeObject>(
+    type: ResourceType,
+    options?: { namespace?: string; labels?: Record<string, string> },
+  ): T[];
+  /** Objects whose index `index` contains `value`. Built in: "controller" (value: the controlling owner's uid). */
+  byIndex<T extends KubeObject>(type: ResourceType, index: string, value: string): T[];
+}
+
+/** Writes to the API server. Every write is server-side apply with the controller's field manager, unless named otherwise. */
+export interface Client {
+  /** Server-side apply (force: the controller owns the fields it sets). */
+  apply<T extends KubeObject>(object: T): Promise<T>;
+  /** Server-side apply to the /status subresource. */
+  applyStatus<T extends KubeObject>(object: T): Promise<T>;
+  /** Deletes; a missing object is not an error. */
+  delete(
+    type: ResourceType,
+    key: ObjectKey,
+    options?: { propagationPolicy?: "Foreground" | "Background" | "Orphan" },
+  ): Promise<void>;
+  /** Adds or removes a finalizer, retrying on conflicts. */
+  addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void>;
+  removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void>;
+  /** A live read, for the rare case the cache cannot serve (e.g. a kind not watched). */
+  get<T extends KubeObject>(type: ResourceType, key: ObjectKey): Promise<T | undefined>;
+}
+
+/** Kubernetes Events (events.k8s.io/v1) about an object; repeats are aggregated by the runtime. */
+export interface EventRecorder {
+  event(object: KubeObject, type: "Normal" | "Warning", reason: string, message: string): void;
+}
+
+export interface ReconcileContext {
+  cache: Cache;
+  client: Client;
+  events: EventRecorder;
+  /** Carries controller, object key and a reconcile id. */
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export interface ReconcileResult {
+  /** Reconcile this key again after this many milliseconds (no error, no backoff). */
+  requeueAfterMs?: number;
+}
+
+/** Thrown by a reconciler for an error that retrying cannot fix (it is logged and not requeued). */
+export class TerminalError extends Error {
+  override name = "TerminalError";
+}
+
+export type Reconcile = (key: ObjectKey, context: ReconcileContext) => Promise<ReconcileResult | undefined>;
+
+/** One verb set on one resource, as RBAC needs it; the bundle's Role/ClusterRole are generated from these. */
+export interface Permission {
+  type: ResourceType;
+  verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete")[];
+  subresource?: string;
+}
+
+export interface ControllerSpec {
+  name: string;
+  /** The kind this controller reconciles; its events enqueue the object's own key. */
+  for: ResourceType;
+  /** Child kinds; an event on a child enqueues its controlling owner (of kind `for`). */
+  owns?: ResourceType[];
+  /** Other kinds whose events map to keys of `for`. */
+  watches?: { type: ResourceType; map: (object: KubeObject) => ObjectKey[] }[];
+  /** Indexes this controller needs on a cached kind (name → values of an object). */
+  indexes?: { type: ResourceType; name: string; values: (object: KubeObject) => string[] }[];
+  reconcile: Reconcile;
+  /** Reconciles running at once (never two for one key). Default 4. */
+  concurrency?: number;
+  /** What the controller writes, beyond the get/list/watch the runtime derives from for/owns/watches. */
+  permissions: Permission[];
+}
