@@ -1,6 +1,6 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig, type V1Node } from "@kubernetes/client-node";
+import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from "@kubernetes/client-node";
 import { ensureBinaries } from "./binaries.ts";
 import { componentSpecs, fakeNodeAnnotation, type Layout, type Ports, portNames } from "./components.ts";
 import { type Probe, probeApiserver, probeHttp, waitFor } from "./health.ts";
@@ -68,6 +68,7 @@ export async function up(options: UpOptions): Promise<DevState> {
     if (readiness) await waitFor(spec.name, readiness, { timeoutMs, alive: () => isRunning(current) });
   }
   await ensureFakeNodes(state.kubeconfig, options.nodes ?? 3);
+  await ensureDefaultStorageClass(state.kubeconfig);
   await waitForNodesReady(state.kubeconfig, timeoutMs);
   return state;
 }
@@ -106,12 +107,37 @@ function fakeNode(name: string): V1Node {
 
 async function ensureFakeNodes(kubeconfig: string, count: number): Promise<void> {
   const api = coreApi(kubeconfig);
-  for (let i = 0; i < count; i++) {
-    try {
-      await api.createNode({ body: fakeNode(fakeNodeName(i)) });
-    } catch (error) {
-      if ((error as { code?: number }).code !== 409) throw error;
-    }
+  for (let i = 0; i < count; i++) await ignoreConflict(api.createNode({ body: fakeNode(fakeNodeName(i)) }));
+}
+
+/** The default StorageClass, provisioned by kwok's volume stages (src/dev/kwok-stages.yaml); it allows expansion. */
+export const defaultStorageClass = "standard";
+
+async function ensureDefaultStorageClass(kubeconfig: string): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  await ignoreConflict(
+    config.makeApiClient(StorageV1Api).createStorageClass({
+      body: {
+        metadata: {
+          name: defaultStorageClass,
+          annotations: { "storageclass.kubernetes.io/is-default-class": "true" },
+        },
+        provisioner: "slipway.dev/kwok-volume",
+        reclaimPolicy: "Delete",
+        volumeBindingMode: "Immediate",
+        allowVolumeExpansion: true,
+      },
+    }),
+  );
+}
+
+/** Resolves when the create succeeded or the object already exists (409). */
+async function ignoreConflict(create: Promise<unknown>): Promise<void> {
+  try {
+    await create;
+  } catch (error) {
+    if ((error as { code?: number }).code !== 409) throw error;
   }
 }
 

@@ -8,7 +8,9 @@ import {
   BatchV1Api,
   CoreV1Api,
   KubeConfig,
+  PatchStrategy,
   RbacAuthorizationV1Api,
+  setHeaderOptions,
   type V1Deployment,
   type V1Job,
   VersionApi,
@@ -203,6 +205,37 @@ describe("the local control plane", () => {
       10_000,
     );
     expect(allowed).toBe(true);
+  });
+
+  it("binds a PVC through the default storage class and resizes it when its request grows", async () => {
+    const namespace = await testNamespace();
+    const core = config().makeApiClient(CoreV1Api);
+    await core.createNamespacedPersistentVolumeClaim({
+      namespace,
+      body: {
+        metadata: { name: "data" },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      },
+    });
+    const bound = await eventually(
+      "PVC Bound",
+      () => core.readNamespacedPersistentVolumeClaim({ namespace, name: "data" }),
+      (pvc) => pvc.status?.phase === "Bound",
+    );
+    expect(bound.spec?.storageClassName).toBe("standard");
+    await core.patchNamespacedPersistentVolumeClaim(
+      {
+        namespace,
+        name: "data",
+        body: { spec: { resources: { requests: { storage: "2Gi" } } } },
+      },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await eventually(
+      "PVC resized",
+      () => core.readNamespacedPersistentVolumeClaim({ namespace, name: "data" }),
+      (pvc) => pvc.status?.capacity?.storage === "2Gi",
+    );
   });
 
   it("works with the stock kubectl: get nodes, apply, wait", async () => {
