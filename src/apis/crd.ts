@@ -1,5 +1,6 @@
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 import type { Kind } from "./kind.ts";
+import { SchemaError, type SchemaNode, structuralSchema } from "./structural.ts";
 
 /** Every Slipway CRD is in this category: `kubectl get slipway` lists them all. */
 export const category = "slipway";
@@ -9,21 +10,60 @@ export function openApi(schema: unknown): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema, (key, value) => (key === "$id" ? undefined : value)));
 }
 
-/** The CustomResourceDefinition of a kind: structural schema, status subresource, printer columns, short names. */
-export function toCrd(kind: Kind): V1CustomResourceDefinition {
-  const schema: Record<string, unknown> = {
+const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
+
+/** Checks the names of a kind the way the API server would, so a bad definition fails at generation. */
+export function checkKindNames(kind: Kind): void {
+  const where = `kind ${kind.kind}`;
+  if (!DNS_SUBDOMAIN.test(kind.group))
+    throw new SchemaError(`${where}: group "${kind.group}" must be a DNS subdomain`);
+  if (!/^v\d+((alpha|beta)\d+)?$/.test(kind.version)) {
+    throw new SchemaError(`${where}: version "${kind.version}" must look like v1, v1beta1 or v1alpha1`);
+  }
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind.kind)) throw new SchemaError(`${where}: kind must be UpperCamelCase`);
+  for (const [field, value] of [
+    ["plural", kind.plural],
+    ["singular", kind.singular],
+    ...kind.shortNames.map((n) => ["shortNames", n] as const),
+  ] as const) {
+    if (!DNS_LABEL.test(value))
+      throw new SchemaError(`${where}: ${field} "${value}" must be a lowercase DNS label`);
+  }
+  for (const column of kind.printerColumns) {
+    if (!column.jsonPath.startsWith(".")) {
+      throw new SchemaError(`${where}: printer column ${column.name}: jsonPath must start with "."`);
+    }
+  }
+}
+
+/** The root schema of a kind's objects: apiVersion, kind, metadata, spec and status. */
+export function objectSchema(kind: Kind): SchemaNode {
+  const schema: SchemaNode = {
     type: "object",
     description: kind.description,
     properties: {
-      apiVersion: { type: "string" },
-      kind: { type: "string" },
+      apiVersion: {
+        type: "string",
+        description: "APIVersion defines the versioned schema of this representation of an object.",
+      },
+      kind: {
+        type: "string",
+        description: "Kind is a string value representing the REST resource this object represents.",
+      },
       metadata: { type: "object" },
-      spec: openApi(kind.spec),
-      status: openApi(kind.status),
+      spec: structuralSchema(kind.spec, ".spec"),
+      status: structuralSchema(kind.status, ".status"),
     },
     required: ["spec"],
   };
   if (kind.validations?.length) schema["x-kubernetes-validations"] = kind.validations;
+  return schema;
+}
+
+/** The CustomResourceDefinition of a kind: structural schema, status subresource, printer columns, short names. */
+export function toCrd(kind: Kind): V1CustomResourceDefinition {
+  checkKindNames(kind);
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -49,7 +89,7 @@ export function toCrd(kind: Kind): V1CustomResourceDefinition {
             ...kind.printerColumns,
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
           ],
-          schema: { openAPIV3Schema: schema },
+          schema: { openAPIV3Schema: objectSchema(kind) },
         },
       ],
     },

@@ -1,0 +1,6 @@
+/** The registry of every Slipway kind: the CRDs, the bundle and the Helm chart are generated from it. */
+import type { Kind } from "./kind.ts";
+
+// Each group adds its kinds here (one import line per group).
+
+export const allKinds: Kind[] = [];

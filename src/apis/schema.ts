@@ -1,0 +1,26 @@
+/** Schema helpers for what TypeBox has no word for but a CRD needs. */
+import { type TUnsafe, Type } from "@sinclair/typebox";
+import type { CelRule } from "./kind.ts";
+
+/** A free-form object the API server stores as given (`x-kubernetes-preserve-unknown-fields`). */
+export function preserveUnknownFields(description: string): TUnsafe<Record<string, unknown>> {
+  return Type.Unsafe<Record<string, unknown>>({
+    type: "object",
+    description,
+    "x-kubernetes-preserve-unknown-fields": true,
+  });
+}
+
+/** A value that is an integer or a string, like a container port name or `25%` (`x-kubernetes-int-or-string`). */
+export function intOrString(description: string): TUnsafe<number | string> {
+  return Type.Unsafe<number | string>({
+    description,
+    "x-kubernetes-int-or-string": true,
+    anyOf: [{ type: "integer" }, { type: "string" }],
+  });
+}
+
+/** CEL rules for a schema node: `Type.String({ ...validations(rule) })`. */
+export function validations(...rules: CelRule[]): { "x-kubernetes-validations": CelRule[] } {
+  return { "x-kubernetes-validations": rules };
+}
