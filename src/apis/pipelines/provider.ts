@@ -1,0 +1,58 @@
+import { Type } from "@sinclair/typebox";
+import { defineKind, type Resource } from "../kind.ts";
+import { Conditions, dnsLabelPattern, group, NamedValues, StringEnum, version } from "./common.ts";
+
+export const providerTypes = ["argo", "kfp", "vertex"] as const;
+
+export const ProviderKind = defineKind({
+  group,
+  version,
+  kind: "Provider",
+  plural: "providers",
+  singular: "provider",
+  shortNames: ["pvd"],
+  scope: "Namespaced",
+  description:
+    "A pipeline backend and its configuration; every pipeline resource names the Provider it uses.",
+  spec: Type.Object(
+    {
+      type: StringEnum(providerTypes, { description: "The built-in backend: argo, kfp or vertex." }),
+      image: Type.Optional(
+        Type.String({ minLength: 1, description: "Image of the provider's helper steps." }),
+      ),
+      serviceAccount: Type.Optional(
+        Type.String({ pattern: dnsLabelPattern, description: "Service account the workflows run as." }),
+      ),
+      executionMode: Type.Optional(StringEnum(["v1", "v2"] as const)),
+      pipelineRootStorage: Type.Optional(Type.String({ description: "Where pipeline outputs are stored." })),
+      defaultBeamArgs: Type.Optional(
+        NamedValues("Beam arguments every pipeline gets unless it sets its own."),
+      ),
+      parameters: Type.Optional(
+        Type.Unsafe<Record<string, unknown>>({
+          type: "object",
+          "x-kubernetes-preserve-unknown-fields": true,
+          description: "Backend-specific settings (kfp: apiUrl, namespace; vertex: project, location, ...).",
+        }),
+      ),
+      allowedNamespaces: Type.Optional(
+        Type.Array(Type.String({ pattern: "^([a-z0-9]([-a-z0-9]*[a-z0-9])?|\\*)$" }), {
+          maxItems: 256,
+          "x-kubernetes-list-type": "set",
+          description: "Namespaces whose resources may use this Provider (`*`: all); empty: only its own.",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  status: Type.Object({
+    observedGeneration: Type.Optional(Type.Integer()),
+    conditions: Type.Optional(Conditions),
+  }),
+  printerColumns: [
+    { name: "Type", type: "string", jsonPath: ".spec.type" },
+    { name: "Ready", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  ],
+});
+
+export type Provider = Resource<typeof ProviderKind>;

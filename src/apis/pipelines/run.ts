@@ -1,0 +1,72 @@
+import { Type } from "@sinclair/typebox";
+import { defineKind, type Resource } from "../kind.ts";
+import {
+  group,
+  OutputArtifact,
+  Parameters,
+  PipelineReference,
+  ProviderReference,
+  providerColumns,
+  StringEnum,
+  synchronizedStatus,
+  version,
+} from "./common.ts";
+
+/** What a run executes; shared by Run, RunSchedule and RunConfiguration.spec.run. */
+export const runFields = {
+  pipeline: PipelineReference,
+  experimentName: Type.Optional(Type.String({ maxLength: 253 })),
+  parameters: Type.Optional(Parameters),
+  artifacts: Type.Optional(
+    Type.Array(OutputArtifact, {
+      maxItems: 64,
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["name"],
+      description: "Output artifacts whose locations the run records.",
+    }),
+  ),
+};
+
+export const ArtifactLocation = Type.Object({ name: Type.String(), location: Type.String() });
+
+export const RunKind = defineKind({
+  group,
+  version,
+  kind: "Run",
+  plural: "runs",
+  singular: "run",
+  shortNames: ["plrun"],
+  scope: "Namespaced",
+  description: "One run of a Pipeline in its Provider's backend; deleted a while after it completes.",
+  spec: Type.Object(
+    {
+      provider: ProviderReference,
+      ...runFields,
+      ttlSecondsAfterCompletion: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          description: "Delete the Run this long after it completes (operator default if unset).",
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      "x-kubernetes-validations": [
+        { rule: "self == oldSelf", message: "a Run's spec is immutable: create a new Run instead" },
+      ],
+    },
+  ),
+  status: Type.Object({
+    ...synchronizedStatus,
+    completionState: Type.Optional(StringEnum(["Succeeded", "Failed"] as const)),
+    markedCompletedAt: Type.Optional(Type.String({ format: "date-time" })),
+    artifacts: Type.Optional(Type.Array(ArtifactLocation)),
+  }),
+  printerColumns: [
+    { name: "Pipeline", type: "string", jsonPath: ".spec.pipeline" },
+    ...providerColumns,
+    { name: "Completion", type: "string", jsonPath: ".status.completionState" },
+  ],
+});
+
+export type Run = Resource<typeof RunKind>;
