@@ -36,10 +36,11 @@ async function isExecutable(path: string): Promise<boolean> {
   );
 }
 
-/** Builds whatever binary is missing (tools/kube/build.sh skips what is cached) and returns their paths. */
+/** Builds whatever control-plane binary is missing (tools/kube/build.sh skips what is cached) and returns their paths. */
 export async function ensureBinaries(log: (line: string) => void = () => {}): Promise<Binaries> {
   const paths = binaryPaths();
-  const present = await Promise.all(Object.values(paths).map(isExecutable));
+  const { helm: _helmIsNotNeededToRun, ...controlPlane } = paths;
+  const present = await Promise.all(Object.values(controlPlane).map(isExecutable));
   if (present.every(Boolean)) return paths;
   log("building the control-plane binaries from the Go module proxy (first time only; takes minutes)");
   await new Promise<void>((resolve, reject) => {

@@ -10,6 +10,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.env"
 cache=${SLIPWAY_CACHE:-$HOME/.cache/slipway}
 only=${1:-all}
+mkdir -p "$cache"
+# one build at a time per cache (tests, CI and a developer may all ask at once)
+exec 9>"$cache/.build.lock"
+flock 9
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 
 log() { printf '[tools/kube] %s\n' "$*" >&2; }
