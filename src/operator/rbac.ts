@@ -1,0 +1,116 @@
+/**
+ * RBAC derived from what the controllers declare (src/kube/types.ts ControllerSpec): the kinds they
+ * read (for/owns/watches → get/list/watch), what they write (`permissions`), and what the runtime
+ * itself needs (Events, the leader-election Lease). Pure: the bundle turns the result into a Role
+ * and, only for cluster-scoped kinds, a ClusterRole.
+ */
+import type { ControllerSpec, Permission, ResourceType } from "../kube/types.ts";
+
+export type Verb = Permission["verbs"][number];
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+export interface DerivedRbac {
+  /** Rules for the operator's own namespace (a Role). */
+  namespaced: PolicyRule[];
+  /** Rules on cluster-scoped kinds only (a ClusterRole); empty when nothing needs one. */
+  cluster: PolicyRule[];
+}
+
+const READ: Verb[] = ["get", "list", "watch"];
+
+const eventType: ResourceType = {
+  group: "events.k8s.io",
+  version: "v1",
+  kind: "Event",
+  plural: "events",
+  namespaced: true,
+};
+const leaseType: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  kind: "Lease",
+  plural: "leases",
+  namespaced: true,
+};
+
+/** What the runtime does whatever the controllers are: record Events (with aggregated repeats) and hold the leader Lease. */
+export const runtimePermissions: Permission[] = [
+  { type: eventType, verbs: ["create", "patch"] },
+  { type: leaseType, verbs: ["get", "create", "update"] },
+];
+
+/** Every permission one controller needs, derived from its spec. */
+export function controllerPermissions(controller: ControllerSpec): Permission[] {
+  const reads = [
+    controller.for,
+    ...(controller.owns ?? []),
+    ...(controller.watches ?? []).map((w) => w.type),
+  ];
+  const owning: Permission[] =
+    controller.owns && controller.owns.length > 0
+      ? // blockOwnerDeletion on a child's owner reference needs update on the owner's finalizers
+        // subresource where the OwnerReferencesPermissionEnforcement admission plugin is on.
+        [{ type: controller.for, subresource: "finalizers", verbs: ["update"] }]
+      : [];
+  return [...reads.map((type) => ({ type, verbs: READ })), ...owning, ...controller.permissions];
+}
+
+function resourceName(permission: Permission): string {
+  return permission.subresource
+    ? `${permission.type.plural}/${permission.subresource}`
+    : permission.type.plural;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Merges permissions into rules: one verb set per (group, resource), then resources of one group
+ * with the same verbs share a rule. Everything sorted, so the output is stable.
+ */
+export function mergeRules(permissions: Permission[]): PolicyRule[] {
+  const verbsByResource = new Map<string, { group: string; resource: string; verbs: Set<string> }>();
+  for (const permission of permissions) {
+    const resource = resourceName(permission);
+    const key = `${permission.type.group}\u0000${resource}`;
+    const entry = verbsByResource.get(key) ?? {
+      group: permission.type.group,
+      resource,
+      verbs: new Set<string>(),
+    };
+    for (const verb of permission.verbs) entry.verbs.add(verb);
+    verbsByResource.set(key, entry);
+  }
+  const rules = new Map<string, PolicyRule>();
+  for (const { group, resource, verbs } of verbsByResource.values()) {
+    const sortedVerbs = [...verbs].sort(compare);
+    const key = `${group}\u0000${sortedVerbs.join(",")}`;
+    const rule = rules.get(key) ?? { apiGroups: [group], resources: [], verbs: sortedVerbs };
+    rule.resources.push(resource);
+    rules.set(key, rule);
+  }
+  return [...rules.values()]
+    .map((rule) => ({ ...rule, resources: rule.resources.sort(compare) }))
+    .sort(
+      (a, b) =>
+        compare(a.apiGroups[0] ?? "", b.apiGroups[0] ?? "") ||
+        compare(a.resources[0] ?? "", b.resources[0] ?? "") ||
+        compare(a.verbs.join(), b.verbs.join()),
+    );
+}
+
+/** The operator's RBAC: namespace-scoped rules for namespaced kinds, cluster rules only for cluster-scoped kinds. */
+export function deriveRbac(
+  controllers: ControllerSpec[],
+  runtime: Permission[] = runtimePermissions,
+): DerivedRbac {
+  const all = [...runtime, ...controllers.flatMap(controllerPermissions)];
+  return {
+    namespaced: mergeRules(all.filter((p) => p.type.namespaced)),
+    cluster: mergeRules(all.filter((p) => !p.type.namespaced)),
+  };
+}

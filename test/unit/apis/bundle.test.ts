@@ -1,0 +1,136 @@
+import { Type } from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import { defineKind } from "../../../src/apis/kind.ts";
+import {
+  type BundleObject,
+  type BundleOptions,
+  bundleFor,
+  defaultResources,
+} from "../../../src/bundle/bundle.ts";
+import type { ResourceType } from "../../../src/kube/types.ts";
+
+const gadget = defineKind({
+  group: "test.slipway.dev",
+  version: "v1alpha1",
+  kind: "Gadget",
+  plural: "gadgets",
+  singular: "gadget",
+  shortNames: ["gd"],
+  scope: "Namespaced",
+  description: "A gadget.",
+  spec: Type.Object({ size: Type.Integer() }),
+  status: Type.Object({}),
+  printerColumns: [],
+});
+const gadgetType: ResourceType = {
+  group: gadget.group,
+  version: "v1alpha1",
+  kind: "Gadget",
+  plural: "gadgets",
+  namespaced: true,
+};
+const nodeType: ResourceType = { group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false };
+
+const options = (overrides: Partial<BundleOptions> = {}): BundleOptions => ({
+  kinds: [gadget],
+  controllers: [{ name: "gadget", for: gadgetType, reconcile: async () => undefined, permissions: [] }],
+  image: "example.org/slipway:1.2.3",
+  imagePullPolicy: "IfNotPresent",
+  replicas: 1,
+  logLevel: "info",
+  resources: defaultResources,
+  version: "1.2.3",
+  ...overrides,
+});
+
+const find = (objects: BundleObject[], kind: string) => objects.filter((o) => o.kind === kind);
+// biome-ignore lint/suspicious/noExplicitAny: test drills into plain objects
+type Any = any;
+
+describe("bundleFor", () => {
+  const objects = bundleFor("ml", options());
+  const deployment = find(objects, "Deployment")[0] as Any;
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+
+  it("holds CRDs first, then the ServiceAccount, Role, RoleBinding, Deployment and Service, all in the namespace", () => {
+    expect(objects.map((o) => o.kind)).toEqual([
+      "CustomResourceDefinition",
+      "ServiceAccount",
+      "Role",
+      "RoleBinding",
+      "Deployment",
+      "Service",
+    ]);
+    for (const object of objects.slice(1)) expect(object.metadata?.namespace).toBe("ml");
+    expect(objects[0]?.metadata?.namespace).toBeUndefined();
+  });
+
+  it("runs the operator non-root, read-only, without privilege escalation or capabilities, under RuntimeDefault seccomp", () => {
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ["ALL"] },
+    });
+    expect(container.volumeMounts).toContainEqual({ name: "tmp", mountPath: "/tmp" });
+    expect(container.resources).toEqual(defaultResources);
+    expect(container.args).toEqual(["operator"]);
+    expect(container.image).toBe("example.org/slipway:1.2.3");
+    expect(pod.serviceAccountName).toBe("slipway-operator");
+  });
+
+  it("probes /healthz and /readyz on the port the metrics Service targets", () => {
+    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" });
+    const service = find(objects, "Service")[0] as Any;
+    expect(service.spec.ports[0].targetPort).toBe("http");
+    expect(container.ports.map((p: Any) => p.name)).toContain("http");
+    expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+    expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
+  });
+
+  it("binds the Role to the ServiceAccount and has no cluster-wide RBAC when no cluster-scoped kind is used", () => {
+    const binding = find(objects, "RoleBinding")[0] as Any;
+    expect(binding.roleRef).toEqual({
+      apiGroup: "rbac.authorization.k8s.io",
+      kind: "Role",
+      name: "slipway-operator",
+    });
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
+    expect(find(objects, "ClusterRole")).toEqual([]);
+    expect(find(objects, "ClusterRoleBinding")).toEqual([]);
+  });
+
+  it("adds a ClusterRole(Binding) named after the namespace only for cluster-scoped kinds", () => {
+    const withNodes = bundleFor(
+      "ml",
+      options({
+        controllers: [
+          {
+            name: "g",
+            for: gadgetType,
+            watches: [{ type: nodeType, map: () => [] }],
+            reconcile: async () => undefined,
+            permissions: [],
+          },
+        ],
+      }),
+    );
+    const clusterRole = find(withNodes, "ClusterRole")[0] as Any;
+    expect(clusterRole.metadata.name).toBe("slipway-operator-ml");
+    expect(clusterRole.rules).toEqual([
+      { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch"] },
+    ]);
+    const binding = find(withNodes, "ClusterRoleBinding")[0] as Any;
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
+  });
+
+  it("leaves namespaced objects without a namespace when none is given", () => {
+    for (const object of bundleFor(undefined, options())) expect(object.metadata?.namespace).toBeUndefined();
+  });
+});

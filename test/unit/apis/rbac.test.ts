@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import type { ControllerSpec, ResourceType } from "../../../src/kube/types.ts";
+import { deriveRbac, mergeRules, runtimePermissions } from "../../../src/operator/rbac.ts";
+
+const type = (group: string, kind: string, plural: string, namespaced = true): ResourceType => ({
+  group,
+  version: "v1",
+  kind,
+  plural,
+  namespaced,
+});
+const gadget = type("test.slipway.dev", "Gadget", "gadgets");
+const configMap = type("", "ConfigMap", "configmaps");
+const secret = type("", "Secret", "secrets");
+const job = type("batch", "Job", "jobs");
+const storageClass = type("storage.k8s.io", "StorageClass", "storageclasses", false);
+
+const controller = (spec: Partial<ControllerSpec>): ControllerSpec => ({
+  name: "gadget",
+  for: gadget,
+  reconcile: async () => undefined,
+  permissions: [],
+  ...spec,
+});
+
+describe("deriveRbac", () => {
+  it("gives the runtime its Events and leader-election Lease and nothing cluster-wide with no controllers", () => {
+    expect(deriveRbac([])).toEqual({
+      namespaced: [
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
+        { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+      ],
+      cluster: [],
+    });
+  });
+
+  it("reads for/owns/watches kinds, writes what permissions declare, and may update the owner's finalizers", () => {
+    const rbac = deriveRbac(
+      [
+        controller({
+          owns: [job, configMap],
+          watches: [{ type: secret, map: () => [] }],
+          permissions: [
+            { type: gadget, subresource: "status", verbs: ["patch"] },
+            { type: job, verbs: ["create", "patch", "delete"] },
+            { type: configMap, verbs: ["patch", "create"] },
+          ],
+        }),
+      ],
+      [],
+    );
+    expect(rbac.cluster).toEqual([]);
+    expect(rbac.namespaced).toEqual([
+      { apiGroups: [""], resources: ["configmaps"], verbs: ["create", "get", "list", "patch", "watch"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+      {
+        apiGroups: ["batch"],
+        resources: ["jobs"],
+        verbs: ["create", "delete", "get", "list", "patch", "watch"],
+      },
+      { apiGroups: ["test.slipway.dev"], resources: ["gadgets"], verbs: ["get", "list", "watch"] },
+      { apiGroups: ["test.slipway.dev"], resources: ["gadgets/finalizers"], verbs: ["update"] },
+      { apiGroups: ["test.slipway.dev"], resources: ["gadgets/status"], verbs: ["patch"] },
+    ]);
+  });
+
+  it("puts only cluster-scoped kinds in the cluster rules", () => {
+    const rbac = deriveRbac(
+      [controller({ watches: [{ type: storageClass, map: () => [] }] })],
+      runtimePermissions,
+    );
+    expect(rbac.cluster).toEqual([
+      { apiGroups: ["storage.k8s.io"], resources: ["storageclasses"], verbs: ["get", "list", "watch"] },
+    ]);
+    expect(rbac.namespaced.flatMap((r) => r.resources)).not.toContain("storageclasses");
+  });
+
+  it("merges two controllers' needs on one kind and is independent of declaration order", () => {
+    const a = controller({ name: "a", permissions: [{ type: configMap, verbs: ["create"] }] });
+    const b = controller({ name: "b", for: configMap, permissions: [{ type: gadget, verbs: ["patch"] }] });
+    expect(deriveRbac([a, b])).toEqual(deriveRbac([b, a]));
+    expect(deriveRbac([a, b]).namespaced).toContainEqual({
+      apiGroups: [""],
+      resources: ["configmaps"],
+      verbs: ["create", "get", "list", "watch"],
+    });
+  });
+});
+
+describe("mergeRules", () => {
+  it("shares one rule between resources of a group with the same verbs", () => {
+    expect(
+      mergeRules([
+        { type: secret, verbs: ["get"] },
+        { type: configMap, verbs: ["get"] },
+        { type: configMap, verbs: ["get"] },
+      ]),
+    ).toEqual([{ apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["get"] }]);
+  });
+});
