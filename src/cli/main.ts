@@ -2,10 +2,12 @@
 import { Command } from "commander";
 import { registerDevCommands } from "./dev.ts";
 import { runCli } from "./run.ts";
+import { registerServerCommand } from "./server.ts";
 
 const program = new Command("slipway")
   .description("Runs an ML platform on Kubernetes: operator, API server, CLI and web UI")
   .showHelpAfterError();
 registerDevCommands(program);
+registerServerCommand(program);
 
 await runCli(program, process.argv);

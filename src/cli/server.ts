@@ -1,0 +1,80 @@
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import type { Command } from "commander";
+import { packageRoot } from "../dev/paths.ts";
+import { buildServer } from "../server/app.ts";
+import { releaseCatalog } from "../server/platform/releases.ts";
+import { UserError } from "./run.ts";
+
+interface ServerFlags {
+  kubeconfig?: string;
+  context?: string;
+  namespace: string;
+  platform: string;
+  port: string;
+  host: string;
+  webRoot: string;
+  logLevel: string;
+}
+
+function loadKubeConfig(flags: ServerFlags): KubeConfig {
+  const config = new KubeConfig();
+  try {
+    if (flags.kubeconfig) config.loadFromFile(flags.kubeconfig);
+    else config.loadFromDefault();
+  } catch (error) {
+    throw new UserError(`cannot read the kubeconfig ${flags.kubeconfig ?? ""}: ${(error as Error).message}`);
+  }
+  if (flags.context) {
+    if (!config.getContextObject(flags.context))
+      throw new UserError(`--context: no context ${flags.context}`);
+    config.setCurrentContext(flags.context);
+  }
+  if (!config.getCurrentCluster())
+    throw new UserError("the kubeconfig names no current cluster (use --context)");
+  return config;
+}
+
+/** `slipway server`: the REST API, event streams and the web UI. */
+export function registerServerCommand(program: Command): void {
+  program
+    .command("server")
+    .description("serve the REST API, server-sent events and the web UI")
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig of the server's own identity (default: $KUBECONFIG or ~/.kube/config)",
+    )
+    .option("--context <name>", "kubeconfig context")
+    .option("-n, --namespace <namespace>", "namespace of the Platform", "slipway")
+    .option("--platform <name>", "name of the Platform", "slipway")
+    .option("--port <port>", "port to listen on (0: any free port)", "8080")
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--web-root <dir>", "directory of the built UI", join(packageRoot, "web/dist"))
+    .option("--log-level <level>", "trace, debug, info, warn, error", "info")
+    .action(async (flags: ServerFlags) => {
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new UserError(`--port must be an integer from 0 to 65535, not ${flags.port}`);
+      }
+      const app = await buildServer({
+        kubeConfig: loadKubeConfig(flags),
+        platform: { namespace: flags.namespace, name: flags.platform },
+        releases: releaseCatalog,
+        webRoot: flags.webRoot,
+        logLevel: flags.logLevel,
+      });
+      const address = await app.listen({ port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
+        throw new UserError(`cannot listen on ${flags.host}:${port}: ${error.code ?? error.message}`);
+      });
+      process.stdout.write(`slipway server listening on ${address}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void app.close().then(() => resolve());
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+    });
+}

@@ -1,0 +1,90 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import fastifyStatic from "@fastify/static";
+import fastifySwagger from "@fastify/swagger";
+import type { KubeConfig } from "@kubernetes/client-node";
+import Fastify, { type FastifyInstance } from "fastify";
+import { authenticationHook, TokenAuthenticator } from "./auth.ts";
+import { errorBody, errorHandler } from "./errors.ts";
+import type { PlatformKey } from "./platform/platforms.ts";
+import type { ReleaseCatalog } from "./platform/releases.ts";
+import { platformRoutes } from "./platform/routes.ts";
+import { closeStreamsOnShutdown } from "./sse.ts";
+
+export interface ServerOptions {
+  /** The server's own identity: it reviews tokens and gives the cluster address and CA of per-user clients. */
+  kubeConfig: KubeConfig;
+  /** The Platform the platform endpoints show and update. */
+  platform: PlatformKey;
+  releases: ReleaseCatalog;
+  /** The built UI (web/dist); without it only the API is served. */
+  webRoot?: string;
+  /** pino level; "silent" in tests. Default "info". */
+  logLevel?: string;
+  /** Seconds between heartbeat comments on event streams (default 15). */
+  heartbeatSeconds?: number;
+}
+
+const apiPrefix = "/api/v1";
+
+/** The Slipway API server: REST + server-sent events under /api/v1 (authenticated), the web UI elsewhere. */
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? "info",
+      redact: {
+        paths: ["req.headers.authorization", "headers.authorization", "token"],
+        censor: "[redacted]",
+      },
+    },
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  app.setErrorHandler(errorHandler);
+  app.decorateRequest("user", null as never);
+  app.decorateRequest("kube", null as never);
+  closeStreamsOnShutdown(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: "Slipway API",
+        version: "v1",
+        description:
+          "Send `Authorization: Bearer <Kubernetes token>`; Kubernetes RBAC decides what the caller may do.",
+      },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get(`${apiPrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+
+  const authenticator = new TokenAuthenticator(options.kubeConfig);
+  await app.register(
+    async function apiRoutes(api) {
+      api.addHook("onRequest", authenticationHook(options.kubeConfig, authenticator));
+      await api.register(platformRoutes, {
+        platform: options.platform,
+        releases: options.releases,
+        heartbeatMs: (options.heartbeatSeconds ?? 15) * 1000,
+      });
+    },
+    { prefix: apiPrefix },
+  );
+
+  const webRoot = options.webRoot ? resolve(options.webRoot) : undefined;
+  const serveUi = webRoot !== undefined && existsSync(resolve(webRoot, "index.html"));
+  if (webRoot && !serveUi)
+    app.log.warn({ webRoot }, "no built UI there (run npm run build:web); serving the API only");
+  if (serveUi) await app.register(fastifyStatic, { root: webRoot, prefix: "/", wildcard: true });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    const isPage = request.method === "GET" && !path.startsWith("/api/") && !/\.[a-z0-9]+$/i.test(path);
+    // Client-side routes (e.g. /update) are pages of the single-page UI.
+    if (serveUi && isPage) return reply.type("text/html").sendFile("index.html");
+    return reply.status(404).send(errorBody(404, `no route ${request.method} ${path}`));
+  });
+  return app;
+}

@@ -1,0 +1,105 @@
+import { STATUS_CODES } from "node:http";
+import { ApiException } from "@kubernetes/client-node";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+
+/** The JSON body of every 4xx/5xx answer. */
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  /** The input field at fault, e.g. `body.version`. */
+  field?: string;
+}
+
+/** An error a route throws to answer with this status and message. */
+export class HttpError extends Error {
+  override name = "HttpError";
+  readonly statusCode: number;
+  readonly field: string | undefined;
+  constructor(statusCode: number, message: string, field?: string) {
+    super(message);
+    this.statusCode = statusCode;
+    this.field = field;
+  }
+}
+
+export function errorBody(statusCode: number, message: string, field?: string): ErrorBody {
+  const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? "Error", message };
+  if (field) body.field = field;
+  return body;
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** `body` + `/spec/image` (+ a missing property) → `body.spec.image`. */
+export function validationField(context: string, issue: ValidationIssue): string {
+  const path = issue.instancePath.split("/").filter(Boolean);
+  if (issue.keyword === "required" && typeof issue.params.missingProperty === "string") {
+    path.push(issue.params.missingProperty);
+  }
+  if (issue.keyword === "additionalProperties" && typeof issue.params.additionalProperty === "string") {
+    path.push(issue.params.additionalProperty);
+  }
+  return [context, ...path].join(".");
+}
+
+function validationMessage(field: string, issue: ValidationIssue): string {
+  if (issue.keyword === "required") return `${field} is required`;
+  if (issue.keyword === "additionalProperties") return `${field} is not a known field`;
+  if (issue.keyword === "enum" && Array.isArray(issue.params.allowedValues)) {
+    return `${field} must be one of ${issue.params.allowedValues.join(", ")}`;
+  }
+  return `${field} ${issue.message ?? "is invalid"}`;
+}
+
+/** The message of a Kubernetes `Status` body, whether client-node kept it as text or parsed it. */
+function kubernetesMessage(body: unknown): string | undefined {
+  let status = body;
+  if (typeof body === "string") {
+    try {
+      status = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (status && typeof status === "object" && "message" in status && typeof status.message === "string") {
+    return status.message;
+  }
+  return undefined;
+}
+
+/** Maps any error a handler throws to the status and JSON body the client gets. */
+export function toErrorBody(error: unknown): ErrorBody {
+  if (error instanceof HttpError) return errorBody(error.statusCode, error.message, error.field);
+  if (error instanceof ApiException) {
+    const message = kubernetesMessage(error.body);
+    if (error.code === 401) return errorBody(401, "the Kubernetes API refused the credentials");
+    if (error.code >= 400 && error.code < 500) {
+      return errorBody(error.code, message ?? `the Kubernetes API answered ${error.code}`);
+    }
+    return errorBody(502, `the Kubernetes API failed (${error.code})${message ? `: ${message}` : ""}`);
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.validation?.length) {
+    const issue = fastifyError.validation[0] as ValidationIssue;
+    const field = validationField(fastifyError.validationContext ?? "input", issue);
+    return errorBody(400, validationMessage(field, issue), field);
+  }
+  const statusCode = fastifyError.statusCode;
+  if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
+    return errorBody(statusCode, fastifyError.message ?? "bad request");
+  }
+  return errorBody(500, "internal server error");
+}
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const body = toErrorBody(error);
+  if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
+  else request.log.info({ statusCode: body.statusCode, reason: body.message }, "request refused");
+  void reply.status(body.statusCode).send(body);
+}

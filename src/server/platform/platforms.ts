@@ -1,0 +1,58 @@
+import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { Platform, type PlatformResource } from "../../apis/platform/platform.ts";
+
+/** Which Platform the server shows: one per server, set on the command line. */
+export interface PlatformKey {
+  namespace: string;
+  name: string;
+}
+
+const coordinates = (key: PlatformKey) => ({
+  group: Platform.group,
+  version: Platform.version,
+  plural: Platform.plural,
+  namespace: key.namespace,
+});
+
+export const platformCollectionPath = (key: PlatformKey) =>
+  `/apis/${Platform.group}/${Platform.version}/namespaces/${key.namespace}/${Platform.plural}`;
+
+export async function readPlatform(kube: KubeConfig, key: PlatformKey): Promise<PlatformResource> {
+  const api = kube.makeApiClient(CustomObjectsApi);
+  return (await api.getNamespacedCustomObject({ ...coordinates(key), name: key.name })) as PlatformResource;
+}
+
+/** The Platform (or none) and the collection's resourceVersion to watch from. */
+export async function listPlatform(
+  kube: KubeConfig,
+  key: PlatformKey,
+): Promise<{ platform: PlatformResource | undefined; resourceVersion: string }> {
+  const api = kube.makeApiClient(CustomObjectsApi);
+  const list = (await api.listNamespacedCustomObject({
+    ...coordinates(key),
+    fieldSelector: `metadata.name=${key.name}`,
+  })) as { items: PlatformResource[]; metadata: { resourceVersion: string } };
+  return { platform: list.items[0], resourceVersion: list.metadata.resourceVersion };
+}
+
+/**
+ * Sets spec.version with a merge patch that carries the resourceVersion read before deciding, so a
+ * concurrent change makes the API server answer 409 instead of the decision going stale.
+ */
+export async function setPlatformVersion(
+  kube: KubeConfig,
+  key: PlatformKey,
+  resourceVersion: string,
+  version: string,
+): Promise<PlatformResource> {
+  const api = kube.makeApiClient(CustomObjectsApi);
+  return (await api.patchNamespacedCustomObject(
+    {
+      ...coordinates(key),
+      name: key.name,
+      fieldManager: "slipway-server",
+      body: { metadata: { resourceVersion }, spec: { version } },
+    },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  )) as PlatformResource;
+}

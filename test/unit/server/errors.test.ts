@@ -1,0 +1,75 @@
+import { ApiException } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import { bearerToken } from "../../../src/server/auth.ts";
+import { HttpError, toErrorBody } from "../../../src/server/errors.ts";
+
+const validation = (context: string, issue: Record<string, unknown>) =>
+  Object.assign(new Error("invalid"), { statusCode: 400, validationContext: context, validation: [issue] });
+
+describe("toErrorBody", () => {
+  it("names the field of a schema violation", () => {
+    const body = toErrorBody(
+      validation("body", {
+        instancePath: "/version",
+        keyword: "type",
+        params: {},
+        message: "must be string",
+      }),
+    );
+    expect(body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "body.version must be string",
+      field: "body.version",
+    });
+  });
+  it("names a missing and an unknown property", () => {
+    expect(
+      toErrorBody(
+        validation("body", { instancePath: "", keyword: "required", params: { missingProperty: "version" } }),
+      ),
+    ).toMatchObject({ field: "body.version", message: "body.version is required" });
+    expect(
+      toErrorBody(
+        validation("body", {
+          instancePath: "",
+          keyword: "additionalProperties",
+          params: { additionalProperty: "x" },
+        }),
+      ),
+    ).toMatchObject({ field: "body.x", message: "body.x is not a known field" });
+  });
+  it("keeps a Kubernetes 4xx with the message of its Status", () => {
+    const status = JSON.stringify({ kind: "Status", code: 403, message: 'platforms "p" is forbidden: no' });
+    expect(toErrorBody(new ApiException(403, "Forbidden", status, {}))).toEqual({
+      statusCode: 403,
+      error: "Forbidden",
+      message: 'platforms "p" is forbidden: no',
+    });
+  });
+  it("turns a Kubernetes 5xx into 502 and anything unexpected into a generic 500", () => {
+    expect(toErrorBody(new ApiException(500, "boom", "{}", {})).statusCode).toBe(502);
+    expect(toErrorBody(new Error("secret detail"))).toEqual({
+      statusCode: 500,
+      error: "Internal Server Error",
+      message: "internal server error",
+    });
+  });
+  it("passes an HttpError through", () => {
+    expect(toErrorBody(new HttpError(409, "downgrade", "body.version"))).toMatchObject({
+      statusCode: 409,
+      error: "Conflict",
+      field: "body.version",
+    });
+  });
+});
+
+describe("bearerToken", () => {
+  it("reads the token of a Bearer header only", () => {
+    expect(bearerToken("Bearer abc.def")).toBe("abc.def");
+    expect(bearerToken("bearer abc")).toBe("abc");
+    expect(bearerToken("Basic abc")).toBeUndefined();
+    expect(bearerToken(undefined)).toBeUndefined();
+    expect(bearerToken("Bearer ")).toBeUndefined();
+  });
+});
