@@ -1,0 +1,83 @@
+import { Type } from "@sinclair/typebox";
+import { defineKind, type Resource } from "../kind.ts";
+import { Condition, EnvVar, group, podSettings, version } from "./schemas.ts";
+
+export const componentPhases = [
+  "Pending",
+  "Deploying",
+  "Ready",
+  "Updating",
+  "Stopping",
+  "Stopped",
+  "Failed",
+] as const;
+export type ComponentPhase = (typeof componentPhases)[number];
+
+const Volume = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 63, description: "the PersistentVolumeClaim's name suffix" }),
+  mountPath: Type.String({ minLength: 1, maxLength: 1024 }),
+  size: Type.String({ maxLength: 64 }),
+  storageClassName: Type.Optional(Type.String({ maxLength: 253 })),
+  accessMode: Type.Union([Type.Literal("ReadWriteOnce"), Type.Literal("ReadWriteMany")]),
+});
+
+const Port = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 15 }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+});
+
+export const ComponentSpec = Type.Object({
+  component: Type.String({ description: "The catalog name of the service, e.g. postgres" }),
+  version: Type.String({ description: "The Slipway release this rendering belongs to" }),
+  workload: Type.Union([Type.Literal("Deployment"), Type.Literal("StatefulSet")]),
+  image: Type.String({ minLength: 1, maxLength: 512 }),
+  args: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 64 })),
+  replicas: Type.Integer({ minimum: 0, maximum: 100 }),
+  stopped: Type.Boolean({ default: false }),
+  restartedAt: Type.Optional(Type.String({ maxLength: 64 })),
+  env: Type.Array(EnvVar, { default: [], maxItems: 128 }),
+  ports: Type.Array(Port, { default: [], maxItems: 16 }),
+  readinessPath: Type.Optional(
+    Type.String({ maxLength: 1024, description: "HTTP GET path probed on the first port" }),
+  ),
+  volumes: Type.Array(Volume, { default: [], maxItems: 8 }),
+  ingress: Type.Optional(
+    Type.Object({
+      path: Type.String({ maxLength: 1024 }),
+      host: Type.Optional(Type.String({ maxLength: 253 })),
+      className: Type.Optional(Type.String({ maxLength: 253 })),
+    }),
+  ),
+  dependencies: Type.Array(Type.String({ maxLength: 63 }), { default: [], maxItems: 16 }),
+  ...podSettings,
+});
+
+export const ComponentStatus = Type.Object({
+  phase: Type.Optional(Type.Union(componentPhases.map((phase) => Type.Literal(phase)))),
+  version: Type.Optional(Type.String({ description: "The release whose rollout last completed" })),
+  replicas: Type.Optional(Type.Integer()),
+  readyReplicas: Type.Optional(Type.Integer()),
+  ready: Type.Optional(Type.String({ description: "ready/desired pods, e.g. 1/1" })),
+  message: Type.Optional(Type.String()),
+  observedGeneration: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(Type.Array(Condition)),
+});
+
+export const Component = defineKind({
+  group,
+  version,
+  kind: "Component",
+  plural: "components",
+  singular: "component",
+  shortNames: ["comp"],
+  scope: "Namespaced",
+  description: "One service of a Platform, rendered by the Platform controller (internal: do not edit)",
+  spec: ComponentSpec,
+  status: ComponentStatus,
+  printerColumns: [
+    { name: "Version", type: "string", jsonPath: ".status.version" },
+    { name: "Phase", type: "string", jsonPath: ".status.phase" },
+    { name: "Ready", type: "string", jsonPath: ".status.ready" },
+  ],
+});
+export type ComponentResource = Resource<typeof Component>;

@@ -1,0 +1,121 @@
+import { Type } from "@sinclair/typebox";
+import { defineKind, type Resource } from "../kind.ts";
+import {
+  Condition,
+  componentNames,
+  EnvVar,
+  group,
+  growOnlyQuantity,
+  logLevels,
+  podSettings,
+  Version,
+  version,
+} from "./schemas.ts";
+
+export const platformPhases = [
+  "Installing",
+  "Running",
+  "Updating",
+  "Stopping",
+  "Stopped",
+  "Starting",
+  "Degraded",
+  "Failed",
+  "Deleting",
+] as const;
+export type PlatformPhase = (typeof platformPhases)[number];
+
+const ComponentOverride = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: "false: the user brings their own; default true" })),
+    image: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: "replaces the release's image" }),
+    ),
+    replicas: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    env: Type.Optional(Type.Array(EnvVar, { maxItems: 64 })),
+    ...podSettings,
+  },
+  { additionalProperties: false },
+);
+
+const Storage = Type.Object(
+  {
+    storageClassName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 253, description: "unset: the cluster's default class" }),
+    ),
+    artifactsSize: growOnlyQuantity("spec.storage.artifactsSize", "50Gi"),
+    registrySize: growOnlyQuantity("spec.storage.registrySize", "25Gi"),
+    builderCacheSize: growOnlyQuantity("spec.storage.builderCacheSize", "25Gi"),
+    databaseSize: growOnlyQuantity("spec.storage.databaseSize", "10Gi"),
+  },
+  { default: {} },
+);
+
+export const PlatformSpec = Type.Object({
+  version: Type.Optional({
+    ...Version,
+    description: "The Slipway release to run; defaults to the operator's own",
+  }),
+  stopped: Type.Boolean({ default: false, description: "true stops every component (data is kept)" }),
+  restartedAt: Type.Optional(
+    Type.String({ maxLength: 64, description: "Changing it rolls every component in dependency order" }),
+  ),
+  host: Type.Optional(Type.String({ maxLength: 253, description: "FQDN of the Ingress" })),
+  ingress: Type.Object(
+    {
+      enabled: Type.Boolean({ default: true }),
+      className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+    },
+    { default: {} },
+  ),
+  singleNode: Type.Boolean({
+    default: true,
+    description: "true: volumes are ReadWriteOnce; false: ReadWriteMany",
+  }),
+  storage: Storage,
+  logLevel: Type.Union(
+    logLevels.map((level) => Type.Literal(level)),
+    { default: "INFO" },
+  ),
+  components: Type.Object(
+    Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])),
+    { default: {}, additionalProperties: false, description: "Per-component overrides" },
+  ),
+});
+
+export const PlatformComponentStatus = Type.Object({
+  name: Type.String(),
+  phase: Type.String(),
+  ready: Type.String({ description: "ready/desired pods, e.g. 1/1" }),
+  version: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+
+export const PlatformStatus = Type.Object({
+  phase: Type.Optional(Type.Union(platformPhases.map((phase) => Type.Literal(phase)))),
+  version: Type.Optional(Type.String({ description: "The release that actually runs" })),
+  ready: Type.Optional(Type.String({ description: "Ready components / enabled components, e.g. 5/7" })),
+  message: Type.Optional(Type.String()),
+  observedGeneration: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(Type.Array(Condition)),
+  components: Type.Optional(Type.Array(PlatformComponentStatus)),
+});
+
+export const Platform = defineKind({
+  group,
+  version,
+  kind: "Platform",
+  plural: "platforms",
+  singular: "platform",
+  shortNames: ["plat", "slw"],
+  scope: "Namespaced",
+  description: "An installation of the Slipway platform: its services, their versions, storage and state",
+  spec: PlatformSpec,
+  status: PlatformStatus,
+  printerColumns: [
+    { name: "Version", type: "string", jsonPath: ".status.version" },
+    { name: "Phase", type: "string", jsonPath: ".status.phase" },
+    { name: "Ready", type: "string", jsonPath: ".status.ready" },
+  ],
+});
+export type PlatformResource = Resource<typeof Platform>;

@@ -1,0 +1,90 @@
+import { type TString, Type } from "@sinclair/typebox";
+
+export const group = "platform.slipway.dev";
+export const version = "v1alpha1";
+
+/** Names of the platform's services, in the order the catalog lists them. */
+export const componentNames = [
+  "postgres",
+  "object-store",
+  "registry",
+  "mlflow",
+  "workflow-engine",
+  "api-server",
+  "web",
+] as const;
+export type ComponentName = (typeof componentNames)[number];
+
+export const logLevels = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
+
+/** A Kubernetes condition (metav1.Condition). */
+export const Condition = Type.Object({
+  type: Type.String({ maxLength: 316 }),
+  status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
+  reason: Type.String({ maxLength: 1024 }),
+  message: Type.String({ maxLength: 32768 }),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  lastTransitionTime: Type.String({ format: "date-time" }),
+});
+
+export const EnvVar = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 256 }),
+  value: Type.String({ maxLength: 4096 }),
+});
+
+const StringMap = (description: string) =>
+  Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { description, maxProperties: 64 });
+
+export const Resources = Type.Object(
+  {
+    requests: Type.Optional(StringMap("e.g. {cpu: 500m, memory: 1Gi}")),
+    limits: Type.Optional(StringMap("e.g. {cpu: 2, memory: 4Gi}")),
+  },
+  { description: "Container resources, as in a Pod spec" },
+);
+
+export const Toleration = Type.Object(
+  {
+    key: Type.Optional(Type.String({ maxLength: 316 })),
+    operator: Type.Optional(Type.Union([Type.Literal("Exists"), Type.Literal("Equal")])),
+    value: Type.Optional(Type.String({ maxLength: 256 })),
+    effect: Type.Optional(
+      Type.Union([Type.Literal("NoSchedule"), Type.Literal("PreferNoSchedule"), Type.Literal("NoExecute")]),
+    ),
+    tolerationSeconds: Type.Optional(Type.Integer()),
+  },
+  { description: "A Pod toleration" },
+);
+
+/** Scheduling and pod settings shared by a Platform's component overrides and a rendered Component. */
+export const podSettings = {
+  resources: Type.Optional(Resources),
+  nodeSelector: Type.Optional(StringMap("Node labels the component's pods must match")),
+  tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 32 })),
+  podAnnotations: Type.Optional(StringMap("Annotations added to the component's pods")),
+};
+
+/**
+ * A quantity (e.g. 50Gi) that can only grow: the API server refuses a smaller value on update with a
+ * message naming `field`.
+ */
+export function growOnlyQuantity(field: string, defaultValue: string): TString {
+  return Type.String({
+    default: defaultValue,
+    maxLength: 64,
+    description: `${field}: a storage quantity (e.g. ${defaultValue}); it can grow but never shrink`,
+    "x-kubernetes-validations": [
+      { rule: "isQuantity(self)", message: `${field} must be a quantity such as ${defaultValue}` },
+      {
+        rule: "!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0",
+        message: `${field} can only grow: a smaller value than the current one is refused`,
+      },
+    ],
+  });
+}
+
+export const Version = Type.String({
+  pattern: "^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$",
+  maxLength: 64,
+  description: "A Slipway release, e.g. 0.2.0",
+});

@@ -1,0 +1,173 @@
+/**
+ * The component catalog (what each of the platform's services is: workload, ports, storage,
+ * dependencies) and the release catalog (which image each component runs in each Slipway release).
+ */
+import type { ComponentName } from "../apis/platform/schemas.ts";
+
+/** Which Platform storage field sizes a component's volume. */
+export type SizeField = "artifactsSize" | "registrySize" | "builderCacheSize" | "databaseSize";
+
+export interface CatalogComponent {
+  name: ComponentName;
+  workload: "Deployment" | "StatefulSet";
+  port?: { name: string; port: number };
+  readinessPath?: string;
+  args?: string[];
+  /** Environment the service needs, given how to reach the other services. */
+  env: (context: { platform: string; logLevel: string }) => { name: string; value: string }[];
+  volume?: { name: string; mountPath: string; sizeField: SizeField };
+  ingressPath?: string;
+  dependsOn: ComponentName[];
+}
+
+/** The in-cluster DNS name of a component's Service. */
+export const serviceName = (platform: string, component: ComponentName) => `${platform}-${component}`;
+
+export const catalog: readonly CatalogComponent[] = [
+  {
+    name: "postgres",
+    workload: "StatefulSet",
+    port: { name: "postgres", port: 5432 },
+    env: () => [
+      { name: "POSTGRES_DB", value: "slipway" },
+      { name: "PGDATA", value: "/var/lib/postgresql/data/pgdata" },
+    ],
+    volume: { name: "database", mountPath: "/var/lib/postgresql/data", sizeField: "databaseSize" },
+    dependsOn: [],
+  },
+  {
+    name: "object-store",
+    workload: "Deployment",
+    port: { name: "s3", port: 9000 },
+    readinessPath: "/minio/health/ready",
+    args: ["server", "/data"],
+    env: () => [],
+    volume: { name: "artifacts", mountPath: "/data", sizeField: "artifactsSize" },
+    dependsOn: [],
+  },
+  {
+    name: "registry",
+    workload: "Deployment",
+    port: { name: "registry", port: 5000 },
+    readinessPath: "/",
+    env: () => [{ name: "REGISTRY_STORAGE_DELETE_ENABLED", value: "true" }],
+    volume: { name: "registry", mountPath: "/var/lib/registry", sizeField: "registrySize" },
+    dependsOn: [],
+  },
+  {
+    name: "mlflow",
+    workload: "Deployment",
+    port: { name: "http", port: 5000 },
+    readinessPath: "/health",
+    env: ({ platform }) => [
+      {
+        name: "MLFLOW_BACKEND_STORE_URI",
+        value: `postgresql://${serviceName(platform, "postgres")}:5432/slipway`,
+      },
+      { name: "MLFLOW_S3_ENDPOINT_URL", value: `http://${serviceName(platform, "object-store")}:9000` },
+    ],
+    dependsOn: ["postgres", "object-store"],
+  },
+  {
+    name: "workflow-engine",
+    workload: "Deployment",
+    env: ({ platform }) => [
+      { name: "ARGO_ARTIFACT_ENDPOINT", value: `${serviceName(platform, "object-store")}:9000` },
+    ],
+    dependsOn: ["object-store"],
+  },
+  {
+    name: "api-server",
+    workload: "Deployment",
+    port: { name: "http", port: 8080 },
+    readinessPath: "/healthz",
+    args: ["server"],
+    env: ({ platform }) => [
+      {
+        name: "SLIPWAY_DATABASE_URL",
+        value: `postgresql://${serviceName(platform, "postgres")}:5432/slipway`,
+      },
+      { name: "SLIPWAY_S3_ENDPOINT", value: `http://${serviceName(platform, "object-store")}:9000` },
+      { name: "SLIPWAY_REGISTRY", value: `${serviceName(platform, "registry")}:5000` },
+    ],
+    volume: { name: "builder-cache", mountPath: "/cache", sizeField: "builderCacheSize" },
+    ingressPath: "/api",
+    dependsOn: ["postgres", "object-store", "registry"],
+  },
+  {
+    name: "web",
+    workload: "Deployment",
+    port: { name: "http", port: 8080 },
+    readinessPath: "/",
+    args: ["server", "--ui-only"],
+    env: ({ platform }) => [
+      { name: "SLIPWAY_API_URL", value: `http://${serviceName(platform, "api-server")}:8080` },
+    ],
+    ingressPath: "/",
+    dependsOn: ["api-server"],
+  },
+];
+
+export interface Release {
+  version: string;
+  images: Record<ComponentName, string>;
+}
+
+/** Every release this build knows, oldest first. Images are pinned to exact tags. */
+export const releases: readonly Release[] = [
+  {
+    version: "0.0.9",
+    images: {
+      postgres: "docker.io/library/postgres:16.4",
+      "object-store": "quay.io/minio/minio:RELEASE.2024-08-17T01-24-54Z",
+      registry: "docker.io/library/registry:2.8.2",
+      mlflow: "ghcr.io/mlflow/mlflow:v2.15.1",
+      "workflow-engine": "quay.io/argoproj/workflow-controller:v3.5.10",
+      "api-server": "ghcr.io/slipway-dev/slipway:0.0.9",
+      web: "ghcr.io/slipway-dev/slipway:0.0.9",
+    },
+  },
+  {
+    version: "0.1.0",
+    images: {
+      postgres: "docker.io/library/postgres:16.6",
+      "object-store": "quay.io/minio/minio:RELEASE.2024-11-07T00-52-20Z",
+      registry: "docker.io/library/registry:2.8.3",
+      mlflow: "ghcr.io/mlflow/mlflow:v2.18.0",
+      "workflow-engine": "quay.io/argoproj/workflow-controller:v3.6.2",
+      "api-server": "ghcr.io/slipway-dev/slipway:0.1.0",
+      web: "ghcr.io/slipway-dev/slipway:0.1.0",
+    },
+  },
+];
+
+/** The release this build of Slipway is (the operator's own version, the default for a new Platform). */
+export const ownVersion = "0.1.0";
+
+const normalize = (version: string) => version.replace(/^v/, "");
+
+export function findRelease(version: string): Release | undefined {
+  return releases.find((release) => release.version === normalize(version));
+}
+
+/** Compares two release versions numerically (major.minor.patch); a pre-release sorts before its release. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const [core = "", pre] = normalize(v).split("-", 2);
+    return { parts: core.split(".").map(Number), pre };
+  };
+  const left = parse(a);
+  const right = parse(b);
+  for (let i = 0; i < 3; i++) {
+    const diff = (left.parts[i] ?? 0) - (right.parts[i] ?? 0);
+    if (diff !== 0) return Math.sign(diff);
+  }
+  if (left.pre === right.pre) return 0;
+  if (left.pre === undefined) return 1;
+  if (right.pre === undefined) return -1;
+  return left.pre < right.pre ? -1 : 1;
+}
+
+export function catalogComponent(name: string): CatalogComponent | undefined {
+  return catalog.find((component) => component.name === name);
+}

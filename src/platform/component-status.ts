@@ -1,0 +1,140 @@
+/**
+ * A Component's phase from what Kubernetes reports about its workload, pods, Service endpoints and
+ * Ingress (pure).
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import type { ComponentPhase } from "../apis/platform/component.ts";
+
+export interface WorkloadView {
+  /** The Component generation the workload was rendered from (annotation). */
+  renderedFrom?: number;
+  generation?: number;
+  replicas: number;
+  status: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+export interface ComponentObservation {
+  generation: number;
+  stopped: boolean;
+  replicas: number;
+  version: string;
+  previous: { phase?: ComponentPhase; version?: string };
+  workload?: WorkloadView;
+  pods: readonly V1Pod[];
+  /** Whether the component has a Service whose endpoints must be ready. */
+  hasService: boolean;
+  readyEndpoints: number;
+  /** Only set where an ingress controller exists to give the Ingress an address. */
+  ingress?: { hasAddress: boolean };
+}
+
+export interface ComponentVerdict {
+  phase: ComponentPhase;
+  message: string;
+  replicas: number;
+  readyReplicas: number;
+  /** status.version: the release whose rollout last completed. */
+  version?: string;
+}
+
+const failingWaitReasons = new Set([
+  "CrashLoopBackOff",
+  "ImagePullBackOff",
+  "ErrImagePull",
+  "InvalidImageName",
+  "CreateContainerConfigError",
+  "CreateContainerError",
+  "RunContainerError",
+]);
+
+/** The first pod problem that retrying will not fix on its own, as "pod NAME: REASON: message". */
+export function podFailure(pods: readonly V1Pod[]): string | undefined {
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp) continue;
+    const name = pod.metadata?.name ?? "?";
+    if (pod.status?.phase === "Failed") {
+      const terminated = pod.status.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated;
+      const reason = terminated?.reason ?? pod.status.reason ?? "Failed";
+      const detail = terminated?.message ?? pod.status.message;
+      return `pod ${name}: ${reason}${terminated?.exitCode !== undefined ? ` (exit code ${terminated.exitCode})` : ""}${detail ? `: ${detail}` : ""}`;
+    }
+    for (const container of pod.status?.containerStatuses ?? []) {
+      const waiting = container.state?.waiting;
+      if (waiting?.reason && failingWaitReasons.has(waiting.reason)) {
+        const restarts = container.restartCount ? ` (restarted ${container.restartCount} times)` : "";
+        return `pod ${name}: ${waiting.reason}${restarts}${waiting.message ? `: ${waiting.message}` : ""}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+export function componentVerdict(input: ComponentObservation): ComponentVerdict {
+  const workload = input.workload;
+  const livePods = input.pods.filter((p) => !p.metadata?.deletionTimestamp);
+  const readyReplicas = workload?.status.readyReplicas ?? 0;
+  const replicas = input.stopped ? 0 : input.replicas;
+  const verdict = (
+    phase: ComponentPhase,
+    message: string,
+    version = input.previous.version,
+  ): ComponentVerdict => ({
+    phase,
+    message,
+    replicas,
+    readyReplicas,
+    ...(version ? { version } : {}),
+  });
+
+  if (input.stopped) {
+    const running = Math.max(workload?.status.replicas ?? 0, livePods.length);
+    if (workload && workload.renderedFrom === input.generation && running === 0)
+      return verdict("Stopped", "stopped");
+    if (!workload) return verdict("Stopped", "stopped");
+    return verdict("Stopping", `${running} pod(s) still running`);
+  }
+  if (!workload) return verdict("Pending", "workload not created yet");
+
+  const failure = podFailure(livePods);
+  if (failure) return verdict("Failed", failure);
+  const deadline = workload.status.conditions?.find(
+    (c) => c.type === "Progressing" && c.status === "False" && c.reason === "ProgressDeadlineExceeded",
+  );
+  if (deadline)
+    return verdict("Failed", `rollout exceeded its progress deadline: ${deadline.message ?? ""}`.trim());
+
+  const unfinished = rolloutUnfinished(input.generation, workload);
+  const notReady =
+    unfinished ??
+    (input.hasService && input.readyEndpoints === 0 ? "Service has no ready endpoints" : undefined) ??
+    (input.ingress && !input.ingress.hasAddress ? "Ingress has no address yet" : undefined);
+  if (!notReady) return verdict("Ready", `${readyReplicas}/${replicas} ready`, input.version);
+  const wasRunning =
+    input.previous.version !== undefined ||
+    input.previous.phase === "Ready" ||
+    input.previous.phase === "Updating";
+  return verdict(wasRunning ? "Updating" : "Deploying", notReady);
+}
+
+/** Why the workload's rollout of the current Component generation is not complete, or undefined if it is. */
+export function rolloutUnfinished(componentGeneration: number, workload: WorkloadView): string | undefined {
+  const s = workload.status;
+  const want = workload.replicas;
+  if (workload.renderedFrom !== componentGeneration) return "workload not yet updated";
+  if ((s.observedGeneration ?? 0) < (workload.generation ?? 0)) return "rollout not yet observed";
+  if ((s.updatedReplicas ?? 0) < want) return `${s.updatedReplicas ?? 0}/${want} pods updated`;
+  if ((s.replicas ?? 0) > want) return `${(s.replicas ?? 0) - want} old pod(s) still terminating`;
+  if (s.updateRevision !== undefined && s.currentRevision !== s.updateRevision) return "rollout in progress";
+  const available = s.availableReplicas ?? s.readyReplicas ?? 0;
+  if (available < want) return `${available}/${want} pods available`;
+  return undefined;
+}

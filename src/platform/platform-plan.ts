@@ -1,0 +1,227 @@
+/**
+ * What the Platform controller does next and what it reports (pure): which Components to create or
+ * change now so that install/start/update/restart follow the dependency graph and stop follows it in
+ * reverse, which to delete, and the Platform's phase.
+ */
+import type { ComponentPhase } from "../apis/platform/component.ts";
+import type { PlatformPhase } from "../apis/platform/platform.ts";
+import { dependentsOf } from "./graph.ts";
+import type { ComponentSpec, DesiredComponent } from "./render.ts";
+import { sameJson } from "./same-json.ts";
+
+/** A Component as the controller sees it in the cache. */
+export interface ObservedComponent {
+  objectName: string;
+  spec: ComponentSpec;
+  generation: number;
+  deleting: boolean;
+  status: {
+    phase?: ComponentPhase;
+    observedGeneration?: number;
+    version?: string;
+    ready?: string;
+    message?: string;
+  };
+}
+
+export interface PlatformObservation {
+  /** The release the spec asks for. */
+  targetVersion: string;
+  stopped: boolean;
+  deleting: boolean;
+  previousPhase?: PlatformPhase;
+  /** status.version: the release that last ran completely. */
+  runningVersion?: string;
+  desired: readonly DesiredComponent[];
+  observed: readonly ObservedComponent[];
+}
+
+export interface ComponentRow {
+  name: string;
+  phase: string;
+  ready: string;
+  version?: string;
+  message?: string;
+}
+
+export interface PlatformPlan {
+  apply: DesiredComponent[];
+  delete: string[];
+  phase: PlatformPhase;
+  message: string;
+  /** status.version to report. */
+  version?: string;
+  /** e.g. "5/7". */
+  ready: string;
+  components: ComponentRow[];
+  /** Deleting and every Component is gone: the finalizer can go. */
+  finished: boolean;
+}
+
+/** The Component's rollout of exactly `desired` is complete in the given phase. */
+function settled(
+  observed: ObservedComponent | undefined,
+  desired: ComponentSpec,
+  phase: ComponentPhase,
+): boolean {
+  return (
+    observed !== undefined &&
+    !observed.deleting &&
+    sameJson(observed.spec, desired) &&
+    observed.status.observedGeneration === observed.generation &&
+    observed.status.phase === phase
+  );
+}
+
+export function planPlatform(input: PlatformObservation): PlatformPlan {
+  const observedByName = new Map(input.observed.map((c) => [c.objectName, c]));
+  const desiredByName = new Map(input.desired.map((d) => [d.objectName, d]));
+  const rows = input.desired.map((d) => row(d, observedByName.get(d.objectName)));
+  const readyCount = input.desired.filter(
+    (d) => observedByName.get(d.objectName)?.status.phase === "Ready",
+  ).length;
+  const ready = `${readyCount}/${input.desired.length}`;
+  const base = { ready, components: rows, version: input.runningVersion, finished: false };
+
+  if (input.deleting) {
+    // Reverse order: a Component goes only when nothing that still exists depends on it.
+    const remaining = input.observed;
+    const nodes = remaining.map((c) => ({
+      name: c.objectName,
+      dependencies: dependencyObjects(c, input.observed),
+    }));
+    const deletable = remaining
+      .filter((c) => !c.deleting && dependentsOf(nodes, c.objectName).length === 0)
+      .map((c) => c.objectName);
+    return {
+      ...base,
+      apply: [],
+      delete: deletable,
+      phase: "Deleting",
+      message:
+        remaining.length === 0
+          ? "every component removed"
+          : `removing ${remaining.map((c) => shortName(c)).join(", ")}`,
+      finished: remaining.length === 0,
+    };
+  }
+
+  // Components no longer desired (disabled) are removed right away.
+  const toDelete = input.observed
+    .filter((c) => !desiredByName.has(c.objectName) && !c.deleting)
+    .map((c) => c.objectName);
+  const nodes = input.desired.map((d) => ({ name: d.name, dependencies: d.spec.dependencies }));
+  const desiredByComponent = new Map<string, DesiredComponent>(input.desired.map((d) => [d.name, d]));
+  const observedOf = (name: string) => {
+    const d = desiredByComponent.get(name);
+    return d ? observedByName.get(d.objectName) : undefined;
+  };
+  const pending = input.desired.filter((d) => {
+    const observed = observedByName.get(d.objectName);
+    return !observed || !sameJson(observed.spec, d.spec);
+  });
+
+  const apply: DesiredComponent[] = [];
+  const waiting: string[] = [];
+  for (const d of pending) {
+    if (input.stopped) {
+      const observed = observedByName.get(d.objectName);
+      if (!observed) continue; // nothing to stop
+      const blockers = dependentsOf(nodes, d.name).filter((dependent) => {
+        const o = observedOf(dependent);
+        const dependentDesired = desiredByComponent.get(dependent);
+        return (
+          o !== undefined && dependentDesired !== undefined && !settled(o, dependentDesired.spec, "Stopped")
+        );
+      });
+      if (blockers.length === 0) apply.push(d);
+      else waiting.push(`${d.name} (after ${blockers.join(", ")})`);
+    } else {
+      const blockers = d.spec.dependencies.filter((dependency) => {
+        const dependencyDesired = desiredByComponent.get(dependency);
+        return (
+          dependencyDesired !== undefined && !settled(observedOf(dependency), dependencyDesired.spec, "Ready")
+        );
+      });
+      if (blockers.length === 0) apply.push(d);
+      else waiting.push(`${d.name} (after ${blockers.join(", ")})`);
+    }
+  }
+
+  const wanted: ComponentPhase = input.stopped ? "Stopped" : "Ready";
+  const converged =
+    pending.length === 0 &&
+    input.desired.every((d) => settled(observedByName.get(d.objectName), d.spec, wanted)) &&
+    input.observed.every((c) => desiredByName.has(c.objectName));
+  const failed = input.desired
+    .map((d) => ({ d, o: observedByName.get(d.objectName) }))
+    .filter(({ o }) => o?.status.phase === "Failed");
+  const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
+  const progress = describeProgress(input, apply, waiting);
+  const plan = (phase: PlatformPhase, message: string, version = input.runningVersion): PlatformPlan => ({
+    ...base,
+    apply,
+    delete: toDelete,
+    phase,
+    message,
+    version,
+  });
+
+  if (input.stopped) {
+    if (converged) return plan("Stopped", `every component stopped (${input.desired.length})`);
+    return plan("Stopping", progress);
+  }
+  if (converged) {
+    return plan("Running", `every component ready at ${input.targetVersion}`, input.targetVersion);
+  }
+  const previous = input.previousPhase;
+  const changing = pending.length > 0 || (previous !== "Running" && previous !== "Degraded");
+  if (failed.length > 0) return changing ? plan("Failed", failure) : plan("Degraded", failure);
+  if (previous === "Running" || previous === "Degraded") {
+    if (pending.length === 0) {
+      const notReady = rows.filter((r) => r.phase !== "Ready").map((r) => `${r.name} is ${r.phase}`);
+      return plan("Degraded", notReady.join("; ") || progress);
+    }
+    return plan("Updating", progress);
+  }
+  if (previous === "Stopped" || previous === "Stopping" || previous === "Starting")
+    return plan("Starting", progress);
+  if (input.runningVersion === undefined) return plan("Installing", progress);
+  return plan("Updating", progress);
+}
+
+function describeProgress(input: PlatformObservation, apply: DesiredComponent[], waiting: string[]): string {
+  const rolling = input.desired
+    .filter((d) => !apply.includes(d))
+    .filter((d) => {
+      const o = input.observed.find((c) => c.objectName === d.objectName);
+      return o !== undefined && o.status.phase !== (input.stopped ? "Stopped" : "Ready");
+    })
+    .map((d) => d.name);
+  const parts = [
+    apply.length ? `applying ${apply.map((d) => d.name).join(", ")}` : "",
+    rolling.length ? `waiting for ${rolling.join(", ")}` : "",
+    waiting.length ? `queued ${waiting.join(", ")}` : "",
+  ].filter(Boolean);
+  return parts.join("; ") || "reconciling";
+}
+
+function row(desired: DesiredComponent, observed: ObservedComponent | undefined): ComponentRow {
+  if (!observed) return { name: desired.name, phase: "Pending", ready: "0/0", message: "not created yet" };
+  return {
+    name: desired.name,
+    phase: observed.status.phase ?? "Pending",
+    ready: observed.status.ready ?? "0/0",
+    ...(observed.status.version ? { version: observed.status.version } : {}),
+    ...(observed.status.message ? { message: observed.status.message } : {}),
+  };
+}
+
+const shortName = (c: ObservedComponent) => c.spec.component;
+
+/** The object names of the Components `c` depends on, among those that exist. */
+function dependencyObjects(c: ObservedComponent, all: readonly ObservedComponent[]): string[] {
+  return all
+    .filter((other) => c.spec.dependencies.includes(other.spec.component))
+    .map((other) => other.objectName);
+}

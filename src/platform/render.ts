@@ -1,0 +1,94 @@
+/** Renders a Platform's spec into the desired spec of each enabled Component (pure). */
+
+import type { Static } from "@sinclair/typebox";
+import type { SpecOf } from "../apis/kind.ts";
+import type { Component } from "../apis/platform/component.ts";
+import type { PlatformSpec } from "../apis/platform/platform.ts";
+import type { ComponentName } from "../apis/platform/schemas.ts";
+import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
+
+export type ComponentSpec = SpecOf<typeof Component>;
+type Spec = Static<typeof PlatformSpec>;
+
+export interface DesiredComponent {
+  name: ComponentName;
+  /** The Component object's name (and of its workload, Service, Ingress). */
+  objectName: string;
+  spec: ComponentSpec;
+}
+
+export function isEnabled(spec: Spec, name: ComponentName): boolean {
+  return spec.components?.[name]?.enabled !== false;
+}
+
+/** The desired Components of a platform at `release`, in catalog order; disabled components are left out. */
+export function renderComponents(platform: string, spec: Spec, release: Release): DesiredComponent[] {
+  return catalog
+    .filter((entry) => isEnabled(spec, entry.name))
+    .map((entry) => ({
+      name: entry.name,
+      objectName: serviceName(platform, entry.name),
+      spec: renderComponent(platform, spec, release, entry),
+    }));
+}
+
+function renderComponent(
+  platform: string,
+  spec: Spec,
+  release: Release,
+  entry: CatalogComponent,
+): ComponentSpec {
+  const override = spec.components?.[entry.name] ?? {};
+  const env = [
+    { name: "SLIPWAY_LOG_LEVEL", value: spec.logLevel ?? "INFO" },
+    ...entry.env({ platform, logLevel: spec.logLevel ?? "INFO" }),
+    ...(override.env ?? []),
+  ];
+  const rendered: ComponentSpec = {
+    component: entry.name,
+    version: release.version,
+    workload: entry.workload,
+    image: override.image ?? release.images[entry.name],
+    replicas: override.replicas ?? 1,
+    stopped: spec.stopped ?? false,
+    env: lastWins(env),
+    ports: entry.port ? [entry.port] : [],
+    volumes: entry.volume
+      ? [
+          {
+            name: entry.volume.name,
+            mountPath: entry.volume.mountPath,
+            size: spec.storage?.[entry.volume.sizeField] ?? "1Gi",
+            accessMode: spec.singleNode === false ? "ReadWriteMany" : "ReadWriteOnce",
+            ...(spec.storage?.storageClassName ? { storageClassName: spec.storage.storageClassName } : {}),
+          },
+        ]
+      : [],
+    dependencies: entry.dependsOn.filter((dependency) => isEnabled(spec, dependency)),
+  };
+  if (entry.args) rendered.args = entry.args;
+  if (entry.readinessPath) rendered.readinessPath = entry.readinessPath;
+  if (spec.restartedAt) rendered.restartedAt = spec.restartedAt;
+  if (entry.ingressPath && spec.ingress?.enabled !== false) {
+    rendered.ingress = {
+      path: entry.ingressPath,
+      ...(spec.host ? { host: spec.host } : {}),
+      ...(spec.ingress?.className ? { className: spec.ingress.className } : {}),
+    };
+  }
+  if (override.resources) rendered.resources = override.resources;
+  if (override.nodeSelector) rendered.nodeSelector = override.nodeSelector;
+  if (override.tolerations) rendered.tolerations = override.tolerations;
+  if (override.podAnnotations) rendered.podAnnotations = override.podAnnotations;
+  return rendered;
+}
+
+/** Environment variables with later entries replacing earlier ones of the same name (overrides win). */
+function lastWins(env: { name: string; value: string }[]): { name: string; value: string }[] {
+  const byName = new Map<string, string>();
+  for (const variable of env) {
+    byName.delete(variable.name);
+    byName.set(variable.name, variable.value);
+  }
+  return [...byName].map(([name, value]) => ({ name, value }));
+}

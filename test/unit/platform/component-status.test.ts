@@ -1,0 +1,183 @@
+import type { V1Pod } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import {
+  type ComponentObservation,
+  componentVerdict,
+  podFailure,
+  type WorkloadView,
+} from "../../../src/platform/component-status.ts";
+
+const rolledOut: WorkloadView = {
+  renderedFrom: 3,
+  generation: 5,
+  replicas: 2,
+  status: { observedGeneration: 5, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 },
+};
+
+function observation(overrides: Partial<ComponentObservation> = {}): ComponentObservation {
+  return {
+    generation: 3,
+    stopped: false,
+    replicas: 2,
+    version: "0.1.0",
+    previous: {},
+    workload: rolledOut,
+    pods: [],
+    hasService: true,
+    readyEndpoints: 2,
+    ...overrides,
+  };
+}
+
+const crashLooping: V1Pod = {
+  metadata: { name: "mlflow-1" },
+  status: {
+    phase: "Running",
+    containerStatuses: [
+      {
+        name: "mlflow",
+        image: "x",
+        imageID: "",
+        ready: false,
+        restartCount: 4,
+        state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting" } },
+      },
+    ],
+  },
+};
+
+describe("componentVerdict", () => {
+  it("is Ready at the spec's version when the rollout of this generation is complete and endpoints are ready", () => {
+    expect(componentVerdict(observation())).toMatchObject({
+      phase: "Ready",
+      version: "0.1.0",
+      readyReplicas: 2,
+    });
+  });
+
+  it("is Pending before the workload exists", () => {
+    expect(componentVerdict(observation({ workload: undefined })).phase).toBe("Pending");
+  });
+
+  it.each([
+    [
+      "a workload rendered from an older generation",
+      { ...rolledOut, renderedFrom: 2 },
+      "workload not yet updated",
+    ],
+    [
+      "a generation the workload controller has not observed",
+      { ...rolledOut, generation: 6 },
+      "rollout not yet observed",
+    ],
+    [
+      "pods not all updated",
+      { ...rolledOut, status: { ...rolledOut.status, updatedReplicas: 1 } },
+      "1/2 pods updated",
+    ],
+    [
+      "old pods still there",
+      { ...rolledOut, status: { ...rolledOut.status, replicas: 3 } },
+      "1 old pod(s) still terminating",
+    ],
+    [
+      "a StatefulSet whose revision is not yet current",
+      { ...rolledOut, status: { ...rolledOut.status, currentRevision: "a", updateRevision: "b" } },
+      "rollout in progress",
+    ],
+    [
+      "pods not available",
+      { ...rolledOut, status: { ...rolledOut.status, availableReplicas: 1 } },
+      "1/2 pods available",
+    ],
+  ])("is Deploying with %s", (_what, workload, message) => {
+    expect(componentVerdict(observation({ workload }))).toMatchObject({ phase: "Deploying", message });
+  });
+
+  it("waits for ready Service endpoints, but not for a component without a Service", () => {
+    expect(componentVerdict(observation({ readyEndpoints: 0 })).message).toBe(
+      "Service has no ready endpoints",
+    );
+    expect(componentVerdict(observation({ readyEndpoints: 0, hasService: false })).phase).toBe("Ready");
+  });
+
+  it("waits for an Ingress address only where an ingress controller exists", () => {
+    expect(componentVerdict(observation({ ingress: { hasAddress: false } })).phase).toBe("Deploying");
+    expect(componentVerdict(observation({ ingress: { hasAddress: true } })).phase).toBe("Ready");
+  });
+
+  it("is Updating, keeping the old version, while a new version rolls out", () => {
+    const verdict = componentVerdict(
+      observation({
+        previous: { phase: "Ready", version: "0.0.9" },
+        workload: { ...rolledOut, status: { ...rolledOut.status, updatedReplicas: 0 } },
+      }),
+    );
+    expect(verdict).toMatchObject({ phase: "Updating", version: "0.0.9" });
+  });
+
+  it("is Failed with the reason when a pod crash-loops", () => {
+    const verdict = componentVerdict(observation({ pods: [crashLooping] }));
+    expect(verdict.phase).toBe("Failed");
+    expect(verdict.message).toBe(
+      "pod mlflow-1: CrashLoopBackOff (restarted 4 times): back-off 40s restarting",
+    );
+  });
+
+  it("is Failed when a pod failed, with its exit code", () => {
+    const failed: V1Pod = {
+      metadata: { name: "p" },
+      status: {
+        phase: "Failed",
+        containerStatuses: [
+          {
+            name: "c",
+            image: "x",
+            imageID: "",
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 3, reason: "Error", message: "no database" } },
+          },
+        ],
+      },
+    };
+    expect(podFailure([failed])).toBe("pod p: Error (exit code 3): no database");
+  });
+
+  it("is Failed when the rollout passed its progress deadline", () => {
+    const workload = {
+      ...rolledOut,
+      status: {
+        ...rolledOut.status,
+        availableReplicas: 0,
+        conditions: [
+          {
+            type: "Progressing",
+            status: "False",
+            reason: "ProgressDeadlineExceeded",
+            message: "RS x timed out",
+          },
+        ],
+      },
+    };
+    expect(componentVerdict(observation({ workload }))).toMatchObject({
+      phase: "Failed",
+      message: "rollout exceeded its progress deadline: RS x timed out",
+    });
+  });
+
+  it("ignores pods being deleted", () => {
+    const leaving = { ...crashLooping, metadata: { name: "old", deletionTimestamp: new Date() } };
+    expect(componentVerdict(observation({ pods: [leaving] })).phase).toBe("Ready");
+  });
+
+  it("is Stopping until every pod is gone, then Stopped", () => {
+    const scaledDown = { ...rolledOut, replicas: 0, status: { ...rolledOut.status, replicas: 1 } };
+    expect(componentVerdict(observation({ stopped: true, workload: scaledDown })).phase).toBe("Stopping");
+    const gone = { ...scaledDown, status: { observedGeneration: 5 } };
+    expect(componentVerdict(observation({ stopped: true, workload: gone })).phase).toBe("Stopped");
+    expect(componentVerdict(observation({ stopped: true, workload: gone, pods: [crashLooping] })).phase).toBe(
+      "Stopping",
+    );
+  });
+});
