@@ -1,0 +1,169 @@
+import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+import { defineKind, type Resource } from "../kind.ts";
+
+function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...options });
+}
+
+/** A string → string map as a structural schema (TypeBox's Record uses patternProperties, which CRDs refuse). */
+function StringMap(options: Record<string, unknown> = {}): TUnsafe<Record<string, string>> {
+  return Type.Unsafe<Record<string, string>>({
+    type: "object",
+    additionalProperties: { type: "string" },
+    ...options,
+  });
+}
+
+function Optional<T extends TSchema>(schema: T) {
+  return Type.Optional(schema);
+}
+
+/** `s3://bucket/key` or `gs://bucket/key`; the bucket follows the S3/GCS naming rules, the key is not empty. */
+export const artifactUriPattern = "^(s3|gs)://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]/.+$";
+/** A Go-style duration in whole units: `90s`, `30m`, `1h30m`. */
+export const durationPattern = "^([0-9]+(h|m|s))+$";
+
+export const BuildArg = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+    value: Optional(Type.String({ maxLength: 4096 })),
+    valueFrom: Optional(
+      Type.Object({
+        secretKeyRef: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 253 }),
+          key: Type.String({ minLength: 1, maxLength: 253 }),
+        }),
+      }),
+    ),
+  },
+  {
+    "x-kubernetes-validations": [
+      {
+        rule: "has(self.value) != has(self.valueFrom)",
+        message: "a build argument has exactly one of value or valueFrom",
+        reason: "FieldValueInvalid",
+      },
+    ],
+  },
+);
+
+export const ImageBuildSpec = Type.Object({
+  project: Type.String({
+    minLength: 1,
+    maxLength: 63,
+    pattern: "^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$",
+    description: "What the image belongs to; feeds the naming template.",
+  }),
+  name: Type.String({ minLength: 1, maxLength: 63, pattern: "^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$" }),
+  version: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
+    description: "Usually the image tag.",
+  }),
+  artifactUri: Type.String({
+    maxLength: 1024,
+    pattern: artifactUriPattern,
+    description:
+      "The build context: every object under this prefix (s3://bucket/prefix or gs://bucket/prefix).",
+  }),
+  baseImage: Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: "Passed as build argument BASE_IMAGE." }),
+  ),
+  dockerfile: Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: "Path in the build context; default Dockerfile.",
+    }),
+  ),
+  buildArgs: Optional(
+    Type.Array(BuildArg, {
+      maxItems: 64,
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["name"],
+    }),
+  ),
+  labels: Optional(
+    StringMap({
+      maxProperties: 32,
+      description: "Labels of the build Job and its pod.",
+      "x-kubernetes-validations": [
+        {
+          rule: "self.all(k, k.size() <= 253 && self[k].size() <= 63)",
+          message: "label keys are at most 253 characters and values at most 63",
+        },
+      ],
+    }),
+  ),
+  resources: Optional(
+    Type.Object(
+      { requests: Optional(StringMap()), limits: Optional(StringMap()) },
+      { description: "Of the build container." },
+    ),
+  ),
+  timeout: Optional(
+    Type.String({ pattern: durationPattern, maxLength: 32, description: "Default: the platform's (30m)." }),
+  ),
+  backoffLimit: Optional(
+    Type.Integer({ minimum: 0, maximum: 10, description: "Retries of the build pod; default 2." }),
+  ),
+});
+
+export const imageBuildPhases = ["Pending", "Building", "Succeeded", "Failed"] as const;
+export type ImageBuildPhase = (typeof imageBuildPhases)[number];
+
+export const Condition = Type.Object({
+  type: Type.String(),
+  status: StringEnum(["True", "False", "Unknown"] as const),
+  reason: Type.String(),
+  message: Type.String(),
+  observedGeneration: Optional(Type.Integer()),
+  lastTransitionTime: Type.String({ format: "date-time" }),
+});
+
+export const ImageBuildStatus = Type.Object({
+  phase: Optional(StringEnum(imageBuildPhases)),
+  image: Optional(Type.String({ description: "The full image reference." })),
+  digest: Optional(Type.String()),
+  reused: Optional(
+    Type.Boolean({ description: "True when the image already existed and nothing was built." }),
+  ),
+  jobName: Optional(Type.String()),
+  attempts: Optional(Type.Integer()),
+  startedAt: Optional(Type.String({ format: "date-time" })),
+  completedAt: Optional(Type.String({ format: "date-time" })),
+  message: Optional(Type.String()),
+  conditions: Optional(
+    Type.Array(Condition, { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
+  ),
+  observedGeneration: Optional(Type.Integer()),
+});
+
+export const ImageBuildKind = defineKind({
+  group: "builds.slipway.dev",
+  version: "v1alpha1",
+  kind: "ImageBuild",
+  plural: "imagebuilds",
+  singular: "imagebuild",
+  shortNames: ["ib"],
+  scope: "Namespaced",
+  description:
+    "An image built from an artifact in S3 or GCS and pushed to the platform's registry; never rebuilt if it exists.",
+  spec: ImageBuildSpec,
+  status: ImageBuildStatus,
+  printerColumns: [
+    { name: "Image", type: "string", jsonPath: ".status.image" },
+    { name: "Phase", type: "string", jsonPath: ".status.phase" },
+    { name: "Reused", type: "boolean", jsonPath: ".status.reused" },
+    { name: "Message", type: "string", jsonPath: ".status.message", priority: 1 },
+  ],
+});
+
+export type ImageBuild = Resource<typeof ImageBuildKind>;
+export type ImageBuildSpec = ImageBuild["spec"];
+export type ImageBuildStatus = NonNullable<ImageBuild["status"]>;
+export type BuildArg = NonNullable<ImageBuildSpec["buildArgs"]>[number];

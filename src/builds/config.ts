@@ -1,0 +1,152 @@
+/**
+ * The operator's image-build configuration (a YAML/JSON file given to the operator, rendered from the
+ * Helm values under `builds:`). One TypeBox schema validates it and fills the defaults.
+ */
+import { readFile } from "node:fs/promises";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { parse as parseYaml } from "yaml";
+import { durationPattern } from "../apis/builds/imagebuild.ts";
+import { defaultImageTemplate } from "./naming.ts";
+
+const StringMap = () => Type.Record(Type.String(), Type.String());
+
+const SecretName = Type.String({ minLength: 1, maxLength: 253, pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$" });
+
+export const RegistryConfig = Type.Object({
+  type: Type.Union([Type.Literal("docker"), Type.Literal("google")], { default: "docker" }),
+  /** Registry host and optional path prefix, e.g. `localhost:5000`, `docker.io/acme`, `europe-docker.pkg.dev/p/repo`. */
+  url: Type.String({ minLength: 1 }),
+  /** docker: a kubernetes.io/dockerconfigjson Secret; google: a Secret with a service-account key under `key.json`. */
+  credentialsSecret: Type.Optional(SecretName),
+  /** Plain HTTP (the in-cluster registry). */
+  insecure: Type.Boolean({ default: false }),
+});
+
+export const StorageConfig = Type.Object({
+  type: Type.Union([Type.Literal("s3"), Type.Literal("gcs")]),
+  s3: Type.Object(
+    {
+      endpoint: Type.Optional(Type.String({ minLength: 1 })),
+      region: Type.String({ default: "us-east-1" }),
+      forcePathStyle: Type.Boolean({ default: false }),
+      /** A Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; none means the ambient AWS credentials. */
+      credentialsSecret: Type.Optional(SecretName),
+    },
+    { default: {} },
+  ),
+  gcs: Type.Object(
+    {
+      /** A Secret with a service-account key under `key.json`; none means the ambient Google credentials. */
+      credentialsSecret: Type.Optional(SecretName),
+      /** An emulator, e.g. http://127.0.0.1:4443. */
+      endpoint: Type.Optional(Type.String({ minLength: 1 })),
+    },
+    { default: {} },
+  ),
+});
+
+const Toleration = Type.Object({
+  key: Type.Optional(Type.String()),
+  operator: Type.Optional(Type.String()),
+  value: Type.Optional(Type.String()),
+  effect: Type.Optional(Type.String()),
+  tolerationSeconds: Type.Optional(Type.Integer()),
+});
+
+export const KanikoConfig = Type.Object(
+  {
+    image: Type.String({ default: "ghcr.io/osscontainertools/kaniko:latest" }),
+    /** Images of the init container that fills the workspace from the blob store. */
+    fetcherImages: Type.Object(
+      {
+        s3: Type.String({ default: "docker.io/amazon/aws-cli:2.27.0" }),
+        gcs: Type.String({ default: "gcr.io/google.com/cloudsdktool/google-cloud-cli:slim" }),
+      },
+      { default: {} },
+    ),
+    extraArgs: Type.Array(Type.String(), { default: [] }),
+    resources: Type.Object(
+      {
+        requests: StringMap(),
+        limits: StringMap(),
+      },
+      // 4Gi is known to be OOM-killed when the build installs a cloud CLI.
+      { default: { requests: { cpu: "1", memory: "2Gi" }, limits: { memory: "8Gi" } } },
+    ),
+    serviceAccount: Type.Optional(Type.String({ minLength: 1 })),
+    nodeSelector: Type.Optional(StringMap()),
+    tolerations: Type.Array(Toleration, { default: [] }),
+    /** Extra annotations of the build pod (e.g. a sidecar opt-out). */
+    podAnnotations: Type.Optional(StringMap()),
+    cache: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        /** Repository of the layer cache; default `<registry>/kaniko-cache`. */
+        repository: Type.Optional(Type.String({ minLength: 1 })),
+        /** A PersistentVolumeClaim mounted as Kaniko's base-image cache (`--cache-dir`). */
+        volumeClaim: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { default: {} },
+    ),
+    ttlSecondsAfterFinished: Type.Integer({ minimum: 0, default: 3600 }),
+  },
+  { default: {} },
+);
+
+export const BuildsConfig = Type.Object({
+  /** kaniko: a Job per image on the cluster; local: buildah on the operator's machine (the default of `slipway dev`). */
+  backend: Type.Union([Type.Literal("kaniko"), Type.Literal("local")], { default: "kaniko" }),
+  registry: RegistryConfig,
+  storage: Type.Optional(StorageConfig),
+  naming: Type.Object(
+    { image: Type.String({ minLength: 1, default: defaultImageTemplate }) },
+    { default: {} },
+  ),
+  kaniko: KanikoConfig,
+  local: Type.Object(
+    {
+      /** buildah's storage root; default a directory under the system temp dir. */
+      storageRoot: Type.Optional(Type.String({ minLength: 1 })),
+    },
+    { default: {} },
+  ),
+  /** Namespace of the build Jobs and the credentials Secrets; default the ImageBuild's own namespace. */
+  buildNamespace: Type.Optional(Type.String({ minLength: 1 })),
+  defaultTimeout: Type.String({ pattern: durationPattern, default: "30m" }),
+  defaultBackoffLimit: Type.Integer({ minimum: 0, default: 2 }),
+  /** Builds running at once; further builds stay Pending until one finishes. */
+  maxConcurrentBuilds: Type.Integer({ minimum: 1, default: 10 }),
+});
+
+export type BuildsConfig = Static<typeof BuildsConfig>;
+export type RegistryConfig = Static<typeof RegistryConfig>;
+export type StorageConfig = Static<typeof StorageConfig>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Validates a parsed configuration and fills its defaults; the error names the field and the rule. */
+export function parseBuildsConfig(input: unknown): BuildsConfig {
+  const withDefaults = Value.Default(BuildsConfig, structuredClone(input ?? {}));
+  const first = Value.Errors(BuildsConfig, withDefaults).First();
+  if (first) {
+    const field = first.path ? first.path.slice(1).replaceAll("/", ".") : "(root)";
+    throw new ConfigError(`builds configuration: ${field}: ${first.message}`);
+  }
+  return withDefaults as BuildsConfig;
+}
+
+export async function loadBuildsConfig(path: string): Promise<BuildsConfig> {
+  return parseBuildsConfig(parseYaml(await readFile(path, "utf8")));
+}
+
+/** `1h30m` → 5400. */
+export function durationSeconds(duration: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1 };
+  let seconds = 0;
+  for (const [, amount, unit] of duration.matchAll(/([0-9]+)(h|m|s)/g))
+    seconds += Number(amount) * (units[unit ?? "s"] ?? 1);
+  return seconds;
+}

@@ -1,0 +1,237 @@
+/**
+ * The Kaniko Job that builds one image reference: an init container fills a shared workspace from
+ * the blob store, Kaniko builds it and pushes with the registry credentials. Pure: (build, config) → Job.
+ */
+import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
+import { type ImageBuild, ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import type { BlobUri } from "./blob-uri.ts";
+import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
+import {
+  buildJobName,
+  formatImageReference,
+  type ImageReference,
+  registryPrefix,
+  shortHash,
+} from "./naming.ts";
+
+export const labels = {
+  managedBy: "app.kubernetes.io/managed-by",
+  component: "app.kubernetes.io/component",
+  image: "builds.slipway.dev/image-hash",
+} as const;
+export const imageAnnotation = "builds.slipway.dev/image";
+export const safeToEvict = "cluster-autoscaler.kubernetes.io/safe-to-evict";
+
+const workspace = "/workspace";
+const cacheDir = "/cache";
+const registrySecretDir = "/secrets/registry";
+const storageSecretDir = "/secrets/storage";
+
+export interface KanikoJobInput {
+  /** The builds sharing this Job (one per image reference); they own it, so deleting the last one deletes the Job. */
+  owners: ImageBuild[];
+  /** The build whose spec shapes the Job (the first to start it). */
+  build: ImageBuild;
+  image: ImageReference;
+  artifact: BlobUri;
+  config: BuildsConfig;
+  namespace: string;
+}
+
+/** The resources of the build container: the platform's defaults, overridden per key by the spec. */
+export function buildResources(build: ImageBuild, config: BuildsConfig) {
+  return {
+    requests: { ...config.kaniko.resources.requests, ...build.spec.resources?.requests },
+    limits: { ...config.kaniko.resources.limits, ...build.spec.resources?.limits },
+  };
+}
+
+export function timeoutSeconds(build: ImageBuild, config: BuildsConfig): number {
+  return Math.max(1, durationSeconds(build.spec.timeout ?? config.defaultTimeout));
+}
+
+function kanikoArgs(input: KanikoJobInput): string[] {
+  const { build, config, image } = input;
+  const args = [
+    `--context=dir://${workspace}`,
+    `--dockerfile=${workspace}/${(build.spec.dockerfile ?? "Dockerfile").replace(/^\/+/, "")}`,
+    `--destination=${formatImageReference(image)}`,
+  ];
+  if (build.spec.baseImage) args.push(`--build-arg=BASE_IMAGE=${build.spec.baseImage}`);
+  for (const arg of build.spec.buildArgs ?? []) {
+    // A secret argument is named only: Kaniko reads its value from the environment, set from the Secret.
+    args.push(arg.valueFrom ? `--build-arg=${arg.name}` : `--build-arg=${arg.name}=${arg.value ?? ""}`);
+  }
+  if (config.kaniko.cache.enabled) {
+    args.push(
+      "--cache=true",
+      `--cache-repo=${config.kaniko.cache.repository ?? `${registryPrefix(config.registry.url)}/kaniko-cache`}`,
+    );
+    if (config.kaniko.cache.volumeClaim) args.push(`--cache-dir=${cacheDir}`);
+  }
+  if (config.registry.insecure) args.push("--insecure", "--insecure-pull");
+  return [...args, ...config.kaniko.extraArgs];
+}
+
+function secretBuildArgEnv(build: ImageBuild): V1EnvVar[] {
+  return (build.spec.buildArgs ?? []).flatMap((arg) =>
+    arg.valueFrom ? [{ name: arg.name, valueFrom: { secretKeyRef: { ...arg.valueFrom.secretKeyRef } } }] : [],
+  );
+}
+
+/** The init container that copies every object under the artifact prefix into the workspace. */
+function fetcher(artifact: BlobUri, storage: StorageConfig, config: BuildsConfig): V1Container {
+  const prefix = artifact.key.endsWith("/") ? artifact.key : `${artifact.key}/`;
+  const mounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }];
+  const base = {
+    name: "fetch-artifact",
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: mounts,
+  };
+  if (storage.type === "s3") {
+    const s3 = storage.s3;
+    return {
+      ...base,
+      image: config.kaniko.fetcherImages.s3,
+      command: ["aws", "s3", "cp", "--recursive", "--only-show-errors"],
+      args: [
+        ...(s3.endpoint ? ["--endpoint-url", s3.endpoint] : []),
+        `s3://${artifact.bucket}/${prefix}`,
+        workspace,
+      ],
+      env: [{ name: "AWS_REGION", value: s3.region }],
+      ...(s3.credentialsSecret ? { envFrom: [{ secretRef: { name: s3.credentialsSecret } }] } : {}),
+    };
+  }
+  const gcs = storage.gcs;
+  const env: V1EnvVar[] = [];
+  if (gcs.credentialsSecret) {
+    mounts.push({ name: "storage-credentials", mountPath: storageSecretDir, readOnly: true });
+    env.push({ name: "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", value: `${storageSecretDir}/key.json` });
+  }
+  if (gcs.endpoint) {
+    env.push({
+      name: "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE",
+      value: `${gcs.endpoint.replace(/\/+$/, "")}/storage/v1/`,
+    });
+  }
+  return {
+    ...base,
+    image: config.kaniko.fetcherImages.gcs,
+    command: ["gcloud", "storage", "cp", "--recursive"],
+    args: [`gs://${artifact.bucket}/${prefix}*`, `${workspace}/`],
+    ...(env.length ? { env } : {}),
+  };
+}
+
+function registryCredentials(config: BuildsConfig): {
+  volumes: V1Volume[];
+  mounts: V1VolumeMount[];
+  env: V1EnvVar[];
+} {
+  const secretName = config.registry.credentialsSecret;
+  if (!secretName) return { volumes: [], mounts: [], env: [] };
+  if (config.registry.type === "docker") {
+    return {
+      volumes: [
+        {
+          name: "registry-credentials",
+          secret: { secretName, items: [{ key: ".dockerconfigjson", path: "config.json" }] },
+        },
+      ],
+      mounts: [{ name: "registry-credentials", mountPath: "/kaniko/.docker", readOnly: true }],
+      env: [],
+    };
+  }
+  return {
+    volumes: [
+      {
+        name: "registry-credentials",
+        secret: { secretName, items: [{ key: "key.json", path: "key.json" }] },
+      },
+    ],
+    mounts: [{ name: "registry-credentials", mountPath: registrySecretDir, readOnly: true }],
+    env: [{ name: "GOOGLE_APPLICATION_CREDENTIALS", value: `${registrySecretDir}/key.json` }],
+  };
+}
+
+export function jobLabels(build: ImageBuild, reference: string): Record<string, string> {
+  return {
+    ...build.spec.labels,
+    [labels.managedBy]: "slipway",
+    [labels.component]: "image-build",
+    [labels.image]: shortHash(reference, 16),
+  };
+}
+
+export function renderKanikoJob(input: KanikoJobInput): V1Job {
+  const { build, config, artifact } = input;
+  const storage = config.storage;
+  if (!storage) throw new Error("renderKanikoJob: no blob store configured");
+  const reference = formatImageReference(input.image);
+  const registry = registryCredentials(config);
+  const volumes: V1Volume[] = [{ name: "workspace", emptyDir: {} }, ...registry.volumes];
+  if (storage.type === "gcs" && storage.gcs.credentialsSecret) {
+    const secretName = storage.gcs.credentialsSecret;
+    volumes.push({
+      name: "storage-credentials",
+      secret: { secretName, items: [{ key: "key.json", path: "key.json" }] },
+    });
+  }
+  const kanikoMounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }, ...registry.mounts];
+  if (config.kaniko.cache.enabled && config.kaniko.cache.volumeClaim) {
+    volumes.push({
+      name: "builder-cache",
+      persistentVolumeClaim: { claimName: config.kaniko.cache.volumeClaim },
+    });
+    kanikoMounts.push({ name: "builder-cache", mountPath: cacheDir });
+  }
+  const env = [...registry.env, ...secretBuildArgEnv(build)];
+  const kaniko: V1Container = {
+    name: "kaniko",
+    image: config.kaniko.image,
+    args: kanikoArgs(input),
+    resources: buildResources(build, config),
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: kanikoMounts,
+    ...(env.length ? { env } : {}),
+  };
+  const podLabels = jobLabels(build, reference);
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: {
+      name: buildJobName(reference),
+      namespace: input.namespace,
+      labels: podLabels,
+      annotations: { [imageAnnotation]: reference },
+      ownerReferences: input.owners.map((owner) => ({
+        apiVersion: ImageBuildKind.apiVersion,
+        kind: ImageBuildKind.kind,
+        name: owner.metadata.name ?? "",
+        uid: owner.metadata.uid ?? "",
+        blockOwnerDeletion: true,
+      })),
+    },
+    spec: {
+      backoffLimit: build.spec.backoffLimit ?? config.defaultBackoffLimit,
+      activeDeadlineSeconds: timeoutSeconds(build, config),
+      ttlSecondsAfterFinished: config.kaniko.ttlSecondsAfterFinished,
+      template: {
+        metadata: {
+          labels: podLabels,
+          annotations: { ...config.kaniko.podAnnotations, [safeToEvict]: "false" },
+        },
+        spec: {
+          restartPolicy: "Never",
+          ...(config.kaniko.serviceAccount ? { serviceAccountName: config.kaniko.serviceAccount } : {}),
+          ...(config.kaniko.nodeSelector ? { nodeSelector: config.kaniko.nodeSelector } : {}),
+          ...(config.kaniko.tolerations.length ? { tolerations: config.kaniko.tolerations } : {}),
+          initContainers: [fetcher(artifact, storage, config)],
+          containers: [kaniko],
+          volumes,
+        },
+      },
+    },
+  };
+}

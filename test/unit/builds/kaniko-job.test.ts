@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { combinations, renderSample, sampleBuild } from "../../support/builds/samples.ts";
+
+describe("the Kaniko Job", () => {
+  for (const combination of combinations) {
+    const title = `${combination.registry} registry × ${combination.storage} × ${combination.credentials ? "with" : "without"} credentials`;
+    it(`${title}: whole spec`, () => {
+      const job = renderSample(combination);
+      expect(job).toMatchSnapshot();
+      const pod = job.spec?.template.spec;
+      const volumeNames = pod?.volumes?.map((v) => v.name) ?? [];
+      expect(new Set(volumeNames).size).toBe(volumeNames.length);
+      for (const container of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) {
+        for (const mount of container.volumeMounts ?? []) expect(volumeNames).toContain(mount.name);
+      }
+    });
+  }
+
+  it("mounts registry and cloud credentials together under distinct volume names", () => {
+    const pod = renderSample({ registry: "google", storage: "gcs", credentials: true }).spec?.template.spec;
+    expect(pod?.volumes?.map((v) => v.name)).toEqual([
+      "workspace",
+      "registry-credentials",
+      "storage-credentials",
+    ]);
+    expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
+      "registry-creds",
+    );
+    expect(pod?.volumes?.find((v) => v.name === "storage-credentials")?.secret?.secretName).toBe("gcs-key");
+  });
+
+  it("mounts a dockerconfigjson Secret as Kaniko's config.json", () => {
+    const pod = renderSample({ registry: "docker", storage: "s3", credentials: true }).spec?.template.spec;
+    expect(pod?.volumes).toContainEqual({
+      name: "registry-credentials",
+      secret: { secretName: "registry-creds", items: [{ key: ".dockerconfigjson", path: "config.json" }] },
+    });
+    expect(pod?.containers[0]?.volumeMounts).toContainEqual({
+      name: "registry-credentials",
+      mountPath: "/kaniko/.docker",
+      readOnly: true,
+    });
+    expect(pod?.initContainers?.[0]?.envFrom).toEqual([{ secretRef: { name: "s3-creds" } }]);
+  });
+
+  it("passes secret build args through env from the Secret, never as a literal", () => {
+    const kaniko = renderSample({ registry: "docker", storage: "s3", credentials: true }).spec?.template.spec
+      ?.containers[0];
+    expect(kaniko?.args).toContain("--build-arg=MODEL_FORMAT=onnx");
+    expect(kaniko?.args).toContain("--build-arg=PIP_TOKEN");
+    expect(kaniko?.args?.some((a) => a.startsWith("--build-arg=PIP_TOKEN="))).toBe(false);
+    expect(kaniko?.env).toContainEqual({
+      name: "PIP_TOKEN",
+      valueFrom: { secretKeyRef: { name: "pip", key: "token" } },
+    });
+  });
+
+  it("sets deadline, backoff, TTL, termination message, safe-to-evict, 8Gi and cache", () => {
+    const job = renderSample(
+      { registry: "docker", storage: "s3", credentials: false },
+      sampleBuild({ timeout: "1h30m", backoffLimit: 4 }),
+    );
+    expect(job.spec?.activeDeadlineSeconds).toBe(5400);
+    expect(job.spec?.backoffLimit).toBe(4);
+    expect(job.spec?.ttlSecondsAfterFinished).toBe(3600);
+    expect(job.spec?.template.metadata?.annotations).toEqual({
+      "cluster-autoscaler.kubernetes.io/safe-to-evict": "false",
+    });
+    const kaniko = job.spec?.template.spec?.containers[0];
+    expect(kaniko?.terminationMessagePolicy).toBe("FallbackToLogsOnError");
+    expect(kaniko?.resources).toEqual({ requests: { cpu: "1", memory: "2Gi" }, limits: { memory: "8Gi" } });
+    expect(kaniko?.args).toEqual(
+      expect.arrayContaining(["--cache=true", "--cache-repo=registry.example.com/ml/kaniko-cache"]),
+    );
+    expect(job.metadata?.labels?.team).toBe("risk");
+    expect(job.metadata?.name?.length).toBeLessThanOrEqual(63);
+  });
+
+  it("uses the spec's defaults: 30m timeout, 2 retries; spec resources override the platform's per key", () => {
+    const job = renderSample(
+      { registry: "docker", storage: "s3", credentials: false },
+      sampleBuild({ resources: { limits: { memory: "12Gi" } } }),
+    );
+    expect(job.spec?.activeDeadlineSeconds).toBe(1800);
+    expect(job.spec?.backoffLimit).toBe(2);
+    expect(job.spec?.template.spec?.containers[0]?.resources?.limits).toEqual({ memory: "12Gi" });
+  });
+
+  it("fills the workspace from the artifact prefix with an init container", () => {
+    const s3 = renderSample({ registry: "docker", storage: "s3", credentials: false }).spec?.template.spec
+      ?.initContainers?.[0];
+    expect([...(s3?.command ?? []), ...(s3?.args ?? [])]).toEqual([
+      "aws",
+      "s3",
+      "cp",
+      "--recursive",
+      "--only-show-errors",
+      "--endpoint-url",
+      "http://minio.storage:9000",
+      "s3://models/fraud/scorer/v1/",
+      "/workspace",
+    ]);
+    const gcs = renderSample({ registry: "docker", storage: "gcs", credentials: false }).spec?.template.spec
+      ?.initContainers?.[0];
+    expect(gcs?.args).toEqual(["gs://models/fraud/scorer/v1/*", "/workspace/"]);
+  });
+});
