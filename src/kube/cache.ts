@@ -1,0 +1,93 @@
+import type { Logger } from "pino";
+import { type IndexFunction, Informer } from "./informer.ts";
+import { keyString, typeId } from "./keys.ts";
+import type { RestClient } from "./rest.ts";
+import type { Cache, KubeObject, ObjectKey, ResourceType } from "./types.ts";
+
+/**
+ * The informer cache shared by every controller of a manager: one Informer per resource type,
+ * created on first use, started once. Reads never call the API server.
+ */
+export class InformerCache implements Cache {
+  readonly #informers = new Map<string, Informer>();
+  readonly #rest: RestClient;
+  readonly #log: Logger;
+  readonly #namespace: string | undefined;
+  #started = false;
+
+  constructor(rest: RestClient, options: { log: Logger; namespace?: string }) {
+    this.#rest = rest;
+    this.#log = options.log;
+    this.#namespace = options.namespace;
+  }
+
+  /** The informer of `type`, created if needed (and started if the cache already is). */
+  informer(type: ResourceType): Informer {
+    const id = typeId(type);
+    let informer = this.#informers.get(id);
+    if (!informer) {
+      informer = new Informer(type, this.#rest, {
+        namespace: type.namespaced ? this.#namespace : undefined,
+        log: this.#log,
+      });
+      this.#informers.set(id, informer);
+      if (this.#started) informer.start();
+    }
+    return informer;
+  }
+
+  informers(): Informer[] {
+    return [...this.#informers.values()];
+  }
+
+  addIndex(type: ResourceType, name: string, values: IndexFunction): void {
+    this.informer(type).addIndex(name, values);
+  }
+
+  start(): void {
+    this.#started = true;
+    for (const informer of this.#informers.values()) informer.start();
+  }
+
+  get synced(): boolean {
+    return [...this.#informers.values()].every((informer) => informer.synced);
+  }
+
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.#informers.values()].map((informer) => informer.waitForSync(signal)));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.#informers.values()].map((informer) => informer.stop()));
+  }
+
+  get<T extends KubeObject>(type: ResourceType, key: ObjectKey): T | undefined {
+    return this.#known(type).get(keyString(key)) as T | undefined;
+  }
+
+  list<T extends KubeObject>(
+    type: ResourceType,
+    options: { namespace?: string; labels?: Record<string, string> } = {},
+  ): T[] {
+    const objects = this.#known(type).list(options.namespace);
+    const labels = options.labels ? Object.entries(options.labels) : [];
+    if (labels.length === 0) return objects as T[];
+    return objects.filter((object) =>
+      labels.every(([name, value]) => object.metadata?.labels?.[name] === value),
+    ) as T[];
+  }
+
+  byIndex<T extends KubeObject>(type: ResourceType, index: string, value: string): T[] {
+    return this.#known(type).byIndex(index, value) as T[];
+  }
+
+  #known(type: ResourceType): Informer {
+    const informer = this.#informers.get(typeId(type));
+    if (!informer) {
+      throw new Error(
+        `${type.plural}.${type.group || "core"} is not cached: name it in a controller's for/owns/watches`,
+      );
+    }
+    return informer;
+  }
+}

@@ -1,0 +1,151 @@
+import type { ResourceTypes } from "./discovery.ts";
+import { keyOf, resourcePath } from "./keys.ts";
+import { isConflict, isNotFound, type RestClient } from "./rest.ts";
+import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "./types.ts";
+
+const applyPatch = "application/apply-patch+yaml"; // JSON is YAML
+const mergePatch = "application/merge-patch+json";
+
+/** Metadata the server owns; sending it in an apply would make it a precondition or be refused. */
+const serverOwnedMetadata = [
+  "managedFields",
+  "resourceVersion",
+  "uid",
+  "creationTimestamp",
+  "generation",
+  "selfLink",
+];
+
+function forApply(object: KubeObject, part: "object" | "status"): Record<string, unknown> {
+  const { metadata = {}, ...rest } = object as KubeObject & Record<string, unknown>;
+  if (part === "status") {
+    return {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}) },
+      status: rest.status,
+    };
+  }
+  const cleanMetadata: Record<string, unknown> = { ...metadata };
+  for (const field of serverOwnedMetadata) delete cleanMetadata[field];
+  const { status: _status, ...body } = rest;
+  return { ...body, metadata: cleanMetadata };
+}
+
+/**
+ * The runtime's Client: server-side apply (with the manager's field manager, force), status apply on
+ * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
+ * cache first, so an unchanged finalizer list costs no request.
+ */
+export class KubeClient implements Client {
+  readonly #rest: RestClient;
+  readonly #types: ResourceTypes;
+  readonly #fieldManager: string;
+  readonly #cache: Cache | undefined;
+
+  constructor(rest: RestClient, types: ResourceTypes, options: { fieldManager: string; cache?: Cache }) {
+    this.#rest = rest;
+    this.#types = types;
+    this.#fieldManager = options.fieldManager;
+    this.#cache = options.cache;
+  }
+
+  async apply<T extends KubeObject>(object: T): Promise<T> {
+    return this.#apply(object, "object");
+  }
+
+  async applyStatus<T extends KubeObject>(object: T): Promise<T> {
+    return this.#apply(object, "status");
+  }
+
+  async delete(
+    type: ResourceType,
+    key: ObjectKey,
+    options: { propagationPolicy?: "Foreground" | "Background" | "Orphan" } = {},
+  ): Promise<void> {
+    try {
+      await this.#rest.request("DELETE", resourcePath(type, key), {
+        body: {
+          apiVersion: "v1",
+          kind: "DeleteOptions",
+          propagationPolicy: options.propagationPolicy ?? "Background",
+        },
+      });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  async get<T extends KubeObject>(type: ResourceType, key: ObjectKey): Promise<T | undefined> {
+    try {
+      return await this.#rest.request<T>("GET", resourcePath(type, key));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void> {
+    return this.#changeFinalizers(type, key, (list) =>
+      list.includes(finalizer) ? undefined : [...list, finalizer],
+    );
+  }
+
+  removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void> {
+    return this.#changeFinalizers(type, key, (list) =>
+      list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined,
+    );
+  }
+
+  async #apply<T extends KubeObject>(object: T, part: "object" | "status"): Promise<T> {
+    const type = await this.#types.resolve(object.apiVersion, object.kind);
+    const key = keyOf(object);
+    if (type.namespaced && !key.namespace) {
+      throw new Error(`${object.kind} ${key.name}: metadata.namespace is required (the kind is namespaced)`);
+    }
+    return this.#rest.request<T>(
+      "PATCH",
+      resourcePath(type, { ...key, subresource: part === "status" ? "status" : undefined }),
+      {
+        query: { fieldManager: this.#fieldManager, force: true },
+        body: forApply(object, part),
+        contentType: applyPatch,
+      },
+    );
+  }
+
+  /**
+   * Rewrites metadata.finalizers with a merge patch guarded by resourceVersion; on a conflict reads
+   * the live object and tries again. `change` returns undefined when nothing needs to change.
+   */
+  async #changeFinalizers(
+    type: ResourceType,
+    key: ObjectKey,
+    change: (finalizers: string[]) => string[] | undefined,
+  ): Promise<void> {
+    let current: KubeObject | undefined;
+    try {
+      current = this.#cache?.get(type, key);
+    } catch {
+      current = undefined; // the kind is not cached
+    }
+    for (let attempt = 0; attempt < 10; attempt++) {
+      current ??= await this.get(type, key);
+      if (!current) return;
+      const next = change(current.metadata?.finalizers ?? []);
+      if (!next) return;
+      try {
+        await this.#rest.request("PATCH", resourcePath(type, key), {
+          body: { metadata: { finalizers: next, resourceVersion: current.metadata?.resourceVersion } },
+          contentType: mergePatch,
+        });
+        return;
+      } catch (error) {
+        if (isNotFound(error)) return;
+        if (!isConflict(error)) throw error;
+        current = undefined;
+      }
+    }
+    throw new Error(`${type.kind} ${key.name}: finalizers still conflicting after 10 attempts`);
+  }
+}

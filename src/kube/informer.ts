@@ -1,0 +1,323 @@
+import type { Logger } from "pino";
+import { keyString, resourcePath } from "./keys.ts";
+import { controllerOf } from "./owners.ts";
+import { ApiError, type RestClient, type WatchEvent } from "./rest.ts";
+import type { KubeObject, ResourceType } from "./types.ts";
+
+export interface InformerHandlers {
+  add?(object: KubeObject): void;
+  update?(oldObject: KubeObject, newObject: KubeObject): void;
+  delete?(object: KubeObject): void;
+}
+
+export type IndexFunction = (object: KubeObject) => string[];
+
+/** Built-in index: the uid of an object's controlling owner. */
+export const controllerIndex = "controller";
+const namespaceIndex = "namespace";
+
+export interface InformerStats {
+  lists: number;
+  /** Lists forced by a 410 Gone (watch too old), counted in `lists` too. */
+  relistsAfterGone: number;
+  watches: number;
+  watchErrors: number;
+}
+
+export interface InformerOptions {
+  /** Only this namespace (namespaced types); default all. */
+  namespace?: string;
+  log: Logger;
+  pageSize?: number;
+  /** Reconnect backoff bounds. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+/**
+ * A list+watch cache of one resource type: lists (paged), then watches from the list's
+ * resourceVersion with bookmarks; relists on 410 Gone (HTTP status or ERROR event); reconnects
+ * with capped exponential backoff on any other failure. It never stops until stop() is called.
+ */
+export class Informer {
+  readonly type: ResourceType;
+  readonly stats: InformerStats = { lists: 0, relistsAfterGone: 0, watches: 0, watchErrors: 0 };
+  readonly #rest: RestClient;
+  readonly #options: InformerOptions;
+  readonly #store = new Map<string, KubeObject>();
+  readonly #indexers = new Map<string, IndexFunction>();
+  readonly #indices = new Map<string, Map<string, Set<string>>>();
+  readonly #handlers: InformerHandlers[] = [];
+  readonly #abort = new AbortController();
+  #resourceVersion = "";
+  #synced = false;
+  #syncWaiters: (() => void)[] = [];
+  #running: Promise<void> | undefined;
+
+  constructor(type: ResourceType, rest: RestClient, options: InformerOptions) {
+    this.type = type;
+    this.#rest = rest;
+    this.#options = options;
+    this.addIndex(controllerIndex, (object) => {
+      const uid = controllerOf(object)?.uid;
+      return uid ? [uid] : [];
+    });
+    if (type.namespaced) {
+      this.addIndex(namespaceIndex, (object) =>
+        object.metadata?.namespace ? [object.metadata.namespace] : [],
+      );
+    }
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  get size(): number {
+    return this.#store.size;
+  }
+
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  addHandlers(handlers: InformerHandlers): void {
+    this.#handlers.push(handlers);
+    // A handler added after the first sync sees the objects already known, like client-go.
+    if (this.#synced) for (const object of this.#store.values()) handlers.add?.(object);
+  }
+
+  addIndex(name: string, values: IndexFunction): void {
+    const existing = this.#indexers.get(name);
+    if (existing) {
+      if (existing !== values) throw new Error(`index ${name} on ${this.type.plural} is already defined`);
+      return;
+    }
+    this.#indexers.set(name, values);
+    const index = new Map<string, Set<string>>();
+    this.#indices.set(name, index);
+    for (const [key, object] of this.#store) this.#indexObject(name, values, index, key, object, true);
+  }
+
+  get(key: string): KubeObject | undefined {
+    return this.#store.get(key);
+  }
+
+  list(namespace?: string): KubeObject[] {
+    if (namespace === undefined || !this.type.namespaced) return [...this.#store.values()];
+    return this.byIndex(namespaceIndex, namespace);
+  }
+
+  byIndex(name: string, value: string): KubeObject[] {
+    const index = this.#indices.get(name);
+    if (!index) throw new Error(`no index ${name} on ${this.type.plural}`);
+    const keys = index.get(value);
+    if (!keys) return [];
+    const objects: KubeObject[] = [];
+    for (const key of keys) {
+      const object = this.#store.get(key);
+      if (object) objects.push(object);
+    }
+    return objects;
+  }
+
+  start(): void {
+    this.#running ??= this.#run();
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#syncWaiters.push(resolve);
+      signal?.addEventListener("abort", () => reject(new Error(`cache of ${this.type.plural} not synced`)), {
+        once: true,
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await this.#running;
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#abort.signal;
+    const { minBackoffMs = 200, maxBackoffMs = 10_000 } = this.#options;
+    let backoff = minBackoffMs;
+    let needList = true;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.#list(signal);
+          needList = false;
+        }
+        this.stats.watches++;
+        await this.#watch(signal);
+        backoff = minBackoffMs; // the server closed a healthy watch (timeoutSeconds): resume at once
+      } catch (error) {
+        if (signal.aborted) break;
+        if (error instanceof ApiError && error.status === 410) {
+          this.stats.relistsAfterGone++;
+          this.#options.log.info({ resource: this.type.plural }, "watch expired (410 Gone); relisting");
+          needList = true;
+          continue;
+        }
+        this.stats.watchErrors++;
+        this.#options.log.warn(
+          { resource: this.type.plural, err: (error as Error).message, retryInMs: backoff },
+          "list/watch failed; retrying",
+        );
+        await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
+        backoff = Math.min(backoff * 2, maxBackoffMs);
+      }
+    }
+  }
+
+  #path(): string {
+    return resourcePath(this.type, { namespace: this.#options.namespace });
+  }
+
+  async #list(signal: AbortSignal): Promise<void> {
+    this.stats.lists++;
+    const listed = new Map<string, KubeObject>();
+    let continueToken: string | undefined;
+    let resourceVersion = "";
+    do {
+      const page = await this.#rest.request<{
+        metadata: { resourceVersion: string; continue?: string };
+        items: KubeObject[];
+      }>("GET", this.#path(), {
+        query: { limit: this.#options.pageSize ?? 500, continue: continueToken },
+        signal,
+      });
+      const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
+      for (const item of page.items) {
+        item.apiVersion = apiVersion;
+        item.kind = this.type.kind;
+        listed.set(keyString({ namespace: item.metadata?.namespace, name: item.metadata?.name ?? "" }), item);
+      }
+      resourceVersion = page.metadata.resourceVersion;
+      continueToken = page.metadata.continue || undefined;
+    } while (continueToken);
+    this.#replace(listed);
+    this.#resourceVersion = resourceVersion;
+    this.#markSynced();
+  }
+
+  #replace(listed: Map<string, KubeObject>): void {
+    for (const [key, old] of this.#store) {
+      if (!listed.has(key)) this.#delete(key, old);
+    }
+    for (const [key, object] of listed) this.#upsert(key, object);
+  }
+
+  async #watch(signal: AbortSignal): Promise<void> {
+    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    await this.#rest.watch(
+      this.#path(),
+      { resourceVersion: this.#resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      (event) => this.#onEvent(event),
+      signal,
+    );
+  }
+
+  #onEvent(event: WatchEvent): void {
+    if (event.type === "ERROR") {
+      const status = event.object as { code?: number; message?: string; reason?: string };
+      throw new ApiError(status.code ?? 500, "WATCH", this.#path(), status);
+    }
+    const object = event.object as KubeObject;
+    const resourceVersion = object.metadata?.resourceVersion;
+    if (event.type !== "BOOKMARK") {
+      const key = keyString({ namespace: object.metadata?.namespace, name: object.metadata?.name ?? "" });
+      if (event.type === "DELETED") {
+        const old = this.#store.get(key);
+        if (old) this.#delete(key, old);
+      } else {
+        this.#upsert(key, object);
+      }
+    }
+    if (resourceVersion) this.#resourceVersion = resourceVersion;
+  }
+
+  #upsert(key: string, object: KubeObject): void {
+    const old = this.#store.get(key);
+    if (old && old.metadata?.resourceVersion === object.metadata?.resourceVersion) return;
+    this.#store.set(key, object);
+    for (const [name, values] of this.#indexers) {
+      const index = this.#indices.get(name) as Map<string, Set<string>>;
+      if (old) this.#indexObject(name, values, index, key, old, false);
+      this.#indexObject(name, values, index, key, object, true);
+    }
+    for (const handlers of this.#handlers) {
+      this.#safely(() => (old ? handlers.update?.(old, object) : handlers.add?.(object)));
+    }
+  }
+
+  #delete(key: string, old: KubeObject): void {
+    this.#store.delete(key);
+    for (const [name, values] of this.#indexers) {
+      this.#indexObject(name, values, this.#indices.get(name) as Map<string, Set<string>>, key, old, false);
+    }
+    for (const handlers of this.#handlers) this.#safely(() => handlers.delete?.(old));
+  }
+
+  #indexObject(
+    name: string,
+    values: IndexFunction,
+    index: Map<string, Set<string>>,
+    key: string,
+    object: KubeObject,
+    add: boolean,
+  ): void {
+    let indexed: string[];
+    try {
+      indexed = values(object);
+    } catch (error) {
+      this.#options.log.error({ index: name, key, err: (error as Error).message }, "index function failed");
+      return;
+    }
+    for (const value of indexed) {
+      let keys = index.get(value);
+      if (add) {
+        if (!keys) {
+          keys = new Set();
+          index.set(value, keys);
+        }
+        keys.add(key);
+      } else if (keys) {
+        keys.delete(key);
+        if (keys.size === 0) index.delete(value);
+      }
+    }
+  }
+
+  #safely(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.#options.log.error(
+        { resource: this.type.plural, err: (error as Error).message },
+        "event handler failed",
+      );
+    }
+  }
+
+  #markSynced(): void {
+    if (this.#synced) return;
+    this.#synced = true;
+    for (const resolve of this.#syncWaiters.splice(0)) resolve();
+  }
+}

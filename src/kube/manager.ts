@@ -1,0 +1,218 @@
+import { hostname } from "node:os";
+import type { KubeConfig } from "@kubernetes/client-node";
+import pino, { type Logger } from "pino";
+import { InformerCache } from "./cache.ts";
+import { KubeClient } from "./client.ts";
+import { Controller } from "./controller.ts";
+import { ResourceTypes } from "./discovery.ts";
+import { KubeEventRecorder } from "./events.ts";
+import { LeaderElector } from "./leader.ts";
+import { RuntimeMetrics } from "./metrics.ts";
+import { OpsServer } from "./ops-server.ts";
+import { RestClient } from "./rest.ts";
+import type { ControllerSpec } from "./types.ts";
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  /** Watch only this namespace (namespaced kinds); default all namespaces. */
+  namespace?: string;
+  fieldManager: string;
+  /** Off when absent or false. */
+  leaderElection?:
+    | false
+    | {
+        leaseNamespace: string;
+        leaseName?: string;
+        identity?: string;
+        leaseDurationMs?: number;
+        renewDeadlineMs?: number;
+        retryPeriodMs?: number;
+      };
+  /** Port for /metrics (0: any free port); none when absent. */
+  metricsPort?: number;
+  /** Port for /healthz and /readyz (0: any free port); may equal metricsPort. */
+  healthPort?: number;
+  log?: Logger;
+  /** How long stop() lets in-flight reconciles finish. Default 30 s. */
+  shutdownDeadlineMs?: number;
+}
+
+export type ManagerOutcome = "stopped" | "leadership-lost";
+
+/**
+ * Owns what controllers share: one REST client, one informer cache (each type listed/watched once),
+ * one Client, one EventRecorder, metrics and health endpoints, and leader election. Caches warm
+ * before leadership is won; controllers' workers run only while leading.
+ */
+export class Manager {
+  readonly metrics = new RuntimeMetrics();
+  readonly rest: RestClient;
+  readonly cache: InformerCache;
+  readonly client: KubeClient;
+  readonly events: KubeEventRecorder;
+  readonly log: Logger;
+  readonly identity: string;
+  /** Ports the ops endpoints listen on, once started. */
+  readonly ports: { metrics?: number; health?: number } = {};
+  readonly #options: ManagerOptions;
+  readonly #types: ResourceTypes;
+  readonly #specs: ControllerSpec[] = [];
+  readonly #controllers: Controller[] = [];
+  readonly #servers: OpsServer[] = [];
+  #elector: LeaderElector | undefined;
+  #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
+  #resolveDone!: (outcome: ManagerOutcome) => void;
+  /** Resolves when the manager stops, or when it lost leadership (the process should then exit). */
+  readonly done: Promise<ManagerOutcome>;
+  #leading = false;
+
+  constructor(options: ManagerOptions) {
+    this.#options = options;
+    this.log = options.log ?? pino({ base: { component: "operator" } });
+    this.identity =
+      (options.leaderElection || undefined)?.identity ||
+      `${hostname()}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    this.rest = new RestClient(options.kubeConfig, {
+      onRequest: (code, method) => this.metrics.restRequests.inc({ code, method }),
+      userAgent: `slipway-operator/${options.fieldManager}`,
+    });
+    this.#types = new ResourceTypes(this.rest);
+    this.cache = new InformerCache(this.rest, { log: this.log, namespace: options.namespace });
+    this.client = new KubeClient(this.rest, this.#types, {
+      fieldManager: options.fieldManager,
+      cache: this.cache,
+    });
+    this.events = new KubeEventRecorder(this.rest, {
+      controller: `slipway.dev/${options.fieldManager}`,
+      instance: this.identity,
+      log: this.log,
+    });
+    this.done = new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
+  }
+
+  add(spec: ControllerSpec): this {
+    if (this.#state !== "new") throw new Error("add controllers before start()");
+    if (this.#specs.some((s) => s.name === spec.name)) throw new Error(`controller ${spec.name} added twice`);
+    this.#specs.push(spec);
+    return this;
+  }
+
+  get leading(): boolean {
+    return this.#leading;
+  }
+
+  /** Ready once every cache has synced. */
+  get ready(): boolean {
+    return this.cache.synced;
+  }
+
+  controller(name: string): Controller | undefined {
+    return this.#controllers.find((c) => c.spec.name === name);
+  }
+
+  /**
+   * Starts endpoints and caches, waits for the caches to sync and, with leader election, for the
+   * lease; then starts the controllers. Resolves once controllers run (or stop() was called).
+   */
+  async start(): Promise<void> {
+    if (this.#state !== "new") throw new Error("a manager starts once");
+    this.#state = "starting";
+    await this.#listen();
+    for (const spec of this.#specs) {
+      for (const type of [spec.for, ...(spec.owns ?? []), ...(spec.watches ?? []).map((w) => w.type)]) {
+        this.#types.register(type);
+      }
+      this.#controllers.push(
+        new Controller(spec, {
+          cache: this.cache,
+          client: this.client,
+          events: this.events,
+          log: this.log,
+          metrics: this.metrics,
+        }),
+      );
+    }
+    this.cache.start();
+    const election = this.#options.leaderElection;
+    const leaseName = (election || undefined)?.leaseName || "slipway-operator";
+    if (election) {
+      this.metrics.leaderStatus.set({ name: leaseName }, 0);
+      this.#elector = new LeaderElector(
+        this.rest,
+        { ...election, leaseName, identity: this.identity },
+        this.log,
+        (leading) => {
+          this.#leading = leading;
+          this.metrics.leaderStatus.set({ name: leaseName }, leading ? 1 : 0);
+        },
+      );
+    }
+    const [, leading] = await Promise.all([
+      this.cache.waitForSync(),
+      this.#elector ? this.#elector.acquire() : Promise.resolve(true),
+    ]);
+    if (!leading || this.#state !== "starting") return;
+    this.#leading = true;
+    this.log.info(
+      { identity: this.identity, controllers: this.#specs.map((s) => s.name) },
+      "starting controllers",
+    );
+    for (const controller of this.#controllers) controller.start();
+    this.#state = "running";
+    if (this.#elector) {
+      const elector = this.#elector;
+      elector.renewUntilLost().then(async () => {
+        if (this.#state !== "running") return;
+        this.#leading = false;
+        await this.#shutdown(false);
+        this.#resolveDone("leadership-lost");
+      });
+    }
+  }
+
+  /** Stops intake, lets in-flight reconciles finish within the deadline, releases the lease. */
+  async stop(): Promise<void> {
+    if (this.#state === "stopping" || this.#state === "stopped") return this.done.then(() => {});
+    await this.#shutdown(true);
+    this.#resolveDone("stopped");
+  }
+
+  async #shutdown(release: boolean): Promise<void> {
+    this.#state = "stopping";
+    const deadline = this.#options.shutdownDeadlineMs ?? 30_000;
+    await Promise.all(this.#controllers.map((controller) => controller.stop(deadline)));
+    await Promise.race([this.events.flush(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    if (this.#elector) {
+      if (release) await this.#elector.release();
+      else await this.#elector.release().catch(() => {});
+    }
+    this.#leading = false;
+    await this.cache.stop();
+    await Promise.all(this.#servers.map((server) => server.close()));
+    this.rest.close();
+    this.#state = "stopped";
+  }
+
+  async #listen(): Promise<void> {
+    const { metricsPort, healthPort } = this.#options;
+    const ready = () => this.ready;
+    if (metricsPort !== undefined && metricsPort === healthPort) {
+      const server = new OpsServer({ registry: this.metrics.registry, ready });
+      this.#servers.push(server);
+      this.ports.metrics = this.ports.health = await server.listen(metricsPort);
+      return;
+    }
+    if (metricsPort !== undefined) {
+      const server = new OpsServer({ registry: this.metrics.registry });
+      this.#servers.push(server);
+      this.ports.metrics = await server.listen(metricsPort);
+    }
+    if (healthPort !== undefined) {
+      const server = new OpsServer({ ready });
+      this.#servers.push(server);
+      this.ports.health = await server.listen(healthPort);
+    }
+  }
+}

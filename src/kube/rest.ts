@@ -1,0 +1,222 @@
+import http from "node:http";
+import https from "node:https";
+import type { KubeConfig } from "@kubernetes/client-node";
+
+/** A non-2xx answer of the API server, with its Status reason (e.g. "Conflict", "Expired"). */
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly status: number;
+  readonly reason: string | undefined;
+
+  constructor(status: number, method: string, path: string, body: unknown) {
+    const statusBody = body as { message?: string; reason?: string } | undefined;
+    super(
+      `${method} ${path}: ${status} ${statusBody?.message ?? (typeof body === "string" ? body : "")}`.trim(),
+    );
+    this.status = status;
+    this.reason = statusBody?.reason;
+  }
+}
+
+export const isNotFound = (error: unknown) => error instanceof ApiError && error.status === 404;
+export const isConflict = (error: unknown) => error instanceof ApiError && error.status === 409;
+export const isGone = (error: unknown) => error instanceof ApiError && error.status === 410;
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: Record<string, unknown>;
+}
+
+interface Connection {
+  base: URL;
+  agent: http.Agent;
+  headers: Record<string, string>;
+  expiresAt: number;
+}
+
+/** How long TLS material and credentials read from the kubeconfig are reused (tokens and certs rotate). */
+const credentialsTtlMs = 60_000;
+
+/**
+ * A small JSON REST client for the API server, on node:http(s) with keep-alive, configured from a
+ * KubeConfig (TLS, client certificates, bearer tokens, in-cluster token files). Counts every request
+ * through `onRequest(code, method)`.
+ */
+export class RestClient {
+  readonly #kubeConfig: KubeConfig;
+  readonly #onRequest: (code: string, method: string) => void;
+  readonly #userAgent: string;
+  #connection: Connection | undefined;
+  #pending: Promise<Connection> | undefined;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    options: { onRequest?: (code: string, method: string) => void; userAgent?: string } = {},
+  ) {
+    this.#kubeConfig = kubeConfig;
+    this.#onRequest = options.onRequest ?? (() => {});
+    this.#userAgent = options.userAgent ?? "slipway";
+  }
+
+  /** Sends one request; resolves with the parsed JSON body; rejects with ApiError on a non-2xx status. */
+  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.#send(method, path, options);
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const status = response.statusCode ?? 0;
+    let body: unknown = text;
+    if (text && (response.headers["content-type"] ?? "").includes("json")) body = JSON.parse(text);
+    if (status < 200 || status > 299) throw new ApiError(status, method, path, body);
+    return body as T;
+  }
+
+  /**
+   * Opens a watch and calls `onEvent` for each event until the server ends the stream (resolves) or
+   * the connection fails (rejects). A non-2xx answer rejects with ApiError (410 when too old).
+   */
+  async watch(
+    path: string,
+    query: RequestOptions["query"],
+    onEvent: (event: WatchEvent) => void,
+    signal: AbortSignal,
+  ) {
+    const response = await this.#send("GET", path, {
+      query: { ...query, watch: true },
+      signal,
+      timeoutMs: 0,
+    });
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      throw new ApiError(status, "WATCH", path, body);
+    }
+    response.setEncoding("utf8");
+    let buffered = "";
+    for await (const chunk of response) {
+      buffered += chunk as string;
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.trim()) onEvent(JSON.parse(line) as WatchEvent);
+        newline = buffered.indexOf("\n");
+      }
+    }
+    if (!response.complete && !signal.aborted) throw new Error(`watch ${path}: connection closed mid-stream`);
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.#connection?.agent.destroy();
+    this.#connection = undefined;
+  }
+
+  async #send(method: string, path: string, options: RequestOptions): Promise<http.IncomingMessage> {
+    const connection = await this.#connect();
+    const url = new URL(connection.base.pathname.replace(/\/$/, "") + path, connection.base);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const payload =
+      options.body === undefined
+        ? undefined
+        : typeof options.body === "string"
+          ? options.body
+          : JSON.stringify(options.body);
+    const headers: Record<string, string> = {
+      ...connection.headers,
+      accept: "application/json",
+      "user-agent": this.#userAgent,
+    };
+    if (payload !== undefined) {
+      headers["content-type"] = options.contentType ?? "application/json";
+      headers["content-length"] = String(Buffer.byteLength(payload));
+    }
+    const transport = url.protocol === "https:" ? https : http;
+    const countedMethod = method === "WATCH" ? "GET" : method;
+    return new Promise((resolve, reject) => {
+      const request = transport.request(
+        url,
+        { method, headers, agent: connection.agent, signal: options.signal },
+        (response) => {
+          this.#onRequest(String(response.statusCode ?? 0), countedMethod);
+          resolve(response);
+        },
+      );
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      if (timeoutMs > 0) {
+        request.setTimeout(timeoutMs, () => request.destroy(new Error(`${method} ${path}: timed out`)));
+      }
+      request.on("error", (error) => {
+        this.#onRequest("<error>", countedMethod);
+        reject(error);
+      });
+      request.end(payload);
+    });
+  }
+
+  #connect(): Promise<Connection> {
+    if (this.#connection && this.#connection.expiresAt > Date.now()) return Promise.resolve(this.#connection);
+    this.#pending ??= this.#loadConnection().finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  async #loadConnection(): Promise<Connection> {
+    const cluster = this.#kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error("the kubeconfig has no current cluster");
+    const options: https.RequestOptions = {};
+    await this.#kubeConfig.applyToHTTPSOptions(options);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      if (typeof value === "string") headers[name] = value;
+    }
+    if (options.auth) headers.authorization = `Basic ${Buffer.from(options.auth).toString("base64")}`;
+    const base = new URL(cluster.server);
+    const previous = this.#connection;
+    const sameTls =
+      previous &&
+      previous.base.href === base.href &&
+      sameBuffer((previous.agent as https.Agent).options?.cert, options.cert) &&
+      sameBuffer((previous.agent as https.Agent).options?.key, options.key);
+    const agent = sameTls
+      ? previous.agent
+      : base.protocol === "https:"
+        ? new https.Agent({
+            keepAlive: true,
+            ca: options.ca,
+            cert: options.cert,
+            key: options.key,
+            servername: options.servername,
+            ...(options.rejectUnauthorized === undefined
+              ? {}
+              : { rejectUnauthorized: options.rejectUnauthorized }),
+          })
+        : new http.Agent({ keepAlive: true });
+    if (previous && !sameTls) previous.agent.destroy();
+    this.#connection = { base, agent, headers, expiresAt: Date.now() + credentialsTtlMs };
+    return this.#connection;
+  }
+}
+
+function sameBuffer(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  return String(a) === String(b);
+}

@@ -1,0 +1,6 @@
+import type { ControllerSpec } from "../kube/types.ts";
+
+/** Every controller `slipway operator` runs. Each capability adds its line here. */
+export function allControllers(): ControllerSpec[] {
+  return [];
+}

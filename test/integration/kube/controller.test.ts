@@ -1,0 +1,167 @@
+import { CoreV1Api, EventsV1Api, KubernetesObjectApi } from "@kubernetes/client-node";
+import pino from "pino";
+import { beforeAll, describe, expect, onTestFinished, test } from "vitest";
+import { setCondition } from "../../../src/kube/conditions.ts";
+import { Manager } from "../../../src/kube/manager.ts";
+import { ownerReference } from "../../../src/kube/owners.ts";
+import { type ControllerSpec, TerminalError } from "../../../src/kube/types.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { configMapType, Widget, type WidgetObject, widget, widgetType } from "../../support/test-kind.ts";
+
+beforeAll(() => installCrds([Widget]));
+
+const quiet = pino({ level: "silent" });
+
+/** A Widget controller: a ConfigMap child carrying the size, and status echoing the spec. */
+function widgetController(reconciled: string[]): ControllerSpec {
+  return {
+    name: "widget",
+    for: widgetType,
+    owns: [configMapType],
+    permissions: [],
+    concurrency: 2,
+    async reconcile(key, { cache, client, events }) {
+      reconciled.push(`${key.namespace}/${key.name}`);
+      const object = cache.get<WidgetObject>(widgetType, key);
+      if (!object) return undefined;
+      if (object.spec.fail) throw new TerminalError("spec.fail is set");
+      if (object.metadata.deletionTimestamp) {
+        await client.removeFinalizer(widgetType, key, "test.slipway.dev/cleanup");
+        return undefined;
+      }
+      await client.addFinalizer(widgetType, key, "test.slipway.dev/cleanup");
+      const child = cache.get(configMapType, key) as { data?: Record<string, string> } | undefined;
+      if (child?.data?.size !== String(object.spec.size)) {
+        await client.apply({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: key.name, namespace: key.namespace, ownerReferences: [ownerReference(object)] },
+          data: { size: String(object.spec.size) },
+        });
+      }
+      const generation = object.metadata.generation;
+      if (object.status?.observedGeneration !== generation) {
+        await client.applyStatus({
+          ...widget(key.namespace as string, key.name, 0),
+          status: {
+            observedGeneration: generation,
+            size: object.spec.size,
+            conditions: setCondition(
+              object.status?.conditions as never,
+              { type: "Ready", status: "True", reason: "Reconciled", message: "size copied" },
+              generation,
+            ),
+          },
+        });
+        events.event(object, "Normal", "Reconciled", `size ${object.spec.size}`);
+      }
+      return undefined;
+    },
+  };
+}
+
+async function startManager(namespace: string, spec: ControllerSpec): Promise<Manager> {
+  const manager = new Manager({
+    kubeConfig: adminConfig(),
+    namespace,
+    fieldManager: "widget-test",
+    log: quiet,
+  });
+  manager.add(spec);
+  onTestFinished(() => manager.stop());
+  await manager.start();
+  return manager;
+}
+
+describe("a controller on the real API server", () => {
+  test("converges: child with owner reference, status once per generation, finalizer, events", async () => {
+    const namespace = await testNamespace("rt");
+    const api = KubernetesObjectApi.makeApiClient(adminConfig());
+    const core = adminConfig().makeApiClient(CoreV1Api);
+    const reconciled: string[] = [];
+    const manager = await startManager(namespace, widgetController(reconciled));
+    await api.create(widget(namespace, "a", 3));
+
+    const ready = await eventually(
+      "widget a reconciled",
+      () => api.read(widget(namespace, "a", 0)) as Promise<WidgetObject>,
+      (w) => w.status?.size === 3 && (w.metadata.finalizers ?? []).includes("test.slipway.dev/cleanup"),
+    );
+    expect(ready.status?.conditions?.[0]).toMatchObject({
+      type: "Ready",
+      status: "True",
+      observedGeneration: 1,
+    });
+    const child = await core.readNamespacedConfigMap({ name: "a", namespace });
+    expect(child.data).toEqual({ size: "3" });
+    expect(child.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: "Widget",
+      uid: ready.metadata.uid,
+      controller: true,
+    });
+
+    // a spec change is a new generation; the status write it causes does not trigger another reconcile
+    await api.patch(
+      { ...widget(namespace, "a", 5) },
+      undefined,
+      undefined,
+      "tester",
+      true,
+      "application/apply-patch+yaml" as never,
+    );
+    await eventually(
+      "size 5",
+      () => api.read(widget(namespace, "a", 0)) as Promise<WidgetObject>,
+      (w) => w.status?.size === 5,
+    );
+    await eventually(
+      "child updated",
+      () => core.readNamespacedConfigMap({ name: "a", namespace }),
+      (c) => c.data?.size === "5",
+    );
+
+    // deleting the child (an owned kind) brings the owner back to recreate it
+    await core.deleteNamespacedConfigMap({ name: "a", namespace });
+    await eventually(
+      "child recreated",
+      () => core.readNamespacedConfigMap({ name: "a", namespace }),
+      (c) => c.data?.size === "5",
+    );
+
+    const events = adminConfig().makeApiClient(EventsV1Api);
+    const list = await eventually(
+      "events",
+      () => events.listNamespacedEvent({ namespace }),
+      (l) => l.items.filter((e) => e.reason === "Reconciled").length >= 2,
+    );
+    expect(list.items.find((e) => e.reason === "Reconciled")?.regarding?.uid).toBe(ready.metadata.uid);
+
+    // deletion: the finalizer is removed and the object goes away
+    await api.delete(widget(namespace, "a", 0));
+    await eventually(
+      "widget a deleted",
+      () => api.list(Widget.apiVersion, Widget.kind, namespace) as Promise<{ items: unknown[] }>,
+      (l) => l.items.length === 0,
+    );
+    expect((await manager.metrics.requestsByMethod()).PATCH).toBeGreaterThan(0);
+  });
+
+  test("a terminal error is not retried", async () => {
+    const namespace = await testNamespace("rt");
+    const api = KubernetesObjectApi.makeApiClient(adminConfig());
+    const reconciled: string[] = [];
+    const manager = await startManager(namespace, widgetController(reconciled));
+    await api.create({ ...widget(namespace, "bad", 1), spec: { size: 1, fail: true } });
+    await eventually(
+      "one failed reconcile",
+      async () => reconciled.length,
+      (n) => n >= 1,
+    );
+    // give a retry every chance to happen: a backoff would start at 5 ms
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reconciled).toEqual([`${namespace}/bad`]);
+    const errors = await manager.metrics.reconcileErrors.get();
+    expect(errors.values[0]?.value).toBe(1);
+  });
+});
