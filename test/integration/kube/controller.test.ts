@@ -61,6 +61,13 @@ function widgetController(reconciled: string[]): ControllerSpec {
   };
 }
 
+const readWidget = (api: KubernetesObjectApi, namespace: string, name: string) =>
+  api.read({
+    apiVersion: Widget.apiVersion,
+    kind: Widget.kind,
+    metadata: { name, namespace },
+  }) as Promise<WidgetObject>;
+
 async function startManager(namespace: string, spec: ControllerSpec): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: adminConfig(),
@@ -85,7 +92,7 @@ describe("a controller on the real API server", () => {
 
     const ready = await eventually(
       "widget a reconciled",
-      () => api.read(widget(namespace, "a", 0)) as Promise<WidgetObject>,
+      () => readWidget(api, namespace, "a"),
       (w) => w.status?.size === 3 && (w.metadata.finalizers ?? []).includes("test.slipway.dev/cleanup"),
     );
     expect(ready.status?.conditions?.[0]).toMatchObject({
@@ -101,7 +108,7 @@ describe("a controller on the real API server", () => {
       controller: true,
     });
 
-    // a spec change is a new generation; the status write it causes does not trigger another reconcile
+    // a spec change is a new generation
     await api.patch(
       { ...widget(namespace, "a", 5) },
       undefined,
@@ -112,7 +119,7 @@ describe("a controller on the real API server", () => {
     );
     await eventually(
       "size 5",
-      () => api.read(widget(namespace, "a", 0)) as Promise<WidgetObject>,
+      () => readWidget(api, namespace, "a"),
       (w) => w.status?.size === 5,
     );
     await eventually(
