@@ -1,0 +1,180 @@
+/**
+ * The Component controller: applies a Component's workload, Service, Ingress and PVCs (all owned by
+ * it) and reports its phase from what Kubernetes says about them.
+ */
+import type { V1Deployment, V1EndpointSlice, V1Ingress, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
+import type { ComponentResource } from "../apis/platform/component.ts";
+import { setCondition } from "../kube/conditions.ts";
+import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../kube/types.ts";
+import {
+  annotations,
+  labels,
+  renderClaims,
+  renderIngress,
+  renderService,
+  renderWorkload,
+} from "./component-objects.ts";
+import { type ComponentVerdict, componentVerdict, type WorkloadView } from "./component-status.ts";
+import { types } from "./resource-types.ts";
+import { sameJson } from "./same-json.ts";
+
+const unsettledRequeueMs = 15_000;
+
+async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
+  const { cache, client } = context;
+  const component = cache.get<ComponentResource>(types.component, key);
+  if (!component || component.metadata.deletionTimestamp) return undefined;
+  const namespace = key.namespace ?? "";
+  const name = key.name;
+
+  for (const claim of renderClaims(component)) await client.apply(claim);
+  const workload = (await client.apply(renderWorkload(component))) as V1Deployment | V1StatefulSet;
+  const service = renderService(component);
+  if (service) await client.apply(service);
+  const ingress = renderIngress(component);
+  if (ingress) await client.apply(ingress);
+  else if (cache.get(types.ingress, key)) await client.delete(types.ingress, key);
+
+  const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
+  const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {
+    namespace,
+    labels: { "kubernetes.io/service-name": name },
+  });
+  const readyEndpoints = slices
+    .flatMap((slice) => slice.endpoints ?? [])
+    .filter((endpoint) => endpoint.conditions?.ready !== false).length;
+  const verdict = componentVerdict({
+    generation: component.metadata.generation ?? 0,
+    stopped: component.spec.stopped,
+    replicas: component.spec.replicas,
+    version: component.spec.version,
+    previous: { phase: component.status?.phase, version: component.status?.version },
+    workload: workloadView(workload),
+    pods,
+    hasService: service !== undefined,
+    readyEndpoints,
+    ...(await ingressObservation(context, component, ingress !== undefined)),
+  });
+  await writeStatus(context, component, verdict);
+  const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
+  return final ? undefined : { requeueAfterMs: unsettledRequeueMs };
+}
+
+function workloadView(workload: V1Deployment | V1StatefulSet): WorkloadView {
+  const renderedFrom = Number(workload.metadata?.annotations?.[annotations.renderedFrom]);
+  const status = workload.status;
+  return {
+    ...(Number.isFinite(renderedFrom) ? { renderedFrom } : {}),
+    ...(workload.metadata?.generation !== undefined ? { generation: workload.metadata.generation } : {}),
+    replicas: workload.spec?.replicas ?? 1,
+    status: {
+      observedGeneration: status?.observedGeneration,
+      replicas: status?.replicas,
+      updatedReplicas: status?.updatedReplicas,
+      readyReplicas: status?.readyReplicas,
+      availableReplicas: status?.availableReplicas,
+      ...("currentRevision" in (status ?? {})
+        ? {
+            currentRevision: (status as V1StatefulSet["status"])?.currentRevision,
+            updateRevision: (status as V1StatefulSet["status"])?.updateRevision,
+          }
+        : {}),
+      conditions: status?.conditions,
+    },
+  };
+}
+
+/** An Ingress needs an address to be ready only where an ingress controller (its IngressClass) exists. */
+async function ingressObservation(
+  context: ReconcileContext,
+  component: ComponentResource,
+  hasIngress: boolean,
+) {
+  const className = component.spec.ingress?.className;
+  if (!hasIngress || !className) return {};
+  const ingressClass = await context.client.get(types.ingressClass, { name: className });
+  if (!ingressClass) return {};
+  const ingress = context.cache.get<V1Ingress>(types.ingress, {
+    namespace: component.metadata.namespace,
+    name: component.metadata.name ?? "",
+  });
+  return { ingress: { hasAddress: (ingress?.status?.loadBalancer?.ingress?.length ?? 0) > 0 } };
+}
+
+async function writeStatus(
+  context: ReconcileContext,
+  component: ComponentResource,
+  verdict: ComponentVerdict,
+) {
+  const generation = component.metadata.generation ?? 0;
+  const previous = component.status ?? {};
+  let conditions = setCondition(
+    previous.conditions,
+    {
+      type: "Ready",
+      status: verdict.phase === "Ready" ? "True" : "False",
+      reason: verdict.phase,
+      message: verdict.message,
+    },
+    generation,
+  );
+  conditions = setCondition(
+    conditions,
+    {
+      type: "Degraded",
+      status: verdict.phase === "Failed" ? "True" : "False",
+      reason: verdict.phase === "Failed" ? "Failed" : "AsExpected",
+      message: verdict.phase === "Failed" ? verdict.message : "",
+    },
+    generation,
+  );
+  const status = {
+    phase: verdict.phase,
+    ...(verdict.version ? { version: verdict.version } : {}),
+    replicas: verdict.replicas,
+    readyReplicas: verdict.readyReplicas,
+    ready: `${verdict.readyReplicas}/${verdict.replicas}`,
+    message: verdict.message,
+    observedGeneration: generation,
+    conditions,
+  };
+  if (sameJson(status, previous)) return;
+  await context.client.applyStatus({
+    apiVersion: component.apiVersion,
+    kind: component.kind,
+    metadata: { name: component.metadata.name, namespace: component.metadata.namespace },
+    status,
+  });
+  if (previous.phase !== verdict.phase) {
+    const type = verdict.phase === "Failed" ? "Warning" : "Normal";
+    context.events.event(component, type, verdict.phase, verdict.message);
+  }
+}
+
+/** Pods and EndpointSlices are not owned by the Component; they carry its name in a label. */
+const byLabel =
+  (label: string) =>
+  (object: KubeObject): ObjectKey[] => {
+    const name = object.metadata?.labels?.[label];
+    return name ? [{ namespace: object.metadata?.namespace, name }] : [];
+  };
+
+export const componentController: ControllerSpec = {
+  name: "component",
+  for: types.component,
+  owns: [types.deployment, types.statefulSet, types.service, types.ingress, types.pvc],
+  watches: [
+    { type: types.pod, map: byLabel(labels.component) },
+    { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
+  ],
+  reconcile: reconcileComponent,
+  permissions: [
+    { type: types.component, verbs: ["patch"], subresource: "status" },
+    { type: types.deployment, verbs: ["create", "patch", "delete"] },
+    { type: types.statefulSet, verbs: ["create", "patch", "delete"] },
+    { type: types.service, verbs: ["create", "patch", "delete"] },
+    { type: types.ingress, verbs: ["create", "patch", "delete"] },
+    { type: types.pvc, verbs: ["create", "patch", "delete"] },
+    { type: types.ingressClass, verbs: ["get"] },
+  ],
+};

@@ -1,0 +1,164 @@
+/**
+ * The Kubernetes objects of one Component (pure): its Deployment or StatefulSet, Service, Ingress and
+ * PersistentVolumeClaims, each owned by the Component.
+ */
+import type {
+  V1Container,
+  V1Deployment,
+  V1Ingress,
+  V1ObjectMeta,
+  V1PersistentVolumeClaim,
+  V1PodTemplateSpec,
+  V1Service,
+  V1StatefulSet,
+} from "@kubernetes/client-node";
+import type { ComponentResource } from "../apis/platform/component.ts";
+import { ownerReference } from "../kube/owners.ts";
+
+export const labels = {
+  component: "platform.slipway.dev/component",
+  platform: "platform.slipway.dev/platform",
+} as const;
+export const annotations = {
+  /** On a workload: the Component generation it was rendered from. */
+  renderedFrom: "platform.slipway.dev/component-generation",
+  /** On a pod template: changing it rolls the pods (`slipway restart`). */
+  restartedAt: "platform.slipway.dev/restartedAt",
+} as const;
+
+export const pvcName = (component: ComponentResource, volume: string) =>
+  `${component.metadata.name}-${volume}`;
+
+function meta(component: ComponentResource, name: string = component.metadata.name ?? ""): V1ObjectMeta {
+  return {
+    name,
+    namespace: component.metadata.namespace,
+    labels: selectorLabels(component),
+    ownerReferences: [ownerReference(component)],
+  };
+}
+
+export function selectorLabels(component: ComponentResource): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": component.spec.component,
+    "app.kubernetes.io/part-of": "slipway",
+    [labels.component]: component.metadata.name ?? "",
+  };
+}
+
+function podTemplate(component: ComponentResource): V1PodTemplateSpec {
+  const spec = component.spec;
+  const port = spec.ports[0];
+  const container: V1Container = {
+    name: spec.component,
+    image: spec.image,
+    env: spec.env,
+    ports: spec.ports.map((p) => ({ name: p.name, containerPort: p.port })),
+    volumeMounts: spec.volumes.map((v) => ({ name: v.name, mountPath: v.mountPath })),
+  };
+  if (spec.args) container.args = spec.args;
+  if (spec.resources) container.resources = spec.resources;
+  if (port) {
+    container.readinessProbe = spec.readinessPath
+      ? { httpGet: { path: spec.readinessPath, port: port.port }, periodSeconds: 5 }
+      : { tcpSocket: { port: port.port }, periodSeconds: 5 };
+  }
+  const podAnnotations: Record<string, string> = { ...(spec.podAnnotations ?? {}) };
+  if (spec.restartedAt) podAnnotations[annotations.restartedAt] = spec.restartedAt;
+  return {
+    metadata: {
+      labels: selectorLabels(component),
+      ...(Object.keys(podAnnotations).length ? { annotations: podAnnotations } : {}),
+    },
+    spec: {
+      containers: [container],
+      volumes: spec.volumes.map((v) => ({
+        name: v.name,
+        persistentVolumeClaim: { claimName: pvcName(component, v.name) },
+      })),
+      ...(spec.nodeSelector ? { nodeSelector: spec.nodeSelector } : {}),
+      ...(spec.tolerations ? { tolerations: spec.tolerations } : {}),
+    },
+  };
+}
+
+export function renderWorkload(component: ComponentResource): V1Deployment | V1StatefulSet {
+  const spec = component.spec;
+  const metadata = {
+    ...meta(component),
+    annotations: { [annotations.renderedFrom]: String(component.metadata.generation ?? 0) },
+  };
+  const common = {
+    replicas: spec.stopped ? 0 : spec.replicas,
+    selector: { matchLabels: selectorLabels(component) },
+    template: podTemplate(component),
+  };
+  if (spec.workload === "StatefulSet") {
+    return {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      metadata,
+      spec: { ...common, serviceName: component.metadata.name ?? "" },
+    };
+  }
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata,
+    spec: { ...common, progressDeadlineSeconds: 600 },
+  };
+}
+
+export function renderService(component: ComponentResource): V1Service | undefined {
+  if (component.spec.ports.length === 0) return undefined;
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: meta(component),
+    spec: {
+      selector: selectorLabels(component),
+      ports: component.spec.ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.port })),
+    },
+  };
+}
+
+export function renderIngress(component: ComponentResource): V1Ingress | undefined {
+  const ingress = component.spec.ingress;
+  const port = component.spec.ports[0];
+  if (!ingress || !port) return undefined;
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: meta(component),
+    spec: {
+      ...(ingress.className ? { ingressClassName: ingress.className } : {}),
+      rules: [
+        {
+          ...(ingress.host ? { host: ingress.host } : {}),
+          http: {
+            paths: [
+              {
+                path: ingress.path,
+                pathType: "Prefix",
+                backend: { service: { name: component.metadata.name ?? "", port: { number: port.port } } },
+              },
+            ],
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function renderClaims(component: ComponentResource): V1PersistentVolumeClaim[] {
+  return component.spec.volumes.map((v) => ({
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: meta(component, pvcName(component, v.name)),
+    spec: {
+      accessModes: [v.accessMode],
+      resources: { requests: { storage: v.size } },
+      ...(v.storageClassName ? { storageClassName: v.storageClassName } : {}),
+    },
+  }));
+}

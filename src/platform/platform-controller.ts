@@ -1,0 +1,155 @@
+/**
+ * The Platform controller: renders the Platform into one Component per enabled service (owned by
+ * it), creates and changes them in the order planPlatform decides, and reports the Platform's phase.
+ */
+import type { ComponentResource } from "../apis/platform/component.ts";
+import type { PlatformResource } from "../apis/platform/platform.ts";
+import { type ConditionInput, setCondition } from "../kube/conditions.ts";
+import { ownerReference } from "../kube/owners.ts";
+import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.ts";
+import { findRelease, ownVersion, releases } from "./catalog.ts";
+import { labels } from "./component-objects.ts";
+import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
+import { renderComponents } from "./render.ts";
+import { types } from "./resource-types.ts";
+import { sameJson } from "./same-json.ts";
+
+/** Held while Components are torn down in reverse dependency order. */
+export const teardownFinalizer = "platform.slipway.dev/ordered-teardown";
+
+async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
+  const { cache, client } = context;
+  const platform = cache.get<PlatformResource>(types.platform, key);
+  if (!platform) return undefined;
+  const deleting = Boolean(platform.metadata.deletionTimestamp);
+  if (deleting && !platform.metadata.finalizers?.includes(teardownFinalizer)) return undefined;
+  if (!deleting && !platform.metadata.finalizers?.includes(teardownFinalizer)) {
+    await client.addFinalizer(types.platform, key, teardownFinalizer);
+  }
+
+  const targetVersion = platform.spec.version ?? ownVersion;
+  const release = findRelease(targetVersion);
+  const observed = cache
+    .byIndex<ComponentResource>(types.component, "controller", platform.metadata.uid ?? "")
+    .map((c) => ({
+      objectName: c.metadata.name ?? "",
+      spec: c.spec,
+      generation: c.metadata.generation ?? 0,
+      deleting: Boolean(c.metadata.deletionTimestamp),
+      status: c.status ?? {},
+    }));
+  if (!release && !deleting) {
+    const known = releases.map((r) => r.version).join(", ");
+    await writeStatus(context, platform, {
+      phase: "Failed",
+      message: `spec.version ${targetVersion} is not a release this operator knows (known: ${known})`,
+      reason: "UnknownVersion",
+    });
+    return undefined;
+  }
+  const desired = release ? renderComponents(key.name, platform.spec, release) : [];
+  const plan = planPlatform({
+    targetVersion,
+    stopped: platform.spec.stopped,
+    deleting,
+    ...(platform.status?.phase ? { previousPhase: platform.status.phase } : {}),
+    ...(platform.status?.version ? { runningVersion: platform.status.version } : {}),
+    desired,
+    observed,
+  });
+
+  for (const component of plan.apply) {
+    await client.apply<ComponentResource>({
+      apiVersion: `${types.component.group}/${types.component.version}`,
+      kind: types.component.kind,
+      metadata: {
+        name: component.objectName,
+        namespace: key.namespace,
+        labels: {
+          [labels.platform]: key.name,
+          "app.kubernetes.io/name": component.name,
+          "app.kubernetes.io/part-of": "slipway",
+        },
+        ownerReferences: [ownerReference(platform)],
+      },
+      spec: component.spec,
+    });
+  }
+  for (const name of plan.delete) {
+    await client.delete(
+      types.component,
+      { namespace: key.namespace, name },
+      { propagationPolicy: "Foreground" },
+    );
+  }
+  if (deleting) {
+    if (plan.finished) await client.removeFinalizer(types.platform, key, teardownFinalizer);
+    else await writeStatus(context, platform, { ...plan, reason: "Deleting" });
+    return plan.finished ? undefined : { requeueAfterMs: 5_000 };
+  }
+  await writeStatus(context, platform, { ...plan, reason: plan.phase });
+  return undefined;
+}
+
+type StatusInput = Pick<PlatformPlan, "phase" | "message"> &
+  Partial<Pick<PlatformPlan, "version" | "ready" | "components">> & { reason: string };
+
+async function writeStatus(context: ReconcileContext, platform: PlatformResource, input: StatusInput) {
+  const generation = platform.metadata.generation ?? 0;
+  const previous = platform.status ?? {};
+  const progressing = ["Installing", "Updating", "Starting", "Stopping", "Deleting"].includes(input.phase);
+  const degraded = input.phase === "Degraded" || input.phase === "Failed";
+  const conditions: ConditionInput[] = [
+    {
+      type: "Ready",
+      status: input.phase === "Running" ? "True" : "False",
+      reason: input.reason,
+      message: input.message,
+    },
+    {
+      type: "Progressing",
+      status: progressing ? "True" : "False",
+      reason: progressing ? input.reason : "Idle",
+      message: progressing ? input.message : "",
+    },
+    {
+      type: "Degraded",
+      status: degraded ? "True" : "False",
+      reason: degraded ? input.reason : "AsExpected",
+      message: degraded ? input.message : "",
+    },
+  ];
+  const status = {
+    phase: input.phase,
+    ...((input.version ?? previous.version) ? { version: input.version ?? previous.version } : {}),
+    ready: input.ready ?? previous.ready ?? "0/0",
+    message: input.message,
+    observedGeneration: generation,
+    conditions: conditions.reduce((list, c) => setCondition(list, c, generation), previous.conditions ?? []),
+    components: input.components ?? previous.components ?? [],
+  };
+  if (sameJson(status, previous)) return;
+  await context.client.applyStatus({
+    apiVersion: platform.apiVersion,
+    kind: platform.kind,
+    metadata: { name: platform.metadata.name, namespace: platform.metadata.namespace },
+    status,
+  });
+  if (previous.phase !== input.phase) {
+    const type = degraded ? "Warning" : "Normal";
+    context.events.event(platform, type, input.phase, input.message);
+  }
+}
+
+export const platformController: ControllerSpec = {
+  name: "platform",
+  for: types.platform,
+  owns: [types.component],
+  reconcile: reconcilePlatform,
+  concurrency: 2,
+  permissions: [
+    { type: types.platform, verbs: ["patch", "update"] },
+    { type: types.platform, verbs: ["patch"], subresource: "status" },
+    { type: types.component, verbs: ["create", "patch", "delete"] },
+  ],
+};

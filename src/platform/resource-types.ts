@@ -1,0 +1,57 @@
+/** The resource types the platform controllers read and write. */
+
+import type { Kind } from "../apis/kind.ts";
+import { Component } from "../apis/platform/component.ts";
+import { Platform } from "../apis/platform/platform.ts";
+import type { ResourceType } from "../kube/types.ts";
+
+const ofKind = (kind: Kind): ResourceType => ({
+  group: kind.group,
+  version: kind.version,
+  kind: kind.kind,
+  plural: kind.plural,
+  namespaced: kind.scope === "Namespaced",
+});
+
+export const types = {
+  platform: ofKind(Platform),
+  component: ofKind(Component),
+  deployment: { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", namespaced: true },
+  statefulSet: {
+    group: "apps",
+    version: "v1",
+    kind: "StatefulSet",
+    plural: "statefulsets",
+    namespaced: true,
+  },
+  service: { group: "", version: "v1", kind: "Service", plural: "services", namespaced: true },
+  pvc: {
+    group: "",
+    version: "v1",
+    kind: "PersistentVolumeClaim",
+    plural: "persistentvolumeclaims",
+    namespaced: true,
+  },
+  ingress: {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "Ingress",
+    plural: "ingresses",
+    namespaced: true,
+  },
+  ingressClass: {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "IngressClass",
+    plural: "ingressclasses",
+    namespaced: false,
+  },
+  pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
+  endpointSlice: {
+    group: "discovery.k8s.io",
+    version: "v1",
+    kind: "EndpointSlice",
+    plural: "endpointslices",
+    namespaced: true,
+  },
+} satisfies Record<string, ResourceType>;
