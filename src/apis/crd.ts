@@ -1,6 +1,7 @@
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 import type { Kind } from "./kind.ts";
 import { SchemaError, type SchemaNode, structuralSchema } from "./structural.ts";
+import { toClientModel } from "./wire.ts";
 
 /** Every Slipway CRD is in this category: `kubectl get slipway` lists them all. */
 export const category = "slipway";
@@ -61,8 +62,14 @@ export function objectSchema(kind: Kind): SchemaNode {
   return schema;
 }
 
-/** The CustomResourceDefinition of a kind: structural schema, status subresource, printer columns, short names. */
-export function toCrd(kind: Kind): V1CustomResourceDefinition {
+/** A CustomResourceDefinition as the API server reads it (wire JSON, e.g. for YAML files). */
+export type CrdManifest = V1CustomResourceDefinition & Record<string, unknown>;
+
+/**
+ * The CustomResourceDefinition of a kind in wire form: structural schema, status subresource,
+ * printer columns, short names. Write it as YAML/JSON; for client-node's typed APIs use toCrd().
+ */
+export function crdManifest(kind: Kind): CrdManifest {
   checkKindNames(kind);
   return {
     apiVersion: "apiextensions.k8s.io/v1",
@@ -94,4 +101,9 @@ export function toCrd(kind: Kind): V1CustomResourceDefinition {
       ],
     },
   };
+}
+
+/** The CustomResourceDefinition of a kind as @kubernetes/client-node's model (see toClientModel). */
+export function toCrd(kind: Kind): V1CustomResourceDefinition {
+  return toClientModel<V1CustomResourceDefinition>(crdManifest(kind));
 }

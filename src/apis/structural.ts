@@ -184,7 +184,24 @@ function convert(input: unknown, path: string): SchemaNode {
   } else if (node.items !== undefined) {
     fail(path, `only an array can have items (type is ${String(out.type)})`);
   }
+  if (out.default !== undefined) out.default = completeDefault(out, out.default);
   return out;
+}
+
+/**
+ * The API server validates an object's `default` as given, while at runtime it also fills the
+ * defaults of the fields inside it. Filling them here makes `default: {}` on an object whose
+ * required fields have defaults valid, and means exactly what the API server would store.
+ */
+function completeDefault(node: SchemaNode, value: unknown): unknown {
+  if (!isRecord(value) || !isRecord(node.properties)) return value;
+  const completed: Record<string, unknown> = { ...value };
+  for (const [name, child] of Object.entries(node.properties as Record<string, SchemaNode>)) {
+    const present = completed[name] !== undefined;
+    if (present) completed[name] = completeDefault(child, completed[name]);
+    else if (child.default !== undefined) completed[name] = completeDefault(child, child.default);
+  }
+  return completed;
 }
 
 /**

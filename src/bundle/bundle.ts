@@ -4,7 +4,7 @@
  * chart and `slipway install` are all made from it.
  */
 import type { KubernetesObject, V1ResourceRequirements } from "@kubernetes/client-node";
-import { toCrd } from "../apis/crd.ts";
+import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { type DerivedRbac, deriveRbac } from "../operator/rbac.ts";
@@ -176,7 +176,7 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     metadata: meta(operatorName, namespace, options.version),
   };
   return [
-    ...options.kinds.map((kind) => toCrd(kind) as unknown as BundleObject),
+    ...options.kinds.map((kind) => crdManifest(kind)),
     serviceAccount,
     ...rbacObjects(deriveRbac(options.controllers), namespace, options.version),
     deployment(options, namespace),

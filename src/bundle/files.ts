@@ -2,7 +2,7 @@
  * Every generated file under deploy/ (path → content), computed in memory: `npm run generate`
  * writes them and the stale check compares them with what is committed.
  */
-import { toCrd } from "../apis/crd.ts";
+import { crdManifest } from "../apis/crd.ts";
 import type { BundleOptions } from "./bundle.ts";
 import { bundleFor } from "./bundle.ts";
 import { chartDir, chartFiles, chartValues, mergeValues } from "./helm.ts";
@@ -20,7 +20,7 @@ const bundleHeader = `${header}# Install into a namespace of your choice:  slipw
 export function generatedFiles(options: BundleOptions): Map<string, string> {
   const files = new Map<string, string>();
   for (const kind of options.kinds) {
-    const crd = `${header}${toYaml(toCrd(kind))}`;
+    const crd = `${header}${toYaml(crdManifest(kind))}`;
     files.set(`${crdDir}/${kind.plural}.${kind.group}.yaml`, crd);
     files.set(`${chartDir}/crds/${kind.plural}.${kind.group}.yaml`, crd);
   }

@@ -1,6 +1,8 @@
+import { dumpYaml } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { toCrd } from "../../../src/apis/crd.ts";
+import { parse } from "yaml";
+import { crdManifest, toCrd } from "../../../src/apis/crd.ts";
 import { defineKind } from "../../../src/apis/kind.ts";
 import { intOrString, preserveUnknownFields, validations } from "../../../src/apis/schema.ts";
 import { SchemaError, type SchemaNode, structuralSchema } from "../../../src/apis/structural.ts";
@@ -68,6 +70,23 @@ describe("structuralSchema", () => {
   it("turns a string-keyed record into a map (additionalProperties schema)", () => {
     const schema = structuralSchema(Type.Record(Type.String(), Type.Integer()));
     expect(schema).toEqual({ type: "object", additionalProperties: { type: "integer" } });
+  });
+
+  it("fills the defaults of nested fields into an object's default, as the API server would at runtime", () => {
+    const schema = structuralSchema(
+      Type.Object({
+        storage: Type.Object(
+          {
+            size: Type.String({ default: "1Gi" }),
+            class: Type.Optional(Type.String()),
+            backup: Type.Object({ keep: Type.Integer({ default: 3 }) }, { default: {} }),
+          },
+          { default: { class: "fast" } },
+        ),
+      }),
+    );
+    const storage = (schema.properties as Record<string, SchemaNode>).storage;
+    expect(storage?.default).toEqual({ size: "1Gi", class: "fast", backup: { keep: 3 } });
   });
 
   it("turns JSON Schema 2019 exclusive bounds into OpenAPI v3 flags", () => {
@@ -167,6 +186,17 @@ describe("toCrd", () => {
     expect(version?.subresources).toEqual({ status: {} });
     expect(crd.spec.names.categories).toEqual(["slipway"]);
     expect(version?.additionalPrinterColumns?.map((c) => c.name)).toEqual(["Size", "Age"]);
+  });
+
+  it("survives @kubernetes/client-node's model serialization with defaults, enums and CEL rules intact", () => {
+    const kind = {
+      ...gadget,
+      spec: Type.Object(
+        { mode: Type.Union([Type.Literal("a"), Type.Literal("b")], { default: "a" }) },
+        validations({ rule: "self.mode != 'b'", message: "no b", fieldPath: ".mode" }),
+      ),
+    };
+    expect(parse(dumpYaml(toCrd(kind)))).toEqual(crdManifest(kind));
   });
 
   it("refuses bad names with the field named", () => {

@@ -1,0 +1,118 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { ApiException, CustomObjectsApi } from "@kubernetes/client-node";
+import { describe, expect, inject, it } from "vitest";
+import { allKinds } from "../../../src/apis/index.ts";
+import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { gadgetKind } from "../../support/gadget.ts";
+
+const run = promisify(execFile);
+const kubectl = (...args: string[]) =>
+  run(binaryPaths().kubectl, ["--kubeconfig", inject("kubeconfig"), ...args], { encoding: "utf8" });
+
+const gadgets = (namespace: string) => ({
+  group: gadgetKind.group,
+  version: gadgetKind.version,
+  namespace,
+  plural: gadgetKind.plural,
+});
+
+/** The API server's refusal of a write, as its message. */
+async function refusal(write: Promise<unknown>): Promise<string> {
+  const error = await write.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "the API server accepted an invalid object").toBeInstanceOf(ApiException);
+  const apiError = error as ApiException<unknown>;
+  expect(apiError.code).toBe(422);
+  const status = typeof apiError.body === "string" ? JSON.parse(apiError.body) : apiError.body;
+  return String((status as { message?: string }).message);
+}
+
+describe("generated CRDs", () => {
+  it.each([...allKinds, gadgetKind].map((kind) => [kind.kind, kind] as const))(
+    "are accepted and Established by the API server: %s",
+    async (_, kind) => {
+      await installCrds([kind]);
+    },
+  );
+
+  it("show the field descriptions in kubectl explain", async () => {
+    await installCrds([gadgetKind]);
+    const explained = await eventually(
+      "kubectl explain gadgets.spec",
+      async () => (await kubectl("explain", "gadgets.spec")).stdout,
+      (out) => out.includes("may grow but never shrink"),
+      30_000,
+    );
+    expect(explained).toContain("What the gadget should be.");
+    expect(explained).toContain("The fewest replicas.");
+  });
+
+  it("make the API server refuse a CEL rule's violation, naming the field", async () => {
+    await installCrds([gadgetKind]);
+    const namespace = await testNamespace("gadget");
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    const message = await refusal(
+      api.createNamespacedCustomObject({
+        ...gadgets(namespace),
+        body: {
+          apiVersion: gadgetKind.apiVersion,
+          kind: "Gadget",
+          metadata: { name: "inverted" },
+          spec: { size: 1, minReplicas: 5, maxReplicas: 2 },
+        },
+      }),
+    );
+    expect(message).toContain("spec.maxReplicas");
+    expect(message).toContain("must be at least minReplicas");
+  });
+
+  it("make the API server refuse a transition rule's violation on update, naming the field, and apply defaults", async () => {
+    await installCrds([gadgetKind]);
+    const namespace = await testNamespace("gadget");
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    const created = (await api.createNamespacedCustomObject({
+      ...gadgets(namespace),
+      body: { apiVersion: gadgetKind.apiVersion, kind: "Gadget", metadata: { name: "g" }, spec: { size: 3 } },
+    })) as { spec: Record<string, unknown> };
+    expect(created.spec).toEqual({ size: 3, minReplicas: 1, maxReplicas: 3, mode: "safe" });
+
+    await api.patchNamespacedCustomObject({
+      ...gadgets(namespace),
+      name: "g",
+      body: [{ op: "replace", path: "/spec/size", value: 4 }],
+    });
+    const message = await refusal(
+      api.patchNamespacedCustomObject({
+        ...gadgets(namespace),
+        name: "g",
+        body: [{ op: "replace", path: "/spec/size", value: 2 }],
+      }),
+    );
+    expect(message).toContain("spec.size");
+    expect(message).toContain("may grow but not shrink");
+  });
+
+  it("refuse a value outside an enum made from a union of literals", async () => {
+    await installCrds([gadgetKind]);
+    const namespace = await testNamespace("gadget");
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    const message = await refusal(
+      api.createNamespacedCustomObject({
+        ...gadgets(namespace),
+        body: {
+          apiVersion: gadgetKind.apiVersion,
+          kind: "Gadget",
+          metadata: { name: "m" },
+          spec: { size: 1, mode: "turbo" },
+        },
+      }),
+    );
+    expect(message).toContain("spec.mode");
+    expect(message).toContain('spec.mode: Unsupported value: "turbo": supported values: "fast", "safe"');
+  });
+});
