@@ -127,7 +127,14 @@ function deployment(options: BundleOptions, namespace: string | undefined): Bund
               name: "operator",
               image: options.image,
               imagePullPolicy: options.imagePullPolicy,
-              args: ["operator"],
+              // Watches only its own namespace: the Role grants nothing elsewhere.
+              args: [
+                "operator",
+                "--namespace=$(POD_NAMESPACE)",
+                "--leader-elect",
+                `--metrics-port=${operatorHttpPort}`,
+                `--health-port=${operatorHttpPort}`,
+              ],
               env: [
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),
                 fieldEnv("POD_NAME", "metadata.name"),

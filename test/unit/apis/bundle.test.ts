@@ -79,7 +79,17 @@ describe("bundleFor", () => {
     });
     expect(container.volumeMounts).toContainEqual({ name: "tmp", mountPath: "/tmp" });
     expect(container.resources).toEqual(defaultResources);
-    expect(container.args).toEqual(["operator"]);
+    expect(container.args).toEqual([
+      "operator",
+      "--namespace=$(POD_NAMESPACE)",
+      "--leader-elect",
+      "--metrics-port=8080",
+      "--health-port=8080",
+    ]);
+    expect(container.env).toContainEqual({
+      name: "POD_NAMESPACE",
+      valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } },
+    });
     expect(container.image).toBe("example.org/slipway:1.2.3");
     expect(pod.serviceAccountName).toBe("slipway-operator");
   });
