@@ -1,0 +1,78 @@
+import { CoreV1Api } from "@kubernetes/client-node";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Platform } from "../../../src/apis/platform/platform.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { createPlatform, grantPlatformAccess, serviceAccountToken, startServer } from "./server.ts";
+
+beforeAll(() => installCrds([Platform]));
+
+const get = (url: string, token?: string) =>
+  fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+describe("slipway server authentication (TokenReview) and authorisation (Kubernetes RBAC)", () => {
+  it("answers 401 JSON without a token and with a token Kubernetes does not accept", async () => {
+    const namespace = await testNamespace("srv");
+    const url = await startServer(namespace);
+
+    const none = await get(`${url}/api/v1/platform`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toContain("Bearer");
+    expect(await none.json()).toMatchObject({
+      statusCode: 401,
+      error: "Unauthorized",
+      message: /missing bearer token/,
+    });
+
+    const bad = await get(`${url}/api/v1/platform`, "not-a-kubernetes-token");
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toMatchObject({ statusCode: 401, message: /not valid/ });
+
+    // A token of a ServiceAccount that was deleted is refused by the real TokenReview too.
+    const token = await serviceAccountToken(namespace, "gone");
+    await adminConfig().makeApiClient(CoreV1Api).deleteNamespacedServiceAccount({ namespace, name: "gone" });
+    const revoked = await get(`${url}/api/v1/platform/versions`, token);
+    expect(revoked.status).toBe(401);
+
+    const health = await get(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    const openapi = (await (await get(`${url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(["/api/v1/platform", "/api/v1/platform/update", "/api/v1/platform/events"]),
+    );
+  });
+
+  it("acts as the caller: 403 JSON when their RBAC does not allow it, 200 once a Role does", async () => {
+    const namespace = await testNamespace("srv");
+    await createPlatform(namespace, "0.0.9");
+    const url = await startServer(namespace);
+    const token = await serviceAccountToken(namespace, "viewer");
+
+    const denied = await get(`${url}/api/v1/platform`, token);
+    expect(denied.status).toBe(403);
+    const body = (await denied.json()) as { statusCode: number; message: string };
+    expect(body.statusCode).toBe(403);
+    expect(body.message).toContain(`system:serviceaccount:${namespace}:viewer`);
+    expect(body.message).toContain("platforms");
+
+    const deniedEvents = await get(`${url}/api/v1/platform/events`, token);
+    expect(deniedEvents.status).toBe(403);
+    expect(deniedEvents.headers.get("content-type")).toContain("application/json");
+
+    await grantPlatformAccess(namespace, "viewer", ["get", "list", "watch"]);
+    const allowed = await get(`${url}/api/v1/platform`, token);
+    expect(allowed.status).toBe(200);
+    expect(await allowed.json()).toMatchObject({ name: "slipway", namespace, desiredVersion: "0.0.9" });
+
+    // Reading is not updating: the viewer's patch is refused by Kubernetes, not by the server.
+    const update = await fetch(`${url}/api/v1/platform/update`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ version: "0.1.0" }),
+    });
+    expect(update.status).toBe(403);
+    expect(((await update.json()) as { message: string }).message).toMatch(/cannot patch/);
+  });
+});

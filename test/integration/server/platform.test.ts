@@ -1,0 +1,142 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Platform } from "../../../src/apis/platform/platform.ts";
+import { testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import {
+  createPlatform,
+  grantPlatformAccess,
+  readPlatformAsAdmin,
+  type ServerSentEvent,
+  serverSentEvents,
+  serviceAccountToken,
+  startServer,
+  writePlatformStatus,
+} from "./server.ts";
+
+beforeAll(() => installCrds([Platform]));
+
+/** A namespace with a Platform at `version`, a server for it, and an operator's token allowed to use it. */
+async function setup(version: string, heartbeatSeconds?: number) {
+  const namespace = await testNamespace("srv");
+  await createPlatform(namespace, version);
+  await writePlatformStatus(namespace, {
+    phase: "Running",
+    version,
+    ready: "1/1",
+    components: [{ name: "postgres", phase: "Ready", ready: "1/1", version }],
+  });
+  const url = await startServer(namespace, heartbeatSeconds ? { heartbeatSeconds } : {});
+  const token = await serviceAccountToken(namespace, "operator");
+  await grantPlatformAccess(namespace, "operator", ["get", "list", "watch", "patch"]);
+  const call = (path: string, init: RequestInit = {}) =>
+    fetch(`${url}/api/v1${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+    });
+  const update = (body: unknown) => call("/platform/update", { method: "POST", body: JSON.stringify(body) });
+  return { namespace, call, update };
+}
+
+describe("platform endpoints against a real Platform", () => {
+  it("GET shows phase, versions and components; versions come from the release catalog", async () => {
+    const { namespace, call } = await setup("0.0.9");
+    const view = await call("/platform");
+    expect(view.status).toBe(200);
+    expect(await view.json()).toMatchObject({
+      name: "slipway",
+      namespace,
+      phase: "Running",
+      version: "0.0.9",
+      desiredVersion: "0.0.9",
+      components: [{ name: "postgres", phase: "Ready", ready: "1/1", version: "0.0.9" }],
+    });
+    const versions = await (await call("/platform/versions")).json();
+    expect(versions).toEqual({
+      running: "0.0.9",
+      desired: "0.0.9",
+      versions: [
+        { version: "0.0.9", current: true, upgrade: false },
+        { version: "0.1.0", current: false, upgrade: true },
+      ],
+    });
+  });
+
+  it("POST update sets spec.version; refuses unknown versions (400), downgrades (409) and bad bodies (400 naming the field)", async () => {
+    const { namespace, update } = await setup("0.0.9");
+
+    const unknown = await update({ version: "9.9.9" });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ field: "body.version", message: /unknown version 9\.9\.9/ });
+
+    const missing = await update({});
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "body.version is required",
+      field: "body.version",
+    });
+    const malformed = await update({ version: "latest" });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ field: "body.version", message: /must match pattern/ });
+    const extra = await update({ version: "0.1.0", colour: "blue" });
+    expect(extra.status).toBe(400);
+    expect(await extra.json()).toMatchObject({ field: "body.colour" });
+    expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.0.9");
+
+    const accepted = await update({ version: "0.1.0" });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.json()).toMatchObject({ changed: true, from: "0.0.9", to: "0.1.0" });
+    expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.1.0");
+
+    const again = await update({ version: "v0.1.0" });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ changed: false, to: "0.1.0" });
+
+    const downgrade = await update({ version: "0.0.9" });
+    expect(downgrade.status).toBe(409);
+    expect(await downgrade.json()).toMatchObject({
+      field: "body.version",
+      message: /downgrade from 0\.1\.0/,
+    });
+    expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.1.0");
+    expect((await update({ version: "0.0.9", force: true })).status).toBe(202);
+    expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.0.9");
+  });
+
+  it("GET events streams the current state, then phase and component changes, with heartbeats", async () => {
+    const { namespace, call } = await setup("0.0.9", 1);
+    const controller = new AbortController();
+    const response = await call("/platform/events", { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = serverSentEvents(response);
+    const next = async (accept: (event: ServerSentEvent) => boolean) => {
+      // Pulled one at a time: a for-await loop would close the generator when it returns.
+      for (let read = await events.next(); !read.done; read = await events.next()) {
+        if (accept(read.value)) return read.value;
+      }
+      throw new Error("the stream ended");
+    };
+
+    expect(await next((e) => e.event === "platform")).toMatchObject({
+      data: { phase: "Running", version: "0.0.9" },
+    });
+    expect(await next((e) => e.event === ":")).toEqual({ event: ":", data: "heartbeat" });
+
+    await writePlatformStatus(namespace, {
+      phase: "Updating",
+      version: "0.0.9",
+      components: [{ name: "postgres", phase: "Updating", ready: "0/1", version: "0.0.9" }],
+    });
+    expect(await next((e) => e.event === "phase")).toEqual({
+      event: "phase",
+      data: { phase: "Updating", version: "0.0.9", desiredVersion: "0.0.9" },
+    });
+    expect(await next((e) => e.event === "component")).toEqual({
+      event: "component",
+      data: { name: "postgres", phase: "Updating", ready: "0/1", version: "0.0.9" },
+    });
+    controller.abort();
+  });
+});

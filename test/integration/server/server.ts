@@ -1,0 +1,129 @@
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
+import { onTestFinished } from "vitest";
+import { Platform, type PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
+import { releaseCatalog } from "../../../src/server/platform/releases.ts";
+import { adminConfig } from "../../support/cluster.ts";
+
+/** Starts `slipway server` in this process on a free port (as the admin identity); closed after the test. */
+export async function startServer(namespace: string, options: Partial<ServerOptions> = {}): Promise<string> {
+  const app = await buildServer({
+    kubeConfig: adminConfig(),
+    platform: { namespace, name: "slipway" },
+    releases: releaseCatalog,
+    logLevel: "silent",
+    ...options,
+  });
+  const address = await app.listen({ port: 0, host: "127.0.0.1" });
+  onTestFinished(() => app.close());
+  return address;
+}
+
+/** A ServiceAccount and a real token for it (TokenRequest), as a user of the UI would paste. */
+export async function serviceAccountToken(namespace: string, name: string): Promise<string> {
+  const core = adminConfig().makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  const request = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  return request.status?.token ?? "";
+}
+
+/** Lets the ServiceAccount use the Platform API of its namespace with these verbs. */
+export async function grantPlatformAccess(
+  namespace: string,
+  serviceAccount: string,
+  verbs: string[],
+): Promise<void> {
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  const name = `${serviceAccount}-platforms`;
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name },
+      rules: [{ apiGroups: [Platform.group], resources: [Platform.plural], verbs }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
+    },
+  });
+}
+
+const platforms = () => adminConfig().makeApiClient(CustomObjectsApi);
+const coordinates = (namespace: string) => ({
+  group: Platform.group,
+  version: Platform.version,
+  plural: Platform.plural,
+  namespace,
+});
+
+export async function createPlatform(namespace: string, version: string): Promise<PlatformResource> {
+  return (await platforms().createNamespacedCustomObject({
+    ...coordinates(namespace),
+    body: {
+      apiVersion: Platform.apiVersion,
+      kind: Platform.kind,
+      metadata: { name: "slipway" },
+      spec: { version },
+    },
+  })) as PlatformResource;
+}
+
+export async function readPlatformAsAdmin(namespace: string): Promise<PlatformResource> {
+  return (await platforms().getNamespacedCustomObject({
+    ...coordinates(namespace),
+    name: "slipway",
+  })) as PlatformResource;
+}
+
+/** Writes Platform status as the platform controller would. */
+export async function writePlatformStatus(
+  namespace: string,
+  status: NonNullable<PlatformResource["status"]>,
+) {
+  await platforms().patchNamespacedCustomObjectStatus(
+    { ...coordinates(namespace), name: "slipway", body: { status } },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  );
+}
+
+export interface ServerSentEvent {
+  event: string;
+  data: unknown;
+}
+
+/** Reads server-sent events from a streaming response; comments (heartbeats) are yielded as event ":". */
+export async function* serverSentEvents(response: Response): AsyncGenerator<ServerSentEvent> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of response.body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      end = buffer.indexOf("\n\n");
+      if (frame.startsWith(":")) {
+        yield { event: ":", data: frame.slice(1).trim() };
+        continue;
+      }
+      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
+      const data = [...frame.matchAll(/^data: (.*)$/gm)].map((match) => match[1]).join("\n");
+      yield { event, data: JSON.parse(data) };
+    }
+  }
+}
