@@ -12,7 +12,9 @@ const alive = (pid: number) => existsSync(`/proc/${pid}`);
 // A second, private control plane: this test stops and restarts its processes, which must not
 // disturb the shared one the other tests use.
 describe("slipway dev (its own control plane)", () => {
-  it("up is idempotent, status reports a dead process, up restarts it, down stops everything", async () => {
+  it("up is idempotent, status reports a dead process, up restarts it, down stops everything", {
+    timeout: 600_000,
+  }, async () => {
     const dir = join(await mkdtemp(join(tmpdir(), "slipway-dev-")), "dev");
     const dev = (...args: string[]) => slipway(["dev", "--dir", dir, ...args]);
 
