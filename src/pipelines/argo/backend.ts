@@ -1,0 +1,102 @@
+/**
+ * The argo backend: Pipeline → WorkflowTemplate, Run → Workflow, RunSchedule → CronWorkflow, all in
+ * the Provider's namespace. Argo has no experiments: an Experiment is a label on its runs' Workflows.
+ */
+import { ownerReference } from "../../kube/owners.ts";
+import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
+import type {
+  Backend,
+  BackendObjects,
+  Owner,
+  PipelineDefinition,
+  ProviderConfig,
+  RunDefinition,
+  RunScheduleDefinition,
+} from "../backend.ts";
+import { cronWorkflowType, workflowTemplateType, workflowType } from "../types.ts";
+import { type ArgoWorkflowStatus, runCompletion } from "./completion.ts";
+import { argoName } from "./names.ts";
+import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
+
+/** Argo's cron takes 5 fields or a descriptor; a 6-field (seconds) expression is refused with this message. */
+export function argoCronProblem(expression: string): string | undefined {
+  if (expression.startsWith("@")) return undefined;
+  const fields = expression.trim().split(/\s+/).length;
+  return fields === 5
+    ? undefined
+    : `spec.schedule.cronExpression: the argo backend takes 5 cron fields (minute resolution), not ${fields}`;
+}
+
+export class ArgoBackend implements Backend {
+  readonly #client: Client;
+  readonly #cache: Cache;
+  readonly #now: () => number;
+
+  constructor(client: Client, cache: Cache, now: () => number = Date.now) {
+    this.#client = client;
+    this.#cache = cache;
+    this.#now = now;
+  }
+
+  /** In the resource's own namespace, owner references let the garbage collector clean up. */
+  needsFinalizer(namespace: string, provider: Required<ObjectKey>): boolean {
+    return namespace !== provider.namespace;
+  }
+
+  #withOwner<T extends { metadata: Record<string, unknown> }>(
+    object: T,
+    owner: Owner,
+    provider: ProviderConfig,
+  ): T {
+    if (owner.namespace !== provider.key.namespace) return object;
+    return { ...object, metadata: { ...object.metadata, ownerReferences: [ownerReference(owner.object)] } };
+  }
+
+  #objects<D extends { owner: Owner }>(
+    type: ResourceType,
+    build: (name: string, definition: D, provider: ProviderConfig) => { metadata: Record<string, unknown> },
+    check: (definition: D) => string | undefined = () => undefined,
+  ): BackendObjects<D> {
+    const apply = async (provider: ProviderConfig, definition: D) => {
+      const problem = check(definition);
+      if (problem) throw new Error(problem);
+      const name = argoName(definition.owner);
+      await this.#client.apply(
+        this.#withOwner(build(name, definition, provider), definition.owner, provider) as KubeObject,
+      );
+      return name;
+    };
+    return {
+      create: apply,
+      update: (provider, _id, definition) => apply(provider, definition),
+      delete: (provider, id) => this.#client.delete(type, { namespace: provider.namespace, name: id }),
+    };
+  }
+
+  readonly pipelines = this.#objects<PipelineDefinition>(workflowTemplateType, workflowTemplate);
+
+  readonly experiments: Backend["experiments"] = {
+    create: async (_provider, definition) => argoName(definition.owner),
+    update: async (_provider, id) => id,
+    delete: async () => {},
+  };
+
+  readonly runSchedules = this.#objects<RunScheduleDefinition>(
+    cronWorkflowType,
+    (name, definition, provider) => cronWorkflow(name, definition, provider, this.#now()),
+    (definition) => argoCronProblem(definition.schedule.cronExpression),
+  );
+
+  readonly runs: Backend["runs"] = {
+    ...this.#objects<RunDefinition>(workflowType, workflow),
+    // A Workflow runs what it was created with: an update (the Run's spec is immutable) changes nothing.
+    update: async (_provider, id) => id,
+    completion: (provider, id, wanted) => {
+      const found = this.#cache.get<KubeObject & { status?: ArgoWorkflowStatus }>(workflowType, {
+        namespace: provider.namespace,
+        name: id,
+      });
+      return runCompletion(found?.status, wanted.artifacts, wanted.pipelineRootStorage);
+    },
+  };
+}

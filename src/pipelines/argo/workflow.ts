@@ -1,0 +1,141 @@
+/** Pure builders of Argo objects from pipeline resources (the argo backend applies them). */
+import type { Static } from "@sinclair/typebox";
+import type { NamedValue, OutputArtifact } from "../../apis/pipelines/common.ts";
+import type { PipelineStep } from "../../apis/pipelines/pipeline.ts";
+import type { PipelineDefinition, ProviderConfig, RunDefinition, RunScheduleDefinition } from "../backend.ts";
+import { canonical } from "../version.ts";
+import { ownerMetadata } from "./names.ts";
+
+type Named = Static<typeof NamedValue>;
+
+/** Where every workflow pod finds the Provider's spec (an Argo raw input artifact: no ConfigMap). */
+export const providerFilePath = "/slipway/provider.json";
+export const apiVersion = "argoproj.io/v1alpha1";
+
+export function providerDocument(provider: ProviderConfig): string {
+  return JSON.stringify(
+    canonical({ provider: `${provider.key.namespace}/${provider.key.name}`, ...provider.spec }),
+  );
+}
+
+/** Later lists override earlier ones by name. */
+function merge(...lists: (Named[] | undefined)[]): Named[] {
+  const byName = new Map<string, string>();
+  for (const list of lists) for (const item of list ?? []) byName.set(item.name, item.value);
+  return [...byName].map(([name, value]) => ({ name, value }));
+}
+
+export const stepTemplate = (step: string) => `step-${step}`;
+
+function containerTemplate(
+  step: PipelineStep,
+  pipeline: PipelineDefinition,
+  provider: ProviderConfig,
+  outputs: Static<typeof OutputArtifact>[],
+) {
+  const beamArgs = merge(provider.spec.defaultBeamArgs, pipeline.spec.beamArgs);
+  const env = merge(
+    pipeline.spec.env,
+    step.env,
+    beamArgs.length ? [{ name: "SLIPWAY_BEAM_ARGS", value: JSON.stringify(beamArgs) }] : [],
+  );
+  const artifacts = outputs
+    .map((output) => output.path.split(":"))
+    .filter(([stepName]) => stepName === step.name)
+    .map(([, artifact]) => ({ name: artifact, path: `/slipway/outputs/${artifact}` }));
+  return {
+    name: stepTemplate(step.name),
+    inputs: {
+      artifacts: [{ name: "provider", path: providerFilePath, raw: { data: providerDocument(provider) } }],
+    },
+    ...(artifacts.length ? { outputs: { artifacts } } : {}),
+    container: {
+      image: step.image ?? pipeline.spec.image,
+      ...(step.command ? { command: step.command } : {}),
+      ...(step.args ? { args: step.args } : {}),
+      ...(env.length ? { env } : {}),
+      ...(step.resources ? { resources: step.resources } : {}),
+    },
+  };
+}
+
+/** An Argo workflow spec: a DAG of the pipeline's steps, each getting the Provider at /slipway/provider.json. */
+export function workflowSpec(
+  pipeline: PipelineDefinition,
+  provider: ProviderConfig,
+  run: { parameters?: Named[]; artifacts?: Static<typeof OutputArtifact>[] } = {},
+) {
+  const defaults = (pipeline.spec.parameters ?? []).map((p) => ({ name: p.name, value: p.default ?? "" }));
+  const parameters = merge(defaults, run.parameters);
+  return {
+    entrypoint: "pipeline",
+    ...(provider.spec.serviceAccount ? { serviceAccountName: provider.spec.serviceAccount } : {}),
+    ...(parameters.length ? { arguments: { parameters } } : {}),
+    templates: [
+      {
+        name: "pipeline",
+        dag: {
+          tasks: pipeline.spec.steps.map((step) => ({
+            name: step.name,
+            template: stepTemplate(step.name),
+            ...(step.dependsOn?.length ? { dependencies: step.dependsOn } : {}),
+          })),
+        },
+      },
+      ...pipeline.spec.steps.map((step) => containerTemplate(step, pipeline, provider, run.artifacts ?? [])),
+    ],
+  };
+}
+
+export function workflowTemplate(name: string, pipeline: PipelineDefinition, provider: ProviderConfig) {
+  return {
+    apiVersion,
+    kind: "WorkflowTemplate",
+    metadata: { name, namespace: provider.key.namespace, ...ownerMetadata(pipeline.owner, pipeline.version) },
+    spec: workflowSpec(pipeline, provider),
+  };
+}
+
+function runMetadata(run: RunDefinition) {
+  const metadata = ownerMetadata(run.owner, run.pipeline.version);
+  if (run.experimentName)
+    metadata.labels["pipelines.slipway.dev/experiment"] = run.experimentName.slice(0, 63);
+  return metadata;
+}
+
+export function workflow(name: string, run: RunDefinition, provider: ProviderConfig) {
+  return {
+    apiVersion,
+    kind: "Workflow",
+    metadata: { name, namespace: provider.key.namespace, ...runMetadata(run) },
+    spec: workflowSpec(run.pipeline, provider, run),
+  };
+}
+
+/** Whether the schedule is active at `now` (outside startTime..endTime the CronWorkflow is suspended). */
+export function scheduleActive(schedule: { startTime?: string; endTime?: string }, now: number): boolean {
+  if (schedule.startTime && now < Date.parse(schedule.startTime)) return false;
+  if (schedule.endTime && now >= Date.parse(schedule.endTime)) return false;
+  return true;
+}
+
+export function cronWorkflow(
+  name: string,
+  schedule: RunScheduleDefinition,
+  provider: ProviderConfig,
+  now: number,
+) {
+  const metadata = runMetadata(schedule);
+  return {
+    apiVersion,
+    kind: "CronWorkflow",
+    metadata: { name, namespace: provider.key.namespace, ...metadata },
+    spec: {
+      schedules: [schedule.schedule.cronExpression],
+      timezone: "UTC",
+      suspend: !scheduleActive(schedule.schedule, now),
+      workflowMetadata: { labels: metadata.labels, annotations: metadata.annotations },
+      workflowSpec: workflowSpec(schedule.pipeline, provider, schedule),
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * What a pipeline backend does, whatever runs it. `argo` implements it (src/pipelines/argo/); `kfp`
+ * and `vertex` will, through the same interface.
+ */
+import type { Static } from "@sinclair/typebox";
+import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
+import type { Pipeline } from "../apis/pipelines/pipeline.ts";
+import type { Provider } from "../apis/pipelines/provider.ts";
+import type { KubeObject, ObjectKey } from "../kube/types.ts";
+
+export interface ProviderConfig {
+  key: Required<ObjectKey>;
+  spec: Provider["spec"];
+  /** Version of the spec (src/pipelines/version.ts). */
+  version: string;
+}
+
+/** The resource a backend object is made for (its owner). */
+export interface Owner {
+  object: KubeObject;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export interface PipelineDefinition {
+  owner: Owner;
+  name: string;
+  version: string;
+  spec: Pipeline["spec"];
+}
+
+export interface ExperimentDefinition {
+  owner: Owner;
+  description?: string;
+}
+
+export interface RunDefinition {
+  owner: Owner;
+  pipeline: PipelineDefinition;
+  experimentName?: string;
+  /** Resolved: every value is known. */
+  parameters: Static<typeof NamedValue>[];
+  artifacts: Static<typeof OutputArtifact>[];
+}
+
+export interface RunScheduleDefinition extends RunDefinition {
+  schedule: Static<typeof Schedule>;
+}
+
+export interface ArtifactLocation {
+  name: string;
+  location: string;
+}
+
+export interface RunCompletion {
+  state: "Succeeded" | "Failed";
+  finishedAt?: string;
+  artifacts: ArtifactLocation[];
+}
+
+/** CRUD of one kind of backend object; `id` is what create returned. */
+export interface BackendObjects<Definition> {
+  create(provider: ProviderConfig, definition: Definition): Promise<string>;
+  /** Returns the id, which may differ when the backend can only re-create. */
+  update(provider: ProviderConfig, id: string, definition: Definition): Promise<string>;
+  /** Deleting what does not exist is not an error. */
+  delete(provider: Required<ObjectKey>, id: string): Promise<void>;
+}
+
+export interface Backend {
+  /** Whether deleting a resource in `namespace` must clean up explicitly (a finalizer), or owner references suffice. */
+  needsFinalizer(namespace: string, provider: Required<ObjectKey>): boolean;
+  pipelines: BackendObjects<PipelineDefinition>;
+  experiments: BackendObjects<ExperimentDefinition>;
+  runSchedules: BackendObjects<RunScheduleDefinition>;
+  runs: BackendObjects<RunDefinition> & {
+    /** The run's outcome once it has finished; undefined while it runs. */
+    completion(
+      provider: Required<ObjectKey>,
+      id: string,
+      wanted: { artifacts: Static<typeof OutputArtifact>[]; pipelineRootStorage?: string },
+    ): RunCompletion | undefined;
+  };
+}

@@ -1,0 +1,43 @@
+import type { Provider } from "../apis/pipelines/provider.ts";
+import type { ObjectKey } from "../kube/types.ts";
+
+/** The Provider a `name` or `namespace/name` reference names, from a resource in `namespace`. */
+export function providerKey(reference: string, namespace: string): Required<ObjectKey> {
+  const slash = reference.indexOf("/");
+  return slash < 0
+    ? { namespace, name: reference }
+    : { namespace: reference.slice(0, slash), name: reference.slice(slash + 1) };
+}
+
+export function keyText(key: Required<ObjectKey>): string {
+  return `${key.namespace}/${key.name}`;
+}
+
+/** Backends this operator has; kfp and vertex come later. */
+export const availableBackends = ["argo"];
+
+/** Why a resource in `namespace` cannot use `provider` (undefined when it can). */
+export function providerProblem(
+  reference: string,
+  namespace: string,
+  provider: Provider | undefined,
+): { reason: string; message: string } | undefined {
+  const key = keyText(providerKey(reference, namespace));
+  if (!provider)
+    return { reason: "ProviderNotFound", message: `spec.provider: Provider ${key} does not exist` };
+  const providerNamespace = provider.metadata.namespace ?? "";
+  const allowed = provider.spec.allowedNamespaces ?? [];
+  if (providerNamespace !== namespace && !allowed.includes(namespace) && !allowed.includes("*")) {
+    return {
+      reason: "ProviderNotAllowed",
+      message: `spec.provider: Provider ${key} does not allow namespace ${namespace} (its spec.allowedNamespaces: ${allowed.length ? allowed.join(", ") : "none"})`,
+    };
+  }
+  if (!availableBackends.includes(provider.spec.type)) {
+    return {
+      reason: "BackendUnavailable",
+      message: `spec.provider: Provider ${key} has type ${provider.spec.type}, which this operator does not run yet`,
+    };
+  }
+  return undefined;
+}
