@@ -1,0 +1,157 @@
+/**
+ * Where a build runs: a Kaniko Job on the cluster, or buildah on the operator's machine. Both are
+ * keyed by image reference, so concurrent builds of one reference share one run.
+ */
+import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import type { ReconcileContext } from "../kube/types.ts";
+import type { BuildAccess } from "./access.ts";
+import type { BlobUri } from "./blob-uri.ts";
+import type { BuildsConfig } from "./config.ts";
+import type { RunObservation } from "./decide.ts";
+import { observeJob } from "./job-observation.ts";
+import { labels, renderKanikoJob, timeoutSeconds } from "./kaniko-job.ts";
+import type { LocalBuilder } from "./local-builder.ts";
+import { formatImageReference, type ImageReference } from "./naming.ts";
+import { types } from "./resource-types.ts";
+import type { SecretReader } from "./secrets.ts";
+
+export interface RunTarget {
+  build: ImageBuild;
+  namespace: string;
+  image: ImageReference;
+  artifact: BlobUri;
+  jobName: string;
+}
+
+export interface BuildBackend {
+  readonly name: "kaniko" | "local";
+  /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
+  observe(target: RunTarget, context: ReconcileContext): { run: RunObservation; pending: boolean };
+  running(context: ReconcileContext): number;
+  start(target: RunTarget, context: ReconcileContext): Promise<void>;
+  stop(target: RunTarget, context: ReconcileContext): Promise<void>;
+}
+
+export class KanikoBackend implements BuildBackend {
+  readonly name = "kaniko";
+  readonly #config: BuildsConfig;
+
+  constructor(config: BuildsConfig) {
+    this.#config = config;
+  }
+
+  #job(target: RunTarget, context: ReconcileContext) {
+    return context.cache.get<V1Job>(types.job, { namespace: target.namespace, name: target.jobName });
+  }
+
+  observe(target: RunTarget, context: ReconcileContext) {
+    const job = this.#job(target, context);
+    const pods = job
+      ? context.cache.list<V1Pod>(types.pod, {
+          namespace: target.namespace,
+          labels: { "job-name": target.jobName },
+        })
+      : [];
+    return observeJob(job, pods);
+  }
+
+  running(context: ReconcileContext): number {
+    const jobs = context.cache.list<V1Job>(types.job, { labels: { [labels.component]: "image-build" } });
+    return jobs.filter(
+      (job) =>
+        !job.status?.conditions?.some((c) => ["Complete", "Failed"].includes(c.type) && c.status === "True"),
+    ).length;
+  }
+
+  /**
+   * Creates the Job, owned (as controller) by the build that starts it. A build joining a running Job
+   * does not touch it: it follows the Job by polling, and if the owner is deleted (and the Job with
+   * it) the joiner starts over, with the registry check first.
+   */
+  async start(target: RunTarget, context: ReconcileContext): Promise<void> {
+    if (this.#job(target, context)) return;
+    const job = renderKanikoJob({
+      owners: [target.build],
+      build: target.build,
+      image: target.image,
+      artifact: target.artifact,
+      config: this.#config,
+      namespace: target.namespace,
+    });
+    await context.client.apply(job);
+  }
+
+  async stop(target: RunTarget, context: ReconcileContext): Promise<void> {
+    await context.client.delete(
+      types.job,
+      { namespace: target.namespace, name: target.jobName },
+      { propagationPolicy: "Background" },
+    );
+  }
+}
+
+export class LocalBackend implements BuildBackend {
+  readonly name = "local";
+  readonly #config: BuildsConfig;
+  readonly #builder: LocalBuilder;
+  readonly #access: BuildAccess;
+  readonly #secrets: SecretReader;
+
+  constructor(config: BuildsConfig, builder: LocalBuilder, access: BuildAccess, secrets: SecretReader) {
+    this.#config = config;
+    this.#builder = builder;
+    this.#access = access;
+    this.#secrets = secrets;
+  }
+
+  observe(target: RunTarget) {
+    return { run: this.#builder.observe(formatImageReference(target.image)), pending: false };
+  }
+
+  running(): number {
+    return this.#builder.running();
+  }
+
+  async start(target: RunTarget, context: ReconcileContext): Promise<void> {
+    const { build, namespace, image } = target;
+    const reference = formatImageReference(image);
+    this.#builder.start(reference, async () => {
+      const store = await this.#access.blobStore(context.client, namespace);
+      if (!store) throw new Error("no blob store is configured");
+      const buildArgs = [];
+      if (build.spec.baseImage)
+        buildArgs.push({ name: "BASE_IMAGE", value: build.spec.baseImage, secret: false });
+      for (const arg of build.spec.buildArgs ?? []) {
+        if (!arg.valueFrom) {
+          buildArgs.push({ name: arg.name, value: arg.value ?? "", secret: false });
+          continue;
+        }
+        const { name, key } = arg.valueFrom.secretKeyRef;
+        const value = (await this.#secrets.read(context.client, namespace, name))[key];
+        if (value === undefined)
+          throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
+        buildArgs.push({ name: arg.name, value, secret: true });
+      }
+      return {
+        reference,
+        registry: image.registry,
+        insecure: this.#config.registry.insecure,
+        artifact: target.artifact,
+        store,
+        dockerfile: build.spec.dockerfile ?? "Dockerfile",
+        buildArgs,
+        credentials: await this.#access.registryCredentials(context.client, namespace, image.registry),
+        timeoutSeconds: timeoutSeconds(build, this.#config),
+      };
+    });
+  }
+
+  async stop(target: RunTarget): Promise<void> {
+    this.#builder.stop(formatImageReference(target.image));
+  }
+
+  logs(reference: string): string {
+    return this.#builder.logs(reference);
+  }
+}

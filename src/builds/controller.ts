@@ -1,0 +1,288 @@
+/**
+ * The ImageBuild controller: gathers what `decide` asks for (registry, artifact, run), then carries
+ * out its decision (start or delete the run, write status, record an Event, count metrics).
+ */
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { type ImageBuild, ImageBuildKind, type ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import type { ControllerSpec, ObjectKey, ReconcileContext, ReconcileResult } from "../kube/types.ts";
+import { BuildAccess } from "./access.ts";
+import { type BuildBackend, KanikoBackend, LocalBackend, type RunTarget } from "./backends.ts";
+import { type BlobUri, parseBlobUri } from "./blob-uri.ts";
+import { type BuildsConfig, parseBuildsConfig } from "./config.ts";
+import { type Decision, decide, type Observed } from "./decide.ts";
+import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
+import { LocalBuilder } from "./local-builder.ts";
+import { BuildMetrics } from "./metrics.ts";
+import {
+  buildJobName,
+  formatImageReference,
+  type ImageReference,
+  imageReference,
+  registryPrefix,
+  shortHash,
+} from "./naming.ts";
+import { types } from "./resource-types.ts";
+import { SecretReader } from "./secrets.ts";
+
+export const configEnvironmentVariable = "SLIPWAY_BUILDS_CONFIG";
+
+export interface ImageBuildControllerOptions {
+  /** Default: the file named by $SLIPWAY_BUILDS_CONFIG, read at the first reconcile. */
+  config?: BuildsConfig;
+  metrics?: BuildMetrics;
+  /** For the local backend; default one with storage under config.local.storageRoot. */
+  localBuilder?: LocalBuilder;
+  /** Default 4. */
+  concurrency?: number;
+}
+
+/** `{hash}` of the naming template: what decides the image's content. */
+export function contentHash(build: ImageBuild): string {
+  const { artifactUri, dockerfile, baseImage, buildArgs } = build.spec;
+  return shortHash(JSON.stringify({ artifactUri, dockerfile, baseImage, buildArgs }), 12);
+}
+
+function referenceOf(build: ImageBuild, config: BuildsConfig): { image: ImageReference } | { error: string } {
+  try {
+    const { project, name, version } = build.spec;
+    const values = {
+      registry: registryPrefix(config.registry.url),
+      project,
+      name,
+      version,
+      hash: contentHash(build),
+    };
+    return { image: imageReference(config.naming.image, values) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+function configFromEnvironment(): BuildsConfig {
+  const path = process.env[configEnvironmentVariable];
+  if (!path)
+    throw new Error(
+      `the operator has no image-build configuration: set ${configEnvironmentVariable} to its file`,
+    );
+  return parseBuildsConfig(parseYaml(readFileSync(path, "utf8")));
+}
+
+interface Wiring {
+  config: BuildsConfig;
+  access: BuildAccess;
+  backend: BuildBackend;
+}
+
+const joinPollMs = 3_000;
+const pendingPollMs = 1_000;
+
+export class ImageBuildReconciler {
+  readonly metrics: BuildMetrics;
+  readonly secrets = new SecretReader();
+  readonly #options: ImageBuildControllerOptions;
+  #wiring: Wiring | undefined;
+
+  constructor(options: ImageBuildControllerOptions = {}) {
+    this.#options = options;
+    this.metrics = options.metrics ?? new BuildMetrics();
+  }
+
+  #wire(): Wiring {
+    if (this.#wiring) return this.#wiring;
+    const config = this.#options.config ?? configFromEnvironment();
+    const access = new BuildAccess(config, this.secrets, this.metrics);
+    const backend =
+      config.backend === "local"
+        ? new LocalBackend(
+            config,
+            this.#options.localBuilder ?? new LocalBuilder(config.local.storageRoot),
+            access,
+            this.secrets,
+          )
+        : new KanikoBackend(config);
+    this.#wiring = { config, access, backend };
+    return this.#wiring;
+  }
+
+  readonly reconcile = async (
+    key: ObjectKey,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult | undefined> => {
+    const build = context.cache.get<ImageBuild>(types.imageBuild, key);
+    // A deleted build's Job goes with it (owner reference); the pushed image stays.
+    if (!build || build.metadata.deletionTimestamp) return undefined;
+    const generation = build.metadata.generation ?? 0;
+    const phase = build.status?.phase;
+    if ((phase === "Succeeded" || phase === "Failed") && build.status?.observedGeneration === generation)
+      return undefined;
+    const namespace = key.namespace ?? "default";
+
+    let wiring: Wiring;
+    try {
+      wiring = this.#wire();
+    } catch (error) {
+      await this.#fail(build, "NotConfigured", (error as Error).message, context);
+      return undefined;
+    }
+    const { config, access, backend } = wiring;
+    const reference = referenceOf(build, config);
+    const image = "image" in reference ? reference.image : undefined;
+    const imageText = image ? formatImageReference(image) : "";
+    let artifact: BlobUri;
+    try {
+      artifact = parseBlobUri(build.spec.artifactUri);
+    } catch (error) {
+      // The schema refuses such a URI; this guards objects stored before it did.
+      await this.#fail(build, "InvalidArtifactUri", (error as Error).message, context);
+      return undefined;
+    }
+    const target: RunTarget | undefined = image
+      ? { build, namespace, image, artifact, jobName: buildJobName(imageText) }
+      : undefined;
+    const observed: Observed = {
+      generation,
+      status: build.status,
+      now: new Date(),
+      reference: image ? { image: imageText } : { error: "error" in reference ? reference.error : "" },
+      artifactUri: build.spec.artifactUri,
+      timeoutSeconds: timeoutSeconds(build, config),
+      memoryLimit: buildResources(build, config).limits.memory ?? "none",
+      jobName: target?.jobName ?? "",
+      runningBuilds: backend.running(context),
+      maxConcurrentBuilds: config.maxConcurrentBuilds,
+    };
+    for (;;) {
+      const decision = decide(observed);
+      if (decision.kind === "act") return this.#execute(build, decision, context, wiring, target);
+      if (!image || !target) throw new Error("decide asked for an observation without an image reference");
+      if (decision.what === "registry")
+        observed.registry = await access.checkImage(context.client, namespace, image);
+      else if (decision.what === "artifact")
+        observed.artifact = await access.checkArtifact(context.client, namespace, artifact);
+      else {
+        const { run, pending } = backend.observe(target, context);
+        if (pending) return { requeueAfterMs: pendingPollMs };
+        observed.run = run;
+      }
+    }
+  };
+
+  async #fail(build: ImageBuild, reason: string, message: string, context: ReconcileContext) {
+    const now = new Date().toISOString();
+    const generation = build.metadata.generation ?? 0;
+    await this.#writeStatus(
+      build,
+      {
+        phase: "Failed",
+        message,
+        observedGeneration: generation,
+        completedAt: now,
+        conditions: [
+          {
+            type: "Succeeded",
+            status: "False",
+            reason,
+            message,
+            observedGeneration: generation,
+            lastTransitionTime: now,
+          },
+        ],
+      },
+      context,
+    );
+    context.events.event(build, "Warning", reason, message);
+  }
+
+  async #execute(
+    build: ImageBuild,
+    decision: Decision & { kind: "act" },
+    context: ReconcileContext,
+    wiring: Wiring,
+    target: RunTarget | undefined,
+  ): Promise<ReconcileResult | undefined> {
+    const { backend } = wiring;
+    if (decision.deleteRun && target) await backend.stop(target, context);
+    if (decision.startRun && target) {
+      const joining = backend.observe(target, context).run.state === "running";
+      await backend.start(target, context);
+      if (!joining) this.metrics.started.inc({ backend: backend.name });
+    }
+    const status = decision.status ? this.#redacted(decision.status) : undefined;
+    if (status) {
+      await this.#writeStatus(build, status, context);
+      this.#count(build, status, backend.name);
+    }
+    if (decision.event)
+      context.events.event(
+        build,
+        decision.event.type,
+        decision.event.reason,
+        this.secrets.redact(decision.event.message),
+      );
+    const joined =
+      decision.event?.reason === "BuildJoined" ||
+      (status?.phase === "Building" && build.status?.jobName && !decision.startRun);
+    const requeue = joined
+      ? Math.min(decision.requeueAfterMs ?? joinPollMs, joinPollMs)
+      : decision.requeueAfterMs;
+    return requeue ? { requeueAfterMs: requeue } : undefined;
+  }
+
+  #redacted(status: ImageBuildStatus): ImageBuildStatus {
+    return {
+      ...status,
+      ...(status.message ? { message: this.secrets.redact(status.message) } : {}),
+      ...(status.conditions
+        ? { conditions: status.conditions.map((c) => ({ ...c, message: this.secrets.redact(c.message) })) }
+        : {}),
+    };
+  }
+
+  #count(build: ImageBuild, status: ImageBuildStatus, backend: string) {
+    if (build.status?.phase === status.phase) return;
+    const seconds =
+      status.startedAt && status.completedAt
+        ? (Date.parse(status.completedAt) - Date.parse(status.startedAt)) / 1000
+        : undefined;
+    if (status.phase === "Succeeded") {
+      if (status.reused) this.metrics.reused.inc();
+      else this.metrics.succeeded.inc({ backend });
+    } else if (status.phase === "Failed") {
+      this.metrics.failed.inc({ reason: status.conditions?.[0]?.reason ?? "Unknown" });
+    } else return;
+    if (seconds !== undefined) this.metrics.duration.observe({ result: status.phase }, seconds);
+  }
+
+  async #writeStatus(build: ImageBuild, status: ImageBuildStatus, context: ReconcileContext) {
+    if (JSON.stringify(build.status ?? {}) === JSON.stringify(status)) return;
+    await context.client.applyStatus({
+      apiVersion: ImageBuildKind.apiVersion,
+      kind: ImageBuildKind.kind,
+      metadata: { name: build.metadata.name, namespace: build.metadata.namespace },
+      status,
+    });
+  }
+}
+
+/** The controller `slipway operator` runs; the reconciler is returned too so callers can reach its metrics. */
+export function imageBuildController(
+  options: ImageBuildControllerOptions = {},
+): ControllerSpec & { reconciler: ImageBuildReconciler } {
+  const reconciler = new ImageBuildReconciler(options);
+  return {
+    name: "imagebuild",
+    for: types.imageBuild,
+    owns: [types.job],
+    // Pods only so the cache holds the build pods' termination messages; their events enqueue nothing.
+    watches: [{ type: types.pod, map: () => [] }],
+    reconcile: reconciler.reconcile,
+    concurrency: options.concurrency ?? 4,
+    permissions: [
+      { type: types.imageBuild, verbs: ["patch"], subresource: "status" },
+      { type: types.job, verbs: ["create", "patch", "delete"] },
+      { type: types.secret, verbs: ["get"] },
+    ],
+    reconciler,
+  };
+}

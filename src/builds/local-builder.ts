@@ -1,0 +1,187 @@
+/**
+ * The `local` backend: builds on the operator's own machine with buildah (chroot isolation, vfs
+ * storage; no container runtime needed) the same steps a Kaniko Job takes: fetch the artifact from
+ * the blob store, build the Dockerfile, push with the configured credentials. One run per image
+ * reference, shared by every build of it; runs are tracked in memory (an operator restart starts
+ * them again, which is safe: the push is idempotent).
+ */
+import { spawn } from "node:child_process";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BlobUri } from "./blob-uri.ts";
+import type { RunObservation } from "./decide.ts";
+import { type BasicCredentials, dockerConfigFor } from "./registry/credentials.ts";
+import type { BlobStore } from "./storage/blob-store.ts";
+
+export interface LocalBuildRequest {
+  reference: string;
+  registry: string;
+  insecure: boolean;
+  artifact: BlobUri;
+  store: BlobStore;
+  dockerfile: string;
+  /** Values already resolved (secret ones too): they reach buildah through its environment only. */
+  buildArgs: { name: string; value: string; secret: boolean }[];
+  credentials: BasicCredentials | undefined;
+  timeoutSeconds: number;
+}
+
+interface Run {
+  state: RunObservation;
+  controller: AbortController;
+  log: string[];
+}
+
+const logLimit = 200;
+
+export class LocalBuilder {
+  readonly #root: string;
+  readonly #runs = new Map<string, Run>();
+
+  constructor(storageRoot = join(tmpdir(), "slipway-buildah")) {
+    this.#root = storageRoot;
+  }
+
+  observe(reference: string): RunObservation {
+    return this.#runs.get(reference)?.state ?? { state: "absent" };
+  }
+
+  running(): number {
+    return [...this.#runs.values()].filter((run) => run.state.state === "running").length;
+  }
+
+  logs(reference: string): string {
+    return (this.#runs.get(reference)?.log ?? []).join("\n");
+  }
+
+  /** Starts the run of `reference` unless one is already running or finished. */
+  start(reference: string, prepare: () => Promise<LocalBuildRequest>): void {
+    if (this.#runs.has(reference)) return;
+    const run: Run = { state: { state: "running", attempts: 1 }, controller: new AbortController(), log: [] };
+    this.#runs.set(reference, run);
+    void this.#execute(run, prepare).then(
+      () => {
+        run.state = { state: "succeeded", attempts: 1 };
+      },
+      (error: unknown) => {
+        const aborted = run.controller.signal.aborted && run.controller.signal.reason === "timeout";
+        run.state = {
+          state: "failed",
+          attempts: 1,
+          reason: aborted ? "DeadlineExceeded" : "Error",
+          message: error instanceof Error ? error.message : String(error),
+        };
+      },
+    );
+  }
+
+  /** Stops and forgets the run of `reference` (a timeout, or a finished run to be started afresh). */
+  stop(reference: string): void {
+    this.#runs.get(reference)?.controller.abort("stopped");
+    this.#runs.delete(reference);
+  }
+
+  async #execute(run: Run, prepare: () => Promise<LocalBuildRequest>): Promise<void> {
+    const request = await prepare();
+    const timer = setTimeout(() => run.controller.abort("timeout"), request.timeoutSeconds * 1000);
+    const work = await mkdtemp(join(tmpdir(), "slipway-build-"));
+    const redact = (text: string) =>
+      request.buildArgs
+        .filter((a) => a.secret && a.value)
+        .reduce((t, a) => t.replaceAll(a.value, "[redacted]"), text);
+    const note = (line: string) => {
+      run.log.push(redact(line));
+      if (run.log.length > logLimit) run.log.splice(0, run.log.length - logLimit);
+    };
+    try {
+      const context = join(work, "context");
+      const count = await request.store.download(request.artifact, context);
+      note(
+        `fetched ${count} objects from ${request.artifact.scheme}://${request.artifact.bucket}/${request.artifact.key}`,
+      );
+      if (count === 0)
+        throw new Error(
+          `no objects under ${request.artifact.scheme}://${request.artifact.bucket}/${request.artifact.key}`,
+        );
+      const storage = [
+        "--root",
+        join(this.#root, "root"),
+        "--runroot",
+        join(this.#root, "run"),
+        "--storage-driver",
+        "vfs",
+      ];
+      const env = Object.fromEntries(request.buildArgs.map((a) => [a.name, a.value]));
+      await this.#buildah(
+        run,
+        note,
+        [
+          ...storage,
+          "bud",
+          "--isolation",
+          "chroot",
+          "--quiet",
+          "-f",
+          join(context, request.dockerfile.replace(/^\/+/, "")),
+          "-t",
+          request.reference,
+          ...request.buildArgs.flatMap((a) => ["--build-arg", a.name]),
+          context,
+        ],
+        env,
+      );
+      const push = [...storage, "push", `--tls-verify=${!request.insecure}`];
+      if (request.credentials) {
+        const authFile = join(work, "auth.json");
+        await writeFile(authFile, dockerConfigFor(request.registry, request.credentials), { mode: 0o600 });
+        await chmod(authFile, 0o600);
+        push.push("--authfile", authFile);
+      }
+      await this.#buildah(run, note, [...push, request.reference, `docker://${request.reference}`], {});
+      note(`pushed ${request.reference}`);
+      await this.#buildah(run, () => {}, [...storage, "rmi", request.reference], {}).catch(() => {});
+    } finally {
+      clearTimeout(timer);
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  #buildah(
+    run: Run,
+    note: (line: string) => void,
+    args: string[],
+    env: Record<string, string>,
+  ): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn("buildah", args, {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+        signal: run.controller.signal,
+      });
+      let tail = "";
+      const collect = (chunk: Buffer) => {
+        for (const line of chunk.toString().split("\n")) if (line.trim()) note(line);
+        tail = (tail + chunk.toString()).slice(-2000);
+      };
+      child.stdout.on("data", collect);
+      child.stderr.on("data", collect);
+      child.on("error", (error) =>
+        reject(
+          run.controller.signal.aborted
+            ? new Error(`buildah stopped (${String(run.controller.signal.reason)})`)
+            : error,
+        ),
+      );
+      child.on("close", (code) => {
+        if (code === 0) resolve();
+        else
+          reject(
+            new Error(
+              `buildah ${args[args.indexOf("vfs") + 1]} exited with ${code}: ${run.log.slice(-3).join(" | ")}`,
+            ),
+          );
+      });
+    });
+  }
+}

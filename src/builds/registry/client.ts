@@ -1,0 +1,225 @@
+/**
+ * A Docker Registry HTTP API v2 client, as much of it as image builds need: ping and manifest HEAD,
+ * with anonymous, basic and Bearer-token auth, errors classified, transient failures retried.
+ */
+import { type Challenge, classifyStatus, manifestAccept, parseChallenge, statusClass } from "./challenge.ts";
+import type { BasicCredentials } from "./credentials.ts";
+
+export type RegistryErrorKind = "credentials-rejected" | "transient" | "unexpected";
+
+export class RegistryError extends Error {
+  override name = "RegistryError";
+  readonly kind: RegistryErrorKind;
+  readonly status: number | undefined;
+  constructor(kind: RegistryErrorKind, message: string, status?: number) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+export interface RegistryClientOptions {
+  /** Host (and port) of the registry. */
+  registry: string;
+  /** Plain HTTP instead of HTTPS. */
+  insecure?: boolean;
+  /** Called for each request; undefined means anonymous. Never logged. */
+  credentials?: () => Promise<BasicCredentials | undefined>;
+  /** Attempts for a transient failure (5xx, 429, timeout, connection error). Default 4. */
+  attempts?: number;
+  /** First backoff; doubled after each attempt. Default 250 ms. */
+  backoffMs?: number;
+  /** Per request. Default 15 s. */
+  timeoutMs?: number;
+  /** Observes every HTTP request: its status class (2xx, 4xx, 5xx, error) and seconds taken. */
+  onRequest?: (statusClass: string, seconds: number) => void;
+}
+
+interface Token {
+  value: string;
+  expiresAt: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class RegistryClient {
+  readonly #options: Required<Omit<RegistryClientOptions, "credentials" | "onRequest">> &
+    Pick<RegistryClientOptions, "credentials" | "onRequest">;
+  readonly #base: string;
+  /** The scheme the registry asked for last, so later requests authenticate up front (one request per check). */
+  #challenge: Challenge | undefined;
+  readonly #tokens = new Map<string, Token>();
+
+  constructor(options: RegistryClientOptions) {
+    this.#options = { insecure: false, attempts: 4, backoffMs: 250, timeoutMs: 15_000, ...options };
+    this.#base = `${this.#options.insecure ? "http" : "https"}://${options.registry}`;
+  }
+
+  /** `GET /v2/`: the registry answers and accepts the credentials. */
+  async ping(): Promise<void> {
+    const response = await this.#request("GET", "/v2/", undefined);
+    await response?.body?.cancel();
+  }
+
+  /** The digest of `repository:tag`, or undefined when the registry says it does not exist. */
+  async manifestDigest(repository: string, tag: string): Promise<string | undefined> {
+    const response = await this.#request(
+      "HEAD",
+      `/v2/${repository}/manifests/${encodeURIComponent(tag)}`,
+      repository,
+      {
+        accept: manifestAccept,
+      },
+    );
+    if (!response) return undefined;
+    const digest = response.headers.get("docker-content-digest");
+    if (!digest)
+      throw new RegistryError(
+        "unexpected",
+        `registry ${this.#options.registry}: no Docker-Content-Digest for ${repository}:${tag}`,
+      );
+    return digest;
+  }
+
+  /** Retries transient failures with backoff; undefined for 404. */
+  async #request(
+    method: string,
+    path: string,
+    repository: string | undefined,
+    headers: Record<string, string> = {},
+  ) {
+    let last: RegistryError | undefined;
+    for (let attempt = 0; attempt < this.#options.attempts; attempt++) {
+      if (attempt > 0) await sleep(this.#options.backoffMs * 2 ** (attempt - 1));
+      try {
+        return await this.#authenticated(method, path, repository, headers);
+      } catch (error) {
+        if (!(error instanceof RegistryError) || error.kind !== "transient") throw error;
+        last = error;
+      }
+    }
+    throw last ?? new RegistryError("transient", `registry ${this.#options.registry}: no attempt made`);
+  }
+
+  async #authenticated(
+    method: string,
+    path: string,
+    repository: string | undefined,
+    headers: Record<string, string>,
+  ) {
+    const scope = repository ? `repository:${repository}:pull` : undefined;
+    let authorization = await this.#authorization(this.#challenge, scope);
+    let response = await this.#send(method, path, { ...headers, ...authorization });
+    if (response.status === 401) {
+      const challenge = parseChallenge(response.headers.get("www-authenticate"));
+      if (challenge && !sameChallenge(challenge, this.#challenge, authorization)) {
+        this.#challenge = challenge;
+        authorization = await this.#authorization(challenge, scope, true);
+        if (authorization) response = await this.#send(method, path, { ...headers, ...authorization });
+      }
+    }
+    switch (classifyStatus(response.status)) {
+      case "ok":
+        return response;
+      case "not-found":
+        return undefined;
+      case "unauthorized":
+        throw new RegistryError(
+          "credentials-rejected",
+          `registry ${this.#options.registry} answered ${response.status} to ${method} ${path}${authorization ? "" : " (no credentials configured)"}`,
+          response.status,
+        );
+      case "transient":
+        throw new RegistryError(
+          "transient",
+          `registry ${this.#options.registry} answered ${response.status} to ${method} ${path}`,
+          response.status,
+        );
+      default:
+        throw new RegistryError(
+          "unexpected",
+          `registry ${this.#options.registry} answered ${response.status} to ${method} ${path}`,
+          response.status,
+        );
+    }
+  }
+
+  async #authorization(challenge: Challenge | undefined, scope: string | undefined, fresh = false) {
+    if (!challenge) return undefined;
+    const credentials = await this.#options.credentials?.();
+    if (challenge.scheme === "basic") {
+      if (!credentials) return undefined;
+      return { authorization: `Basic ${basic(credentials)}` };
+    }
+    const tokenScope = scope ?? challenge.scope ?? "";
+    const key = `${challenge.realm} ${challenge.service ?? ""} ${tokenScope}`;
+    const cached = this.#tokens.get(key);
+    if (cached && !fresh && cached.expiresAt > Date.now()) return { authorization: `Bearer ${cached.value}` };
+    const url = new URL(challenge.realm);
+    if (challenge.service) url.searchParams.set("service", challenge.service);
+    if (tokenScope) url.searchParams.set("scope", tokenScope);
+    const response = await this.#send(
+      "GET",
+      url,
+      credentials ? { authorization: `Basic ${basic(credentials)}` } : {},
+    );
+    const kind = classifyStatus(response.status);
+    if (kind === "unauthorized") {
+      throw new RegistryError(
+        "credentials-rejected",
+        `token service ${url.host} answered ${response.status}`,
+        response.status,
+      );
+    }
+    if (kind !== "ok") {
+      throw new RegistryError(
+        kind === "transient" ? "transient" : "unexpected",
+        `token service ${url.host} answered ${response.status}`,
+        response.status,
+      );
+    }
+    const body = (await response.json()) as { token?: string; access_token?: string; expires_in?: number };
+    const value = body.token ?? body.access_token;
+    if (!value) throw new RegistryError("unexpected", `token service ${url.host} returned no token`);
+    // Renew a little early; registries default to 60 s when they do not say.
+    this.#tokens.set(key, {
+      value,
+      expiresAt: Date.now() + Math.max(10, (body.expires_in ?? 60) - 10) * 1000,
+    });
+    return { authorization: `Bearer ${value}` };
+  }
+
+  async #send(method: string, pathOrUrl: string | URL, headers: Record<string, string>): Promise<Response> {
+    const url = typeof pathOrUrl === "string" ? `${this.#base}${pathOrUrl}` : pathOrUrl;
+    const started = performance.now();
+    try {
+      const response = await fetch(url, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(this.#options.timeoutMs),
+        redirect: "follow",
+      });
+      this.#options.onRequest?.(statusClass(response.status), (performance.now() - started) / 1000);
+      if (method === "HEAD" || response.status >= 300) await response.body?.cancel();
+      return response;
+    } catch (error) {
+      this.#options.onRequest?.(statusClass(undefined), (performance.now() - started) / 1000);
+      const host = typeof url === "string" ? this.#options.registry : url.host;
+      throw new RegistryError(
+        "transient",
+        `${host}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+}
+
+function basic(credentials: BasicCredentials): string {
+  return Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64");
+}
+
+/** The 401 repeats the challenge we already answered: retrying it would only be rejected again. */
+function sameChallenge(next: Challenge, previous: Challenge | undefined, sent: unknown): boolean {
+  return (
+    sent !== undefined && previous !== undefined && next.scheme === previous.scheme && next.scheme === "basic"
+  );
+}

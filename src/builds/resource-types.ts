@@ -1,0 +1,16 @@
+/** The resource types the image-build controller reads and writes. */
+import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import type { ResourceType } from "../kube/types.ts";
+
+export const types = {
+  imageBuild: {
+    group: ImageBuildKind.group,
+    version: ImageBuildKind.version,
+    kind: ImageBuildKind.kind,
+    plural: ImageBuildKind.plural,
+    namespaced: true,
+  },
+  job: { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
+  pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
+  secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
+} satisfies Record<string, ResourceType>;

@@ -1,0 +1,41 @@
+/** Secret data for the controller: live reads, briefly memoized, and every value seen kept for redaction. */
+import type { V1Secret } from "@kubernetes/client-node";
+import type { Client } from "../kube/types.ts";
+import { types } from "./resource-types.ts";
+
+export class SecretNotFoundError extends Error {
+  override name = "SecretNotFoundError";
+}
+
+export class SecretReader {
+  readonly #ttlMs: number;
+  readonly #memo = new Map<string, { data: Record<string, string>; at: number }>();
+  readonly #values = new Set<string>();
+
+  constructor(ttlMs = 10_000) {
+    this.#ttlMs = ttlMs;
+  }
+
+  /** The decoded data of a Secret; a missing Secret is a SecretNotFoundError naming it. */
+  async read(client: Client, namespace: string, name: string): Promise<Record<string, string>> {
+    const key = `${namespace}/${name}`;
+    const memo = this.#memo.get(key);
+    if (memo && Date.now() - memo.at < this.#ttlMs) return memo.data;
+    const secret = await client.get<V1Secret>(types.secret, { namespace, name });
+    if (!secret) throw new SecretNotFoundError(`Secret ${name} not found in namespace ${namespace}`);
+    const data: Record<string, string> = { ...secret.stringData };
+    for (const [k, v] of Object.entries(secret.data ?? {}))
+      data[k] = Buffer.from(v, "base64").toString("utf8");
+    for (const value of Object.values(data)) if (value.length >= 4) this.#values.add(value);
+    this.#memo.set(key, { data, at: Date.now() });
+    return data;
+  }
+
+  /** Replaces every secret value this reader has seen; applied to every message before it leaves the controller. */
+  redact(text: string): string {
+    let result = text;
+    for (const value of this.#values)
+      if (result.includes(value)) result = result.replaceAll(value, "[redacted]");
+    return result;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Real servers for the build tests and the bench, started on free loopback ports and stopped after:
+ * Debian's docker-registry with htpasswd auth, MinIO (S3) and fake-gcs-server (GCS), the latter two
+ * built by tools/setup/20-builds-servers.sh.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cacheDir, packageRoot } from "../../../src/dev/paths.ts";
+import { freePorts } from "../../../src/dev/ports.ts";
+
+export interface RunningServer {
+  /** host:port */
+  address: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function setupVersion(name: string): string {
+  const script = readFileSync(join(packageRoot, "tools/setup/20-builds-servers.sh"), "utf8");
+  const version = new RegExp(`^${name}=(\\S+)$`, "m").exec(script)?.[1];
+  if (!version) throw new Error(`tools/setup/20-builds-servers.sh does not pin ${name}`);
+  return version;
+}
+
+/** A binary built by tools/setup/20-builds-servers.sh, or a clear error saying to run it. */
+export function cachedBinary(tool: "minio" | "fake-gcs-server"): string {
+  const version = setupVersion(tool === "minio" ? "MINIO_VERSION" : "FAKE_GCS_VERSION");
+  const path = join(cacheDir(), "bin", `${tool}-${version}`, tool);
+  if (!existsSync(path)) throw new Error(`${path} is missing: run tools/setup/20-builds-servers.sh`);
+  return path;
+}
+
+async function waitUntil(
+  what: string,
+  child: ChildProcess,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}`);
+    if (await probe().catch(() => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
+}
+
+async function start(
+  what: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  dir: string,
+  probe: () => Promise<boolean>,
+): Promise<ChildProcess> {
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  try {
+    await waitUntil(what, child, probe);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`${(error as Error).message}\n${stderr}`);
+  }
+  return child;
+}
+
+function stopper(child: ChildProcess, dir: string) {
+  return async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await Promise.race([exited, sleep(5000)]);
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+}
+
+/** docker-registry (Docker Registry HTTP API v2) over plain HTTP, with basic auth for `users` (none: anonymous). */
+export async function startRegistry(users: Record<string, string> = {}): Promise<RunningServer> {
+  const dir = await mkdtemp(join(tmpdir(), "slipway-registry-"));
+  const [port] = await freePorts(1);
+  const address = `127.0.0.1:${port}`;
+  const lines = Object.entries(users).map(([user, password]) =>
+    execFileSync("htpasswd", ["-nbB", user, password], { encoding: "utf8" }).trim(),
+  );
+  await writeFile(join(dir, "htpasswd"), `${lines.join("\n")}\n`);
+  const auth = lines.length
+    ? `auth:\n  htpasswd:\n    realm: slipway\n    path: ${join(dir, "htpasswd")}\n`
+    : "";
+  await writeFile(
+    join(dir, "config.yml"),
+    `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, "data")}\n  delete:\n    enabled: true\nhttp:\n  addr: ${address}\n${auth}`,
+  );
+  const child = await start(
+    "docker-registry",
+    "docker-registry",
+    ["serve", join(dir, "config.yml")],
+    {},
+    dir,
+    async () => {
+      const response = await fetch(`http://${address}/v2/`);
+      return response.status === 200 || response.status === 401;
+    },
+  );
+  return { address, dir, stop: stopper(child, dir) };
+}
+
+export interface RunningS3 extends RunningServer {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+export async function startMinio(): Promise<RunningS3> {
+  const dir = await mkdtemp(join(tmpdir(), "slipway-minio-"));
+  const [port, consolePort] = await freePorts(2);
+  const address = `127.0.0.1:${port}`;
+  const accessKeyId = "slipway-test";
+  const secretAccessKey = `minio-${Math.random().toString(36).slice(2)}`;
+  const child = await start(
+    "minio",
+    cachedBinary("minio"),
+    [
+      "server",
+      join(dir, "data"),
+      "--address",
+      address,
+      "--console-address",
+      `127.0.0.1:${consolePort}`,
+      "--quiet",
+    ],
+    { MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey, MINIO_BROWSER: "off" },
+    dir,
+    async () => (await fetch(`http://${address}/minio/health/ready`)).ok,
+  );
+  return {
+    address,
+    dir,
+    endpoint: `http://${address}`,
+    accessKeyId,
+    secretAccessKey,
+    stop: stopper(child, dir),
+  };
+}
+
+export interface RunningGcs extends RunningServer {
+  endpoint: string;
+}
+
+export async function startFakeGcs(): Promise<RunningGcs> {
+  const dir = await mkdtemp(join(tmpdir(), "slipway-gcs-"));
+  const [port] = await freePorts(1);
+  const address = `127.0.0.1:${port}`;
+  const child = await start(
+    "fake-gcs-server",
+    cachedBinary("fake-gcs-server"),
+    [
+      "-scheme",
+      "http",
+      "-host",
+      "127.0.0.1",
+      "-port",
+      String(port),
+      "-backend",
+      "memory",
+      "-public-host",
+      address,
+      "-log-level",
+      "error",
+    ],
+    {},
+    dir,
+    async () => (await fetch(`http://${address}/storage/v1/b`)).ok,
+  );
+  return { address, dir, endpoint: `http://${address}`, stop: stopper(child, dir) };
+}

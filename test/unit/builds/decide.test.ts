@@ -1,0 +1,295 @@
+import { describe, expect, it } from "vitest";
+import type { ImageBuildStatus } from "../../../src/apis/builds/imagebuild.ts";
+import { type Decision, decide, type Observed } from "../../../src/builds/decide.ts";
+
+const now = new Date("2026-01-01T12:00:00Z");
+const image = "localhost:5000/fraud-scorer:v1";
+
+function observed(overrides: Partial<Observed> = {}): Observed {
+  return {
+    generation: 1,
+    status: undefined,
+    now,
+    reference: { image },
+    artifactUri: "s3://models/fraud",
+    timeoutSeconds: 600,
+    memoryLimit: "8Gi",
+    jobName: "build-fraud-scorer-v1-0123456789",
+    runningBuilds: 0,
+    maxConcurrentBuilds: 10,
+    ...overrides,
+  };
+}
+
+const building: ImageBuildStatus = {
+  phase: "Building",
+  observedGeneration: 1,
+  startedAt: "2026-01-01T11:59:00Z",
+  jobName: "build-fraud-scorer-v1-0123456789",
+};
+
+function act(decision: Decision) {
+  if (decision.kind !== "act") throw new Error(`expected an action, got ${JSON.stringify(decision)}`);
+  return decision;
+}
+
+describe("decide: a new build", () => {
+  it("asks the registry first, then the artifact, then the run", () => {
+    expect(decide(observed())).toEqual({ kind: "observe", what: "registry" });
+    expect(decide(observed({ registry: { result: "missing" } }))).toEqual({
+      kind: "observe",
+      what: "artifact",
+    });
+    expect(decide(observed({ registry: { result: "missing" }, artifact: { result: "exists" } }))).toEqual({
+      kind: "observe",
+      what: "run",
+    });
+  });
+
+  // [what was observed, phase, condition reason, message pattern, startRun, deleteRun]
+  const table: [string, Partial<Observed>, string, string, RegExp, boolean, boolean][] = [
+    [
+      "image exists",
+      { registry: { result: "exists", digest: "sha256:1" } },
+      "Succeeded",
+      "Reused",
+      /already exists/,
+      false,
+      false,
+    ],
+    [
+      "registry 401/403",
+      { registry: { result: "rejected", message: "401" } },
+      "Failed",
+      "CredentialsRejected",
+      /registry credentials rejected/,
+      false,
+      false,
+    ],
+    [
+      "registry down",
+      { registry: { result: "unavailable", message: "503" } },
+      "Failed",
+      "RegistryUnavailable",
+      /503/,
+      false,
+      false,
+    ],
+    [
+      "no blob store",
+      { registry: { result: "missing" }, artifact: { result: "unconfigured" } },
+      "Failed",
+      "NoBlobStore",
+      /no blob store is configured/,
+      false,
+      false,
+    ],
+    [
+      "artifact missing",
+      { registry: { result: "missing" }, artifact: { result: "missing" } },
+      "Failed",
+      "ArtifactMissing",
+      /s3:\/\/models\/fraud not found/,
+      false,
+      false,
+    ],
+    [
+      "artifact denied",
+      { registry: { result: "missing" }, artifact: { result: "denied", message: "AccessDenied" } },
+      "Failed",
+      "ArtifactAccessDenied",
+      /denied: AccessDenied/,
+      false,
+      false,
+    ],
+    [
+      "store unreachable",
+      { registry: { result: "missing" }, artifact: { result: "unavailable", message: "ECONNREFUSED" } },
+      "Pending",
+      "ArtifactUnavailable",
+      /ECONNREFUSED/,
+      false,
+      false,
+    ],
+    [
+      "no run yet",
+      { registry: { result: "missing" }, artifact: { result: "exists" }, run: { state: "absent" } },
+      "Building",
+      "Building",
+      /building/,
+      true,
+      false,
+    ],
+    [
+      "a run of the same image",
+      {
+        registry: { result: "missing" },
+        artifact: { result: "exists" },
+        run: { state: "running", attempts: 1 },
+      },
+      "Building",
+      "Building",
+      /building/,
+      true,
+      false,
+    ],
+    [
+      "an old finished run",
+      {
+        registry: { result: "missing" },
+        artifact: { result: "exists" },
+        run: { state: "failed", attempts: 3, reason: "Error", message: "x" },
+      },
+      "Pending",
+      "Restarting",
+      /removing the finished Job/,
+      false,
+      true,
+    ],
+    [
+      "too many builds",
+      {
+        registry: { result: "missing" },
+        artifact: { result: "exists" },
+        run: { state: "absent" },
+        runningBuilds: 10,
+      },
+      "Pending",
+      "Queued",
+      /maxConcurrentBuilds 10/,
+      false,
+      false,
+    ],
+    [
+      "invalid reference",
+      { reference: { error: "image x: tag bad" } },
+      "Failed",
+      "InvalidImageName",
+      /tag bad/,
+      false,
+      false,
+    ],
+  ];
+  for (const [title, o, phase, reason, message, startRun, deleteRun] of table) {
+    it(`${title} → ${phase} (${reason})`, () => {
+      const decision = act(decide(observed(o)));
+      expect(decision.status?.phase).toBe(phase);
+      expect(decision.status?.conditions?.[0]).toMatchObject({
+        type: "Succeeded",
+        reason,
+        observedGeneration: 1,
+      });
+      expect(decision.status?.message).toMatch(message);
+      expect(Boolean(decision.startRun)).toBe(startRun);
+      expect(Boolean(decision.deleteRun)).toBe(deleteRun);
+    });
+  }
+
+  it("records the digest and reused when the image exists, with no run", () => {
+    const decision = act(decide(observed({ registry: { result: "exists", digest: "sha256:abc" } })));
+    expect(decision.status).toMatchObject({ phase: "Succeeded", reused: true, digest: "sha256:abc", image });
+    expect(decision.event).toMatchObject({ type: "Normal", reason: "Reused" });
+  });
+});
+
+describe("decide: a build in flight", () => {
+  const inFlight = (o: Partial<Observed>) => observed({ status: building, ...o });
+
+  it("follows the run", () => {
+    expect(decide(inFlight({}))).toEqual({ kind: "observe", what: "run" });
+    const running = act(decide(inFlight({ run: { state: "running", attempts: 2 } })));
+    expect(running.status).toMatchObject({ phase: "Building", attempts: 2, startedAt: building.startedAt });
+    expect(running.requeueAfterMs).toBeGreaterThan(0);
+  });
+
+  it("a finished run: the digest comes from the registry", () => {
+    expect(decide(inFlight({ run: { state: "succeeded", attempts: 1 } }))).toEqual({
+      kind: "observe",
+      what: "registry",
+    });
+    const built = act(
+      decide(
+        inFlight({
+          run: { state: "succeeded", attempts: 1 },
+          registry: { result: "exists", digest: "sha256:d" },
+        }),
+      ),
+    );
+    expect(built.status).toMatchObject({ phase: "Succeeded", reused: false, digest: "sha256:d" });
+    const notPushed = act(
+      decide(inFlight({ run: { state: "succeeded", attempts: 1 }, registry: { result: "missing" } })),
+    );
+    expect(notPushed.status?.conditions?.[0]?.reason).toBe("ImageNotPushed");
+  });
+
+  it("fails with the termination message only when the Job has failed (retries used up)", () => {
+    const failed = act(
+      decide(
+        inFlight({ run: { state: "failed", attempts: 3, reason: "Error", message: "kaniko: COPY failed" } }),
+      ),
+    );
+    expect(failed.status).toMatchObject({
+      phase: "Failed",
+      message: "build failed after 3 attempts: kaniko: COPY failed",
+    });
+    expect(failed.event).toMatchObject({ type: "Warning", reason: "BuildFailed" });
+  });
+
+  it("names OOMKilled with the memory limit", () => {
+    const oom = act(
+      decide(inFlight({ run: { state: "failed", attempts: 3, reason: "OOMKilled", message: "" } })),
+    );
+    expect(oom.status?.conditions?.[0]?.reason).toBe("OOMKilled");
+    expect(oom.status?.message).toMatch(/OOMKilled at its memory limit of 8Gi/);
+  });
+
+  it("times out: deletes the run and fails with Timeout, by the Job's deadline or the clock", () => {
+    const byJob = act(
+      decide(inFlight({ run: { state: "failed", attempts: 1, reason: "DeadlineExceeded", message: "" } })),
+    );
+    expect(byJob).toMatchObject({ deleteRun: true, status: { phase: "Failed" } });
+    expect(byJob.status?.conditions?.[0]?.reason).toBe("Timeout");
+    const byClock = act(decide(inFlight({ timeoutSeconds: 30, run: { state: "running", attempts: 1 } })));
+    expect(byClock.deleteRun).toBe(true);
+    expect(byClock.status?.message).toMatch(/exceeded its timeout of 30s; its Job was deleted/);
+  });
+
+  it("starts over (registry first) when the run has gone", () => {
+    expect(decide(inFlight({ run: { state: "absent" } }))).toEqual({ kind: "observe", what: "registry" });
+    const exists = act(
+      decide(inFlight({ run: { state: "absent" }, registry: { result: "exists", digest: "sha256:e" } })),
+    );
+    expect(exists.status).toMatchObject({ phase: "Succeeded", reused: false });
+  });
+});
+
+describe("decide: finished builds", () => {
+  it("does nothing for a finished build of the current generation", () => {
+    for (const phase of ["Succeeded", "Failed"] as const) {
+      expect(decide(observed({ status: { phase, observedGeneration: 1 } }))).toEqual({ kind: "act" });
+    }
+  });
+
+  it("starts again when the spec changed after it finished", () => {
+    expect(decide(observed({ generation: 2, status: { phase: "Failed", observedGeneration: 1 } }))).toEqual({
+      kind: "observe",
+      what: "registry",
+    });
+  });
+
+  it("keeps lastTransitionTime while the condition does not change", () => {
+    const first = act(decide(observed({ status: building, run: { state: "running", attempts: 1 } })));
+    const later = act(
+      decide(
+        observed({
+          status: first.status,
+          now: new Date(now.getTime() + 5000),
+          run: { state: "running", attempts: 1 },
+        }),
+      ),
+    );
+    expect(later.status?.conditions?.[0]?.lastTransitionTime).toBe(
+      first.status?.conditions?.[0]?.lastTransitionTime,
+    );
+  });
+});
