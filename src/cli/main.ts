@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { registerDevCommands } from "./dev.ts";
+import { registerPlatformCommands } from "./platform/register.ts";
 import { runCli } from "./run.ts";
 import { registerServerCommand } from "./server.ts";
 
@@ -8,6 +9,7 @@ const program = new Command("slipway")
   .description("Runs an ML platform on Kubernetes: operator, API server, CLI and web UI")
   .showHelpAfterError();
 registerDevCommands(program);
+registerPlatformCommands(program);
 registerServerCommand(program);
 
 await runCli(program, process.argv);

@@ -2,6 +2,7 @@
  * The component catalog (what each of the platform's services is: workload, ports, storage,
  * dependencies) and the release catalog (which image each component runs in each Slipway release).
  */
+import packageJson from "../../package.json" with { type: "json" };
 import type { ComponentName } from "../apis/platform/schemas.ts";
 
 /** Which Platform storage field sizes a component's volume. */
@@ -142,7 +143,7 @@ export const releases: readonly Release[] = [
 ];
 
 /** The release this build of Slipway is (the operator's own version, the default for a new Platform). */
-export const ownVersion = "0.1.0";
+export const ownVersion: string = packageJson.version;
 
 const normalize = (version: string) => version.replace(/^v/, "");
 

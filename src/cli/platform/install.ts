@@ -1,0 +1,146 @@
+/** `slipway install`: the release bundle (or only the CRDs with --dev), the namespace, the Platform; then waits for Running. */
+
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Command } from "commander";
+import { crdManifest } from "../../apis/crd.ts";
+import { allKinds } from "../../apis/index.ts";
+import { releaseBundle } from "../../bundle/release.ts";
+import { ownVersion } from "../../platform/catalog.ts";
+import { UserError } from "../run.ts";
+import {
+  type GlobalFlags,
+  PlatformContext,
+  parseDuration,
+  readOptional,
+  withGlobalFlags,
+  withWaitFlags,
+} from "./context.ts";
+import { followPlatform, reportDone } from "./follow.ts";
+import { readManifest } from "./manifest.ts";
+import { knownVersion } from "./versions.ts";
+
+interface InstallFlags extends GlobalFlags {
+  version?: string;
+  host?: string;
+  storageClass?: string;
+  artifactsSize?: string;
+  registrySize?: string;
+  builderCacheSize?: string;
+  multiNode?: boolean;
+  manifest?: string;
+  dev?: boolean;
+  set?: string[];
+  timeout: string;
+  wait: boolean;
+}
+
+const quantity = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+
+function sizeFlag(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !quantity.test(value)) {
+    throw new UserError(`${flag} must be a storage quantity such as 50Gi, not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The Platform spec the flags ask for (unset flags are left to the CRD's defaults). */
+export function platformSpecFromFlags(flags: InstallFlags): Record<string, unknown> {
+  const storage = Object.fromEntries(
+    Object.entries({
+      storageClassName: flags.storageClass,
+      artifactsSize: sizeFlag("--artifacts-size", flags.artifactsSize),
+      registrySize: sizeFlag("--registry-size", flags.registrySize),
+      builderCacheSize: sizeFlag("--builder-cache-size", flags.builderCacheSize),
+    }).filter(([, value]) => value !== undefined),
+  );
+  return {
+    version: knownVersion(flags.version ?? ownVersion),
+    ...(flags.host ? { host: flags.host } : {}),
+    ...(flags.multiNode ? { singleNode: false } : {}),
+    ...(Object.keys(storage).length ? { storage } : {}),
+  };
+}
+
+async function install(flags: InstallFlags): Promise<void> {
+  const context = new PlatformContext(flags);
+  const spec = platformSpecFromFlags(flags);
+  const timeoutMs = parseDuration(flags.timeout);
+  const existing = await readCrdAware(context);
+  if (existing) {
+    const status = existing.status ?? {};
+    context.say(
+      `platform ${existing.metadata.name} already exists in namespace ${context.namespace} (${status.phase ?? "Pending"} at ${
+        status.version ?? existing.spec.version ?? "?"
+      }); nothing changed: use \`slipway update\`, \`slipway patch\` or \`slipway status\``,
+    );
+    return;
+  }
+  await context.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } });
+  const objects: KubernetesObject[] = flags.dev
+    ? allKinds.map((kind) => crdManifest(kind) as KubernetesObject)
+    : flags.manifest
+      ? await readManifest(flags.manifest, context.namespace)
+      : releaseBundle(context.namespace);
+  for (const object of objects) await context.apply(object);
+  context.say(
+    flags.dev
+      ? `applied ${objects.length} CRDs; run the operator yourself (\`slipway dev up\` does)`
+      : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}`,
+  );
+  await waitForCrd(context);
+  const created = await context.apply({ ...context.platformHeader(), spec } as KubernetesObject);
+  context.say(`created platform ${context.flags.platform} at ${spec.version}`);
+  if (!flags.wait) return;
+  const platform = await followPlatform(context, {
+    until: "Running",
+    generation: created.metadata?.generation ?? 1,
+    version: spec.version as string,
+    timeoutMs,
+  });
+  reportDone(context, platform);
+}
+
+const platformCrd = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "platforms.platform.slipway.dev" },
+};
+
+type CrdView = { status?: { conditions?: { type: string; status: string }[] } };
+
+const readPlatformCrd = (context: PlatformContext) =>
+  readOptional(() => context.objects.read(platformCrd) as Promise<CrdView>, context);
+
+/** Reads the Platform; before the CRD exists there is none. */
+async function readCrdAware(context: PlatformContext) {
+  return (await readPlatformCrd(context)) ? context.readPlatform() : undefined;
+}
+
+async function waitForCrd(context: PlatformContext): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const crd = await readPlatformCrd(context);
+    if (crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) return;
+    if (Date.now() > deadline) throw new UserError("the Platform CRD did not become Established within 30s");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export function registerInstall(program: Command): void {
+  withWaitFlags(
+    withGlobalFlags(
+      program
+        .command("install")
+        .description("install the platform into one namespace and wait until it is Running")
+        .option("--version <version>", `the Slipway release (default ${ownVersion})`)
+        .option("--host <fqdn>", "host name of the Ingress")
+        .option("--storage-class <name>", "storage class of the volumes (default: the cluster's default)")
+        .option("--artifacts-size <quantity>", "size of the object store's volume (default 50Gi)")
+        .option("--registry-size <quantity>", "size of the registry's volume (default 25Gi)")
+        .option("--builder-cache-size <quantity>", "size of the image builder's cache (default 25Gi)")
+        .option("--multi-node", "ReadWriteMany volumes (default: single node, ReadWriteOnce)")
+        .option("--manifest <file|url>", "a release bundle to apply instead of this release's")
+        .option("--dev", "apply only the CRDs: the operator runs outside the cluster"),
+    ),
+  ).action(install);
+}

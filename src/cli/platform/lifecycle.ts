@@ -1,0 +1,141 @@
+/** `slipway update | stop | start | restart | patch`: each edits the Platform's spec and follows it to the phase it leads to. */
+import type { Command } from "commander";
+import { parse as parseYaml } from "yaml";
+import type { PlatformPhase } from "../../apis/platform/platform.ts";
+import { logLevels } from "../../apis/platform/schemas.ts";
+import { UserError } from "../run.ts";
+import {
+  type GlobalFlags,
+  PlatformContext,
+  parseDuration,
+  withGlobalFlags,
+  withWaitFlags,
+} from "./context.ts";
+import { followPlatform, reportDone } from "./follow.ts";
+import { checkUpdate } from "./versions.ts";
+
+interface WaitFlags extends GlobalFlags {
+  timeout: string;
+  wait: boolean;
+}
+
+/** Writes `spec` (a merge patch) and, unless --no-wait, follows the Platform until `until`. */
+async function change(
+  flags: WaitFlags,
+  spec: Record<string, unknown>,
+  until: PlatformPhase,
+  describe: string,
+  version?: string,
+): Promise<void> {
+  const context = new PlatformContext(flags);
+  const timeoutMs = parseDuration(flags.timeout);
+  const before = await context.requirePlatform();
+  // a change to a stopped platform is written but stays stopped
+  const phase = until === "Running" && before.spec.stopped && spec.stopped !== false ? "Stopped" : until;
+  const patched = await context.patchSpec(spec);
+  context.say(`${describe}: platform ${context.flags.platform} in namespace ${context.namespace}`);
+  if (!flags.wait) return;
+  const platform = await followPlatform(context, {
+    until: phase,
+    generation: patched.metadata.generation ?? 0,
+    ...(version && phase === "Running" ? { version } : {}),
+    timeoutMs,
+  });
+  reportDone(context, platform);
+}
+
+/** `--set a.b=value` → {a: {b: value}}; the value is read as YAML (numbers, booleans, quoted strings). */
+export function setExpression(expression: string): Record<string, unknown> {
+  const equals = expression.indexOf("=");
+  const path = equals > 0 ? expression.slice(0, equals).trim() : "";
+  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path)) {
+    throw new UserError(
+      `--set ${JSON.stringify(expression)}: expected path=value, e.g. components.web.replicas=2`,
+    );
+  }
+  const raw = expression.slice(equals + 1);
+  let value: unknown;
+  try {
+    value = raw === "" ? "" : parseYaml(raw);
+  } catch {
+    value = raw;
+  }
+  return path
+    .split(".")
+    .reverse()
+    .reduce<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
+}
+
+function deepMerge(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+): Record<string, unknown> {
+  const out = { ...target };
+  for (const [key, value] of Object.entries(source)) {
+    const existing = out[key];
+    out[key] =
+      typeof value === "object" && value !== null && typeof existing === "object" && existing !== null
+        ? deepMerge(existing as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
+  }
+  return out;
+}
+
+export function patchSpecFromFlags(flags: { logLevel?: string; set?: string[] }): Record<string, unknown> {
+  let spec: Record<string, unknown> = {};
+  if (flags.logLevel !== undefined) {
+    const level = flags.logLevel.toUpperCase();
+    if (!(logLevels as readonly string[]).includes(level)) {
+      throw new UserError(`--log-level must be one of ${logLevels.join(", ")}, not ${flags.logLevel}`);
+    }
+    spec.logLevel = level;
+  }
+  for (const expression of flags.set ?? []) spec = deepMerge(spec, setExpression(expression));
+  if (Object.keys(spec).length === 0)
+    throw new UserError("nothing to patch: give --log-level or --set path=value");
+  return spec;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerLifecycle(program: Command): void {
+  const waiting = (command: Command) => withWaitFlags(withGlobalFlags(command));
+
+  waiting(
+    program
+      .command("update")
+      .description(
+        "move the platform to another release, one dependency level at a time, and wait until Running",
+      )
+      .requiredOption("--version <version>", "the release to run")
+      .option("--force", "allow a downgrade"),
+  ).action(async (flags: WaitFlags & { version: string; force?: boolean }) => {
+    const context = new PlatformContext(flags);
+    const platform = await context.requirePlatform();
+    const current = platform.status?.version ?? platform.spec.version;
+    const version = checkUpdate(current, flags.version, flags.force ?? false);
+    await change(flags, { version }, "Running", `updating to ${version}`, version);
+  });
+
+  waiting(
+    program.command("stop").description("stop every component in reverse dependency order (data is kept)"),
+  ).action((flags: WaitFlags) => change(flags, { stopped: true }, "Stopped", "stopping"));
+
+  waiting(program.command("start").description("start a stopped platform in dependency order")).action(
+    (flags: WaitFlags) => change(flags, { stopped: false }, "Running", "starting"),
+  );
+
+  waiting(program.command("restart").description("roll every component's pods, in dependency order")).action(
+    (flags: WaitFlags) => change(flags, { restartedAt: new Date().toISOString() }, "Running", "restarting"),
+  );
+
+  waiting(
+    program
+      .command("patch")
+      .description("change the platform's spec; the change rolls out to the running workloads")
+      .option("--log-level <level>", `one of ${logLevels.join(", ")}`)
+      .option("--set <path=value>", "set a spec field, e.g. components.web.replicas=2 (repeatable)", collect),
+  ).action((flags: WaitFlags & { logLevel?: string; set?: string[] }) =>
+    change(flags, patchSpecFromFlags(flags), "Running", "patching"),
+  );
+}

@@ -1,0 +1,61 @@
+/** `slipway status`: phase, version and a table of components; `--wait PHASE` follows until that phase. */
+import type { Command } from "commander";
+import { type PlatformPhase, type PlatformResource, platformPhases } from "../../apis/platform/platform.ts";
+import { UserError } from "../run.ts";
+import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
+import { followPlatform, summary } from "./follow.ts";
+
+/** The text form of a Platform's status. */
+export function statusText(platform: PlatformResource): string {
+  const status = platform.status ?? {};
+  const rows = (status.components ?? []).map((c) => [
+    c.name,
+    c.phase,
+    c.ready,
+    c.version ?? "",
+    c.message ?? "",
+  ]);
+  const table = [["COMPONENT", "PHASE", "READY", "VERSION", "MESSAGE"], ...rows];
+  const widths =
+    table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? "").length))) ?? [];
+  const lines = table.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+  return [
+    `platform ${platform.metadata.name} (namespace ${platform.metadata.namespace})`,
+    `phase:   ${status.phase ?? "Pending"}${status.message ? ` — ${status.message}` : ""}`,
+    `version: ${status.version ?? "-"}${platform.spec.version && platform.spec.version !== status.version ? ` (target ${platform.spec.version})` : ""}`,
+    `ready:   ${status.ready ?? "0/0"}`,
+    "",
+    ...lines,
+  ].join("\n");
+}
+
+export function registerStatus(program: Command): void {
+  withGlobalFlags(
+    program
+      .command("status")
+      .description("the platform's phase, version and components")
+      .option("--wait <phase>", `wait until the platform is in this phase (${platformPhases.join(", ")})`)
+      .option("--timeout <duration>", "how long --wait waits", "15m"),
+  ).action(async (flags: GlobalFlags & { wait?: string; timeout: string }) => {
+    const context = new PlatformContext(flags);
+    let platform = await context.requirePlatform();
+    if (flags.wait) {
+      if (!(platformPhases as readonly string[]).includes(flags.wait)) {
+        throw new UserError(`--wait must be one of ${platformPhases.join(", ")}, not ${flags.wait}`);
+      }
+      platform = await followPlatform(context, {
+        until: flags.wait as PlatformPhase,
+        generation: platform.metadata.generation ?? 0,
+        timeoutMs: parseDuration(flags.timeout),
+      });
+    }
+    process.stdout.write(
+      context.json ? `${JSON.stringify(summary(platform), null, 2)}\n` : `${statusText(platform)}\n`,
+    );
+  });
+}
