@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { ApiError, api, type VersionsView } from "../api.ts";
 import { PhaseBadge } from "../components/PhaseBadge.tsx";
 import type { UpdateFollow } from "../updateLog.ts";
@@ -27,11 +27,11 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
 
   const start = async (event: FormEvent) => {
     event.preventDefault();
-    if (!choice) return setError("Choose a version first.");
+    if (!selected) return setError("Choose a version first.");
     setStarting(true);
     setError(undefined);
     try {
-      const answer = await api.update(token, choice);
+      const answer = await api.update(token, selected);
       onStarted(answer.to, answer.from ?? platform?.version);
     } catch (failure) {
       const status = failure instanceof ApiError ? failure.status : 0;
@@ -43,6 +43,9 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
   };
 
   const busy = follow?.outcome === "following";
+  // A choice that is no longer an upgrade (e.g. it is now the running version) is dropped.
+  const offered = versions?.versions.find((entry) => entry.version === choice && entry.upgrade);
+  const selected = offered ? choice : undefined;
   return (
     <>
       <section aria-labelledby="versions-heading" className="card">
@@ -65,20 +68,20 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
                       type="radio"
                       name="version"
                       value={entry.version}
-                      checked={choice === entry.version}
+                      checked={selected === entry.version}
                       disabled={entry.current || downgrade}
                       onChange={() => setChoice(entry.version)}
                     />
                     <span className="version-number">{entry.version}</span>
                     {entry.current && <span className="tag">current</span>}
                     {entry.upgrade && <span className="tag tag-new">upgrade</span>}
-                    {downgrade && <span className="tag">downgrade — only with the CLI and --force</span>}
+                    {downgrade && <span className="tag">downgrade — not offered here</span>}
                   </label>
                 );
               })}
             </fieldset>
-            <button type="submit" disabled={!choice || starting || busy}>
-              {starting ? "Starting…" : choice ? `Update to ${choice}` : "Start update"}
+            <button type="submit" disabled={!selected || starting || busy}>
+              {starting ? "Starting…" : selected ? `Update to ${selected}` : "Start update"}
             </button>
           </form>
         )}
@@ -92,17 +95,29 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
         <section aria-labelledby="log-heading" className="card">
           <h2 id="log-heading">Update to {follow.target}</h2>
           <Outcome follow={follow} />
-          <ol className="log" role="log" aria-live="polite" aria-label="Update progress">
-            {follow.lines.map((line, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: the log only grows; a line never moves
-              <li key={index} className={`log-${line.tone}`}>
-                <time>{line.at}</time> {line.text}
-              </li>
-            ))}
-          </ol>
+          <Log follow={follow} />
         </section>
       )}
     </>
+  );
+}
+
+function Log({ follow }: { follow: UpdateFollow }) {
+  const list = useRef<HTMLOListElement>(null);
+  // Keep the newest line in view as the log grows.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll on every new line
+  useEffect(() => {
+    list.current?.scrollTo({ top: list.current.scrollHeight });
+  }, [follow.lines.length]);
+  return (
+    <ol ref={list} className="log" role="log" aria-live="polite" aria-label="Update progress">
+      {follow.lines.map((line, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the log only grows; a line never moves
+        <li key={index} className={`log-${line.tone}`}>
+          <time>{line.at}</time> {line.text}
+        </li>
+      ))}
+    </ol>
   );
 }
 
