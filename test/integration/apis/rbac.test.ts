@@ -1,0 +1,216 @@
+/**
+ * The operator runs with ONLY the generated RBAC: the bundle's ServiceAccount, Role and RoleBinding
+ * are applied in a test namespace, a token is minted for the ServiceAccount (TokenRequest), and the
+ * runtime's Manager runs in-process with that token. Removing any one generated rule makes it hit a 403.
+ */
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+} from "@kubernetes/client-node";
+import pino from "pino";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { toClientModel } from "../../../src/apis/wire.ts";
+import { type BundleObject, bundleFor, defaultResources, operatorName } from "../../../src/bundle/bundle.ts";
+import { Manager } from "../../../src/kube/manager.ts";
+import { ownerReference } from "../../../src/kube/owners.ts";
+import type { ControllerSpec, KubeObject, ResourceType } from "../../../src/kube/types.ts";
+import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { gadgetKind, gadgetType } from "../../support/gadget.ts";
+
+const configMapType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "ConfigMap",
+  plural: "configmaps",
+  namespaced: true,
+};
+
+interface Gadget extends KubeObject {
+  spec: { size: number };
+  status?: { observedGeneration?: number; reconciledSize?: number };
+}
+
+/** Copies a Gadget's size into an owned ConfigMap and its status, and records an Event. */
+const gadgetController: ControllerSpec = {
+  name: "gadget-rbac",
+  for: gadgetType,
+  owns: [configMapType],
+  permissions: [
+    { type: gadgetType, subresource: "status", verbs: ["patch"] },
+    // server-side apply creates the object when it is missing: create as well as patch
+    { type: configMapType, verbs: ["create", "patch"] },
+  ],
+  async reconcile(key, { cache, client, events }) {
+    const gadget = cache.get<Gadget>(gadgetType, key);
+    if (!gadget) return undefined;
+    await client.apply({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: key.name, namespace: key.namespace, ownerReferences: [ownerReference(gadget)] },
+      data: { size: String(gadget.spec.size) },
+    });
+    await client.applyStatus({
+      apiVersion: gadgetKind.apiVersion,
+      kind: gadgetKind.kind,
+      metadata: { name: key.name, namespace: key.namespace },
+      status: { observedGeneration: gadget.metadata?.generation, reconciledSize: gadget.spec.size },
+    });
+    events.event(gadget, "Normal", "Reconciled", `size ${gadget.spec.size}`);
+    return undefined;
+  },
+};
+
+const options = {
+  kinds: [],
+  controllers: [gadgetController],
+  image: "example.org/slipway:test",
+  imagePullPolicy: "IfNotPresent" as const,
+  replicas: 1,
+  logLevel: "info" as const,
+  resources: defaultResources,
+  version: "test",
+};
+
+/** Applies the bundle's ServiceAccount and RBAC (with `rules` in the Role), as admin. */
+async function applyRbac(namespace: string, rules?: PolicyRule[]): Promise<void> {
+  const api = KubernetesObjectApi.makeApiClient(adminConfig());
+  const objects = bundleFor(namespace, options).filter((o) =>
+    ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(o.kind ?? ""),
+  );
+  expect(objects.map((o) => o.kind)).toEqual(["ServiceAccount", "Role", "RoleBinding"]);
+  for (const object of objects) {
+    const applied: BundleObject = object.kind === "Role" && rules ? { ...object, rules } : object;
+    await api.patch(
+      toClientModel<KubernetesObject>(applied),
+      undefined,
+      undefined,
+      "rbac-test",
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+  }
+}
+
+/** A kubeconfig for the test cluster that authenticates as the operator's ServiceAccount (a minted token). */
+async function serviceAccountConfig(namespace: string): Promise<KubeConfig> {
+  const admin = adminConfig();
+  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    name: operatorName,
+    namespace,
+    body: { spec: { expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster();
+  if (!cluster || !minted.status?.token) throw new Error("no cluster or no token");
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: operatorName, token: minted.status.token }],
+    contexts: [{ name: "operator", cluster: cluster.name, user: operatorName }],
+    currentContext: "operator",
+  });
+  return config;
+}
+
+/** Starts the Manager as the ServiceAccount, watching only `namespace`, leader-elected there. */
+async function startOperator(namespace: string): Promise<Manager> {
+  const manager = new Manager({
+    kubeConfig: await serviceAccountConfig(namespace),
+    namespace,
+    fieldManager: "slipway-operator",
+    leaderElection: { leaseNamespace: namespace },
+    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
+    shutdownDeadlineMs: 2_000,
+  });
+  manager.add(gadgetController);
+  void manager.start().catch(() => {});
+  onTestFinished(() => manager.stop());
+  return manager;
+}
+
+async function createGadget(namespace: string, size: number): Promise<void> {
+  await adminConfig()
+    .makeApiClient(CustomObjectsApi)
+    .createNamespacedCustomObject({
+      group: gadgetKind.group,
+      version: gadgetKind.version,
+      namespace,
+      plural: gadgetKind.plural,
+      body: { apiVersion: gadgetKind.apiVersion, kind: "Gadget", metadata: { name: "g" }, spec: { size } },
+    });
+}
+
+async function forbiddenRequests(manager: Manager): Promise<number> {
+  const values = (await manager.metrics.restRequests.get()).values;
+  return values.filter((v) => String(v.labels.code) === "403").reduce((sum, v) => sum + v.value, 0);
+}
+
+beforeAll(() => installCrds([gadgetKind]));
+
+describe("the operator with only the generated RBAC", () => {
+  it("reconciles: reads from its cache, applies a child and status, records an Event, holds the Lease", async () => {
+    const namespace = await testNamespace("rbac");
+    await applyRbac(namespace);
+    const manager = await startOperator(namespace);
+    await createGadget(namespace, 7);
+
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    await eventually(
+      "the Gadget's status written by the operator",
+      () =>
+        api.getNamespacedCustomObject({
+          group: gadgetKind.group,
+          version: gadgetKind.version,
+          namespace,
+          plural: gadgetKind.plural,
+          name: "g",
+        }) as Promise<Gadget>,
+      (gadget) => gadget.status?.reconciledSize === 7,
+      30_000,
+    );
+    const child = await adminConfig()
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: "g", namespace });
+    expect(child.data).toEqual({ size: "7" });
+    await eventually(
+      "the Reconciled Event",
+      () => adminConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace }),
+      (events) => events.items.some((e) => e.reason === "Reconciled"),
+      15_000,
+    );
+    expect(manager.leading).toBe(true);
+    expect(await forbiddenRequests(manager)).toBe(0);
+  });
+
+  const rules = deriveRbac([gadgetController]).namespaced.filter(
+    // gadgets/finalizers is only checked by the OwnerReferencesPermissionEnforcement admission
+    // plugin (on in OpenShift, off in the local control plane), so removing it cannot 403 here.
+    (rule) => !rule.resources.some((r) => r.endsWith("/finalizers")),
+  );
+  it.each(rules.map((rule) => [`${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}`, rule] as const))(
+    "gets a 403 when the rule on %s is removed",
+    async (_, removed) => {
+      const namespace = await testNamespace("rbac");
+      await applyRbac(
+        namespace,
+        deriveRbac([gadgetController]).namespaced.filter(
+          (r) => JSON.stringify(r) !== JSON.stringify(removed),
+        ),
+      );
+      const manager = await startOperator(namespace);
+      await createGadget(namespace, 3);
+      await eventually(
+        "a 403 from the API server",
+        () => forbiddenRequests(manager),
+        (n) => n > 0,
+        30_000,
+      );
+    },
+  );
+});
