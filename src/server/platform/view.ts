@@ -64,36 +64,40 @@ export type PlatformChange =
 const sameComponent = (a: ComponentView, b: ComponentView) =>
   a.phase === b.phase && a.ready === b.ready && a.version === b.version && a.message === b.message;
 
+/** Phases where the Platform has settled: their change is reported after the components that led to it. */
+const settledPhases = new Set(["Running", "Stopped", "Failed", "Degraded"]);
+
 /**
  * The changes from one view to the next: a `phase` change when the phase, running or desired
  * version, or message moved, and a `component` change per component that appeared, changed or left.
- * With no previous view, everything is a change.
+ * A phase change comes first when work starts and last when the Platform settles, so a log of them
+ * reads in the order things happened. With no previous view, everything is a change.
  */
 export function platformChanges(previous: PlatformView | undefined, next: PlatformView): PlatformChange[] {
-  const changes: PlatformChange[] = [];
-  if (
+  const components: PlatformChange[] = [];
+  const before = new Map((previous?.components ?? []).map((component) => [component.name, component]));
+  for (const component of next.components) {
+    const old = before.get(component.name);
+    if (!old || !sameComponent(old, component)) components.push({ event: "component", data: component });
+    before.delete(component.name);
+  }
+  for (const gone of before.values())
+    components.push({ event: "component", data: { ...gone, removed: true } });
+  const phaseChanged =
     !previous ||
     previous.phase !== next.phase ||
     previous.version !== next.version ||
     previous.desiredVersion !== next.desiredVersion ||
-    previous.message !== next.message
-  ) {
-    changes.push({
-      event: "phase",
-      data: defined({
-        phase: next.phase,
-        version: next.version,
-        desiredVersion: next.desiredVersion,
-        message: next.message,
-      }),
-    });
-  }
-  const before = new Map((previous?.components ?? []).map((component) => [component.name, component]));
-  for (const component of next.components) {
-    const old = before.get(component.name);
-    if (!old || !sameComponent(old, component)) changes.push({ event: "component", data: component });
-    before.delete(component.name);
-  }
-  for (const gone of before.values()) changes.push({ event: "component", data: { ...gone, removed: true } });
-  return changes;
+    previous.message !== next.message;
+  if (!phaseChanged) return components;
+  const phase: PlatformChange = {
+    event: "phase",
+    data: defined({
+      phase: next.phase,
+      version: next.version,
+      desiredVersion: next.desiredVersion,
+      message: next.message,
+    }),
+  };
+  return previous && settledPhases.has(next.phase) ? [...components, phase] : [phase, ...components];
 }

@@ -85,6 +85,15 @@ describe("platformChanges", () => {
       { event: "component", data: component("mlflow", "Ready") },
     ]);
   });
+  it("reports a settling phase after the component changes that led to it", () => {
+    const updating = platformView(
+      platform({ phase: "Updating", version: "0.1.0", components: [component("postgres", "Updating")] }),
+    );
+    const done = platformView(
+      platform({ phase: "Running", version: "0.2.0", components: [component("postgres", "Ready", "0.2.0")] }),
+    );
+    expect(platformChanges(updating, done).map((change) => change.event)).toEqual(["component", "phase"]);
+  });
   it("reports a component that left", () => {
     const next = platformView(platform({ phase: "Running", version: "0.1.0", components: [] }));
     expect(platformChanges(before, next)).toEqual([
