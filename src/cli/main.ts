@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { registerDevCommands } from "./dev.ts";
 import { registerPlatformCommands } from "./platform/register.ts";
+import { registerOperatorCommand } from "./operator.ts";
 import { runCli } from "./run.ts";
 import { registerServerCommand } from "./server.ts";
 
@@ -10,6 +11,7 @@ const program = new Command("slipway")
   .showHelpAfterError();
 registerDevCommands(program);
 registerPlatformCommands(program);
+registerOperatorCommand(program);
 registerServerCommand(program);
 
 await runCli(program, process.argv);

@@ -65,6 +65,7 @@ export class Manager {
   /** Resolves when the manager stops, or when it lost leadership (the process should then exit). */
   readonly done: Promise<ManagerOutcome>;
   #leading = false;
+  readonly #stopping = new AbortController();
 
   constructor(options: ManagerOptions) {
     this.#options = options;
@@ -120,6 +121,7 @@ export class Manager {
     if (this.#state !== "new") throw new Error("a manager starts once");
     this.#state = "starting";
     await this.#listen();
+    if (this.#servers.length > 0) this.log.info({ ports: this.ports }, "operations endpoints listening");
     for (const spec of this.#specs) {
       for (const type of [spec.for, ...(spec.owns ?? []), ...(spec.watches ?? []).map((w) => w.type)]) {
         this.#types.register(type);
@@ -149,27 +151,38 @@ export class Manager {
         },
       );
     }
-    const [, leading] = await Promise.all([
-      this.cache.waitForSync(),
-      this.#elector ? this.#elector.acquire() : Promise.resolve(true),
+    const [synced, leading] = await Promise.all([
+      this.cache.waitForSync(this.#stopping.signal).then(
+        () => true,
+        () => false,
+      ),
+      this.#campaign(),
     ]);
-    if (!leading || this.#state !== "starting") return;
-    this.#leading = true;
+    if (!synced || !leading || this.#state !== "starting") return;
     this.log.info(
       { identity: this.identity, controllers: this.#specs.map((s) => s.name) },
       "starting controllers",
     );
     for (const controller of this.#controllers) controller.start();
     this.#state = "running";
-    if (this.#elector) {
-      const elector = this.#elector;
-      elector.renewUntilLost().then(async () => {
-        if (this.#state !== "running") return;
-        this.#leading = false;
-        await this.#shutdown(false);
-        this.#resolveDone("leadership-lost");
-      });
+  }
+
+  /** Without leader election: leading at once. With it: waits for the lease, then keeps renewing it in the background. */
+  async #campaign(): Promise<boolean> {
+    const elector = this.#elector;
+    if (!elector) {
+      this.#leading = true;
+      return true;
     }
+    if (!(await elector.acquire())) return false;
+    this.#leading = true;
+    elector.renewUntilLost().then(async () => {
+      if (this.#state !== "starting" && this.#state !== "running") return;
+      this.#leading = false;
+      await this.#shutdown(false);
+      this.#resolveDone("leadership-lost");
+    });
+    return true;
   }
 
   /** Stops intake, lets in-flight reconciles finish within the deadline, releases the lease. */
@@ -181,6 +194,7 @@ export class Manager {
 
   async #shutdown(release: boolean): Promise<void> {
     this.#state = "stopping";
+    this.#stopping.abort();
     const deadline = this.#options.shutdownDeadlineMs ?? 30_000;
     await Promise.all(this.#controllers.map((controller) => controller.stop(deadline)));
     await Promise.race([this.events.flush(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);

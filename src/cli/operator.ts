@@ -1,0 +1,53 @@
+import type { Command } from "commander";
+import { runOperator } from "../operator/main.ts";
+import { UserError } from "./run.ts";
+
+function port(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UserError(`${flag} must be a port number (0-65535), not ${value}`);
+  return n;
+}
+
+/** `slipway operator`: runs every controller (src/operator/controllers.ts) with leader election. */
+export function registerOperatorCommand(program: Command): void {
+  program
+    .command("operator")
+    .description("run the Slipway controllers (leader-elected; /metrics, /healthz, /readyz)")
+    .option("--kubeconfig <path>", "kubeconfig file (default: in-cluster credentials, else $KUBECONFIG)")
+    .option("--namespace <name>", "watch only this namespace (default: all namespaces)")
+    .option("--metrics-port <port>", "port for /metrics", "8080")
+    .option("--health-port <port>", "port for /healthz and /readyz", "8081")
+    .option("--leader-elect", "campaign for the leader Lease; only the leader runs controllers", true)
+    .option("--no-leader-elect", "run controllers without leader election")
+    .option("--lease-namespace <name>", "namespace of the leader Lease (default: the pod's namespace)")
+    .option("--shutdown-timeout <seconds>", "how long in-flight reconciles may run after SIGTERM", "30")
+    .action(
+      async (options: {
+        kubeconfig?: string;
+        namespace?: string;
+        metricsPort: string;
+        healthPort: string;
+        leaderElect: boolean;
+        leaseNamespace?: string;
+        shutdownTimeout: string;
+      }) => {
+        const shutdown = Number(options.shutdownTimeout);
+        if (!Number.isFinite(shutdown) || shutdown < 0) {
+          throw new UserError(
+            `--shutdown-timeout must be a number of seconds, not ${options.shutdownTimeout}`,
+          );
+        }
+        process.exitCode = await runOperator({
+          kubeconfig: options.kubeconfig,
+          namespace: options.namespace,
+          metricsPort: port("--metrics-port", options.metricsPort),
+          healthPort: port("--health-port", options.healthPort),
+          leaderElect: options.leaderElect,
+          leaseNamespace: options.leaseNamespace,
+          shutdownDeadlineMs: shutdown * 1000,
+        });
+      },
+    );
+}

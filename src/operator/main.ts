@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from "node:fs";
+import { KubeConfig } from "@kubernetes/client-node";
+import pino, { type Logger } from "pino";
+import { Manager } from "../kube/manager.ts";
+import type { ControllerSpec } from "../kube/types.ts";
+import { allControllers } from "./controllers.ts";
+
+export interface OperatorOptions {
+  /** Path of a kubeconfig; default: in-cluster credentials, else $KUBECONFIG. */
+  kubeconfig?: string;
+  /** Watch only this namespace; default all. */
+  namespace?: string;
+  metricsPort?: number;
+  healthPort?: number;
+  leaderElect: boolean;
+  leaseNamespace?: string;
+  leaseName?: string;
+  shutdownDeadlineMs?: number;
+  controllers?: ControllerSpec[];
+  log?: Logger;
+}
+
+const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** In-cluster when running in a pod, else the file named by `path` or $KUBECONFIG (or ~/.kube/config). */
+export function loadKubeConfig(path?: string): KubeConfig {
+  const config = new KubeConfig();
+  if (path) config.loadFromFile(path);
+  else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(`${serviceAccountDir}/token`))
+    config.loadFromCluster();
+  else config.loadFromDefault();
+  if (!config.getCurrentCluster()) {
+    throw new Error("no Kubernetes cluster configured: pass --kubeconfig, set $KUBECONFIG, or run in a pod");
+  }
+  return config;
+}
+
+/** Where the leader Lease lives: the flag, else the pod's own namespace, else the watched one, else "default". */
+function defaultLeaseNamespace(watched?: string): string {
+  if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
+  try {
+    return readFileSync(`${serviceAccountDir}/namespace`, "utf8").trim();
+  } catch {
+    return watched ?? "default";
+  }
+}
+
+/**
+ * Runs the operator until SIGTERM/SIGINT (clean stop: exit 0) or lost leadership (exit 1, so the
+ * pod restarts and campaigns again with fresh caches).
+ */
+export async function runOperator(options: OperatorOptions): Promise<number> {
+  const log =
+    options.log ?? pino({ base: { component: "operator" }, level: process.env.LOG_LEVEL ?? "info" });
+  const manager = new Manager({
+    kubeConfig: loadKubeConfig(options.kubeconfig),
+    namespace: options.namespace,
+    fieldManager: "slipway-operator",
+    leaderElection: options.leaderElect
+      ? {
+          leaseNamespace: options.leaseNamespace ?? defaultLeaseNamespace(options.namespace),
+          leaseName: options.leaseName ?? "slipway-operator",
+        }
+      : false,
+    metricsPort: options.metricsPort,
+    healthPort: options.healthPort,
+    shutdownDeadlineMs: options.shutdownDeadlineMs,
+    log,
+  });
+  for (const spec of options.controllers ?? allControllers()) manager.add(spec);
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal }, "stopping: no new work, finishing in-flight reconciles");
+    void manager.stop();
+  };
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  log.info({ identity: manager.identity, namespace: options.namespace ?? "(all)" }, "operator starting");
+  await manager.start();
+  const outcome = await manager.done;
+  process.off("SIGTERM", onSignal);
+  process.off("SIGINT", onSignal);
+  log.info({ outcome }, "operator stopped");
+  return outcome === "stopped" ? 0 : 1;
+}
