@@ -22,7 +22,7 @@ export type ArtifactCheck =
 export type RunObservation =
   | { state: "absent" }
   | { state: "running"; attempts: number }
-  | { state: "succeeded"; attempts: number }
+  | { state: "succeeded"; attempts: number; finishedAt?: string }
   | {
       state: "failed";
       attempts: number;
@@ -84,6 +84,9 @@ const done: Decision = { kind: "act" };
 const pollMs = 10_000;
 const waitForSlotMs = 15_000;
 const artifactRetryMs = 30_000;
+/** How long after a run succeeded the pushed image may take to show in the registry (replication, caches). */
+export const pushVisibleWithinSeconds = 60;
+const pushPollMs = 2_000;
 
 function isTerminal(phase: ImageBuildPhase | undefined): boolean {
   return phase === "Succeeded" || phase === "Failed";
@@ -203,7 +206,17 @@ function followRun(o: Observed): Decision | undefined {
         };
       }
       if (registry.result === "missing") {
-        return fail(o, "ImageNotPushed", `the build finished but ${imageOf(o)} is not in the registry`);
+        const finished = run.finishedAt ? Date.parse(run.finishedAt) : o.now.getTime();
+        if ((o.now.getTime() - finished) / 1000 < pushVisibleWithinSeconds) {
+          const message = `the build finished; waiting for ${imageOf(o)} to appear in the registry`;
+          const status = nextStatus(o, "Building", "WaitingForPush", message, { attempts: run.attempts });
+          return { kind: "act", status, requeueAfterMs: pushPollMs };
+        }
+        return fail(
+          o,
+          "ImageNotPushed",
+          `the build finished but ${imageOf(o)} is not in the registry ${pushVisibleWithinSeconds}s later`,
+        );
       }
       return registryFailure(o, registry);
     }

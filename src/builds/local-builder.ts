@@ -62,7 +62,7 @@ export class LocalBuilder {
     this.#runs.set(reference, run);
     void this.#execute(run, prepare).then(
       () => {
-        run.state = { state: "succeeded", attempts: 1 };
+        run.state = { state: "succeeded", attempts: 1, finishedAt: new Date().toISOString() };
       },
       (error: unknown) => {
         const aborted = run.controller.signal.aborted && run.controller.signal.reason === "timeout";

@@ -216,9 +216,15 @@ describe("decide: a build in flight", () => {
       ),
     );
     expect(built.status).toMatchObject({ phase: "Succeeded", reused: false, digest: "sha256:d" });
-    const notPushed = act(
-      decide(inFlight({ run: { state: "succeeded", attempts: 1 }, registry: { result: "missing" } })),
-    );
+    const justFinished = { state: "succeeded" as const, attempts: 1, finishedAt: "2026-01-01T11:59:50Z" };
+    const waiting = act(decide(inFlight({ run: justFinished, registry: { result: "missing" } })));
+    expect(waiting.status).toMatchObject({
+      phase: "Building",
+      message: expect.stringMatching(/waiting for .* to appear/),
+    });
+    expect(waiting.requeueAfterMs).toBeGreaterThan(0);
+    const longAgo = { ...justFinished, finishedAt: "2026-01-01T11:50:00Z" };
+    const notPushed = act(decide(inFlight({ run: longAgo, registry: { result: "missing" } })));
     expect(notPushed.status?.conditions?.[0]?.reason).toBe("ImageNotPushed");
   });
 

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RegistryClient, RegistryError } from "../../../src/builds/registry/client.ts";
+import { freePorts } from "../../../src/dev/ports.ts";
+import { pushImage } from "../../support/builds/push.ts";
+import { type RunningServer, startRegistry } from "../../support/builds/servers.ts";
+
+const user = { username: "builder", password: "correct-horse" };
+
+describe("registry client against docker-registry with htpasswd auth", () => {
+  let registry: RunningServer;
+  beforeAll(async () => {
+    registry = await startRegistry({ [user.username]: user.password });
+  });
+  afterAll(() => registry?.stop());
+
+  const client = (credentials?: typeof user, extra = {}) => {
+    const requests: string[] = [];
+    const c = new RegistryClient({
+      registry: registry.address,
+      insecure: true,
+      credentials: async () => credentials,
+      onRequest: (statusClass) => requests.push(statusClass),
+      ...extra,
+    });
+    return { c, requests };
+  };
+
+  it("pings, tells missing from existing and reads the digest; basic auth is sent up front once learned", async () => {
+    const { c, requests } = client(user);
+    await c.ping();
+    expect(await c.manifestDigest("fraud-scorer", "v1")).toBeUndefined();
+    const digest = await pushImage(registry.address, "fraud-scorer", "v1", user);
+    expect(await c.manifestDigest("fraud-scorer", "v1")).toBe(digest);
+    // ping: 401 then 200; missing: 404; exists: 200 — after the first challenge, one request per check.
+    expect(requests).toEqual(["4xx", "2xx", "4xx", "2xx"]);
+  });
+
+  it("a wrong password is 'credentials rejected', never 'missing'", async () => {
+    const { c } = client({ username: user.username, password: "wrong" });
+    const error = await c.manifestDigest("fraud-scorer", "v1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryError);
+    expect(error).toMatchObject({ kind: "credentials-rejected", status: 401 });
+    const anonymous = await client(undefined).c.manifestDigest("fraud-scorer", "v1").catch((e: unknown) => e);
+    expect(anonymous).toMatchObject({ kind: "credentials-rejected", message: expect.stringMatching(/no credentials configured/) });
+  });
+
+  it("retries an unreachable registry with backoff, then fails as transient", async () => {
+    const [port] = await freePorts(1);
+    const requests: string[] = [];
+    const c = new RegistryClient({ registry: `127.0.0.1:${port}`, insecure: true, attempts: 3, backoffMs: 10, onRequest: (s) => requests.push(s) });
+    await expect(c.manifestDigest("x", "v1")).rejects.toMatchObject({ kind: "transient" });
+    expect(requests).toEqual(["error", "error", "error"]);
+  });
+});
