@@ -19,7 +19,7 @@ const Step = Type.Object(
     args: Type.Optional(Type.Array(Type.String(), { maxItems: 256 })),
     env: Type.Optional(NamedValues("Environment of this step (added to the pipeline's).")),
     dependsOn: Type.Optional(
-      Type.Array(Type.String({ maxLength: 63 }), { maxItems: 64, "x-kubernetes-list-type": "set" }),
+      Type.Array(Type.String({ maxLength: 63 }), { maxItems: 16, "x-kubernetes-list-type": "set" }),
     ),
     resources: Type.Optional(
       Type.Object(
@@ -47,7 +47,7 @@ export const PipelineKind = defineKind({
       image: Type.Optional(Type.String({ minLength: 1, description: "Default image of the steps." })),
       steps: Type.Array(Step, {
         minItems: 1,
-        maxItems: 64,
+        maxItems: 32,
         "x-kubernetes-list-type": "map",
         "x-kubernetes-list-map-keys": ["name"],
       }),
