@@ -42,9 +42,11 @@ export function followEvent(follow: UpdateFollow, event: PlatformEvent, now: Dat
   }
   if (event.event === "component") {
     const { name, phase, ready, version, message, removed } = event.data;
+    // A message that only repeats the ready count adds nothing to the line.
+    const detail = message && message !== `${ready} ready` ? ` — ${message}` : "";
     const text = removed
       ? `${name} removed`
-      : `${name}: ${phase}, ${ready} ready${version ? `, version ${version}` : ""}${message ? ` — ${message}` : ""}`;
+      : `${name}: ${phase}, ${ready} ready${version ? `, version ${version}` : ""}${detail}`;
     return { ...follow, lines: [...follow.lines, { at, text, tone: phase === "Failed" ? "bad" : "info" }] };
   }
   if (event.event === "absent") {
