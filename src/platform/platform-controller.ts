@@ -50,7 +50,7 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
   const desired = release ? renderComponents(key.name, platform.spec, release) : [];
   const plan = planPlatform({
     targetVersion,
-    stopped: platform.spec.stopped,
+    stopped: platform.spec.stopped ?? false,
     deleting,
     ...(platform.status?.phase ? { previousPhase: platform.status.phase } : {}),
     ...(platform.status?.version ? { runningVersion: platform.status.version } : {}),

@@ -4,7 +4,7 @@ import type { Static } from "@sinclair/typebox";
 import type { SpecOf } from "../apis/kind.ts";
 import type { Component } from "../apis/platform/component.ts";
 import type { PlatformSpec } from "../apis/platform/platform.ts";
-import type { ComponentName } from "../apis/platform/schemas.ts";
+import { type ComponentName, defaultSizes } from "../apis/platform/schemas.ts";
 import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
 
 export type ComponentSpec = SpecOf<typeof Component>;
@@ -58,7 +58,7 @@ function renderComponent(
           {
             name: entry.volume.name,
             mountPath: entry.volume.mountPath,
-            size: spec.storage?.[entry.volume.sizeField] ?? "1Gi",
+            size: spec.storage?.[entry.volume.sizeField] ?? defaultSizes[entry.volume.sizeField],
             accessMode: spec.singleNode === false ? "ReadWriteMany" : "ReadWriteOnce",
             ...(spec.storage?.storageClassName ? { storageClassName: spec.storage.storageClassName } : {}),
           },

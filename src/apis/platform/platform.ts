@@ -3,6 +3,7 @@ import { defineKind, type Resource } from "../kind.ts";
 import {
   Condition,
   componentNames,
+  defaultSizes,
   EnvVar,
   group,
   growOnlyQuantity,
@@ -43,10 +44,12 @@ const Storage = Type.Object(
     storageClassName: Type.Optional(
       Type.String({ minLength: 1, maxLength: 253, description: "unset: the cluster's default class" }),
     ),
-    artifactsSize: growOnlyQuantity("spec.storage.artifactsSize", "50Gi"),
-    registrySize: growOnlyQuantity("spec.storage.registrySize", "25Gi"),
-    builderCacheSize: growOnlyQuantity("spec.storage.builderCacheSize", "25Gi"),
-    databaseSize: growOnlyQuantity("spec.storage.databaseSize", "10Gi"),
+    artifactsSize: Type.Optional(growOnlyQuantity("spec.storage.artifactsSize", defaultSizes.artifactsSize)),
+    registrySize: Type.Optional(growOnlyQuantity("spec.storage.registrySize", defaultSizes.registrySize)),
+    builderCacheSize: Type.Optional(
+      growOnlyQuantity("spec.storage.builderCacheSize", defaultSizes.builderCacheSize),
+    ),
+    databaseSize: Type.Optional(growOnlyQuantity("spec.storage.databaseSize", defaultSizes.databaseSize)),
   },
   { default: {} },
 );
@@ -56,30 +59,41 @@ export const PlatformSpec = Type.Object({
     ...Version,
     description: "The Slipway release to run; defaults to the operator's own",
   }),
-  stopped: Type.Boolean({ default: false, description: "true stops every component (data is kept)" }),
+  stopped: Type.Optional(
+    Type.Boolean({ default: false, description: "true stops every component (data is kept)" }),
+  ),
   restartedAt: Type.Optional(
     Type.String({ maxLength: 64, description: "Changing it rolls every component in dependency order" }),
   ),
   host: Type.Optional(Type.String({ maxLength: 253, description: "FQDN of the Ingress" })),
-  ingress: Type.Object(
-    {
-      enabled: Type.Boolean({ default: true }),
-      className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
-    },
-    { default: {} },
+  ingress: Type.Optional(
+    Type.Object(
+      {
+        enabled: Type.Optional(Type.Boolean({ default: true })),
+        className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+      },
+      { default: {} },
+    ),
   ),
-  singleNode: Type.Boolean({
-    default: true,
-    description: "true: volumes are ReadWriteOnce; false: ReadWriteMany",
-  }),
-  storage: Storage,
-  logLevel: Type.Union(
-    logLevels.map((level) => Type.Literal(level)),
-    { default: "INFO" },
+  singleNode: Type.Optional(
+    Type.Boolean({
+      default: true,
+      description: "true: volumes are ReadWriteOnce; false: ReadWriteMany",
+    }),
   ),
-  components: Type.Object(
-    Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])),
-    { default: {}, additionalProperties: false, description: "Per-component overrides" },
+  storage: Type.Optional(Storage),
+  logLevel: Type.Optional(
+    Type.Union(
+      logLevels.map((level) => Type.Literal(level)),
+      { default: "INFO" },
+    ),
+  ),
+  components: Type.Optional(
+    Type.Object(Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])), {
+      default: {},
+      additionalProperties: false,
+      description: "Per-component overrides",
+    }),
   ),
 });
 

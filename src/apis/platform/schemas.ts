@@ -15,6 +15,14 @@ export const componentNames = [
 ] as const;
 export type ComponentName = (typeof componentNames)[number];
 
+/** Default volume sizes (also applied by the controller, so an object stored without CRD defaults means the same). */
+export const defaultSizes = {
+  artifactsSize: "50Gi",
+  registrySize: "25Gi",
+  builderCacheSize: "25Gi",
+  databaseSize: "10Gi",
+} as const;
+
 export const logLevels = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 
 /** A Kubernetes condition (metav1.Condition). */

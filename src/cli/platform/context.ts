@@ -7,6 +7,11 @@ import {
 } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
+import { KubeClient } from "../../kube/client.ts";
+import { ResourceTypes } from "../../kube/discovery.ts";
+import { keyOf, resourcePath } from "../../kube/keys.ts";
+import { ApiError, RestClient } from "../../kube/rest.ts";
+import type { KubeObject, ObjectKey } from "../../kube/types.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
 
@@ -48,7 +53,9 @@ export function parseDuration(text: string, flag = "--timeout"): number {
 export class PlatformContext {
   readonly flags: GlobalFlags;
   readonly config: KubeConfig;
-  readonly objects: KubernetesObjectApi;
+  readonly rest: RestClient;
+  readonly types: ResourceTypes;
+  readonly kube: KubeClient;
 
   constructor(flags: GlobalFlags) {
     if (flags.output !== "text" && flags.output !== "json") {
@@ -56,7 +63,9 @@ export class PlatformContext {
     }
     this.flags = flags;
     this.config = loadKubeConfig(flags);
-    this.objects = KubernetesObjectApi.makeApiClient(this.config);
+    this.rest = new RestClient(this.config, { userAgent: fieldManager });
+    this.types = new ResourceTypes(this.rest);
+    this.kube = new KubeClient(this.rest, this.types, { fieldManager });
   }
 
   get namespace(): string {
@@ -67,21 +76,17 @@ export class PlatformContext {
     return this.flags.output === "json";
   }
 
+  get platformKey(): ObjectKey {
+    return { namespace: this.namespace, name: this.flags.platform };
+  }
+
   /** Progress and notes: stdout for text, stderr for json (stdout then carries only the JSON document). */
   say(line: string): void {
     (this.json ? process.stderr : process.stdout).write(`${line}\n`);
   }
 
-  platformHeader(): { apiVersion: string; kind: string; metadata: { name: string; namespace: string } } {
-    return {
-      apiVersion: `${types.platform.group}/${types.platform.version}`,
-      kind: types.platform.kind,
-      metadata: { name: this.flags.platform, namespace: this.namespace },
-    };
-  }
-
-  async readPlatform(): Promise<PlatformResource | undefined> {
-    return readOptional(() => this.objects.read(this.platformHeader()) as Promise<PlatformResource>, this);
+  readPlatform(): Promise<PlatformResource | undefined> {
+    return this.call(() => this.kube.get<PlatformResource>(types.platform, this.platformKey));
   }
 
   async requirePlatform(): Promise<PlatformResource> {
@@ -94,29 +99,55 @@ export class PlatformContext {
     return platform;
   }
 
-  /** Merge-patches the Platform's spec; returns the new generation. */
-  async patchSpec(spec: Record<string, unknown>): Promise<PlatformResource> {
-    return call(
-      () =>
-        this.objects.patch(
-          { ...this.platformHeader(), spec } as KubernetesObject,
-          undefined,
-          undefined,
-          fieldManager,
-          undefined,
-          PatchStrategy.MergePatch,
-        ) as Promise<PlatformResource>,
-      this,
+  /** Merge-patches the Platform's spec. */
+  patchSpec(spec: Record<string, unknown>): Promise<PlatformResource> {
+    return this.call(() =>
+      this.rest.request<PlatformResource>("PATCH", resourcePath(types.platform, this.platformKey), {
+        body: { spec },
+        contentType: "application/merge-patch+json",
+        query: { fieldManager },
+      }),
     );
   }
 
   /** Server-side applies an object as the CLI. */
-  async apply<T extends KubernetesObject>(object: T): Promise<T> {
-    return call(
-      () =>
-        this.objects.patch(object, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply),
-      this,
-    );
+  apply<T extends KubeObject>(object: T): Promise<T> {
+    return this.call(() => this.kube.apply(object));
+  }
+
+  /** Reads any object by its apiVersion, kind and name; undefined when missing. */
+  async read<T extends KubeObject>(object: KubeObject): Promise<T | undefined> {
+    const type = await this.call(() => this.types.resolve(object.apiVersion, object.kind));
+    return this.call(() => this.kube.get<T>(type, keyOf(object)));
+  }
+
+  /** Deletes an object (background propagation); true when it existed. */
+  async remove(object: KubeObject): Promise<boolean> {
+    const type = await this.call(() => this.types.resolve(object.apiVersion, object.kind));
+    const existed = (await this.call(() => this.kube.get(type, keyOf(object)))) !== undefined;
+    if (existed) await this.call(() => this.kube.delete(type, keyOf(object)));
+    return existed;
+  }
+
+  /** Runs a request; refusals and unreachable servers become one readable line. */
+  async call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (error instanceof ApiError) {
+        if (error.status === 401 || error.status === 403) {
+          throw new UserError(`the API server refused: ${apiMessage(error)}`);
+        }
+        if (error.status >= 400 && error.status < 500) throw new UserError(apiMessage(error));
+      }
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+      if (cause === "ECONNREFUSED" || cause === "ENOTFOUND" || cause === "ECONNRESET") {
+        throw new UserError(
+          `cannot reach the API server ${this.config.getCurrentCluster()?.server}: ${cause}`,
+        );
+      }
+      throw error;
+    }
   }
 }
 
@@ -138,52 +169,8 @@ function loadKubeConfig(flags: GlobalFlags): KubeConfig {
   return config;
 }
 
-interface ApiFailure {
-  code?: number;
-  body?: unknown;
-  message?: string;
-}
-
-/** The API server's own message for a failed request (e.g. a CEL rule's), as one line. */
-export function apiMessage(error: unknown): string {
-  const failure = error as ApiFailure;
-  let body = failure.body;
-  if (typeof body === "string") {
-    try {
-      body = JSON.parse(body);
-    } catch {}
-  }
-  const message = (body as { message?: string } | undefined)?.message;
-  return (message ?? failure.message ?? String(error)).replace(/\s+/g, " ");
-}
-
-/** Runs a request; refusals and unreachable servers become one readable line. */
-export async function call<T>(request: () => Promise<T>, context: PlatformContext): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    const code = (error as ApiFailure).code;
-    if (code === 401 || code === 403) throw new UserError(`the API server refused: ${apiMessage(error)}`);
-    if (typeof code === "number" && code >= 400 && code < 500) throw new UserError(apiMessage(error));
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-    if (cause === "ECONNREFUSED" || cause === "ENOTFOUND") {
-      throw new UserError(
-        `cannot reach the API server ${context.config.getCurrentCluster()?.server}: ${cause}`,
-      );
-    }
-    throw error;
-  }
-}
-
-/** Like call(), but a missing object (404) is undefined. */
-export async function readOptional<T>(
-  request: () => Promise<T>,
-  context: PlatformContext,
-): Promise<T | undefined> {
-  try {
-    return await request();
-  } catch (error) {
-    if ((error as ApiFailure).code === 404) return undefined;
-    return call(() => Promise.reject(error), context);
-  }
+/** The API server's message (e.g. a CEL rule's) without the request line, as one line. */
+export function apiMessage(error: ApiError): string {
+  const message = error.message.replace(/^[A-Z]+ \S+: \d+ /, "");
+  return message.replace(/\s+/g, " ").trim();
 }

@@ -1,17 +1,17 @@
 /** `slipway install`: the release bundle (or only the CRDs with --dev), the namespace, the Platform; then waits for Running. */
 
-import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
+import { Platform } from "../../apis/platform/platform.ts";
 import { releaseBundle } from "../../bundle/release.ts";
+import type { KubeObject } from "../../kube/types.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
 import {
   type GlobalFlags,
   PlatformContext,
   parseDuration,
-  readOptional,
   withGlobalFlags,
   withWaitFlags,
 } from "./context.ts";
@@ -76,8 +76,8 @@ async function install(flags: InstallFlags): Promise<void> {
     return;
   }
   await context.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } });
-  const objects: KubernetesObject[] = flags.dev
-    ? allKinds.map((kind) => crdManifest(kind) as KubernetesObject)
+  const objects: KubeObject[] = flags.dev
+    ? allKinds.map((kind) => crdManifest(kind) as KubeObject)
     : flags.manifest
       ? await readManifest(flags.manifest, context.namespace)
       : releaseBundle(context.namespace);
@@ -88,7 +88,12 @@ async function install(flags: InstallFlags): Promise<void> {
       : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}`,
   );
   await waitForCrd(context);
-  const created = await context.apply({ ...context.platformHeader(), spec } as KubernetesObject);
+  const created = await context.apply<KubeObject>({
+    apiVersion: Platform.apiVersion,
+    kind: Platform.kind,
+    metadata: context.platformKey,
+    spec,
+  } as KubeObject);
   context.say(`created platform ${context.flags.platform} at ${spec.version}`);
   if (!flags.wait) return;
   const platform = await followPlatform(context, {
@@ -106,10 +111,9 @@ const platformCrd = {
   metadata: { name: "platforms.platform.slipway.dev" },
 };
 
-type CrdView = { status?: { conditions?: { type: string; status: string }[] } };
+type CrdView = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 
-const readPlatformCrd = (context: PlatformContext) =>
-  readOptional(() => context.objects.read(platformCrd) as Promise<CrdView>, context);
+const readPlatformCrd = (context: PlatformContext) => context.read<CrdView>(platformCrd);
 
 /** Reads the Platform; before the CRD exists there is none. */
 async function readCrdAware(context: PlatformContext) {

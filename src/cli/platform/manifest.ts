@@ -1,7 +1,7 @@
 /** A release bundle from a file or URL (`--manifest`), its namespaced objects placed in the install namespace. */
 import { readFile } from "node:fs/promises";
-import type { KubernetesObject } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
+import type { KubeObject } from "../../kube/types.ts";
 import { UserError } from "../run.ts";
 
 const clusterScoped = new Set([
@@ -17,11 +17,11 @@ const clusterScoped = new Set([
 ]);
 
 /** The objects of a manifest, namespaced ones moved into `namespace` (the bundle's namespace is set at install time). */
-export function placeObjects(text: string, namespace: string, source: string): KubernetesObject[] {
-  const objects: KubernetesObject[] = [];
+export function placeObjects(text: string, namespace: string, source: string): KubeObject[] {
+  const objects: KubeObject[] = [];
   for (const document of parseAllDocuments(text)) {
     if (document.errors.length) throw new UserError(`--manifest ${source}: ${document.errors[0]?.message}`);
-    const object = document.toJS() as KubernetesObject | null;
+    const object = document.toJS() as KubeObject | null;
     if (!object) continue;
     if (!object.kind || !object.apiVersion || !object.metadata?.name) {
       throw new UserError(`--manifest ${source}: every object needs apiVersion, kind and metadata.name`);
@@ -32,7 +32,7 @@ export function placeObjects(text: string, namespace: string, source: string): K
   return objects;
 }
 
-export async function readManifest(source: string, namespace: string): Promise<KubernetesObject[]> {
+export async function readManifest(source: string, namespace: string): Promise<KubeObject[]> {
   let text: string;
   try {
     if (/^https?:\/\//.test(source)) {

@@ -1,19 +1,14 @@
 /** `slipway uninstall`: the Platform (torn down by the operator in reverse order), the operator, the namespace, the CRDs. */
 import { createInterface } from "node:readline/promises";
-import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
+import { Platform } from "../../apis/platform/platform.ts";
 import { releaseBundle } from "../../bundle/release.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
-import {
-  call,
-  type GlobalFlags,
-  PlatformContext,
-  parseDuration,
-  readOptional,
-  withGlobalFlags,
-} from "./context.ts";
+import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
 
 interface UninstallFlags extends GlobalFlags {
   yes?: boolean;
@@ -33,78 +28,65 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
-async function deleteObject(context: PlatformContext, object: KubernetesObject): Promise<boolean> {
-  const gone = await readOptional(
-    () => context.objects.delete(object, undefined, undefined, undefined, undefined, "Background"),
-    context,
-  );
-  return gone !== undefined;
-}
-
-async function waitGone(context: PlatformContext, object: KubernetesObject, what: string, deadline: number) {
+async function waitGone(context: PlatformContext, object: KubeObject, what: string, deadline: number) {
   let lastMessage = "";
   for (;;) {
-    const current = (await readOptional(() => context.objects.read(object as never), context)) as
-      | { status?: { message?: string } }
-      | undefined;
+    const current = await context.read<KubeObject & { status?: { message?: string } }>(object);
     if (!current) return;
     const message = current.status?.message ?? "";
     if (message && message !== lastMessage) {
       lastMessage = message;
       context.say(`  ${what}: ${message}`);
     }
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
       throw new UserError(`timed out waiting for ${what} to be removed${message ? `: ${message}` : ""}`);
+    }
     await sleep(500);
   }
 }
 
-/** PVCs of the platform lose their owner, so deleting the Platform leaves them (and their data) in place. */
+/** The platform's PVCs lose their owner, so deleting the Platform leaves them (and their data) in place. */
 async function keepClaims(context: PlatformContext): Promise<number> {
-  const claims = await call(
-    () =>
-      context.objects.list(
-        "v1",
-        "PersistentVolumeClaim",
-        context.namespace,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        "app.kubernetes.io/part-of=slipway",
-      ),
-    context,
+  const list = await context.call(() =>
+    context.rest.request<{ items: KubeObject[] }>(
+      "GET",
+      `/api/v1/namespaces/${context.namespace}/persistentvolumeclaims`,
+      {
+        query: { labelSelector: "app.kubernetes.io/part-of=slipway" },
+      },
+    ),
   );
-  for (const claim of claims.items) {
-    await call(
-      () =>
-        context.objects.patch(
-          {
-            apiVersion: "v1",
-            kind: "PersistentVolumeClaim",
-            metadata: { name: claim.metadata?.name, namespace: context.namespace, ownerReferences: null },
-          } as unknown as KubernetesObject,
-          undefined,
-          undefined,
-          "slipway-cli",
-          undefined,
-          "application/merge-patch+json" as never,
-        ),
-      context,
+  for (const claim of list.items) {
+    await context.call(() =>
+      context.rest.request(
+        "PATCH",
+        `/api/v1/namespaces/${context.namespace}/persistentvolumeclaims/${claim.metadata?.name}`,
+        {
+          body: { metadata: { ownerReferences: null } },
+          contentType: "application/merge-patch+json",
+        },
+      ),
     );
   }
-  return claims.items.length;
+  return list.items.length;
 }
 
 async function uninstall(flags: UninstallFlags): Promise<void> {
   const context = new PlatformContext(flags);
   const deadline = Date.now() + parseDuration(flags.timeout);
-  const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } };
-  const crds = allKinds.map((kind) => crdManifest(kind) as KubernetesObject);
-  const namespaceExists = (await readOptional(() => context.objects.read(namespace), context)) !== undefined;
-  const crdsExist = (
-    await Promise.all(crds.map((crd) => readOptional(() => context.objects.read(crd as never), context)))
-  ).some(Boolean);
+  const namespace: KubeObject = {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: context.namespace },
+  };
+  const crds = allKinds.map((kind) => crdManifest(kind) as KubeObject);
+  const namespaceExists = (await context.read(namespace)) !== undefined;
+  const platformCrdExists =
+    (await context.read({
+      ...crds[0],
+      metadata: { name: `${types.platform.plural}.${types.platform.group}` },
+    })) !== undefined;
+  const crdsExist = (await Promise.all(crds.map((crd) => context.read(crd)))).some(Boolean);
   if (!namespaceExists && (flags.keepCrds || !crdsExist)) {
     context.say(`nothing to uninstall: namespace ${context.namespace} does not exist`);
     return;
@@ -115,26 +97,27 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     if (!(await confirm(`Remove ${what}?`))) throw new UserError("uninstall cancelled");
   }
 
-  const platform = crdsExist && namespaceExists ? await context.readPlatform() : undefined;
+  const platform = platformCrdExists && namespaceExists ? await context.readPlatform() : undefined;
   if (platform) {
     if (flags.keepData) context.say(`kept ${await keepClaims(context)} volume claim(s) and their data`);
     context.say(`removing platform ${platform.metadata.name} (components in reverse dependency order)`);
-    await deleteObject(context, context.platformHeader());
-    await waitGone(context, context.platformHeader(), `platform ${platform.metadata.name}`, deadline);
+    const object = { apiVersion: Platform.apiVersion, kind: Platform.kind, metadata: context.platformKey };
+    await context.remove(object);
+    await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
   const operatorObjects = releaseBundle(context.namespace).filter(
     (o) => o.kind !== "CustomResourceDefinition",
   );
   let removed = 0;
-  for (const object of operatorObjects) if (await deleteObject(context, object)) removed++;
+  for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;
   if (removed) context.say(`removed the operator (${removed} objects)`);
   if (namespaceExists && !flags.keepData) {
-    await deleteObject(context, namespace);
+    await context.remove(namespace);
     await waitGone(context, namespace, `namespace ${context.namespace}`, deadline);
     context.say(`removed namespace ${context.namespace}`);
   }
   if (!flags.keepCrds) {
-    for (const crd of crds) await deleteObject(context, crd);
+    for (const crd of crds) await context.remove(crd);
     context.say(`removed ${crds.length} CRDs`);
   }
   context.say("uninstalled");

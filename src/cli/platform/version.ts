@@ -2,22 +2,20 @@
 import type { Command } from "commander";
 import { operatorName } from "../../bundle/bundle.ts";
 import { ownVersion, releases } from "../../platform/catalog.ts";
-import { type GlobalFlags, PlatformContext, readOptional, withGlobalFlags } from "./context.ts";
+import { type GlobalFlags, PlatformContext, withGlobalFlags } from "./context.ts";
 
 export function registerVersion(program: Command): void {
   withGlobalFlags(
     program.command("version").description("CLI, operator and platform versions; known releases"),
   ).action(async (flags: GlobalFlags) => {
     const context = new PlatformContext(flags);
-    const operator = (await readOptional(
-      () =>
-        context.objects.read({
-          apiVersion: "apps/v1",
-          kind: "Deployment",
-          metadata: { name: operatorName, namespace: context.namespace },
-        }),
-      context,
-    ).catch(() => undefined)) as { metadata?: { labels?: Record<string, string> } } | undefined;
+    const operator = await context
+      .read({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: operatorName, namespace: context.namespace },
+      })
+      .catch(() => undefined);
     const platform = await context.readPlatform().catch(() => undefined);
     const versions = {
       cli: ownVersion,
