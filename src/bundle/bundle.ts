@@ -51,42 +51,42 @@ export function clusterName(namespace: string | undefined): string {
   return namespace ? `${operatorName}-${namespace}` : operatorName;
 }
 
-function meta(name: string, namespace: string | undefined, version: string) {
-  return { name, ...(namespace ? { namespace } : {}), labels: labels(version) };
+function meta(name: string, version: string) {
+  return { name, labels: labels(version) };
 }
 
-function rbacObjects(rbac: DerivedRbac, namespace: string | undefined, version: string): BundleObject[] {
-  const subject = { kind: "ServiceAccount", name: operatorName, ...(namespace ? { namespace } : {}) };
+function rbacObjects(rbac: DerivedRbac, version: string): BundleObject[] {
+  const subject = { kind: "ServiceAccount", name: operatorName };
   const roleRef = (kind: string, name: string) => ({ apiGroup: "rbac.authorization.k8s.io", kind, name });
   const namespaced: BundleObject[] = [
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "Role",
-      metadata: meta(operatorName, namespace, version),
+      metadata: meta(operatorName, version),
       rules: rbac.namespaced,
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "RoleBinding",
-      metadata: meta(operatorName, namespace, version),
+      metadata: meta(operatorName, version),
       roleRef: roleRef("Role", operatorName),
       subjects: [subject],
     },
   ];
   if (rbac.cluster.length === 0) return namespaced;
-  const name = clusterName(namespace);
+  const name = clusterName(undefined);
   return [
     ...namespaced,
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
-      metadata: meta(name, undefined, version),
+      metadata: meta(name, version),
       rules: rbac.cluster,
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",
-      metadata: meta(name, undefined, version),
+      metadata: meta(name, version),
       roleRef: roleRef("ClusterRole", name),
       subjects: [subject],
     },
@@ -97,7 +97,7 @@ function fieldEnv(name: string, fieldPath: string) {
   return { name, valueFrom: { fieldRef: { fieldPath } } };
 }
 
-function deployment(options: BundleOptions, namespace: string | undefined): BundleObject {
+function deployment(options: BundleOptions): BundleObject {
   const probe = (path: string, periodSeconds: number) => ({
     httpGet: { path, port: "http" },
     periodSeconds,
@@ -107,7 +107,7 @@ function deployment(options: BundleOptions, namespace: string | undefined): Bund
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: meta(operatorName, namespace, options.version),
+    metadata: meta(operatorName, options.version),
     spec: {
       replicas: options.replicas,
       selector: { matchLabels: selector },
@@ -160,11 +160,11 @@ function deployment(options: BundleOptions, namespace: string | undefined): Bund
   };
 }
 
-function service(options: BundleOptions, namespace: string | undefined): BundleObject {
+function service(options: BundleOptions): BundleObject {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: meta(`${operatorName}-metrics`, namespace, options.version),
+    metadata: meta(`${operatorName}-metrics`, options.version),
     spec: {
       selector,
       ports: [{ name: "http-metrics", port: operatorHttpPort, targetPort: "http", protocol: "TCP" }],
@@ -172,21 +172,52 @@ function service(options: BundleOptions, namespace: string | undefined): BundleO
   };
 }
 
+const clusterScoped = new Set(["CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Namespace"]);
+const clusterRbac = new Set(["ClusterRole", "ClusterRoleBinding"]);
+
 /**
- * The bundle's objects in install order (CRDs first). `namespace` undefined leaves namespaced
- * objects without one (for `kubectl apply -n`); cluster-scoped objects then carry no namespace suffix.
+ * Puts a namespace-free bundle (e.g. parsed from deploy/slipway.yaml) into `namespace`: namespaced
+ * objects get it, ServiceAccount subjects point into it, and the operator's cluster-wide RBAC is
+ * named after it so installs in two namespaces do not share one ClusterRole.
+ */
+export function inNamespace(objects: BundleObject[], namespace: string): BundleObject[] {
+  return objects.map((object) => {
+    const kind = object.kind ?? "";
+    const placed: BundleObject = clusterScoped.has(kind)
+      ? { ...object }
+      : { ...object, metadata: { ...object.metadata, namespace } };
+    if (Array.isArray(object.subjects)) {
+      placed.subjects = (object.subjects as { kind: string }[]).map((subject) =>
+        subject.kind === "ServiceAccount" ? { ...subject, namespace } : subject,
+      );
+    }
+    if (clusterRbac.has(kind) && object.metadata?.name === operatorName) {
+      placed.metadata = { ...object.metadata, name: clusterName(namespace) };
+    }
+    const roleRef = object.roleRef as { kind: string; name: string } | undefined;
+    if (roleRef?.kind === "ClusterRole" && roleRef.name === operatorName) {
+      placed.roleRef = { ...roleRef, name: clusterName(namespace) };
+    }
+    return placed;
+  });
+}
+
+/**
+ * The bundle's objects in install order (CRDs first), in `namespace`. Without a namespace it is
+ * the namespace-free template deploy/slipway.yaml holds (see inNamespace).
  */
 export function bundleFor(namespace: string | undefined, options: BundleOptions): BundleObject[] {
   const serviceAccount: BundleObject = {
     apiVersion: "v1",
     kind: "ServiceAccount",
-    metadata: meta(operatorName, namespace, options.version),
+    metadata: meta(operatorName, options.version),
   };
-  return [
+  const template = [
     ...options.kinds.map((kind) => crdManifest(kind)),
     serviceAccount,
-    ...rbacObjects(deriveRbac(options.controllers), namespace, options.version),
-    deployment(options, namespace),
-    service(options, namespace),
+    ...rbacObjects(deriveRbac(options.controllers), options.version),
+    deployment(options),
+    service(options),
   ];
+  return namespace === undefined ? template : inNamespace(template, namespace);
 }

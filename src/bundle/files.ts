@@ -14,7 +14,10 @@ export const crdDir = "deploy/crds";
 export const bundlePath = "deploy/slipway.yaml";
 export const valuesPath = `${chartDir}/values.yaml`;
 
-const bundleHeader = `${header}# Install into a namespace of your choice:  slipway install -n NAMESPACE  (or: kubectl apply -n NAMESPACE -f slipway.yaml)\n`;
+const bundleHeader = `${header}# Namespace-free: install with \`slipway install -n NAMESPACE [--manifest slipway.yaml]\` or the Helm chart
+# (both place it with inNamespace() from src/bundle/bundle.ts). With plain \`kubectl apply -n NAMESPACE\`, first set
+# the namespace of the ClusterRoleBinding's ServiceAccount subject, if the bundle has one.
+`;
 
 /** Every generated file except values.yaml (which is merged, see valuesFile). */
 export function generatedFiles(options: BundleOptions): Map<string, string> {

@@ -6,6 +6,7 @@ import {
   type BundleOptions,
   bundleFor,
   defaultResources,
+  inNamespace,
 } from "../../../src/bundle/bundle.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
 
@@ -138,6 +139,8 @@ describe("bundleFor", () => {
     ]);
     const binding = find(withNodes, "ClusterRoleBinding")[0] as Any;
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
+    expect(binding.roleRef.name).toBe("slipway-operator-ml");
+    expect(inNamespace(bundleFor(undefined, options()), "ml")).toEqual(bundleFor("ml", options()));
   });
 
   it("leaves namespaced objects without a namespace when none is given", () => {

@@ -1,0 +1,101 @@
+/** The Helm chart, linted and rendered by the real helm, renders the same objects as the bundle. */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { type BundleObject, bundleFor } from "../../../src/bundle/bundle.ts";
+import { generatedFiles, valuesFile, valuesPath } from "../../../src/bundle/files.ts";
+import { chartDir, helmLabels, ownedTemplates } from "../../../src/bundle/helm.ts";
+import { imageRepository, releaseOptions } from "../../../src/bundle/release.ts";
+import { binaryPaths } from "../../../src/dev/binaries.ts";
+
+const run = promisify(execFile);
+/** The chart as the generator makes it now (the stale check compares it with deploy/), in a temp dir. */
+async function generatedChart(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "slipway-chart-"));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const options = releaseOptions();
+  const files = generatedFiles(options);
+  files.set(valuesPath, valuesFile(undefined, options));
+  for (const [path, content] of files) {
+    if (!path.startsWith(`${chartDir}/`)) continue;
+    const target = join(dir, path.slice(chartDir.length + 1));
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  return dir;
+}
+const helm = (...args: string[]) => run(binaryPaths().helm, args, { encoding: "utf8", maxBuffer: 64 << 20 });
+
+function withoutHelmLabels(object: BundleObject): BundleObject {
+  const strip = (labels?: Record<string, string>) =>
+    labels && Object.fromEntries(Object.entries(labels).filter(([key]) => !helmLabels.includes(key)));
+  const copy = structuredClone(object) as BundleObject & {
+    spec?: { template?: { metadata?: { labels?: Record<string, string> } } };
+  };
+  if (copy.metadata?.labels) copy.metadata.labels = strip(copy.metadata.labels);
+  const podMeta = copy.spec?.template?.metadata;
+  if (podMeta?.labels) podMeta.labels = strip(podMeta.labels);
+  return copy;
+}
+
+/** The objects `helm template` renders from this generator's files (crds/ and its own templates). */
+async function render(namespace: string, ...set: string[]): Promise<BundleObject[]> {
+  const { stdout } = await helm(
+    "template",
+    "slipway",
+    await generatedChart(),
+    "--namespace",
+    namespace,
+    "--include-crds",
+    ...set.flatMap((s) => ["--set", s]),
+  );
+  return stdout
+    .split(/^---$/m)
+    .filter((doc) => {
+      const source = /^# Source: slipway\/(.+)$/m.exec(doc)?.[1] ?? "";
+      return source.startsWith("crds/") || ownedTemplates.includes(source);
+    })
+    .flatMap((doc) => parseAllDocuments(doc).map((d) => d.toJS() as BundleObject))
+    .filter(Boolean)
+    .map(withoutHelmLabels);
+}
+
+const byKindAndName = (a: BundleObject, b: BundleObject) =>
+  `${a.kind}/${a.metadata?.name}`.localeCompare(`${b.kind}/${b.metadata?.name}`);
+
+describe("the Helm chart", () => {
+  it("passes helm lint --strict", async () => {
+    const { stdout } = await helm("lint", "--strict", await generatedChart());
+    expect(stdout).toContain("0 chart(s) failed");
+  });
+
+  it("renders exactly the bundle's objects with the default values", async () => {
+    const rendered = await render("ml-platform");
+    const bundle = bundleFor("ml-platform", releaseOptions());
+    expect(rendered.sort(byKindAndName)).toEqual([...bundle].sort(byKindAndName));
+  });
+
+  it("renders the bundle of the values given", async () => {
+    const rendered = await render(
+      "other",
+      "image.tag=9.9.9",
+      "replicas=2",
+      "logLevel=debug",
+      "resources.limits.memory=1Gi",
+    );
+    const bundle = bundleFor(
+      "other",
+      releaseOptions({
+        image: `${imageRepository}:9.9.9`,
+        replicas: 2,
+        logLevel: "debug",
+        resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1Gi" } },
+      }),
+    );
+    expect(rendered.sort(byKindAndName)).toEqual([...bundle].sort(byKindAndName));
+  });
+});
