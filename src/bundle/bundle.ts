@@ -117,9 +117,10 @@ function deployment(options: BundleOptions): BundleObject {
           serviceAccountName: operatorName,
           terminationGracePeriodSeconds: 30,
           securityContext: {
+            // the image's distroless "nonroot" user (see Dockerfile)
             runAsNonRoot: true,
-            runAsUser: 1000,
-            runAsGroup: 1000,
+            runAsUser: 65532,
+            runAsGroup: 65532,
             seccompProfile: { type: "RuntimeDefault" },
           },
           containers: [
