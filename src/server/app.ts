@@ -21,6 +21,8 @@ export interface ServerOptions {
   webRoot?: string;
   /** pino level; "silent" in tests. Default "info". */
   logLevel?: string;
+  /** Where log lines go (default stdout). */
+  logStream?: NodeJS.WritableStream;
   /** Seconds between heartbeat comments on event streams (default 15). */
   heartbeatSeconds?: number;
 }
@@ -32,6 +34,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const app = Fastify({
     logger: {
       level: options.logLevel ?? "info",
+      ...(options.logStream ? { stream: options.logStream } : {}),
       redact: {
         paths: ["req.headers.authorization", "headers.authorization", "token"],
         censor: "[redacted]",

@@ -1,3 +1,4 @@
+import { PassThrough } from "node:stream";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Platform } from "../../../src/apis/platform/platform.ts";
@@ -74,5 +75,31 @@ describe("slipway server authentication (TokenReview) and authorisation (Kuberne
     });
     expect(update.status).toBe(403);
     expect(((await update.json()) as { message: string }).message).toMatch(/cannot patch/);
+  });
+
+  it("never logs the bearer token, even at trace level", async () => {
+    const namespace = await testNamespace("srv");
+    await createPlatform(namespace, "0.0.9");
+    const lines: string[] = [];
+    const logStream = new PassThrough();
+    logStream.on("data", (chunk: Buffer) => lines.push(chunk.toString()));
+    const url = await startServer(namespace, { logLevel: "trace", logStream });
+    const token = await serviceAccountToken(namespace, "writer");
+    await grantPlatformAccess(namespace, "writer", ["get", "list", "watch", "patch"]);
+
+    expect((await get(`${url}/api/v1/platform`, token)).status).toBe(200);
+    const update = await fetch(`${url}/api/v1/platform/update`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ version: "0.1.0" }),
+    });
+    expect(update.status).toBe(202);
+    expect((await get(`${url}/api/v1/platform`, `${token}x`)).status).toBe(401);
+
+    const log = lines.join("");
+    expect(log).toContain("incoming request");
+    expect(log).toContain(`"user":"system:serviceaccount:${namespace}:writer"`);
+    for (const part of [token.slice(0, 20), token.slice(-20)]) expect(log).not.toContain(part);
+    expect(log.toLowerCase()).not.toContain('"authorization"');
   });
 });

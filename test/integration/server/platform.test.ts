@@ -10,6 +10,7 @@ import {
   serverSentEvents,
   serviceAccountToken,
   startServer,
+  startServerApp,
   writePlatformStatus,
 } from "./server.ts";
 
@@ -138,5 +139,26 @@ describe("platform endpoints against a real Platform", () => {
       data: { name: "postgres", phase: "Updating", ready: "0/1", version: "0.0.9" },
     });
     controller.abort();
+  });
+
+  it("ends open event streams when the server shuts down, and answers 404 JSON when there is no Platform", async () => {
+    const namespace = await testNamespace("srv");
+    const { url, app } = await startServerApp(namespace);
+    const token = await serviceAccountToken(namespace, "viewer");
+    await grantPlatformAccess(namespace, "viewer", ["get", "list", "watch"]);
+    const headers = { authorization: `Bearer ${token}` };
+
+    const missing = await fetch(`${url}/api/v1/platform`, { headers });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ message: `platform ${namespace}/slipway does not exist` });
+
+    const events = serverSentEvents(await fetch(`${url}/api/v1/platform/events`, { headers }));
+    let first = await events.next();
+    while (!first.done && first.value.event === ":") first = await events.next();
+    expect(first.value).toEqual({ event: "absent", data: { name: "slipway", namespace } });
+    await app.close();
+    let rest = await events.next();
+    while (!rest.done) rest = await events.next();
+    expect(rest.done).toBe(true);
   });
 });

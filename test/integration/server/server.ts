@@ -13,6 +13,10 @@ import { adminConfig } from "../../support/cluster.ts";
 
 /** Starts `slipway server` in this process on a free port (as the admin identity); closed after the test. */
 export async function startServer(namespace: string, options: Partial<ServerOptions> = {}): Promise<string> {
+  return (await startServerApp(namespace, options)).url;
+}
+
+export async function startServerApp(namespace: string, options: Partial<ServerOptions> = {}) {
   const app = await buildServer({
     kubeConfig: adminConfig(),
     platform: { namespace, name: "slipway" },
@@ -20,9 +24,9 @@ export async function startServer(namespace: string, options: Partial<ServerOpti
     logLevel: "silent",
     ...options,
   });
-  const address = await app.listen({ port: 0, host: "127.0.0.1" });
+  const url = await app.listen({ port: 0, host: "127.0.0.1" });
   onTestFinished(() => app.close());
-  return address;
+  return { url, app };
 }
 
 /** A ServiceAccount and a real token for it (TokenRequest), as a user of the UI would paste. */
