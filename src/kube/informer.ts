@@ -18,6 +18,8 @@ const namespaceIndex = "namespace";
 
 export interface InformerStats {
   lists: number;
+  /** List requests (a list of many objects takes several pages). */
+  listPages: number;
   /** Lists forced by a 410 Gone (watch too old), counted in `lists` too. */
   relistsAfterGone: number;
   watches: number;
@@ -53,7 +55,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
  */
 export class Informer {
   readonly type: ResourceType;
-  readonly stats: InformerStats = { lists: 0, relistsAfterGone: 0, watches: 0, watchErrors: 0 };
+  readonly stats: InformerStats = { lists: 0, listPages: 0, relistsAfterGone: 0, watches: 0, watchErrors: 0 };
   readonly #rest: RestClient;
   readonly #options: InformerOptions;
   readonly #store = new Map<string, KubeObject>();
@@ -195,6 +197,7 @@ export class Informer {
     let continueToken: string | undefined;
     let resourceVersion = "";
     do {
+      this.stats.listPages++;
       const page = await this.#rest.request<{
         metadata: { resourceVersion: string; continue?: string };
         items: KubeObject[];

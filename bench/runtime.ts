@@ -1,0 +1,198 @@
+/**
+ * The controller runtime on a private control plane:
+ * - seconds: a Manager reconciling 2,000 Widgets (each reconcile writes status once), from start()
+ *   until all 2,000 writes are done; floor_seconds: a plain REST client making the same 2,000
+ *   status writes at the same concurrency, in the same run;
+ * - writes/reads per object during that reconcile (reads exclude the informer's own list and watch);
+ * - RSS and idle CPU of a separate operator process caching 10,000 Widgets.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
+import pino from "pino";
+import { toCrd } from "../src/apis/crd.ts";
+import { down, up } from "../src/dev/cluster.ts";
+import { resourcePath } from "../src/kube/keys.ts";
+import { Manager } from "../src/kube/manager.ts";
+import { RestClient } from "../src/kube/rest.ts";
+import type { ControllerSpec } from "../src/kube/types.ts";
+import { Widget, type WidgetObject, widget, widgetType } from "../test/support/test-kind.ts";
+
+const objects = 2_000;
+const cachedObjects = 10_000;
+const concurrency = 8;
+const idleSeconds = 30;
+const namespace = "default";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pool<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+const names = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `w${from + i}`);
+
+async function createWidgets(rest: RestClient, list: string[]): Promise<void> {
+  await pool(list, 16, (name) =>
+    rest.request("POST", resourcePath(widgetType, { namespace }), { body: widget(namespace, name, 1) }),
+  );
+}
+
+function statusWrite(rest: RestClient, name: string, size: number): Promise<unknown> {
+  return rest.request("PATCH", resourcePath(widgetType, { namespace, name, subresource: "status" }), {
+    query: { fieldManager: "bench-floor", force: true },
+    contentType: "application/apply-patch+yaml",
+    body: {
+      apiVersion: Widget.apiVersion,
+      kind: Widget.kind,
+      metadata: { name, namespace },
+      status: { size },
+    },
+  });
+}
+
+/** The reconciler under test: status.size := spec.size, written only when it differs. */
+function echoController(onWrite: () => void, writes: boolean): ControllerSpec {
+  return {
+    name: "widget-echo",
+    for: widgetType,
+    permissions: [],
+    concurrency,
+    async reconcile(key, { cache, client }) {
+      const object = cache.get<WidgetObject>(widgetType, key);
+      if (!writes || !object || object.status?.size === object.spec.size) return undefined;
+      await client.applyStatus({ ...widget(namespace, key.name, 0), status: { size: object.spec.size } });
+      onWrite();
+      return undefined;
+    },
+  };
+}
+
+/** Child process: caches every Widget, reconciles each once (reads only), then idles; prints RSS and CPU. */
+async function idleChild(kubeconfig: string): Promise<void> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfig);
+  let reconciled = 0;
+  const spec = echoController(() => {}, false);
+  const manager = new Manager({ kubeConfig, fieldManager: "bench-idle", log: pino({ level: "warn" }) });
+  manager.add({
+    ...spec,
+    reconcile: async (key, context) => {
+      reconciled++;
+      return spec.reconcile(key, context);
+    },
+  });
+  await manager.start();
+  while (reconciled < cachedObjects) await sleep(100);
+  await sleep(2_000);
+  globalThis.gc?.();
+  const cpuBefore = process.cpuUsage();
+  await sleep(idleSeconds * 1000);
+  const cpu = process.cpuUsage(cpuBefore);
+  globalThis.gc?.();
+  const figures = {
+    cached: manager.cache.informer(widgetType).size,
+    rss_mb: process.memoryUsage().rss / 2 ** 20,
+    idle_cpu_seconds: (cpu.user + cpu.system) / 1e6,
+  };
+  await manager.stop();
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+function runIdleChild(
+  kubeconfig: string,
+): Promise<{ cached: number; rss_mb: number; idle_cpu_seconds: number }> {
+  const node = process.execPath;
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, ["--expose-gc", fileURLToPath(import.meta.url), "--idle-child", kubeconfig], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once("exit", (code) => {
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line));
+      else reject(new Error(`idle child exited with ${code}: ${out.slice(-500)}`));
+    });
+  });
+}
+
+export default async function bench() {
+  const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
+  try {
+    const state = await up({ dir, nodes: 1 });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(state.kubeconfig);
+    const rest = new RestClient(kubeConfig);
+    await rest.request(
+      "PATCH",
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${Widget.plural}.${Widget.group}`,
+      {
+        query: { fieldManager: "bench", force: true },
+        contentType: "application/apply-patch+yaml",
+        body: toCrd(Widget),
+      },
+    );
+    for (let served = false; !served; ) {
+      served = await rest.request("GET", resourcePath(widgetType, { namespace })).then(
+        () => true,
+        () => false,
+      );
+      if (!served) await sleep(200);
+    }
+    await createWidgets(rest, names(0, objects));
+
+    // floor: the same number of status writes, same concurrency, no runtime
+    const floorStart = performance.now();
+    await pool(names(0, objects), concurrency, (name) => statusWrite(rest, name, 1000));
+    const floorSeconds = (performance.now() - floorStart) / 1000;
+
+    // the runtime: list+watch, queue, reconcile from the cache, one status write each
+    let written = 0;
+    const manager = new Manager({ kubeConfig, fieldManager: "bench", log: pino({ level: "warn" }) });
+    manager.add(echoController(() => written++, true));
+    const start = performance.now();
+    await manager.start();
+    while (written < objects) await sleep(5);
+    const seconds = (performance.now() - start) / 1000;
+    await sleep(1_000); // let the status writes' watch events arrive: they must not cause more requests
+    const byMethod = await manager.metrics.requestsByMethod();
+    const informer = manager.cache.informer(widgetType);
+    const writesTotal =
+      (byMethod.PATCH ?? 0) + (byMethod.POST ?? 0) + (byMethod.PUT ?? 0) + (byMethod.DELETE ?? 0);
+    const readsTotal = (byMethod.GET ?? 0) - informer.stats.listPages - informer.stats.watches;
+    await manager.stop();
+
+    await createWidgets(rest, names(objects, cachedObjects));
+    const idle = await runIdleChild(state.kubeconfig);
+    rest.close();
+    return {
+      seconds: Number(seconds.toFixed(3)),
+      floor_seconds: Number(floorSeconds.toFixed(3)),
+      objects,
+      concurrency,
+      writes_per_object: Number((writesTotal / objects).toFixed(3)),
+      reads_per_object: Number((readsTotal / objects).toFixed(3)),
+      cached_objects: idle.cached,
+      rss_mb_10k_cached: Number(idle.rss_mb.toFixed(1)),
+      idle_cpu_seconds_30s_10k: Number(idle.idle_cpu_seconds.toFixed(3)),
+    };
+  } finally {
+    await down(dir);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "--idle-child") {
+  await idleChild(process.argv[3] as string);
+  process.exit(0);
+}
