@@ -167,4 +167,291 @@ describe("pipelines on the argo backend", () => {
     );
     expectNoConfigMaps();
   });
+
+  /** A step's node in a Workflow's status, as Argo's workflow-controller records it. */
+  function podNode(workflow: string, step: string, artifacts: Any[]) {
+    const id = `${workflow}-${step}-1234567890`;
+    return {
+      [id]: {
+        id,
+        name: `${workflow}.${step}`,
+        displayName: step,
+        type: "Pod",
+        templateName: `step-${step}`,
+        phase: "Succeeded",
+        outputs: { artifacts },
+      },
+    };
+  }
+
+  /** Writes a Workflow's status as Argo's workflow-controller does when the run ends. */
+  async function finishWorkflow(
+    namespace: string,
+    name: string,
+    phase: "Succeeded" | "Failed",
+    nodes: Any = {},
+  ) {
+    await api.mergePatch(workflowType, namespace, name, {
+      status: { phase, startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:01:00Z", nodes },
+    });
+  }
+
+  async function createRun(namespace: string, name: string, spec: Any) {
+    await api.create(runType, { apiVersion: group, kind: "Run", metadata: { name, namespace }, spec });
+  }
+
+  it("a Run → Workflow with the Provider at /slipway/provider.json; completion Succeeded and Failed mirrored; spec immutable", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo", pipelineRootStorage: "s3://pipelines/root" });
+    await createPipeline(ns, "train", "argo");
+
+    await createRun(ns, "ok", {
+      provider: "argo",
+      pipeline: "train",
+      parameters: [{ name: "dataset", value: "s3://data/today" }],
+      artifacts: [{ name: "model", path: "train:model" }],
+    });
+    await createRun(ns, "bad", { provider: "argo", pipeline: "train" });
+    const run: Any = await eventually(
+      "Run ok Synchronized",
+      () => api.get(runType, ns, "ok"),
+      (r: Any) => r?.status?.state === "Succeeded",
+    );
+    const workflow: Any = await api.get(workflowType, ns, run.status.provider.id);
+    expect(workflow.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: "Run",
+      name: "ok",
+      controller: true,
+    });
+    expect(workflow.spec.arguments.parameters).toEqual([{ name: "dataset", value: "s3://data/today" }]);
+    for (const template of workflow.spec.templates.filter((t: Any) => t.container)) {
+      const artifact = template.inputs.artifacts.find((a: Any) => a.name === "provider");
+      expect(artifact.path).toBe(providerFilePath);
+      expect(JSON.parse(artifact.raw.data)).toMatchObject({ provider: `${ns}/argo`, type: "argo" });
+    }
+    const train = workflow.spec.templates.find((t: Any) => t.name === "step-train");
+    expect(train.outputs.artifacts).toEqual([{ name: "model", path: "/slipway/outputs/model" }]);
+
+    await expect(api.mergePatch(runType, ns, "ok", { spec: { pipeline: "other" } })).rejects.toThrow(
+      /a Run's spec is immutable/,
+    );
+
+    const okWorkflow = run.status.provider.id;
+    await finishWorkflow(
+      ns,
+      okWorkflow,
+      "Succeeded",
+      podNode(okWorkflow, "train", [{ name: "model", s3: { key: "runs/ok/model.tgz" } }]),
+    );
+    const bad: Any = await eventually(
+      "Run bad Synchronized",
+      () => api.get(runType, ns, "bad"),
+      (r: Any) => r?.status?.state === "Succeeded",
+    );
+    await finishWorkflow(ns, bad.status.provider.id, "Failed");
+
+    const succeeded: Any = await eventually(
+      "Run ok completed",
+      () => api.get(runType, ns, "ok"),
+      (r: Any) => r.status.completionState !== undefined,
+    );
+    expect(succeeded.status).toMatchObject({
+      completionState: "Succeeded",
+      artifacts: [{ name: "model", location: "s3://pipelines/root/runs/ok/model.tgz" }],
+    });
+    expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
+    const failed: Any = await eventually(
+      "Run bad completed",
+      () => api.get(runType, ns, "bad"),
+      (r: Any) => r.status.completionState !== undefined,
+    );
+    expect(failed.status.completionState).toBe("Failed");
+    expectNoConfigMaps();
+  });
+
+  it("a completed Run is deleted after its TTL, and its Workflow with it", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo" });
+    await createPipeline(ns, "train", "argo");
+    await createRun(ns, "short", { provider: "argo", pipeline: "train", ttlSecondsAfterCompletion: 1 });
+    const run: Any = await eventually(
+      "Run created",
+      () => api.get(runType, ns, "short"),
+      (r: Any) => r?.status?.state === "Succeeded",
+    );
+    await finishWorkflow(ns, run.status.provider.id, "Succeeded");
+    await eventually(
+      "Run and Workflow gone after the TTL",
+      async () => [
+        await api.get(runType, ns, "short"),
+        await api.get(workflowType, ns, run.status.provider.id),
+      ],
+      ([r, w]) => r === undefined && w === undefined,
+      30_000,
+    );
+    expectNoConfigMaps();
+  });
+
+  it("RunConfiguration: two schedules → two RunSchedules → two CronWorkflows; removing one removes it; onChange pipeline → a new Run", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo" });
+    await createPipeline(ns, "train", "argo");
+    const schedules = [{ cronExpression: "0 * * * *" }, { cronExpression: "@daily" }];
+    await api.create(runConfigurationType, {
+      apiVersion: group,
+      kind: "RunConfiguration",
+      metadata: { name: "nightly", namespace: ns },
+      spec: { provider: "argo", run: { pipeline: "train" }, triggers: { schedules, onChange: ["pipeline"] } },
+    });
+    const owned = async () =>
+      (await api.list<Any>(runScheduleType, ns)).filter(
+        (s) => s.metadata.ownerReferences?.[0]?.name === "nightly",
+      );
+    const two = await eventually(
+      "two RunSchedules Succeeded",
+      owned,
+      (list) => list.length === 2 && list.every((s) => s.status?.state === "Succeeded"),
+    );
+    const crons = await eventually(
+      "two CronWorkflows",
+      () => api.list<Any>(cronWorkflowType, ns),
+      (l) => l.length === 2,
+    );
+    expect(crons.map((c) => c.spec.schedules[0]).sort()).toEqual(["0 * * * *", "@daily"]);
+    expect(two.map((s) => s.spec.schedule.cronExpression).sort()).toEqual(["0 * * * *", "@daily"]);
+
+    const firstRuns = await eventually(
+      "a Run for the first pipeline version",
+      () => api.list<Any>(runType, ns),
+      (l) => l.length === 1,
+    );
+
+    await api.mergePatch(runConfigurationType, ns, "nightly", {
+      spec: { triggers: { schedules: [schedules[1]] } },
+    });
+    const one = await eventually("one RunSchedule left", owned, (list) => list.length === 1);
+    expect(one[0].spec.schedule.cronExpression).toBe("@daily");
+    await eventually(
+      "its CronWorkflow left alone",
+      () => api.list<Any>(cronWorkflowType, ns),
+      (l) => l.length === 1,
+    );
+
+    await api.mergePatch(pipelineType, ns, "train", {
+      spec: { steps: pipelineSpec("argo", ["--epochs=9"]).steps },
+    });
+    const runs = await eventually(
+      "a second Run for the new version",
+      () => api.list<Any>(runType, ns),
+      (l) => l.length === 2,
+    );
+    expect(runs.map((r) => r.metadata.name)).toContain(firstRuns[0].metadata.name);
+    const crons2 = await eventually(
+      "the CronWorkflow carries the new pipeline version",
+      () => api.list<Any>(cronWorkflowType, ns),
+      (l) =>
+        l.length === 1 &&
+        l[0].spec.workflowSpec.templates.some((t: Any) => t.container?.args?.[0] === "--epochs=9"),
+    );
+    expect(crons2).toHaveLength(1);
+    expectNoConfigMaps();
+  });
+
+  it("a chained RunConfiguration fires after the first one's run succeeds and receives its artifact through valueFrom", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo" });
+    await createPipeline(ns, "train", "argo");
+    await createPipeline(ns, "serve", "argo");
+    const rc = (name: string, spec: Any) =>
+      api.create(runConfigurationType, {
+        apiVersion: group,
+        kind: "RunConfiguration",
+        metadata: { name, namespace: ns },
+        spec,
+      });
+    await rc("deploy", {
+      provider: "argo",
+      run: {
+        pipeline: "serve",
+        parameters: [
+          {
+            name: "model",
+            valueFrom: { runConfigurationRef: { name: "training", outputArtifact: "model" } },
+          },
+        ],
+      },
+      triggers: { runConfigurations: ["training"] },
+    });
+    await rc("training", {
+      provider: "argo",
+      run: { pipeline: "train", artifacts: [{ name: "model", path: "train:model" }] },
+      triggers: { onChange: ["runSpec"] },
+    });
+    const [trainingRun] = await eventually(
+      "the training Run created and synchronized",
+      () => api.list<Any>(runType, ns),
+      (l) => l.length === 1 && l[0].status?.state === "Succeeded",
+    );
+    expect(trainingRun.metadata.ownerReferences[0].name).toBe("training");
+    const trainingWorkflow = trainingRun.status.provider.id;
+    await finishWorkflow(
+      ns,
+      trainingWorkflow,
+      "Succeeded",
+      podNode(trainingWorkflow, "train", [{ name: "model", s3: { bucket: "models", key: "m1.tgz" } }]),
+    );
+    await eventually(
+      "training records latestRuns.succeeded",
+      () => api.get(runConfigurationType, ns, "training"),
+      (c: Any) => c.status?.latestRuns?.succeeded?.id === trainingRun.metadata.name,
+    );
+    const deployRun: Any = await eventually(
+      "the deploy Run created and synchronized",
+      async () =>
+        (await api.list<Any>(runType, ns)).find((r) => r.metadata.ownerReferences[0].name === "deploy"),
+      (r: Any) => r?.status?.state === "Succeeded",
+    );
+    const workflow: Any = await api.get(workflowType, ns, deployRun.status.provider.id);
+    expect(workflow.spec.arguments.parameters).toContainEqual({ name: "model", value: "s3://models/m1.tgz" });
+    expectNoConfigMaps();
+  });
+
+  it("a resource naming a Provider it may not use is refused with a clear condition", async () => {
+    const [providerNs = "", ns = ""] = await namespaces(2);
+    await helmProvider(providerNs, { type: "argo", allowedNamespaces: ["somewhere-else"] });
+    await api.create(pipelineType, {
+      apiVersion: group,
+      kind: "Pipeline",
+      metadata: { name: "train", namespace: ns },
+      spec: pipelineSpec(`${providerNs}/argo`),
+    });
+    const refused: Any = await eventually(
+      "Pipeline refused",
+      () => api.get(pipelineType, ns, "train"),
+      (p: Any) => condition(p, "ProviderAccepted")?.status === "False",
+    );
+    expect(condition(refused, "ProviderAccepted")).toMatchObject({
+      reason: "ProviderNotAllowed",
+      message: `spec.provider: Provider ${providerNs}/argo does not allow namespace ${ns} (its spec.allowedNamespaces: somewhere-else)`,
+    });
+    expect(condition(refused, "Synchronized")).toMatchObject({ status: "False", reason: "Failed" });
+    expect(await api.list(workflowTemplateType, providerNs)).toEqual([]);
+
+    // allowing the namespace re-syncs the Pipeline (a Provider change reaches the resources that use it)
+    await api.mergePatch(providerType, providerNs, "argo", {
+      spec: { allowedNamespaces: ["somewhere-else", ns] },
+    });
+    await eventually(
+      "Pipeline synchronized once allowed",
+      () => api.get(pipelineType, ns, "train"),
+      (p: Any) => p.status.state === "Succeeded" && condition(p, "ProviderAccepted")?.status === "True",
+    );
+    await api.delete(pipelineType, ns, "train");
+    await eventually(
+      "template removed",
+      () => api.list(workflowTemplateType, providerNs),
+      (l) => l.length === 0,
+    );
+    expectNoConfigMaps();
+  });
 });
