@@ -4,6 +4,7 @@ import fastifyStatic from "@fastify/static";
 import fastifySwagger from "@fastify/swagger";
 import type { KubeConfig } from "@kubernetes/client-node";
 import Fastify, { type FastifyInstance } from "fastify";
+import { imageBuildRoutes } from "../builds/routes.ts";
 import { authenticationHook, TokenAuthenticator } from "./auth.ts";
 import { errorBody, errorHandler } from "./errors.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
@@ -72,6 +73,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         releases: options.releases,
         heartbeatMs: (options.heartbeatSeconds ?? 15) * 1000,
       });
+      await api.register(imageBuildRoutes);
     },
     { prefix: apiPrefix },
   );

@@ -40,14 +40,25 @@ describe("registry client against docker-registry with htpasswd auth", () => {
     const error = await c.manifestDigest("fraud-scorer", "v1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RegistryError);
     expect(error).toMatchObject({ kind: "credentials-rejected", status: 401 });
-    const anonymous = await client(undefined).c.manifestDigest("fraud-scorer", "v1").catch((e: unknown) => e);
-    expect(anonymous).toMatchObject({ kind: "credentials-rejected", message: expect.stringMatching(/no credentials configured/) });
+    const anonymous = await client(undefined)
+      .c.manifestDigest("fraud-scorer", "v1")
+      .catch((e: unknown) => e);
+    expect(anonymous).toMatchObject({
+      kind: "credentials-rejected",
+      message: expect.stringMatching(/no credentials configured/),
+    });
   });
 
   it("retries an unreachable registry with backoff, then fails as transient", async () => {
     const [port] = await freePorts(1);
     const requests: string[] = [];
-    const c = new RegistryClient({ registry: `127.0.0.1:${port}`, insecure: true, attempts: 3, backoffMs: 10, onRequest: (s) => requests.push(s) });
+    const c = new RegistryClient({
+      registry: `127.0.0.1:${port}`,
+      insecure: true,
+      attempts: 3,
+      backoffMs: 10,
+      onRequest: (s) => requests.push(s),
+    });
     await expect(c.manifestDigest("x", "v1")).rejects.toMatchObject({ kind: "transient" });
     expect(requests).toEqual(["error", "error", "error"]);
   });

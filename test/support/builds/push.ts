@@ -14,7 +14,9 @@ export async function pushImage(
 ): Promise<string> {
   const base = `http://${registry}/v2/${repository}`;
   const auth: Record<string, string> = credentials
-    ? { authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}` }
+    ? {
+        authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}`,
+      }
     : {};
   const upload = async (content: Buffer) => {
     const digest = sha256(content);
@@ -31,7 +33,14 @@ export async function pushImage(
     return { digest, size: content.length };
   };
   const config = await upload(
-    Buffer.from(JSON.stringify({ architecture: "amd64", os: "linux", rootfs: { type: "layers", diff_ids: [] }, config: {} })),
+    Buffer.from(
+      JSON.stringify({
+        architecture: "amd64",
+        os: "linux",
+        rootfs: { type: "layers", diff_ids: [] },
+        config: {},
+      }),
+    ),
   );
   const layer = await upload(Buffer.from(`layer of ${repository}:${tag}`));
   const manifest = JSON.stringify({

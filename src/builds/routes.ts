@@ -1,0 +1,212 @@
+/**
+ * REST API of image builds (mounted under /api/v1 by `slipway server`): create, get, list, delete and
+ * logs of ImageBuild resources, acting on the Kubernetes API as the caller (request.kube) — the
+ * resources are the source of truth; nothing here bypasses them.
+ */
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import {
+  type ImageBuild,
+  ImageBuildKind,
+  ImageBuildSpec,
+  ImageBuildStatus,
+} from "../apis/builds/imagebuild.ts";
+import { HttpError } from "../server/errors.ts";
+
+/** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
+function withoutKubernetesExtensions<T>(schema: T): T {
+  return JSON.parse(
+    JSON.stringify(schema, (key, value) => (key.startsWith("x-kubernetes-") ? undefined : value)),
+  );
+}
+const Spec = withoutKubernetesExtensions(ImageBuildSpec);
+const Status = withoutKubernetesExtensions(ImageBuildStatus);
+
+const Namespace = Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 });
+const Name = Type.String({ pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 });
+const NamespaceParams = Type.Object({ namespace: Namespace });
+const BuildParams = Type.Object({ namespace: Namespace, name: Name });
+
+const CreateBody = Type.Object(
+  { name: { ...Name, description: "Name of the ImageBuild resource" }, spec: Spec },
+  { additionalProperties: false },
+);
+
+export const ImageBuildView = Type.Object({
+  name: Type.String(),
+  namespace: Type.String(),
+  uid: Type.Optional(Type.String()),
+  createdAt: Type.Optional(Type.String()),
+  spec: Spec,
+  status: Type.Optional(Status),
+});
+const ListView = Type.Object({ items: Type.Array(ImageBuildView) });
+const LogsView = Type.Object({ pod: Type.String(), container: Type.String(), logs: Type.String() });
+const ErrorAnswer = Type.Object({
+  statusCode: Type.Integer(),
+  error: Type.String(),
+  message: Type.String(),
+  field: Type.Optional(Type.String()),
+});
+const errors = Object.fromEntries([400, 401, 403, 404, 409, 422, 502].map((code) => [code, ErrorAnswer]));
+
+function view(build: ImageBuild): Static<typeof ImageBuildView> {
+  const created = build.metadata.creationTimestamp;
+  return {
+    name: build.metadata.name ?? "",
+    namespace: build.metadata.namespace ?? "",
+    ...(build.metadata.uid ? { uid: build.metadata.uid } : {}),
+    ...(created ? { createdAt: new Date(created).toISOString() } : {}),
+    spec: build.spec,
+    ...(build.status ? { status: build.status } : {}),
+  };
+}
+
+const coordinates = {
+  group: ImageBuildKind.group,
+  version: ImageBuildKind.version,
+  plural: ImageBuildKind.plural,
+};
+const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
+
+function notFound(namespace: string, name: string) {
+  return (error: unknown): never => {
+    if ((error as { code?: number }).code === 404)
+      throw new HttpError(404, `ImageBuild ${namespace}/${name} does not exist`);
+    throw error;
+  };
+}
+
+/** The rule the CRD states in CEL, checked here too so the answer is a 400 naming the field. */
+function checkBuildArgs(spec: Static<typeof ImageBuildSpec>) {
+  for (const [index, arg] of (spec.buildArgs ?? []).entries()) {
+    if ((arg.value === undefined) === (arg.valueFrom === undefined)) {
+      const field = `body.spec.buildArgs.${index}`;
+      throw new HttpError(400, `${field} must have exactly one of value or valueFrom`, field);
+    }
+  }
+}
+
+export async function imageBuildRoutes(app: FastifyInstance): Promise<void> {
+  const base = "/namespaces/:namespace/imagebuilds";
+
+  app.post<{ Params: Static<typeof NamespaceParams>; Body: Static<typeof CreateBody> }>(
+    base,
+    {
+      schema: {
+        tags: ["builds"],
+        summary: "Create an ImageBuild; the operator builds the image unless it already exists",
+        params: NamespaceParams,
+        body: CreateBody,
+        response: { 202: ImageBuildView, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { namespace } = request.params;
+      checkBuildArgs(request.body.spec);
+      const created = (await objects(request.kube).createNamespacedCustomObject({
+        ...coordinates,
+        namespace,
+        body: {
+          apiVersion: ImageBuildKind.apiVersion,
+          kind: ImageBuildKind.kind,
+          metadata: { name: request.body.name, namespace },
+          spec: request.body.spec,
+        },
+      })) as ImageBuild;
+      return reply.status(202).send(view(created));
+    },
+  );
+
+  app.get<{ Params: Static<typeof NamespaceParams> }>(
+    base,
+    {
+      schema: {
+        tags: ["builds"],
+        summary: "List ImageBuilds",
+        params: NamespaceParams,
+        response: { 200: ListView, ...errors },
+      },
+    },
+    async (request) => {
+      const list = (await objects(request.kube).listNamespacedCustomObject({
+        ...coordinates,
+        namespace: request.params.namespace,
+      })) as {
+        items: ImageBuild[];
+      };
+      return { items: list.items.map(view) };
+    },
+  );
+
+  const read = (kube: KubeConfig, namespace: string, name: string) =>
+    objects(kube)
+      .getNamespacedCustomObject({ ...coordinates, namespace, name })
+      .then((b) => b as ImageBuild, notFound(namespace, name));
+
+  app.get<{ Params: Static<typeof BuildParams> }>(
+    `${base}/:name`,
+    {
+      schema: {
+        tags: ["builds"],
+        summary: "Get an ImageBuild",
+        params: BuildParams,
+        response: { 200: ImageBuildView, ...errors },
+      },
+    },
+    async (request) => view(await read(request.kube, request.params.namespace, request.params.name)),
+  );
+
+  app.delete<{ Params: Static<typeof BuildParams> }>(
+    `${base}/:name`,
+    {
+      schema: {
+        tags: ["builds"],
+        summary: "Delete an ImageBuild and its build Job (never the pushed image)",
+        params: BuildParams,
+        response: { 202: Type.Object({ deleted: Type.String() }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { namespace, name } = request.params;
+      await objects(request.kube)
+        .deleteNamespacedCustomObject({ ...coordinates, namespace, name, propagationPolicy: "Background" })
+        .catch(notFound(namespace, name));
+      return reply.status(202).send({ deleted: `${namespace}/${name}` });
+    },
+  );
+
+  app.get<{ Params: Static<typeof BuildParams> }>(
+    `${base}/:name/logs`,
+    {
+      schema: {
+        tags: ["builds"],
+        summary: "Logs of the build's Kaniko container (its latest pod)",
+        params: BuildParams,
+        response: { 200: LogsView, ...errors },
+      },
+    },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const build = await read(request.kube, namespace, name);
+      if (build.status?.reused)
+        throw new HttpError(404, `ImageBuild ${namespace}/${name} built nothing: the image already existed`);
+      const jobName = build.status?.jobName;
+      if (!jobName) throw new HttpError(404, `ImageBuild ${namespace}/${name} has no build Job yet`);
+      const core = request.kube.makeApiClient(CoreV1Api);
+      const pods = await core.listNamespacedPod({ namespace, labelSelector: `job-name=${jobName}` });
+      const started = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+      const pod = pods.items.sort((a, b) => started(b) - started(a))[0];
+      if (!pod?.metadata?.name)
+        throw new HttpError(404, `the build Job ${jobName} has no pod (it may have been cleaned up)`);
+      const logs = await core.readNamespacedPodLog({
+        namespace,
+        name: pod.metadata.name,
+        container: "kaniko",
+        tailLines: 1000,
+      });
+      return { pod: pod.metadata.name, container: "kaniko", logs };
+    },
+  );
+}

@@ -1,0 +1,107 @@
+import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import { readImageBuild } from "../../support/builds/operator.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { serviceAccountToken, startServer } from "../server/server.ts";
+
+async function grantImageBuilds(namespace: string, serviceAccount: string) {
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  const name = `${serviceAccount}-imagebuilds`;
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name },
+      rules: [
+        {
+          apiGroups: [ImageBuildKind.group],
+          resources: [ImageBuildKind.plural],
+          verbs: ["get", "list", "create", "delete"],
+        },
+        { apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
+    },
+  });
+}
+
+const spec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };
+
+describe("REST API of image builds", () => {
+  beforeAll(() => installCrds([ImageBuildKind]));
+
+  it("creates (202), gets, lists, refuses bad input with 400 naming the field, deletes; OpenAPI lists the paths", async () => {
+    const namespace = await testNamespace("ib-rest");
+    const url = await startServer(namespace);
+    const token = await serviceAccountToken(namespace, "builder");
+    await grantImageBuilds(namespace, "builder");
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { "content-type": "application/json" } : {}),
+        },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+
+    const created = await call("POST", "", { name: "scorer", spec });
+    expect(created.status).toBe(202);
+    expect(created.body).toMatchObject({ name: "scorer", namespace, spec });
+    expect((await readImageBuild(namespace, "scorer")).spec).toEqual(spec);
+
+    const badUri = await call("POST", "", { name: "bad", spec: { ...spec, artifactUri: "ftp://x/y" } });
+    expect(badUri.status).toBe(400);
+    expect(badUri.body).toMatchObject({ statusCode: 400, field: "body.spec.artifactUri" });
+    const missing = await call("POST", "", { name: "bad", spec: { project: "fraud" } });
+    expect(missing).toMatchObject({ status: 400, body: { field: expect.stringMatching(/^body\.spec\./) } });
+    const both = await call("POST", "", {
+      name: "bad",
+      spec: {
+        ...spec,
+        buildArgs: [{ name: "T", value: "x", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }],
+      },
+    });
+    expect(both).toMatchObject({
+      status: 400,
+      body: { field: "body.spec.buildArgs.0", message: /exactly one of value or valueFrom/ },
+    });
+
+    expect(await call("GET", "/scorer")).toMatchObject({ status: 200, body: { name: "scorer", spec } });
+    const list = await call("GET", "");
+    expect((list.body.items as { name: string }[]).map((i) => i.name)).toEqual(["scorer"]);
+    expect(await call("GET", "/scorer/logs")).toMatchObject({
+      status: 404,
+      body: { message: /no build Job yet/ },
+    });
+    expect(await call("GET", "/nope")).toMatchObject({
+      status: 404,
+      body: { message: `ImageBuild ${namespace}/nope does not exist` },
+    });
+    expect(await call("DELETE", "/scorer")).toMatchObject({
+      status: 202,
+      body: { deleted: `${namespace}/scorer` },
+    });
+
+    const openapi = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/namespaces/{namespace}/imagebuilds",
+        "/api/v1/namespaces/{namespace}/imagebuilds/{name}",
+        "/api/v1/namespaces/{namespace}/imagebuilds/{name}/logs",
+      ]),
+    );
+  });
+});

@@ -1,0 +1,102 @@
+/** Shared setup of the controller tests: real registry and S3, a namespace with the credentials Secrets. */
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { BatchV1Api, CoreV1Api, type V1Job } from "@kubernetes/client-node";
+import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
+import { S3BlobStore } from "../../../src/builds/storage/s3.ts";
+import { adminConfig, testNamespace } from "../cluster.ts";
+import { opaqueSecret, registrySecret } from "./operator.ts";
+import { type RunningS3, type RunningServer, startMinio, startRegistry } from "./servers.ts";
+
+export const registryUser = { username: "builder", password: "reg-pass-7d1f0c9e" };
+export const bucket = "artifacts";
+
+export interface BuildServers {
+  registry: RunningServer;
+  s3: RunningS3;
+  stop(): Promise<void>;
+}
+
+export async function startBuildServers(): Promise<BuildServers> {
+  const [registry, s3] = await Promise.all([
+    startRegistry({ [registryUser.username]: registryUser.password }),
+    startMinio(),
+  ]);
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return { registry, s3, stop: async () => void (await Promise.all([registry.stop(), s3.stop()])) };
+}
+
+export function s3Store(servers: BuildServers): S3BlobStore {
+  const { endpoint, accessKeyId, secretAccessKey } = servers.s3;
+  return new S3BlobStore({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  });
+}
+
+/** Uploads a build context (file name → content) under s3://artifacts/<prefix>/ and returns its URI. */
+export async function uploadContext(
+  servers: BuildServers,
+  prefix: string,
+  files: Record<string, string>,
+): Promise<string> {
+  const store = s3Store(servers);
+  for (const [name, content] of Object.entries(files))
+    await store.upload(parseBlobUri(`s3://${bucket}/${prefix}/${name}`), content);
+  return `s3://${bucket}/${prefix}`;
+}
+
+/** The operator configuration of the tests (overridable), pointing at the real servers. */
+export function buildsConfig(servers: BuildServers, overrides: Record<string, unknown> = {}) {
+  return {
+    backend: "kaniko",
+    registry: { url: servers.registry.address, insecure: true, credentialsSecret: "registry-creds" },
+    storage: {
+      type: "s3",
+      s3: {
+        endpoint: servers.s3.endpoint,
+        region: "us-east-1",
+        forcePathStyle: true,
+        credentialsSecret: "s3-creds",
+      },
+    },
+    ...overrides,
+  };
+}
+
+/** A fresh namespace holding the registry and S3 credentials Secrets (the registry password may be overridden). */
+export async function buildNamespace(
+  servers: BuildServers,
+  password = registryUser.password,
+): Promise<string> {
+  const namespace = await testNamespace("ib");
+  await registrySecret(
+    namespace,
+    "registry-creds",
+    servers.registry.address,
+    registryUser.username,
+    password,
+  );
+  await opaqueSecret(namespace, "s3-creds", {
+    AWS_ACCESS_KEY_ID: servers.s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: servers.s3.secretAccessKey,
+  });
+  return namespace;
+}
+
+export async function jobsIn(namespace: string): Promise<V1Job[]> {
+  return (await adminConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items;
+}
+
+export async function eventsIn(namespace: string): Promise<string> {
+  const core = adminConfig().makeApiClient(CoreV1Api);
+  return JSON.stringify((await core.listNamespacedEvent({ namespace })).items);
+}

@@ -1,0 +1,115 @@
+/**
+ * The image-build controller on the real control plane for one test: a controller-runtime Manager
+ * watching the test's namespace, with its log lines captured (to check that no secret leaks).
+ */
+import { Writable } from "node:stream";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import pino from "pino";
+import { onTestFinished } from "vitest";
+import { type ImageBuild, ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import { type BuildsConfig, parseBuildsConfig } from "../../../src/builds/config.ts";
+import { imageBuildController } from "../../../src/builds/controller.ts";
+import type { LocalBuilder } from "../../../src/builds/local-builder.ts";
+import { Manager } from "../../../src/kube/manager.ts";
+import { adminConfig, eventually } from "../cluster.ts";
+
+export interface BuildOperator {
+  manager: Manager;
+  logs: string[];
+  metrics: ReturnType<typeof imageBuildController>["reconciler"]["metrics"];
+}
+
+export async function startBuildOperator(
+  namespace: string,
+  config: unknown,
+  localBuilder?: LocalBuilder,
+): Promise<BuildOperator> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...chunk.toString().split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const spec = imageBuildController({
+    config: parseBuildsConfig(config) as BuildsConfig,
+    ...(localBuilder ? { localBuilder } : {}),
+  });
+  const manager = new Manager({
+    kubeConfig: adminConfig(),
+    namespace,
+    fieldManager: "slipway-builds-test",
+    log: pino({ level: "debug" }, sink),
+  });
+  manager.add(spec);
+  onTestFinished(() => manager.stop());
+  await manager.start();
+  return { manager, logs, metrics: spec.reconciler.metrics };
+}
+
+const objects = () => adminConfig().makeApiClient(CustomObjectsApi);
+const crd = { group: ImageBuildKind.group, version: ImageBuildKind.version, plural: ImageBuildKind.plural };
+
+export async function createImageBuild(
+  namespace: string,
+  name: string,
+  spec: ImageBuild["spec"],
+): Promise<void> {
+  await objects().createNamespacedCustomObject({
+    ...crd,
+    namespace,
+    body: { apiVersion: ImageBuildKind.apiVersion, kind: ImageBuildKind.kind, metadata: { name }, spec },
+  });
+}
+
+export async function readImageBuild(namespace: string, name: string): Promise<ImageBuild> {
+  return (await objects().getNamespacedCustomObject({ ...crd, namespace, name })) as ImageBuild;
+}
+
+export async function deleteImageBuild(namespace: string, name: string): Promise<void> {
+  await objects().deleteNamespacedCustomObject({ ...crd, namespace, name });
+}
+
+/** Waits until the build reaches `phase` (or any terminal phase, then fails if it is not `phase`). */
+export async function waitForPhase(
+  namespace: string,
+  name: string,
+  phase: string,
+  timeoutMs = 60_000,
+): Promise<ImageBuild> {
+  const build = await eventually(
+    `ImageBuild ${name} ${phase}`,
+    () => readImageBuild(namespace, name),
+    (b) => b.status?.phase === phase || b.status?.phase === "Succeeded" || b.status?.phase === "Failed",
+    timeoutMs,
+  );
+  if (build.status?.phase !== phase)
+    throw new Error(`ImageBuild ${name} is ${build.status?.phase}, not ${phase}: ${build.status?.message}`);
+  return build;
+}
+
+export async function registrySecret(
+  namespace: string,
+  name: string,
+  registry: string,
+  username: string,
+  password: string,
+) {
+  const auth = Buffer.from(`${username}:${password}`).toString("base64");
+  await adminConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name },
+        type: "kubernetes.io/dockerconfigjson",
+        stringData: { ".dockerconfigjson": JSON.stringify({ auths: { [registry]: { auth } } }) },
+      },
+    });
+}
+
+export async function opaqueSecret(namespace: string, name: string, data: Record<string, string>) {
+  await adminConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: data } });
+}
