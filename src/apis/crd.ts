@@ -38,6 +38,30 @@ export function checkKindNames(kind: Kind): void {
   }
 }
 
+/** The schema node a simple dotted path (`.status.phase`) names in `root`, or undefined. */
+function nodeAt(root: SchemaNode, path: string): SchemaNode | undefined {
+  let node: SchemaNode | undefined = root;
+  for (const name of path.split(".").slice(1)) {
+    const properties = node?.properties as Record<string, SchemaNode> | undefined;
+    node = properties?.[name] ?? (node?.additionalProperties as SchemaNode | undefined);
+    if (!node) return undefined;
+  }
+  return node;
+}
+
+/** A printer column must name a field of the schema (a typo shows an empty column forever). */
+function checkPrinterColumns(kind: Kind, root: SchemaNode): void {
+  for (const column of kind.printerColumns) {
+    const path = column.jsonPath.split("[")[0] ?? "";
+    if (path.startsWith(".metadata.")) continue;
+    if (!nodeAt(root, path)) {
+      throw new SchemaError(
+        `kind ${kind.kind}: printer column ${column.name}: ${path} is not a field of the schema`,
+      );
+    }
+  }
+}
+
 /** The root schema of a kind's objects: apiVersion, kind, metadata, spec and status. */
 export function objectSchema(kind: Kind): SchemaNode {
   const schema: SchemaNode = {
@@ -71,6 +95,8 @@ export type CrdManifest = V1CustomResourceDefinition & Record<string, unknown>;
  */
 export function crdManifest(kind: Kind): CrdManifest {
   checkKindNames(kind);
+  const schema = objectSchema(kind);
+  checkPrinterColumns(kind, schema);
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -96,7 +122,7 @@ export function crdManifest(kind: Kind): CrdManifest {
             ...kind.printerColumns,
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
           ],
-          schema: { openAPIV3Schema: objectSchema(kind) },
+          schema: { openAPIV3Schema: schema },
         },
       ],
     },
