@@ -233,6 +233,8 @@ export class Informer {
       { resourceVersion: this.#resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
       (event) => this.#onEvent(event),
       signal,
+      // the server ends the watch after timeoutSeconds and sends bookmarks meanwhile: silence beyond that is a dead connection
+      (timeoutSeconds + 60) * 1000,
     );
   }
 
@@ -256,6 +258,8 @@ export class Informer {
   }
 
   #upsert(key: string, object: KubeObject): void {
+    // controllers never read managedFields; they are often most of an object's size
+    if (object.metadata?.managedFields) delete object.metadata.managedFields;
     const old = this.#store.get(key);
     if (old && old.metadata?.resourceVersion === object.metadata?.resourceVersion) return;
     this.#store.set(key, object);

@@ -81,18 +81,21 @@ export class RestClient {
 
   /**
    * Opens a watch and calls `onEvent` for each event until the server ends the stream (resolves) or
-   * the connection fails (rejects). A non-2xx answer rejects with ApiError (410 when too old).
+   * the connection fails or stays silent for `idleTimeoutMs` (rejects). A non-2xx answer rejects
+   * with ApiError (410 when too old).
    */
   async watch(
     path: string,
     query: RequestOptions["query"],
     onEvent: (event: WatchEvent) => void,
     signal: AbortSignal,
+    idleTimeoutMs = 0,
   ) {
+    // the idle timeout is the socket's: a half-open connection that stops delivering is torn down
     const response = await this.#send("GET", path, {
       query: { ...query, watch: true },
       signal,
-      timeoutMs: 0,
+      timeoutMs: idleTimeoutMs,
     });
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
