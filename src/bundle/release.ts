@@ -2,8 +2,8 @@
 
 import packageJson from "../../package.json" with { type: "json" };
 import { allKinds } from "../apis/index.ts";
+import { allControllers } from "../operator/controllers.ts";
 import { type BundleObject, type BundleOptions, bundleFor, defaultResources } from "./bundle.ts";
-import { registeredControllers } from "./controllers.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
 export const releaseVersion: string = packageJson.version;
@@ -11,7 +11,7 @@ export const releaseVersion: string = packageJson.version;
 export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOptions {
   return {
     kinds: allKinds,
-    controllers: registeredControllers(),
+    controllers: allControllers(),
     image: `${imageRepository}:${releaseVersion}`,
     imagePullPolicy: "IfNotPresent",
     replicas: 1,
