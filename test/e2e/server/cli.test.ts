@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { packageRoot } from "../../../src/dev/paths.ts";
+import { slipway } from "../../support/cli.ts";
+
+describe("slipway server (the command)", () => {
+  it("serves the API and the UI (with client-side routes), and stops cleanly on SIGTERM", async () => {
+    const webRoot = await mkdtemp(join(tmpdir(), "slipway-web-"));
+    await mkdir(join(webRoot, "assets"));
+    await writeFile(join(webRoot, "index.html"), "<!doctype html><title>Slipway</title><div id=root></div>");
+    await writeFile(join(webRoot, "assets/app.js"), "console.log('ui')");
+
+    const server = spawn(
+      join(packageRoot, "bin/slipway"),
+      [
+        "server",
+        "--kubeconfig",
+        inject("kubeconfig"),
+        "--port",
+        "0",
+        "--web-root",
+        webRoot,
+        "--log-level",
+        "warn",
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    // A server that dies at startup fails the test at once instead of leaving it waiting.
+    const firstLine = await Promise.race([
+      once(server.stdout, "data").then(([chunk]) => String(chunk)),
+      once(server, "exit").then(([code]) => `exited with ${code} before listening`),
+    ]);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(firstLine)?.[1];
+    expect(url, firstLine).toBeDefined();
+
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
+    const page = await fetch(`${url}/update`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("<div id=root>");
+    expect(await (await fetch(`${url}/assets/app.js`)).text()).toBe("console.log('ui')");
+
+    const missingAsset = await fetch(`${url}/assets/missing.js`);
+    expect(missingAsset.status).toBe(404);
+    expect(await missingAsset.json()).toMatchObject({ statusCode: 404, error: "Not Found" });
+    const unknownApi = await fetch(`${url}/api/v1/nothing-here`);
+    expect(unknownApi.status).toBe(404);
+    expect((await fetch(`${url}/api/v1/platform`)).status).toBe(401);
+
+    server.kill("SIGTERM");
+    const [code] = await once(server, "exit");
+    expect(code).toBe(0);
+  });
+
+  it("refuses a bad flag with one readable line", async () => {
+    const result = await slipway(["server", "--port", "eighty"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe("error: --port must be an integer from 0 to 65535, not eighty\n");
+  });
+});
