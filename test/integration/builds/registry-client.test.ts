@@ -3,6 +3,7 @@ import { RegistryClient, RegistryError } from "../../../src/builds/registry/clie
 import { freePorts } from "../../../src/dev/ports.ts";
 import { pushImage } from "../../support/builds/push.ts";
 import { type RunningServer, startRegistry } from "../../support/builds/servers.ts";
+import { startTokenRegistry, type TokenRegistry } from "../../support/builds/token-server.ts";
 
 const user = { username: "builder", password: "correct-horse" };
 
@@ -61,5 +62,41 @@ describe("registry client against docker-registry with htpasswd auth", () => {
     });
     await expect(c.manifestDigest("x", "v1")).rejects.toMatchObject({ kind: "transient" });
     expect(requests).toEqual(["error", "error", "error"]);
+  });
+});
+
+describe("registry client against docker-registry with Bearer-token auth", () => {
+  let registry: TokenRegistry;
+  beforeAll(async () => {
+    registry = await startTokenRegistry({ [user.username]: user.password });
+  });
+  afterAll(() => registry?.stop());
+
+  it("follows WWW-Authenticate to the token service, caches the token per scope, reads the digest", async () => {
+    const requests: string[] = [];
+    const c = new RegistryClient({
+      registry: registry.address,
+      insecure: true,
+      credentials: async () => user,
+      onRequest: (statusClass) => requests.push(statusClass),
+    });
+    expect(await c.manifestDigest("team/model", "v1")).toBeUndefined();
+    const push = await registry.token("repository:team/model:pull,push", user);
+    const digest = await pushImage(registry.address, "team/model", "v1", { bearer: push });
+    expect(await c.manifestDigest("team/model", "v1")).toBe(digest);
+    // 401 challenge, token (200), 404; then the cached token: 200 — one request for the second check.
+    expect(requests).toEqual(["4xx", "2xx", "4xx", "2xx"]);
+  });
+
+  it("credentials the token service refuses are 'credentials rejected'", async () => {
+    const c = new RegistryClient({
+      registry: registry.address,
+      insecure: true,
+      credentials: async () => ({ ...user, password: "nope" }),
+    });
+    await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
+      kind: "credentials-rejected",
+    });
+    expect(registry.tokenRequests).toContain(401);
   });
 });

@@ -10,14 +10,16 @@ export async function pushImage(
   registry: string,
   repository: string,
   tag: string,
-  credentials?: { username: string; password: string },
+  credentials?: { username: string; password: string } | { bearer: string },
 ): Promise<string> {
   const base = `http://${registry}/v2/${repository}`;
-  const auth: Record<string, string> = credentials
-    ? {
-        authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}`,
-      }
-    : {};
+  const auth: Record<string, string> = !credentials
+    ? {}
+    : "bearer" in credentials
+      ? { authorization: `Bearer ${credentials.bearer}` }
+      : {
+          authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}`,
+        };
   const upload = async (content: Buffer) => {
     const digest = sha256(content);
     const started = await fetch(`${base}/blobs/uploads/`, { method: "POST", headers: auth });

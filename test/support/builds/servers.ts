@@ -89,7 +89,10 @@ function stopper(child: ChildProcess, dir: string) {
 }
 
 /** docker-registry (Docker Registry HTTP API v2) over plain HTTP, with basic auth for `users` (none: anonymous). */
-export async function startRegistry(users: Record<string, string> = {}): Promise<RunningServer> {
+export async function startRegistry(
+  users: Record<string, string> = {},
+  token?: { realm: string; service: string; issuer: string; rootcertbundle: string },
+): Promise<RunningServer> {
   const dir = await mkdtemp(join(tmpdir(), "slipway-registry-"));
   const [port] = await freePorts(1);
   const address = `127.0.0.1:${port}`;
@@ -97,9 +100,13 @@ export async function startRegistry(users: Record<string, string> = {}): Promise
     execFileSync("htpasswd", ["-nbB", user, password], { encoding: "utf8" }).trim(),
   );
   await writeFile(join(dir, "htpasswd"), `${lines.join("\n")}\n`);
-  const auth = lines.length
-    ? `auth:\n  htpasswd:\n    realm: slipway\n    path: ${join(dir, "htpasswd")}\n`
-    : "";
+  const auth = token
+    ? `auth:\n  token:\n${Object.entries(token)
+        .map(([k, v]) => `    ${k}: ${v}\n`)
+        .join("")}`
+    : lines.length
+      ? `auth:\n  htpasswd:\n    realm: slipway\n    path: ${join(dir, "htpasswd")}\n`
+      : "";
   await writeFile(
     join(dir, "config.yml"),
     `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, "data")}\n  delete:\n    enabled: true\nhttp:\n  addr: ${address}\n${auth}`,
