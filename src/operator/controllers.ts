@@ -1,8 +1,9 @@
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
 export function allControllers(): ControllerSpec[] {
-  return [...platformControllers, imageBuildController()];
+  return [...platformControllers, imageBuildController(), ...pipelineControllers()];
 }
