@@ -4,7 +4,6 @@ import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
-import { releaseBundle } from "../../bundle/release.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
@@ -16,6 +15,7 @@ import {
   withWaitFlags,
 } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
+import { collect, deepMerge, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
 import { knownVersion } from "./versions.ts";
 
@@ -53,12 +53,16 @@ export function platformSpecFromFlags(flags: InstallFlags): Record<string, unkno
       builderCacheSize: sizeFlag("--builder-cache-size", flags.builderCacheSize),
     }).filter(([, value]) => value !== undefined),
   );
-  return {
+  const base: Record<string, unknown> = {
     version: knownVersion(flags.version ?? ownVersion),
     ...(flags.host ? { host: flags.host } : {}),
     ...(flags.multiNode ? { singleNode: false } : {}),
     ...(Object.keys(storage).length ? { storage } : {}),
   };
+  return (flags.set ?? []).reduce<Record<string, unknown>>(
+    (spec, expression) => deepMerge(spec, setExpression(expression)),
+    base,
+  );
 }
 
 async function install(flags: InstallFlags): Promise<void> {
@@ -80,7 +84,7 @@ async function install(flags: InstallFlags): Promise<void> {
     ? allKinds.map((kind) => crdManifest(kind) as KubeObject)
     : flags.manifest
       ? await readManifest(flags.manifest, context.namespace)
-      : releaseBundle(context.namespace);
+      : (await import("../../bundle/release.ts")).releaseBundle(context.namespace);
   for (const object of objects) await context.apply(object);
   context.say(
     flags.dev
@@ -144,7 +148,12 @@ export function registerInstall(program: Command): void {
         .option("--builder-cache-size <quantity>", "size of the image builder's cache (default 25Gi)")
         .option("--multi-node", "ReadWriteMany volumes (default: single node, ReadWriteOnce)")
         .option("--manifest <file|url>", "a release bundle to apply instead of this release's")
-        .option("--dev", "apply only the CRDs: the operator runs outside the cluster"),
+        .option("--dev", "apply only the CRDs: the operator runs outside the cluster")
+        .option(
+          "--set <path=value>",
+          "set a Platform spec field, e.g. components.web.replicas=2 (repeatable)",
+          collect,
+        ),
     ),
   ).action(install);
 }

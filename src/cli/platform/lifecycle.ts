@@ -44,11 +44,20 @@ async function change(
   reportDone(context, platform);
 }
 
-/** `--set a.b=value` → {a: {b: value}}; the value is read as YAML (numbers, booleans, quoted strings). */
+/**
+ * `--set a.b=value` → {a: {b: value}}; `\\.` is a dot inside a key (as in Helm), e.g.
+ * `components.web.podAnnotations.example\\.com/team=ml`. The value is read as YAML (numbers, booleans).
+ */
 export function setExpression(expression: string): Record<string, unknown> {
   const equals = expression.indexOf("=");
-  const path = equals > 0 ? expression.slice(0, equals).trim() : "";
-  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path)) {
+  const keys =
+    equals > 0
+      ? expression
+          .slice(0, equals)
+          .split(/(?<!\\)\./)
+          .map((key) => key.replaceAll("\\.", "."))
+      : [];
+  if (keys.length === 0 || keys.some((key) => !/^[A-Za-z0-9][\w./-]*$/.test(key))) {
     throw new UserError(
       `--set ${JSON.stringify(expression)}: expected path=value, e.g. components.web.replicas=2`,
     );
@@ -60,13 +69,10 @@ export function setExpression(expression: string): Record<string, unknown> {
   } catch {
     value = raw;
   }
-  return path
-    .split(".")
-    .reverse()
-    .reduce<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
+  return keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
 }
 
-function deepMerge(
+export function deepMerge(
   target: Record<string, unknown>,
   source: Record<string, unknown>,
 ): Record<string, unknown> {
@@ -96,7 +102,7 @@ export function patchSpecFromFlags(flags: { logLevel?: string; set?: string[] })
   return spec;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerLifecycle(program: Command): void {
   const waiting = (command: Command) => withWaitFlags(withGlobalFlags(command));

@@ -4,7 +4,6 @@ import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
-import { releaseBundle } from "../../bundle/release.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
@@ -105,6 +104,7 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     await context.remove(object);
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
+  const { releaseBundle } = await import("../../bundle/release.ts");
   const operatorObjects = releaseBundle(context.namespace).filter(
     (o) => o.kind !== "CustomResourceDefinition",
   );
