@@ -5,6 +5,7 @@ import fastifySwagger from "@fastify/swagger";
 import type { KubeConfig } from "@kubernetes/client-node";
 import Fastify, { type FastifyInstance } from "fastify";
 import { imageBuildRoutes } from "../builds/routes.ts";
+import { pipelineRoutes } from "../pipelines/routes.ts";
 import { authenticationHook, TokenAuthenticator } from "./auth.ts";
 import { errorBody, errorHandler } from "./errors.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
@@ -29,6 +30,15 @@ export interface ServerOptions {
 }
 
 const apiPrefix = "/api/v1";
+const kubernetesSchemaKeywords = [
+  "x-kubernetes-validations",
+  "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-int-or-string",
+  "x-kubernetes-embedded-resource",
+  "x-kubernetes-list-type",
+  "x-kubernetes-list-map-keys",
+  "x-kubernetes-map-type",
+];
 
 /** The Slipway API server: REST + server-sent events under /api/v1 (authenticated), the web UI elsewhere. */
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -41,7 +51,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         censor: "[redacted]",
       },
     },
-    ajv: { customOptions: { removeAdditional: false } },
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        // CRD schemas can be used as they are: the API server enforces these, Ajv only has to accept them.
+        keywords: kubernetesSchemaKeywords,
+      },
+    },
   });
   app.setErrorHandler(errorHandler);
   app.decorateRequest("user", null as never);
@@ -74,6 +90,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         heartbeatMs: (options.heartbeatSeconds ?? 15) * 1000,
       });
       await api.register(imageBuildRoutes);
+      await api.register(pipelineRoutes);
     },
     { prefix: apiPrefix },
   );

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { ApiException } from "@kubernetes/client-node";
+import { Type } from "@sinclair/typebox";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 
 /** The JSON body of every 4xx/5xx answer. */
@@ -9,6 +10,19 @@ export interface ErrorBody {
   message: string;
   /** The input field at fault, e.g. `body.version`. */
   field?: string;
+}
+
+/** The schema of ErrorBody, for routes' `response` schemas (and so the OpenAPI document). */
+export const ErrorSchema = Type.Object({
+  statusCode: Type.Integer(),
+  error: Type.String(),
+  message: Type.String(),
+  field: Type.Optional(Type.String({ description: "the input field at fault, e.g. body.version" })),
+});
+
+/** `response` schema entries answering ErrorBody for each of these status codes. */
+export function errorResponses(...codes: number[]): Record<number, typeof ErrorSchema> {
+  return Object.fromEntries(codes.map((code) => [code, ErrorSchema]));
 }
 
 /** An error a route throws to answer with this status and message. */

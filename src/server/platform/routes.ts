@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { Version } from "../../apis/platform/schemas.ts";
-import { HttpError } from "../errors.ts";
+import { errorResponses, HttpError } from "../errors.ts";
 import { openEventStream } from "../sse.ts";
 import { followPlatform } from "./follow.ts";
 import { type PlatformKey, readPlatform, setPlatformVersion } from "./platforms.ts";
@@ -38,13 +38,7 @@ const UpdateAnswer = Type.Object({
   platform: PlatformView,
 });
 
-const ErrorAnswer = Type.Object({
-  statusCode: Type.Integer(),
-  error: Type.String(),
-  message: Type.String(),
-  field: Type.Optional(Type.String()),
-});
-const errors = Object.fromEntries([400, 401, 403, 404, 409].map((code) => [code, ErrorAnswer]));
+const errors = errorResponses(400, 401, 403, 404, 409, 502);
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformRouteOptions): Promise<void> {
   const { platform: key, releases } = options;
