@@ -31,6 +31,12 @@ export function checkKindNames(kind: Kind): void {
     if (!DNS_LABEL.test(value))
       throw new SchemaError(`${where}: ${field} "${value}" must be a lowercase DNS label`);
   }
+  // Kubernetes conventions for every Slipway CRD (architecture.md).
+  if (kind.shortNames.length === 0) throw new SchemaError(`${where}: shortNames must have at least one name`);
+  if (kind.printerColumns.length === 0)
+    throw new SchemaError(`${where}: printerColumns must have at least one column`);
+  if (!kind.description.trim())
+    throw new SchemaError(`${where}: description must not be empty (kubectl explain shows it)`);
   for (const column of kind.printerColumns) {
     if (!column.jsonPath.startsWith(".")) {
       throw new SchemaError(`${where}: printer column ${column.name}: jsonPath must start with "."`);

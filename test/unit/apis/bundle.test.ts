@@ -21,7 +21,7 @@ const gadget = defineKind({
   description: "A gadget.",
   spec: Type.Object({ size: Type.Integer() }),
   status: Type.Object({}),
-  printerColumns: [],
+  printerColumns: [{ name: "Size", type: "integer", jsonPath: ".spec.size" }],
 });
 const gadgetType: ResourceType = {
   group: gadget.group,

@@ -191,7 +191,7 @@ describe("toCrd", () => {
   it("survives @kubernetes/client-node's model serialization with defaults, enums and CEL rules intact", () => {
     const kind = {
       ...gadget,
-      printerColumns: [],
+      printerColumns: [{ name: "Mode", type: "string" as const, jsonPath: ".spec.mode" }],
       spec: Type.Object(
         { mode: Type.Union([Type.Literal("a"), Type.Literal("b")], { default: "a" }) },
         validations({ rule: "self.mode != 'b'", message: "no b", fieldPath: ".mode" }),
@@ -206,6 +206,12 @@ describe("toCrd", () => {
     );
     expect(() => toCrd({ ...gadget, shortNames: ["g_d"] })).toThrow("shortNames");
     expect(() => toCrd({ ...gadget, version: "1" })).toThrow("version");
+    expect(() => toCrd({ ...gadget, shortNames: [] })).toThrow(
+      "kind Gadget: shortNames must have at least one name",
+    );
+    expect(() => toCrd({ ...gadget, printerColumns: [] })).toThrow(
+      "kind Gadget: printerColumns must have at least one column",
+    );
     expect(() =>
       toCrd({ ...gadget, printerColumns: [{ name: "Phase", type: "string", jsonPath: ".status.phaze" }] }),
     ).toThrow("kind Gadget: printer column Phase: .status.phaze is not a field of the schema");
