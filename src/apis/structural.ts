@@ -70,13 +70,14 @@ function collapseUnion(node: SchemaNode, path: string): SchemaNode {
   if (nonNull.length < variants.length && nonNull.length === 1) {
     return { ...rest, ...(nonNull[0] as SchemaNode), nullable: true };
   }
-  if (nonNull.length === variants.length && variants.every((v) => "const" in v)) {
-    const values = variants.map((v) => v.const);
+  if (nonNull.length > 0 && nonNull.every((v) => "const" in v)) {
+    const values = nonNull.map((v) => v.const);
     const types = new Set(values.map((v) => literalType(v, path)));
     if (types.size !== 1) {
       return fail(path, `a union of literals must have one type, found ${[...types].join(" and ")}`);
     }
-    return { ...rest, type: [...types][0], enum: values };
+    const nullable = nonNull.length < variants.length ? { nullable: true } : {};
+    return { ...rest, type: [...types][0], enum: values, ...nullable };
   }
   return fail(
     path,

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ControllerSpec, ResourceType } from "../../../src/kube/types.ts";
-import { deriveRbac, mergeRules, runtimePermissions } from "../../../src/operator/rbac.ts";
+import { deriveRbac, mergeRules, type PolicyRule, runtimePermissions } from "../../../src/operator/rbac.ts";
 
 const type = (group: string, kind: string, plural: string, namespaced = true): ResourceType => ({
   group,
@@ -96,5 +97,47 @@ describe("mergeRules", () => {
         { type: configMap, verbs: ["get"] },
       ]),
     ).toEqual([{ apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["get"] }]);
+  });
+});
+
+describe("mergeRules (property)", () => {
+  const groups = ["", "apps", "test.slipway.dev"];
+  const plurals = ["configmaps", "secrets", "gadgets", "deployments"];
+  const verbs = ["get", "list", "watch", "create", "update", "patch", "delete"] as const;
+  const permission = fc.record({
+    group: fc.constantFrom(...groups),
+    plural: fc.constantFrom(...plurals),
+    subresource: fc.option(fc.constantFrom("status", "finalizers"), { nil: undefined }),
+    verbs: fc.subarray([...verbs], { minLength: 1 }),
+  });
+  const grants = (rules: PolicyRule[]) =>
+    new Set(
+      rules.flatMap((r) =>
+        r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}|${res}|${v}`))),
+      ),
+    );
+
+  it("grants exactly the declared (group, resource, verb) triples, once each, in a stable order", () => {
+    fc.assert(
+      fc.property(fc.array(permission, { maxLength: 12 }), (declared) => {
+        const permissions = declared.map((p) => ({
+          type: type(p.group, "K", p.plural),
+          verbs: p.verbs,
+          ...(p.subresource ? { subresource: p.subresource } : {}),
+        }));
+        const rules = mergeRules(permissions);
+        const expected = new Set(
+          declared.flatMap((p) =>
+            p.verbs.map(
+              (v) => `${p.group}|${p.subresource ? `${p.plural}/${p.subresource}` : p.plural}|${v}`,
+            ),
+          ),
+        );
+        expect(grants(rules)).toEqual(expected);
+        const pairs = rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}|${res}`));
+        expect(new Set(pairs).size).toBe(pairs.length);
+        expect(mergeRules([...permissions].reverse())).toEqual(rules);
+      }),
+    );
   });
 });

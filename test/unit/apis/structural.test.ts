@@ -58,12 +58,14 @@ describe("structuralSchema", () => {
         }),
         note: Type.Union([Type.String({ description: "A note." }), Type.Null()]),
         fixed: Type.Literal(3),
+        optionalMode: Type.Union([Type.Literal("a"), Type.Literal("b"), Type.Null()]),
       }),
     );
     expect(schema.properties).toEqual({
       mode: { type: "string", enum: ["fast", "safe"], default: "safe", description: "Mode." },
       note: { type: "string", description: "A note.", nullable: true },
       fixed: { type: "number", enum: [3] },
+      optionalMode: { type: "string", enum: ["a", "b"], nullable: true },
     });
   });
 
