@@ -79,6 +79,8 @@ function echoController(onWrite: () => void, writes: boolean): ControllerSpec {
 async function idleChild(kubeconfig: string): Promise<void> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfig);
+  globalThis.gc?.();
+  const baselineRss = process.memoryUsage().rss;
   let reconciled = 0;
   const spec = echoController(() => {}, false);
   const manager = new Manager({ kubeConfig, fieldManager: "bench-idle", log: pino({ level: "warn" }) });
@@ -97,18 +99,25 @@ async function idleChild(kubeconfig: string): Promise<void> {
   await sleep(idleSeconds * 1000);
   const cpu = process.cpuUsage(cpuBefore);
   globalThis.gc?.();
+  const memory = process.memoryUsage();
   const figures = {
     cached: manager.cache.informer(widgetType).size,
-    rss_mb: process.memoryUsage().rss / 2 ** 20,
+    rss_mb: memory.rss / 2 ** 20,
+    baseline_rss_mb: baselineRss / 2 ** 20,
+    heap_used_mb: memory.heapUsed / 2 ** 20,
     idle_cpu_seconds: (cpu.user + cpu.system) / 1e6,
   };
   await manager.stop();
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
-function runIdleChild(
-  kubeconfig: string,
-): Promise<{ cached: number; rss_mb: number; idle_cpu_seconds: number }> {
+function runIdleChild(kubeconfig: string): Promise<{
+  cached: number;
+  rss_mb: number;
+  baseline_rss_mb: number;
+  heap_used_mb: number;
+  idle_cpu_seconds: number;
+}> {
   const node = process.execPath;
   return new Promise((resolve, reject) => {
     const child = spawn(node, ["--expose-gc", fileURLToPath(import.meta.url), "--idle-child", kubeconfig], {
@@ -184,6 +193,8 @@ export default async function bench() {
       reads_per_object: Number((readsTotal / objects).toFixed(3)),
       cached_objects: idle.cached,
       rss_mb_10k_cached: Number(idle.rss_mb.toFixed(1)),
+      rss_mb_before_start: Number(idle.baseline_rss_mb.toFixed(1)),
+      heap_used_mb_10k_cached: Number(idle.heap_used_mb.toFixed(1)),
       idle_cpu_seconds_30s_10k: Number(idle.idle_cpu_seconds.toFixed(3)),
     };
   } finally {

@@ -137,17 +137,24 @@ export class Controller {
   async #reconcileOnce(key: string): Promise<void> {
     const { metrics } = this.#deps;
     const controller = this.spec.name;
-    const log = this.#log.child({ key, reconcileID: randomUUID() });
+    // most reconciles never log: the child logger (and its reconcile id) is made on first use
+    let childLog: Logger | undefined;
+    const parent = this.#log;
+    const context = {
+      cache: this.#deps.cache,
+      client: this.#deps.client,
+      events: this.#deps.events,
+      signal: this.#abort.signal,
+      get log(): Logger {
+        childLog ??= parent.child({ key, reconcileID: randomUUID() });
+        return childLog;
+      },
+    };
+    const log = () => context.log;
     const started = performance.now();
     metrics.activeWorkers.inc({ controller });
     try {
-      const result = await this.spec.reconcile(parseKey(key), {
-        cache: this.#deps.cache,
-        client: this.#deps.client,
-        events: this.#deps.events,
-        log,
-        signal: this.#abort.signal,
-      });
+      const result = await this.spec.reconcile(parseKey(key), context);
       this.queue.forget(key);
       if (result?.requeueAfterMs !== undefined) {
         this.queue.addAfter(key, result.requeueAfterMs);
@@ -161,10 +168,10 @@ export class Controller {
       if (error instanceof TerminalError) {
         metrics.reconcileTerminalErrors.inc({ controller });
         this.queue.forget(key);
-        log.error({ err: error.message }, "reconcile failed (terminal: not retried)");
+        log().error({ err: error.message }, "reconcile failed (terminal: not retried)");
       } else {
         this.queue.addRateLimited(key);
-        log.error(
+        log().error(
           { err: (error as Error)?.message ?? String(error), retries: this.queue.retries(key) },
           "reconcile failed; retrying with backoff",
         );
