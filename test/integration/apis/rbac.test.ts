@@ -3,6 +3,11 @@
  * are applied in a test namespace, a token is minted for the ServiceAccount (TokenRequest), and the
  * runtime's Manager runs in-process with that token. Removing any one generated rule makes it hit a 403.
  */
+
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -11,11 +16,16 @@ import {
   type KubernetesObject,
   KubernetesObjectApi,
   PatchStrategy,
+  RbacAuthorizationV1Api,
 } from "@kubernetes/client-node";
 import pino from "pino";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { allKinds } from "../../../src/apis/index.ts";
 import { toClientModel } from "../../../src/apis/wire.ts";
 import { type BundleObject, bundleFor, defaultResources, operatorName } from "../../../src/bundle/bundle.ts";
+import { releaseBundle } from "../../../src/bundle/release.ts";
+import { packageRoot } from "../../../src/dev/paths.ts";
+import { freePorts } from "../../../src/dev/ports.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { ownerReference } from "../../../src/kube/owners.ts";
 import type { ControllerSpec, KubeObject, ResourceType } from "../../../src/kube/types.ts";
@@ -78,14 +88,12 @@ const options = {
   version: "test",
 };
 
-/** Applies the bundle's ServiceAccount and RBAC (with `rules` in the Role), as admin. */
-async function applyRbac(namespace: string, rules?: PolicyRule[]): Promise<void> {
+const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"];
+
+/** Applies the ServiceAccount and RBAC of `bundle` (with `rules` in the Role if given), as admin. */
+async function applyRbac(bundle: BundleObject[], rules?: PolicyRule[]): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(adminConfig());
-  const objects = bundleFor(namespace, options).filter((o) =>
-    ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(o.kind ?? ""),
-  );
-  expect(objects.map((o) => o.kind)).toEqual(["ServiceAccount", "Role", "RoleBinding"]);
-  for (const object of objects) {
+  for (const object of bundle.filter((o) => rbacKinds.includes(o.kind ?? ""))) {
     const applied: BundleObject = object.kind === "Role" && rules ? { ...object, rules } : object;
     await api.patch(
       toClientModel<KubernetesObject>(applied),
@@ -96,6 +104,27 @@ async function applyRbac(namespace: string, rules?: PolicyRule[]): Promise<void>
       PatchStrategy.ServerSideApply,
     );
   }
+  onTestFinished(async () => {
+    const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+    for (const object of bundle.filter((o) => o.kind === "ClusterRole" || o.kind === "ClusterRoleBinding")) {
+      const name = object.metadata?.name ?? "";
+      await (object.kind === "ClusterRole"
+        ? rbac.deleteClusterRole({ name })
+        : rbac.deleteClusterRoleBinding({ name })
+      ).catch(() => {});
+    }
+  });
+}
+
+/** The test controller's bundle: only the ServiceAccount and RBAC (no cluster-wide part). */
+async function applyTestRbac(namespace: string, rules?: PolicyRule[]): Promise<void> {
+  const bundle = bundleFor(namespace, options);
+  expect(bundle.filter((o) => rbacKinds.includes(o.kind ?? "")).map((o) => o.kind)).toEqual([
+    "ServiceAccount",
+    "Role",
+    "RoleBinding",
+  ]);
+  await applyRbac(bundle, rules);
 }
 
 /** A kubeconfig for the test cluster that authenticates as the operator's ServiceAccount (a minted token). */
@@ -156,7 +185,7 @@ beforeAll(() => installCrds([gadgetKind]));
 describe("the operator with only the generated RBAC", () => {
   it("reconciles: reads from its cache, applies a child and status, records an Event, holds the Lease", async () => {
     const namespace = await testNamespace("rbac");
-    await applyRbac(namespace);
+    await applyTestRbac(namespace);
     const manager = await startOperator(namespace);
     await createGadget(namespace, 7);
 
@@ -197,7 +226,7 @@ describe("the operator with only the generated RBAC", () => {
     "gets a 403 when the rule on %s is removed",
     async (_, removed) => {
       const namespace = await testNamespace("rbac");
-      await applyRbac(
+      await applyTestRbac(
         namespace,
         deriveRbac([gadgetController]).namespaced.filter(
           (r) => JSON.stringify(r) !== JSON.stringify(removed),
@@ -213,4 +242,49 @@ describe("the operator with only the generated RBAC", () => {
       );
     },
   );
+});
+
+describe("slipway operator with every controller and only the release bundle's RBAC", () => {
+  it("syncs every cache, becomes leader and ready, with no request refused", async () => {
+    await installCrds(allKinds);
+    const namespace = await testNamespace("operator");
+    await applyRbac(releaseBundle(namespace));
+    const dir = await mkdtemp(join(tmpdir(), "slipway-operator-"));
+    const kubeconfig = join(dir, "kubeconfig");
+    await writeFile(kubeconfig, (await serviceAccountConfig(namespace)).exportConfig());
+    const [port] = await freePorts(1);
+    const operator = spawn(
+      join(packageRoot, "bin/slipway"),
+      [
+        "operator",
+        `--kubeconfig=${kubeconfig}`,
+        `--namespace=${namespace}`,
+        "--leader-elect",
+        `--metrics-port=${port}`,
+        `--health-port=${port}`,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    operator.stdout.on("data", (chunk) => (output += chunk));
+    operator.stderr.on("data", (chunk) => (output += chunk));
+    onTestFinished(async () => {
+      operator.kill("SIGTERM");
+      await new Promise((resolve) => operator.once("exit", resolve));
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    const metrics = await eventually(
+      "the operator ready and leading",
+      async () => {
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+        return ready.ok ? (await fetch(`http://127.0.0.1:${port}/metrics`)).text() : "";
+      },
+      (text) => /leader_election_master_status\{[^}]*\} 1/.test(text),
+      60_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\noperator output:\n${output.slice(-3000)}`);
+    });
+    expect(metrics).not.toMatch(/rest_client_requests_total\{[^}]*code="403"/);
+  });
 });
