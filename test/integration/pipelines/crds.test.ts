@@ -1,0 +1,89 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import type { ResourceType } from "../../../src/kube/types.ts";
+import { pipelineType, providerType, runScheduleType, runType } from "../../../src/pipelines/types.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { Api } from "./support.ts";
+
+const group = "pipelines.slipway.dev/v1alpha1";
+
+describe("pipelines CRDs: the API server refuses bad input with a clear message", () => {
+  let api: Api;
+  let namespace: string;
+  beforeAll(() => installCrds(pipelineKinds));
+
+  async function create(type: ResourceType, name: string, spec: unknown) {
+    return api.create(type, {
+      apiVersion: group,
+      kind: type.kind,
+      metadata: { name, namespace },
+      spec,
+    } as never);
+  }
+
+  it("checks provider references, cron syntax, value xor valueFrom, step images and dependencies", async () => {
+    namespace = await testNamespace("pl-crd");
+    api = new Api(adminConfig());
+    const run = (provider: string, parameters: unknown[] = []) => ({
+      provider,
+      pipeline: "train",
+      parameters,
+    });
+
+    await expect(create(runType, "ok-1", run("argo"))).resolves.toBeDefined();
+    await expect(create(runType, "ok-2", run("ml-team/argo"))).resolves.toBeDefined();
+    await expect(create(runType, "bad-ref", run("a/b/c"))).rejects.toThrow(/spec.provider.*should match/);
+    await expect(create(runType, "bad-ref-2", run("Not Valid"))).rejects.toThrow(/spec.provider/);
+
+    await expect(
+      create(
+        runType,
+        "both",
+        run("argo", [
+          { name: "p", value: "1", valueFrom: { runConfigurationRef: { name: "a", outputArtifact: "m" } } },
+        ]),
+      ),
+    ).rejects.toThrow(/a parameter has exactly one of value or valueFrom/);
+    await expect(create(runType, "neither", run("argo", [{ name: "p" }]))).rejects.toThrow(
+      /a parameter has exactly one of value or valueFrom/,
+    );
+
+    const schedule = (cronExpression: string) => ({ ...run("argo"), schedule: { cronExpression } });
+    for (const good of ["*/5 * * * *", "0 0 12 * * MON-FRI", "@hourly", "@daily"]) {
+      await expect(
+        create(runScheduleType, `s-${Math.random().toString(36).slice(2, 8)}`, schedule(good)),
+      ).resolves.toBeDefined();
+    }
+    for (const bad of ["every day", "* * *", "@sometimes", "1 2 3 4 5 6 7"]) {
+      await expect(create(runScheduleType, "bad", schedule(bad))).rejects.toThrow(
+        /spec.schedule.cronExpression/,
+      );
+    }
+    await expect(
+      create(runScheduleType, "backwards", {
+        ...run("argo"),
+        schedule: {
+          cronExpression: "@daily",
+          startTime: "2027-01-02T00:00:00Z",
+          endTime: "2027-01-01T00:00:00Z",
+        },
+      }),
+    ).rejects.toThrow(/startTime must be before endTime/);
+
+    await expect(
+      create(pipelineType, "no-image", { provider: "argo", steps: [{ name: "a" }] }),
+    ).rejects.toThrow(/every step needs an image/);
+    await expect(
+      create(pipelineType, "dangling", {
+        provider: "argo",
+        image: "i",
+        steps: [{ name: "a", dependsOn: ["zzz"] }],
+      }),
+    ).rejects.toThrow(/dependsOn must name other steps/);
+    await expect(create(providerType, "p", { type: "airflow" })).rejects.toThrow(
+      /spec.type.*Unsupported value/,
+    );
+    api.close();
+  });
+});
