@@ -25,8 +25,15 @@ const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 /** In-cluster when running in a pod, else the file named by `path` or $KUBECONFIG (or ~/.kube/config). */
 export function loadKubeConfig(path?: string): KubeConfig {
   const config = new KubeConfig();
-  if (path) config.loadFromFile(path);
-  else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(`${serviceAccountDir}/token`))
+  if (path) {
+    try {
+      config.loadFromFile(path);
+    } catch (error) {
+      throw new Error(
+        `--kubeconfig ${path}: cannot load it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
+    }
+  } else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(`${serviceAccountDir}/token`))
     config.loadFromCluster();
   else config.loadFromDefault();
   if (!config.getCurrentCluster()) {
