@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import pino from "pino";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { build } from "vite";
@@ -69,7 +70,8 @@ describe("web UI (headless Chromium)", () => {
   const screenshot = (page: Page, name: string) =>
     page.screenshot({ path: join(screens, `${name}.png`), fullPage: true });
 
-  it("signs in with a token, shows the live Overview, and follows an update to Running at the new version", async () => {
+  /** A namespace with the platform controllers, a Platform Running at 0.0.9, a server, and a signed-in page. */
+  async function runningPlatformAndSignedInPage(): Promise<{ namespace: string; page: Page }> {
     const namespace = await testNamespace("ui");
     await startPlatformControllers(namespace);
     await createPlatform(namespace, "0.0.9");
@@ -80,25 +82,47 @@ describe("web UI (headless Chromium)", () => {
       90_000,
     );
     const url = await startServer(namespace, { webRoot });
-    const token = await serviceAccountToken(namespace, "admin-user");
-    await grantPlatformAccess(namespace, "admin-user", ["get", "list", "watch", "patch"]);
-
+    const token = await serviceAccountToken(namespace, "platform-admin");
+    await grantPlatformAccess(namespace, "platform-admin", ["get", "list", "watch", "patch"]);
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    onTestFinished(() => page.close());
     await page.goto(url);
     await page.getByRole("heading", { name: "Sign in to Slipway" }).waitFor();
-    await page.getByLabel("Bearer token").fill("not-a-token");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("alert").filter({ hasText: "Kubernetes does not accept this token" }).waitFor();
-    await screenshot(page, "login");
-
     await page.getByLabel("Bearer token").fill(token);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: `${namespace}/slipway` }).waitFor();
+    return { namespace, page };
+  }
+
+  async function startUpdateTo(page: Page, version: string): Promise<void> {
+    await page.getByRole("link", { name: "Update" }).click();
+    await page.getByRole("radio", { name: new RegExp(version.replaceAll(".", "\\.")) }).check();
+    await page.getByRole("button", { name: `Update to ${version}` }).click();
+    await page
+      .getByText(/Platform Updating/)
+      .first()
+      .waitFor();
+  }
+
+  it("refuses a bad token, then signs in, shows the live Overview, and follows an update to Running at the new version", async () => {
+    const { namespace, page } = await runningPlatformAndSignedInPage();
     await page.getByText("Live", { exact: true }).waitFor();
     const rows = page.locator("table.components tbody tr");
     await expect.poll(() => rows.count()).toBe(components.length);
     expect(await page.getByTestId("version").textContent()).toBe("0.0.9");
     await screenshot(page, "overview");
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Bearer token").fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "Kubernetes does not accept this token" }).waitFor();
+    await screenshot(page, "login");
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    const token = await serviceAccountToken(namespace, "second-user");
+    await grantPlatformAccess(namespace, "second-user", ["get", "list", "watch", "patch"]);
+    await page.getByLabel("Bearer token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: `${namespace}/slipway` }).waitFor();
 
     await page.getByRole("link", { name: "Update" }).click();
     await page.getByRole("group", { name: "Available versions" }).waitFor();
@@ -131,6 +155,42 @@ describe("web UI (headless Chromium)", () => {
 
     await page.getByRole("link", { name: "Overview" }).click();
     await expect.poll(() => page.getByTestId("version").textContent()).toBe("0.1.0");
-    await page.close();
+  });
+
+  it("shows the failure and its reason when a component crash-loops during the update", async () => {
+    const { namespace, page } = await runningPlatformAndSignedInPage();
+    await startUpdateTo(page, "0.1.0");
+    // mlflow's new pods crash-loop (kwok plays it), as a broken image would.
+    await adminConfig()
+      .makeApiClient(CustomObjectsApi)
+      .patchNamespacedCustomObject(
+        {
+          group: Platform.group,
+          version: Platform.version,
+          plural: Platform.plural,
+          namespace,
+          name: "slipway",
+          body: {
+            spec: { components: { mlflow: { podAnnotations: { "sim.slipway.dev/outcome": "crashloop" } } } },
+          },
+        },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+
+    const problem = page.getByRole("alert").filter({ hasText: "The update has a problem" });
+    await problem.waitFor({ timeout: 90_000 });
+    expect(await problem.textContent()).toMatch(/mlflow.*CrashLoopBackOff/);
+    const log = page.getByRole("log", { name: "Update progress" });
+    await log
+      .getByText(/mlflow: Failed/)
+      .first()
+      .waitFor();
+    await screenshot(page, "update-failed");
+
+    await page.getByRole("link", { name: "Overview" }).click();
+    const mlflow = page.locator('tr[data-component="mlflow"]');
+    await mlflow.getByText("Failed", { exact: true }).waitFor();
+    expect(await mlflow.textContent()).toContain("CrashLoopBackOff");
+    await screenshot(page, "overview-failed");
   });
 });

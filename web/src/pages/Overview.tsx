@@ -33,7 +33,7 @@ export function Overview({ state }: { state: PlatformState }) {
             <dt>Requested version</dt>
             <dd>
               {platform.desiredVersion ?? "operator default"}
-              {updating && <span className="muted"> (update in progress)</span>}
+              {updating && <span className="muted"> (not running yet)</span>}
             </dd>
           </div>
           <div>

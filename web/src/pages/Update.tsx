@@ -44,7 +44,10 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
 
   const busy = follow?.outcome === "following";
   // A choice that is no longer an upgrade (e.g. it is now the running version) is dropped.
-  const offered = versions?.versions.find((entry) => entry.version === choice && entry.upgrade);
+  const requested = platform?.desiredVersion !== platform?.version ? platform?.desiredVersion : undefined;
+  const offered = versions?.versions.find(
+    (entry) => entry.version === choice && entry.upgrade && entry.version !== requested,
+  );
   const selected = offered ? choice : undefined;
   return (
     <>
@@ -62,6 +65,7 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
               <legend>Available versions</legend>
               {versions.versions.map((entry) => {
                 const downgrade = !entry.current && !entry.upgrade;
+                const isRequested = entry.version === requested;
                 return (
                   <label key={entry.version} className={`version${downgrade ? " disabled" : ""}`}>
                     <input
@@ -69,12 +73,13 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
                       name="version"
                       value={entry.version}
                       checked={selected === entry.version}
-                      disabled={entry.current || downgrade}
+                      disabled={entry.current || downgrade || isRequested}
                       onChange={() => setChoice(entry.version)}
                     />
                     <span className="version-number">{entry.version}</span>
                     {entry.current && <span className="tag">current</span>}
-                    {entry.upgrade && <span className="tag tag-new">upgrade</span>}
+                    {entry.upgrade && !isRequested && <span className="tag tag-new">upgrade</span>}
+                    {isRequested && <span className="tag">requested — the platform is moving to it</span>}
                     {downgrade && <span className="tag">downgrade — not offered here</span>}
                   </label>
                 );
