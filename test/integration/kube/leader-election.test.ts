@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { CoordinationV1Api } from "@kubernetes/client-node";
 import { expect, inject, onTestFinished, test } from "vitest";
 import { packageRoot } from "../../../src/dev/paths.ts";
+import { slipway } from "../../support/cli.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 
 interface Operator {
@@ -104,4 +105,10 @@ test("two operators: exactly one leads; when it is SIGKILLed the other takes ove
   expect(await exited).toBe(0);
   const released = await leases.readNamespacedLease({ name: "slipway-operator", namespace });
   expect(released.spec?.holderIdentity ?? "").toBe("");
+});
+
+test("a bad operator flag exits non-zero with one readable line", async () => {
+  const result = await slipway(["operator", "--metrics-port", "http"]);
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim()).toBe("error: --metrics-port must be a port number (0-65535), not http");
 });
