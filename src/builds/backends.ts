@@ -72,7 +72,6 @@ export class KanikoBackend implements BuildBackend {
   async start(target: RunTarget, context: ReconcileContext): Promise<void> {
     if (this.#job(target, context)) return;
     const job = renderKanikoJob({
-      owners: [target.build],
       build: target.build,
       image: target.image,
       artifact: target.artifact,

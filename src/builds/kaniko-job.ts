@@ -28,9 +28,7 @@ const registrySecretDir = "/secrets/registry";
 const storageSecretDir = "/secrets/storage";
 
 export interface KanikoJobInput {
-  /** The builds sharing this Job (one per image reference); they own it, so deleting the last one deletes the Job. */
-  owners: ImageBuild[];
-  /** The build whose spec shapes the Job (the first to start it). */
+  /** The build that starts the Job: its spec shapes it and it owns it (as controller), so deleting it deletes the Job. */
   build: ImageBuild;
   image: ImageReference;
   artifact: BlobUri;
@@ -205,13 +203,16 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
       namespace: input.namespace,
       labels: podLabels,
       annotations: { [imageAnnotation]: reference },
-      ownerReferences: input.owners.map((owner) => ({
-        apiVersion: ImageBuildKind.apiVersion,
-        kind: ImageBuildKind.kind,
-        name: owner.metadata.name ?? "",
-        uid: owner.metadata.uid ?? "",
-        blockOwnerDeletion: true,
-      })),
+      ownerReferences: [
+        {
+          apiVersion: ImageBuildKind.apiVersion,
+          kind: ImageBuildKind.kind,
+          name: build.metadata.name ?? "",
+          uid: build.metadata.uid ?? "",
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       backoffLimit: build.spec.backoffLimit ?? config.defaultBackoffLimit,

@@ -66,7 +66,6 @@ export function renderSample(combination: Combination, build = sampleBuild()): V
     combination.storage === "s3" ? "s3://models/fraud/scorer/v1" : "gs://models/fraud/scorer/v1";
   const image = parseImageReference(`${config.registry.url}/fraud-scorer:v1`);
   return renderKanikoJob({
-    owners: [build],
     build,
     image,
     artifact: parseBlobUri(artifact),

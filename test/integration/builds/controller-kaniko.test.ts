@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import {
+  type BuildServers,
+  buildNamespace,
+  buildsConfig,
+  eventsIn,
+  jobsIn,
+  registryUser,
+  startBuildServers,
+  uploadContext,
+} from "../../support/builds/fixtures.ts";
+import {
+  createImageBuild,
+  deleteImageBuild,
+  opaqueSecret,
+  readImageBuild,
+  startBuildOperator,
+  waitForPhase,
+} from "../../support/builds/operator.ts";
+import { pushImage } from "../../support/builds/push.ts";
+import { eventually } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+
+const dockerfile = "FROM scratch\nCOPY model.txt /model.txt\n";
+const pipToken = "pip-token-5b3e8a11";
+
+describe("ImageBuild controller, Kaniko backend", () => {
+  let servers: BuildServers;
+  beforeAll(async () => {
+    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
+  });
+  afterAll(() => servers?.stop());
+
+  const spec = (artifactUri: string, version = "v1") => ({
+    project: "fraud",
+    name: "scorer",
+    version,
+    artifactUri,
+  });
+
+  it("image exists → Succeeded, reused, digest recorded, no Job", async () => {
+    const namespace = await buildNamespace(servers);
+    const digest = await pushImage(
+      servers.registry.address,
+      "fraud-scorer",
+      `exists-${namespace}`,
+      registryUser,
+    );
+    const operator = await startBuildOperator(namespace, buildsConfig(servers));
+    await createImageBuild(
+      namespace,
+      "scorer",
+      spec(`s3://artifacts/${namespace}/none`, `exists-${namespace}`),
+    );
+    const build = await waitForPhase(namespace, "scorer", "Succeeded");
+    expect(build.status).toMatchObject({
+      reused: true,
+      digest,
+      image: `${servers.registry.address}/fraud-scorer:exists-${namespace}`,
+    });
+    expect(build.status?.conditions?.[0]).toMatchObject({
+      type: "Succeeded",
+      status: "True",
+      reason: "Reused",
+    });
+    expect(await jobsIn(namespace)).toEqual([]);
+    expect((await operator.metrics.reused.get()).values[0]?.value).toBe(1);
+  });
+
+  it("wrong registry password → Failed 'credentials rejected', nothing built", async () => {
+    const namespace = await buildNamespace(servers, "not-the-password");
+    await startBuildOperator(namespace, buildsConfig(servers));
+    await createImageBuild(namespace, "scorer", spec(`s3://artifacts/${namespace}/ctx`));
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.message).toMatch(/registry credentials rejected/);
+    expect(build.status?.conditions?.[0]?.reason).toBe("CredentialsRejected");
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
+
+  it("missing artifact → Failed naming the URI; no blob store → Failed saying so", async () => {
+    const namespace = await buildNamespace(servers);
+    await startBuildOperator(namespace, buildsConfig(servers));
+    const uri = `s3://artifacts/${namespace}/nothing-here`;
+    await createImageBuild(namespace, "scorer", spec(uri));
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.message).toContain(uri);
+    expect(build.status?.conditions?.[0]?.reason).toBe("ArtifactMissing");
+
+    const bare = await buildNamespace(servers);
+    await startBuildOperator(bare, buildsConfig(servers, { storage: undefined }));
+    await createImageBuild(bare, "scorer", spec(uri));
+    const unconfigured = await waitForPhase(bare, "scorer", "Failed");
+    expect(unconfigured.status?.message).toMatch(/no blob store is configured/);
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
+
+  it("image missing → a Kaniko Job, completed by kwok; the pushed image's digest from the registry → Succeeded", async () => {
+    const namespace = await buildNamespace(servers);
+    await opaqueSecret(namespace, "pip", { token: pipToken });
+    const artifactUri = await uploadContext(servers, namespace, {
+      Dockerfile: dockerfile,
+      "model.txt": "weights",
+    });
+    const operator = await startBuildOperator(namespace, buildsConfig(servers));
+    await createImageBuild(namespace, "scorer", {
+      ...spec(artifactUri, `kaniko-${namespace}`),
+      buildArgs: [
+        { name: "MODEL", value: "scorer" },
+        { name: "PIP_TOKEN", valueFrom: { secretKeyRef: { name: "pip", key: "token" } } },
+      ],
+    });
+    const [job] = await eventually(
+      "the build Job completed by kwok",
+      () => jobsIn(namespace),
+      (jobs) =>
+        jobs.some((j) => j.status?.conditions?.some((c) => c.type === "Complete" && c.status === "True")),
+    );
+    expect(job?.metadata?.ownerReferences).toMatchObject([
+      { kind: "ImageBuild", name: "scorer", controller: true },
+    ]);
+    // kwok plays the pod but runs no Kaniko: push the image as Kaniko would have, after the Job finished.
+    const digest = await pushImage(
+      servers.registry.address,
+      "fraud-scorer",
+      `kaniko-${namespace}`,
+      registryUser,
+    );
+    const build = await waitForPhase(namespace, "scorer", "Succeeded");
+    expect(build.status).toMatchObject({ reused: false, digest, jobName: job?.metadata?.name });
+
+    // No secret value in the Job, the status, the Events or the operator's log.
+    const everything = JSON.stringify([
+      await jobsIn(namespace),
+      build.status,
+      await eventsIn(namespace),
+      operator.logs,
+    ]);
+    for (const secret of [pipToken, registryUser.password, servers.s3.secretAccessKey])
+      expect(everything).not.toContain(secret);
+    expect(JSON.stringify(job)).toContain('"--build-arg=PIP_TOKEN"');
+    expect(operator.logs.length).toBeGreaterThan(0);
+  });
+
+  it("pod failure on the last retry → Failed with the termination message (not after the first failure)", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    const failing = {
+      "sim.slipway.dev/outcome": "fail",
+      "sim.slipway.dev/message": "error building image: COPY failed: model.txt not found",
+    };
+    await startBuildOperator(namespace, buildsConfig(servers, { kaniko: { podAnnotations: failing } }));
+    await createImageBuild(namespace, "scorer", {
+      ...spec(artifactUri, `fail-${namespace}`),
+      backoffLimit: 1,
+    });
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.message).toBe(
+      "build failed after 2 attempts: kaniko: error building image: COPY failed: model.txt not found",
+    );
+    const [job] = await jobsIn(namespace);
+    expect(job?.status?.failed).toBe(2);
+  });
+
+  it("timeout → the Job is deleted and the build Failed(Timeout)", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } } }),
+    );
+    await createImageBuild(namespace, "scorer", { ...spec(artifactUri, `slow-${namespace}`), timeout: "3s" });
+    await eventually(
+      "the build Job",
+      () => jobsIn(namespace),
+      (jobs) => jobs.length === 1,
+    );
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]?.reason).toBe("Timeout");
+    expect(build.status?.message).toMatch(/exceeded its timeout of 3s/);
+    await eventually(
+      "the Job deleted",
+      () => jobsIn(namespace),
+      (jobs) => jobs.length === 0,
+      30_000,
+    );
+  });
+
+  it("two ImageBuilds of one reference share one Job; deleting its owner deletes the Job", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } } }),
+    );
+    await createImageBuild(namespace, "first", spec(artifactUri, `shared-${namespace}`));
+    await createImageBuild(namespace, "second", spec(artifactUri, `shared-${namespace}`));
+    const [first, second] = await Promise.all([
+      waitForPhase(namespace, "first", "Building"),
+      waitForPhase(namespace, "second", "Building"),
+    ]);
+    expect(first.status?.jobName).toBe(second.status?.jobName);
+    const jobs = await jobsIn(namespace);
+    expect(jobs.map((j) => j.metadata?.name)).toEqual([first.status?.jobName]);
+
+    const owner = jobs[0]?.metadata?.ownerReferences?.[0]?.name ?? "";
+    await deleteImageBuild(namespace, owner);
+    await eventually(
+      "the Job garbage-collected with its owner",
+      () => jobsIn(namespace),
+      (left) => !left.some((j) => j.metadata?.uid === jobs[0]?.metadata?.uid),
+    );
+    const other = owner === "first" ? "second" : "first";
+    expect((await readImageBuild(namespace, other)).metadata.deletionTimestamp).toBeUndefined();
+  });
+});

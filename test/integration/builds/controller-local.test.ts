@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import { LocalBuilder } from "../../../src/builds/local-builder.ts";
+import { RegistryClient } from "../../../src/builds/registry/client.ts";
+import {
+  type BuildServers,
+  buildNamespace,
+  buildsConfig,
+  eventsIn,
+  jobsIn,
+  registryUser,
+  startBuildServers,
+  uploadContext,
+} from "../../support/builds/fixtures.ts";
+import {
+  createImageBuild,
+  opaqueSecret,
+  startBuildOperator,
+  waitForPhase,
+} from "../../support/builds/operator.ts";
+import { installCrds } from "../../support/crds.ts";
+
+const secretArg = "model-key-90c1d2e3";
+
+describe("ImageBuild controller, local backend (buildah)", () => {
+  let servers: BuildServers;
+  let storage: string;
+  beforeAll(async () => {
+    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
+    storage = await mkdtemp(join(tmpdir(), "slipway-buildah-test-"));
+  });
+  afterAll(async () => {
+    await servers?.stop();
+    if (storage) await rm(storage, { recursive: true, force: true });
+  });
+
+  it("image missing → really builds from the artifact in S3 and pushes; the manifest then exists", async () => {
+    const namespace = await buildNamespace(servers);
+    await opaqueSecret(namespace, "model", { key: secretArg });
+    const artifactUri = await uploadContext(servers, `${namespace}/scorer`, {
+      Dockerfile:
+        "FROM scratch\nARG MODEL_KEY\nCOPY model.txt /model/model.txt\nCOPY config/serve.json /model/serve.json\n",
+      "model.txt": "weights",
+      "config/serve.json": "{}",
+    });
+    const builder = new LocalBuilder(storage);
+    const operator = await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { backend: "local" }),
+      builder,
+    );
+    const registry = new RegistryClient({
+      registry: servers.registry.address,
+      insecure: true,
+      credentials: async () => registryUser,
+    });
+    const tag = `local-${namespace}`;
+    expect(await registry.manifestDigest("fraud-scorer", tag)).toBeUndefined();
+
+    await createImageBuild(namespace, "scorer", {
+      project: "fraud",
+      name: "scorer",
+      version: tag,
+      artifactUri,
+      buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
+    });
+    const build = await waitForPhase(namespace, "scorer", "Succeeded", 120_000);
+    const digest = await registry.manifestDigest("fraud-scorer", tag);
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(build.status).toMatchObject({
+      reused: false,
+      digest,
+      image: `${servers.registry.address}/fraud-scorer:${tag}`,
+    });
+    expect(builder.logs(`${servers.registry.address}/fraud-scorer:${tag}`)).toContain("fetched 3 objects");
+    expect(await jobsIn(namespace)).toEqual([]);
+    const everything = JSON.stringify([build, await eventsIn(namespace), operator.logs]);
+    for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])
+      expect(everything).not.toContain(secret);
+  });
+});
