@@ -1,0 +1,214 @@
+/**
+ * `npm run bench -- pipelines`: 1,000 Runs of one Pipeline on the argo backend.
+ * - seconds: a Manager with the pipelines controllers, started with 1,000 Runs waiting, until every
+ *   Run is Synchronized (its Workflow created, status written);
+ * - floor_seconds: a plain REST client creating the same 1,000 Workflows (same bodies) and writing
+ *   1,000 Run statuses at the same concurrency, in the same run.
+ * On a private control plane (with Argo's CRDs), or the one SLIPWAY_BENCH_KUBECONFIG names.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { crdManifest } from "../src/apis/crd.ts";
+import { pipelineKinds } from "../src/apis/pipelines/index.ts";
+import { down, up } from "../src/dev/cluster.ts";
+import { resourcePath } from "../src/kube/keys.ts";
+import { argoName } from "../src/pipelines/argo/names.ts";
+import { workflow } from "../src/pipelines/argo/workflow.ts";
+import { runController } from "../src/pipelines/controllers/run.ts";
+import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
+import { pipelineType, providerType, runType, workflowType } from "../src/pipelines/types.ts";
+import { versionOf } from "../src/pipelines/version.ts";
+import { Api, installArgoCrds, startPipelinesOperator } from "../test/integration/pipelines/support.ts";
+import type { BenchFigures } from "./run.ts";
+
+const runs = 1_000;
+const concurrency = runController().concurrency ?? 4;
+const group = "pipelines.slipway.dev/v1alpha1";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pool<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+const pipelineSpec = {
+  provider: "argo",
+  image: "registry.example/ml/pipeline:1",
+  parameters: [{ name: "dataset", default: "s3://data/default" }],
+  steps: [
+    { name: "prepare", args: ["--dataset={{workflow.parameters.dataset}}"] },
+    { name: "train", args: ["--epochs=1"], dependsOn: ["prepare"] },
+    { name: "evaluate", dependsOn: ["train"] },
+  ],
+};
+
+const runSpec = (i: number) => ({
+  provider: "argo",
+  pipeline: "train",
+  parameters: [{ name: "dataset", value: `s3://data/${i}` }],
+});
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+/** Counts Runs reaching Synchronized=Succeeded through one watch (no polling load on the API server). */
+function countSynchronized(api: Api, namespace: string): { done: Promise<void>; stop: () => void } {
+  const abort = new AbortController();
+  const synced = new Set<string>();
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => {
+    resolve = r;
+  });
+  api.rest
+    .watch(
+      resourcePath(runType, { namespace }),
+      {},
+      (event) => {
+        const object = event.object as { metadata?: { name?: string }; status?: { state?: string } };
+        if (object.status?.state === "Succeeded" && object.metadata?.name?.startsWith("op-")) {
+          synced.add(object.metadata.name);
+          if (synced.size === runs) resolve();
+        }
+      },
+      abort.signal,
+    )
+    .catch(() => {});
+  return { done, stop: () => abort.abort() };
+}
+
+export default async function bench(): Promise<BenchFigures> {
+  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
+  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-")), "dev");
+  const kubeconfig = external ?? (await up({ dir: dir as string, nodes: 1 })).kubeconfig;
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const api = new Api(config);
+  const namespace = `bench-pipelines-${Date.now().toString(36)}`;
+  try {
+    for (const kind of pipelineKinds) {
+      await api.apply(
+        {
+          group: "apiextensions.k8s.io",
+          version: "v1",
+          kind: "CustomResourceDefinition",
+          plural: "customresourcedefinitions",
+          namespaced: false,
+        },
+        crdManifest(kind) as never,
+      );
+    }
+    await installArgoCrds(api);
+    await sleep(2_000); // CRDs served
+    await api.create(
+      { group: "", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false },
+      {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: namespace },
+      },
+    );
+    await api.create(providerType, {
+      apiVersion: group,
+      kind: "Provider",
+      metadata: { name: "argo", namespace },
+      spec: { type: "argo" },
+    });
+    await api.create(pipelineType, {
+      apiVersion: group,
+      kind: "Pipeline",
+      metadata: { name: "train", namespace },
+      spec: pipelineSpec,
+    });
+    const setup = await startPipelinesOperator(config);
+    await waitUntil("the Pipeline synchronized", async () => {
+      const pipeline = await api.get<{ status?: { state?: string } }>(pipelineType, namespace, "train");
+      return pipeline?.status?.state === "Succeeded";
+    });
+    await setup.stop();
+
+    const createRuns = (names: string[]) =>
+      pool(names, 16, (name) =>
+        api.create(runType, {
+          apiVersion: group,
+          kind: "Run",
+          metadata: { name, namespace },
+          spec: runSpec(Number(name.split("-")[1])),
+        }),
+      );
+
+    // the operator, started with 1,000 Runs waiting (created untimed)
+    await createRuns(Array.from({ length: runs }, (_, i) => `op-${i}`));
+    const counter = countSynchronized(api, namespace);
+    const started = performance.now();
+    const operator = await startPipelinesOperator(config);
+    await counter.done;
+    const seconds = (performance.now() - started) / 1000;
+    counter.stop();
+    await operator.stop();
+
+    // the floor, with the operator stopped: the same Workflows (built by the same pure function) and
+    // one status write per Run, by a plain client at the same concurrency
+    const floorRuns = Array.from({ length: runs }, (_, i) => `floor-${i}`);
+    await createRuns(floorRuns);
+    const provider = await api.get<never>(providerType, namespace, "argo");
+    const pipeline = await api.get<{ spec: typeof pipelineSpec }>(pipelineType, namespace, "train");
+    if (!provider || !pipeline) throw new Error("setup objects missing");
+    const providerSettings = providerConfig(provider);
+    const version = versionOf(pipeline.spec);
+    const pipelineOwner = { object: pipeline as never, kind: "Pipeline", namespace, name: "train" };
+    const floorStarted = performance.now();
+    await pool(floorRuns, concurrency, async (name) => {
+      const owner = { object: {}, kind: "Run", namespace, name };
+      const id = argoName(owner);
+      const run = {
+        owner,
+        pipeline: { owner: pipelineOwner, name: "train", version, spec: pipeline.spec as never },
+        parameters: runSpec(Number(name.split("-")[1])).parameters,
+        artifacts: [],
+      };
+      await api.create(workflowType, workflow(id, run, providerSettings) as never);
+      await api.apply(
+        runType,
+        {
+          apiVersion: group,
+          kind: "Run",
+          metadata: { name, namespace },
+          status: { state: "Succeeded", provider: { name: `${namespace}/argo`, id }, version },
+        } as never,
+        "status",
+      );
+    });
+    const floorSeconds = (performance.now() - floorStarted) / 1000;
+    const workflows = (await api.list(workflowType, namespace)).length;
+    return {
+      seconds: Number(seconds.toFixed(2)),
+      floor_seconds: Number(floorSeconds.toFixed(2)),
+      runs,
+      concurrency,
+      workflows,
+      control_plane: external ? "external" : "private",
+    };
+  } finally {
+    if (external)
+      await api
+        .delete(
+          { group: "", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false },
+          "",
+          namespace,
+        )
+        .catch(() => {});
+    api.close();
+    if (dir) await down(dir);
+  }
+}
