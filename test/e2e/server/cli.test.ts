@@ -41,6 +41,7 @@ describe("slipway server (the command)", () => {
     const page = await fetch(`${url}/update`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
     expect(await page.text()).toContain("<div id=root>");
     expect(await (await fetch(`${url}/assets/app.js`)).text()).toBe("console.log('ui')");
 
