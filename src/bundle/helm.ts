@@ -18,14 +18,18 @@ export interface ChartValues {
   resources: BundleOptions["resources"];
 }
 
+const valueKeys: (keyof ChartValues)[] = ["image", "replicas", "logLevel", "resources"];
+
+/** `repository:tag` split at the tag's colon (not a registry port's); the chart needs both parts. */
+export function splitImage(image: string): { repository: string; tag: string } {
+  const match = /^(.+):([\w][\w.-]{0,127})$/.exec(image);
+  if (!match?.[1] || !match[2]) throw new Error(`image "${image}" must be repository:tag`);
+  return { repository: match[1], tag: match[2] };
+}
+
 export function chartValues(options: BundleOptions): ChartValues {
-  const at = options.image.lastIndexOf(":");
   return {
-    image: {
-      repository: options.image.slice(0, at),
-      tag: options.image.slice(at + 1),
-      pullPolicy: options.imagePullPolicy,
-    },
+    image: { ...splitImage(options.image), pullPolicy: options.imagePullPolicy },
     replicas: options.replicas,
     logLevel: options.logLevel,
     resources: options.resources,
@@ -125,7 +129,5 @@ export function mergeValues(existing: string | undefined, values: ChartValues, h
 /** This generator's keys as they are in a values.yaml. */
 export function ownValues(content: string): Record<string, unknown> {
   const all = parseDocument(content).toJS() as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.keys(chartValues({ image: "a:b" } as BundleOptions)).map((key) => [key, all[key]]),
-  );
+  return Object.fromEntries(valueKeys.map((key) => [key, all[key]]));
 }

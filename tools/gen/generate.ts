@@ -1,35 +1,14 @@
 /**
  * npm run generate: writes deploy/crds/*, deploy/slipway.yaml and the Helm chart from the kinds
- * (src/apis/index.ts) and the controllers. Removes generated CRD files of kinds that are gone.
+ * (src/apis/index.ts) and the controllers (src/operator/controllers.ts).
  */
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
-import { crdDir, generatedFiles, valuesFile, valuesPath } from "../../src/bundle/files.ts";
-import { chartDir } from "../../src/bundle/helm.ts";
+import { join } from "node:path";
 import { releaseOptions } from "../../src/bundle/release.ts";
+import { writeGenerated } from "../../src/bundle/write.ts";
 
-const root = join(import.meta.dirname, "../..");
 const options = releaseOptions();
-const files = generatedFiles(options);
-
-for (const dir of [crdDir, `${chartDir}/crds`]) {
-  const present = await readdir(join(root, dir)).catch(() => [] as string[]);
-  for (const name of present) {
-    if (!files.has(`${dir}/${name}`)) await rm(join(root, dir, name));
-  }
-}
-const existingValues = await readFile(join(root, valuesPath), "utf8").catch(() => undefined);
-files.set(valuesPath, valuesFile(existingValues, options));
-
-for (const [path, content] of files) {
-  const target = join(root, path);
-  await mkdir(dirname(target), { recursive: true });
-  const before = await readFile(target, "utf8").catch(() => undefined);
-  if (before !== content) {
-    await writeFile(target, content);
-    console.log(`wrote ${relative(root, target)}`);
-  }
-}
+const { changed, total } = await writeGenerated(join(import.meta.dirname, "../.."), options);
+for (const path of changed) console.log(`wrote ${path}`);
 console.log(
-  `${files.size} generated files up to date (${options.kinds.length} kinds, ${options.controllers.length} controllers)`,
+  `${total} generated files up to date (${options.kinds.length} kinds, ${options.controllers.length} controllers)`,
 );

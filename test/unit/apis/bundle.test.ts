@@ -8,6 +8,7 @@ import {
   defaultResources,
   inNamespace,
 } from "../../../src/bundle/bundle.ts";
+import { splitImage } from "../../../src/bundle/helm.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
 
 const gadget = defineKind({
@@ -145,5 +146,24 @@ describe("bundleFor", () => {
 
   it("leaves namespaced objects without a namespace when none is given", () => {
     for (const object of bundleFor(undefined, options())) expect(object.metadata?.namespace).toBeUndefined();
+  });
+});
+
+describe("splitImage", () => {
+  it("splits at the tag's colon, not a registry port's", () => {
+    expect(splitImage("registry.local:5000/slipway:1.2.3")).toEqual({
+      repository: "registry.local:5000/slipway",
+      tag: "1.2.3",
+    });
+    expect(splitImage("ghcr.io/slipway-dev/slipway:0.1.0")).toEqual({
+      repository: "ghcr.io/slipway-dev/slipway",
+      tag: "0.1.0",
+    });
+  });
+
+  it("refuses an image without a tag", () => {
+    expect(() => splitImage("registry.local:5000/slipway")).toThrow(
+      'image "registry.local:5000/slipway" must be repository:tag',
+    );
   });
 });
