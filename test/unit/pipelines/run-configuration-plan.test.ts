@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import type { Run } from "../../../src/apis/pipelines/run.ts";
+import type { RunConfiguration } from "../../../src/apis/pipelines/run-configuration.ts";
+import { planRunConfiguration, scheduleName } from "../../../src/pipelines/run-configuration-plan.ts";
+
+function configuration(
+  triggers: RunConfiguration["spec"]["triggers"],
+  status?: RunConfiguration["status"],
+): RunConfiguration {
+  return {
+    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    kind: "RunConfiguration",
+    metadata: { name: "rc", namespace: "team" },
+    spec: { provider: "argo", run: { pipeline: "train" }, triggers },
+    ...(status ? { status } : {}),
+  };
+}
+
+const observed = { sourceRuns: {}, runs: [], schedules: [] };
+
+const run = (
+  name: string,
+  state: "Succeeded" | "Failed",
+  at: string,
+  artifacts = [{ name: "m", location: name }],
+): Run => ({
+  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  kind: "Run",
+  metadata: { name, namespace: "team" },
+  spec: { provider: "argo", pipeline: "train" },
+  status: { completionState: state, markedCompletedAt: at, artifacts },
+});
+
+describe("planRunConfiguration", () => {
+  it("wants one RunSchedule per schedule, named by the schedule, and deletes the rest", () => {
+    const a = { cronExpression: "@daily" };
+    const b = { cronExpression: "0 * * * *" };
+    const plan = planRunConfiguration(configuration({ schedules: [a, b] }), {
+      ...observed,
+      schedules: ["rc-old"],
+    });
+    expect(plan.schedules.map((s) => s.name)).toEqual([scheduleName("rc", a), scheduleName("rc", b)]);
+    expect(plan.schedules[0]?.spec).toEqual({ provider: "argo", pipeline: "train", schedule: a });
+    expect(plan.deleteSchedules).toEqual(["rc-old"]);
+    expect(plan.run).toBeUndefined();
+  });
+
+  it("onChange pipeline: a Run when the synchronized pipeline version is new, none when it is recorded", () => {
+    const first = planRunConfiguration(configuration({ onChange: ["pipeline"] }), {
+      ...observed,
+      pipelineVersion: "v1",
+    });
+    expect(first.run?.reasons).toEqual(["pipeline version v1"]);
+    expect(first.triggers.pipelineVersion).toBe("v1");
+    const same = planRunConfiguration(
+      configuration({ onChange: ["pipeline"] }, { triggers: { pipelineVersion: "v1" } }),
+      {
+        ...observed,
+        pipelineVersion: "v1",
+      },
+    );
+    expect(same.run).toBeUndefined();
+    const next = planRunConfiguration(
+      configuration({ onChange: ["pipeline"] }, { triggers: { pipelineVersion: "v1" } }),
+      {
+        ...observed,
+        pipelineVersion: "v2",
+      },
+    );
+    expect(next.run?.name).not.toBe(first.run?.name);
+    const unsynced = planRunConfiguration(configuration({ onChange: ["pipeline"] }), observed);
+    expect(unsynced.run).toBeUndefined();
+  });
+
+  it("onChange runSpec: a Run when the run spec's version changes", () => {
+    const plan = planRunConfiguration(configuration({ onChange: ["runSpec"] }), observed);
+    expect(plan.run?.reasons[0]).toMatch(/^run spec version/);
+    const again = planRunConfiguration(
+      configuration({ onChange: ["runSpec"] }, { triggers: plan.triggers }),
+      observed,
+    );
+    expect(again.run).toBeUndefined();
+  });
+
+  it("runConfigurations: a Run when a named configuration has a new succeeded run", () => {
+    const rc = configuration(
+      { runConfigurations: ["training"] },
+      { triggers: { runConfigurations: { training: "t-1" } } },
+    );
+    expect(planRunConfiguration(rc, { ...observed, sourceRuns: { training: "t-1" } }).run).toBeUndefined();
+    const plan = planRunConfiguration(rc, { ...observed, sourceRuns: { training: "t-2" } });
+    expect(plan.run?.reasons).toEqual(["RunConfiguration training run t-2 succeeded"]);
+    expect(plan.triggers.runConfigurations).toEqual({ training: "t-2" });
+  });
+
+  it("latestRuns.succeeded is the last run that succeeded, with its artifacts", () => {
+    const runs = [
+      run("a", "Succeeded", "2026-01-01T00:00:00Z"),
+      run("b", "Succeeded", "2026-01-03T00:00:00Z"),
+      run("c", "Failed", "2026-01-04T00:00:00Z"),
+    ];
+    expect(planRunConfiguration(configuration({}), { ...observed, runs }).latestRuns).toEqual({
+      succeeded: { id: "b", artifacts: [{ name: "m", location: "b" }] },
+    });
+  });
+});
