@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Platform } from "../../../src/apis/platform/platform.ts";
-import { testNamespace } from "../../support/cluster.ts";
+import { eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import {
   createPlatform,
@@ -141,7 +141,7 @@ describe("platform endpoints against a real Platform", () => {
     controller.abort();
   });
 
-  it("ends open event streams when the server shuts down, and answers 404 JSON when there is no Platform", async () => {
+  it("releases a stream when its client leaves, ends open streams when the server shuts down, and answers 404 JSON when there is no Platform", async () => {
     const namespace = await testNamespace("srv");
     const { url, app } = await startServerApp(namespace);
     const token = await serviceAccountToken(namespace, "viewer");
@@ -151,6 +151,22 @@ describe("platform endpoints against a real Platform", () => {
     const missing = await fetch(`${url}/api/v1/platform`, { headers });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ message: `platform ${namespace}/slipway does not exist` });
+
+    // A client that goes away releases its stream (and the watch behind it).
+    const leaving = new AbortController();
+    const left = await fetch(`${url}/api/v1/platform/events`, { headers, signal: leaving.signal });
+    expect(left.status).toBe(200);
+    await eventually(
+      "the first stream registered",
+      async () => app.eventStreams.size,
+      (size) => size === 1,
+    );
+    leaving.abort();
+    await eventually(
+      "the stream released",
+      async () => app.eventStreams.size,
+      (size) => size === 0,
+    );
 
     const events = serverSentEvents(await fetch(`${url}/api/v1/platform/events`, { headers }));
     let first = await events.next();
