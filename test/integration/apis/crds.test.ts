@@ -97,6 +97,28 @@ describe("generated CRDs", () => {
     expect(message).toContain("may grow but not shrink");
   });
 
+  it("give kubectl the printer columns, the short name and the slipway category", async () => {
+    await installCrds([gadgetKind]);
+    const namespace = await testNamespace("gadget");
+    await adminConfig()
+      .makeApiClient(CustomObjectsApi)
+      .createNamespacedCustomObject({
+        ...gadgets(namespace),
+        body: {
+          apiVersion: gadgetKind.apiVersion,
+          kind: "Gadget",
+          metadata: { name: "shown" },
+          spec: { size: 42 },
+        },
+      });
+    const table = (await kubectl("get", "gdt", "-n", namespace)).stdout;
+    expect(table).toMatch(/^NAME\s+SIZE\s+AGE$/m);
+    expect(table).toMatch(/^shown\s+42\s+/m);
+    expect((await kubectl("get", "slipway", "-n", namespace)).stdout).toContain(
+      "gadget.test.slipway.dev/shown",
+    );
+  });
+
   it("refuse a value outside an enum made from a union of literals", async () => {
     await installCrds([gadgetKind]);
     const namespace = await testNamespace("gadget");
