@@ -51,6 +51,7 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
     previous: { phase: component.status?.phase, version: component.status?.version },
     workload: workloadView(workload),
     pods,
+    ...(templateHashOf(workload) ? { templateHash: templateHashOf(workload) } : {}),
     hasService: service !== undefined,
     readyEndpoints,
     ...(await ingressObservation(context, component, ingress !== undefined)),
@@ -59,6 +60,9 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
   return final ? undefined : { requeueAfterMs: unsettledRequeueMs };
 }
+
+const templateHashOf = (workload: V1Deployment | V1StatefulSet) =>
+  workload.spec?.template.metadata?.annotations?.[annotations.templateHash];
 
 function workloadView(workload: V1Deployment | V1StatefulSet): WorkloadView {
   const renderedFrom = Number(workload.metadata?.annotations?.[annotations.renderedFrom]);

@@ -2,6 +2,7 @@
  * The Kubernetes objects of one Component (pure): its Deployment or StatefulSet, Service, Ingress and
  * PersistentVolumeClaims, each owned by the Component.
  */
+import { createHash } from "node:crypto";
 import type {
   V1Container,
   V1Deployment,
@@ -24,6 +25,8 @@ export const annotations = {
   renderedFrom: "platform.slipway.dev/component-generation",
   /** On a pod template: changing it rolls the pods (`slipway restart`). */
   restartedAt: "platform.slipway.dev/restartedAt",
+  /** On a pod template (and so its pods): a hash of the rest of the template, to tell current pods from old ones. */
+  templateHash: "platform.slipway.dev/template-hash",
 } as const;
 
 export const pvcName = (component: ComponentResource, volume: string) =>
@@ -65,11 +68,8 @@ function podTemplate(component: ComponentResource): V1PodTemplateSpec {
   }
   const podAnnotations: Record<string, string> = { ...(spec.podAnnotations ?? {}) };
   if (spec.restartedAt) podAnnotations[annotations.restartedAt] = spec.restartedAt;
-  return {
-    metadata: {
-      labels: selectorLabels(component),
-      ...(Object.keys(podAnnotations).length ? { annotations: podAnnotations } : {}),
-    },
+  const template: V1PodTemplateSpec = {
+    metadata: { labels: selectorLabels(component), annotations: podAnnotations },
     spec: {
       containers: [container],
       volumes: spec.volumes.map((v) => ({
@@ -80,6 +80,27 @@ function podTemplate(component: ComponentResource): V1PodTemplateSpec {
       ...(spec.tolerations ? { tolerations: spec.tolerations } : {}),
     },
   };
+  podAnnotations[annotations.templateHash] = templateHash(template);
+  return template;
+}
+
+/** A short, stable hash of a pod template (key order does not matter). */
+export function templateHash(template: V1PodTemplateSpec): string {
+  const stable = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(stable)
+      : typeof value === "object" && value !== null
+        ? Object.fromEntries(
+            Object.entries(value)
+              .filter(([, v]) => v !== undefined)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([k, v]) => [k, stable(v)]),
+          )
+        : value;
+  return createHash("sha256")
+    .update(JSON.stringify(stable(template)))
+    .digest("hex")
+    .slice(0, 12);
 }
 
 export function renderWorkload(component: ComponentResource): V1Deployment | V1StatefulSet {

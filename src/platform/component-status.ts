@@ -5,6 +5,8 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { ComponentPhase } from "../apis/platform/component.ts";
 
+const templateHashAnnotation = "platform.slipway.dev/template-hash";
+
 export interface WorkloadView {
   /** The Component generation the workload was rendered from (annotation). */
   renderedFrom?: number;
@@ -30,6 +32,8 @@ export interface ComponentObservation {
   previous: { phase?: ComponentPhase; version?: string };
   workload?: WorkloadView;
   pods: readonly V1Pod[];
+  /** The pod template's hash annotation value: only pods carrying it can fail the current rollout. */
+  templateHash?: string;
   /** Whether the component has a Service whose endpoints must be ready. */
   hasService: boolean;
   readyEndpoints: number;
@@ -104,20 +108,23 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
   }
   if (!workload) return verdict("Pending", "workload not created yet");
 
-  const failure = podFailure(livePods);
-  if (failure) return verdict("Failed", failure);
-  const deadline = workload.status.conditions?.find(
-    (c) => c.type === "Progressing" && c.status === "False" && c.reason === "ProgressDeadlineExceeded",
-  );
-  if (deadline)
-    return verdict("Failed", `rollout exceeded its progress deadline: ${deadline.message ?? ""}`.trim());
-
   const unfinished = rolloutUnfinished(input.generation, workload);
   const notReady =
     unfinished ??
     (input.hasService && input.readyEndpoints === 0 ? "Service has no ready endpoints" : undefined) ??
     (input.ingress && !input.ingress.hasAddress ? "Ingress has no address yet" : undefined);
   if (!notReady) return verdict("Ready", `${readyReplicas}/${replicas} ready`, input.version);
+  // Only a rollout that cannot complete is a failure: a failed pod already replaced by a Ready one is not.
+  const currentPods = input.templateHash
+    ? livePods.filter((p) => p.metadata?.annotations?.[templateHashAnnotation] === input.templateHash)
+    : livePods;
+  const failure = podFailure(currentPods);
+  if (failure) return verdict("Failed", failure);
+  const deadline = workload.status.conditions?.find(
+    (c) => c.type === "Progressing" && c.status === "False" && c.reason === "ProgressDeadlineExceeded",
+  );
+  if (deadline)
+    return verdict("Failed", `rollout exceeded its progress deadline: ${deadline.message ?? ""}`.trim());
   const wasRunning =
     input.previous.version !== undefined ||
     input.previous.phase === "Ready" ||

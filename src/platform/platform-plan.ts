@@ -155,7 +155,7 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     input.observed.every((c) => desiredByName.has(c.objectName));
   const failed = input.desired
     .map((d) => ({ d, o: observedByName.get(d.objectName) }))
-    .filter(({ o }) => o?.status.phase === "Failed");
+    .filter(({ o }) => o?.status.phase === "Failed" && o.status.observedGeneration === o.generation);
   const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
   const progress = describeProgress(input, apply, waiting);
   const plan = (phase: PlatformPhase, message: string, version = input.runningVersion): PlatformPlan => ({

@@ -116,11 +116,26 @@ describe("componentVerdict", () => {
     expect(verdict).toMatchObject({ phase: "Updating", version: "0.0.9" });
   });
 
+  const stalled = { ...rolledOut, status: { ...rolledOut.status, availableReplicas: 1 } };
+
   it("is Failed with the reason when a pod crash-loops", () => {
-    const verdict = componentVerdict(observation({ pods: [crashLooping] }));
+    const verdict = componentVerdict(observation({ workload: stalled, pods: [crashLooping] }));
     expect(verdict.phase).toBe("Failed");
     expect(verdict.message).toBe(
       "pod mlflow-1: CrashLoopBackOff (restarted 4 times): back-off 40s restarting",
+    );
+  });
+
+  it("judges only the pods of the current template, not old ones the rollout replaces", () => {
+    const old = {
+      ...crashLooping,
+      metadata: { name: "old", annotations: { "platform.slipway.dev/template-hash": "a" } },
+    };
+    expect(componentVerdict(observation({ workload: stalled, pods: [old], templateHash: "b" })).phase).toBe(
+      "Deploying",
+    );
+    expect(componentVerdict(observation({ workload: stalled, pods: [old], templateHash: "a" })).phase).toBe(
+      "Failed",
     );
   });
 
@@ -166,9 +181,10 @@ describe("componentVerdict", () => {
     });
   });
 
-  it("ignores pods being deleted", () => {
+  it("ignores pods being deleted, and failed pods already replaced by a complete rollout", () => {
     const leaving = { ...crashLooping, metadata: { name: "old", deletionTimestamp: new Date() } };
-    expect(componentVerdict(observation({ pods: [leaving] })).phase).toBe("Ready");
+    expect(componentVerdict(observation({ workload: stalled, pods: [leaving] })).phase).toBe("Deploying");
+    expect(componentVerdict(observation({ pods: [crashLooping] })).phase).toBe("Ready");
   });
 
   it("is Stopping until every pod is gone, then Stopped", () => {

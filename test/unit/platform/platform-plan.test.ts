@@ -181,6 +181,16 @@ describe("planPlatform", () => {
     expect(plan.apply.map((d) => d.name)).toEqual(["workflow-engine", "api-server"]);
   });
 
+  it("does not count a failure the Component reported for an older generation", () => {
+    const target = desired("0.1.0");
+    const observed = target.map((d) => settledAs(d, "Ready"));
+    const mlflow = observed.find((o) => o.spec.component === "mlflow") as ObservedComponent;
+    mlflow.generation = 2;
+    mlflow.status = { phase: "Failed", observedGeneration: 1, message: "old failure" };
+    const plan = planPlatform(observe({ desired: target, observed, previousPhase: "Failed" }));
+    expect(plan.phase).toBe("Installing");
+  });
+
   it("is Degraded when a component of a running platform fails or becomes unready on its own", () => {
     const running = desired("0.1.0").map((d) => settledAs(d, "Ready"));
     const failed = running.map((o) =>
