@@ -74,7 +74,7 @@ function rbacObjects(rbac: DerivedRbac, version: string): BundleObject[] {
     },
   ];
   if (rbac.cluster.length === 0) return namespaced;
-  const name = clusterName(undefined);
+  const name = operatorName;
   return [
     ...namespaced,
     {
