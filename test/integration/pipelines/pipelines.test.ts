@@ -454,4 +454,67 @@ describe("pipelines on the argo backend", () => {
     );
     expectNoConfigMaps();
   });
+
+  it("changing a resource's Provider moves it: deleted from the old backend, created in the new one", async () => {
+    const [first = "", second = "", ns = ""] = await namespaces(3);
+    await helmProvider(first, { type: "argo", allowedNamespaces: [ns] });
+    await helmProvider(second, { type: "argo", allowedNamespaces: [ns] });
+    await createPipeline(ns, "train", `${first}/argo`);
+    expect(await api.get(workflowTemplateType, first, `${ns}.train`)).toBeDefined();
+
+    await api.mergePatch(pipelineType, ns, "train", { spec: { provider: `${second}/argo` } });
+    const moved: Any = await eventually(
+      "Pipeline synchronized in the second provider",
+      () => api.get(pipelineType, ns, "train"),
+      (p: Any) => p.status.observedGeneration === 2 && p.status.state === "Succeeded",
+    );
+    expect(moved.status.provider).toMatchObject({ name: `${second}/argo`, id: `${ns}.train` });
+    expect(await api.get(workflowTemplateType, second, `${ns}.train`)).toBeDefined();
+    expect(await api.get(workflowTemplateType, first, `${ns}.train`)).toBeUndefined();
+    expectNoConfigMaps();
+  });
+
+  it("a backend failure → Failed, retried with backoff shown in the condition; fixing the spec recovers", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo" });
+    await createPipeline(ns, "train", "argo");
+    // 6-field cron passes the schema and croner, but Argo's CronWorkflow takes 5 fields
+    await api.create(runScheduleType, {
+      apiVersion: group,
+      kind: "RunSchedule",
+      metadata: { name: "secondly", namespace: ns },
+      spec: { provider: "argo", pipeline: "train", schedule: { cronExpression: "*/10 * * * * *" } },
+    });
+    const failed: Any = await eventually(
+      "RunSchedule Failed",
+      () => api.get(runScheduleType, ns, "secondly"),
+      (s: Any) => s?.status?.state === "Failed",
+    );
+    expect(condition(failed, "Synchronized")).toMatchObject({
+      status: "False",
+      reason: "Failed",
+      message: expect.stringMatching(
+        /^create failed \(attempt 1\): spec.schedule.cronExpression: the argo backend takes 5 cron fields .*; retrying in 5s$/,
+      ),
+    });
+    expect(failed.status.retryAt).toBeDefined();
+    await eventually(
+      "retried a second time",
+      () => api.get(runScheduleType, ns, "secondly"),
+      (s: Any) =>
+        s.status.failedAttempts === 2 &&
+        /attempt 2.*retrying in 10s/.test(condition(s, "Synchronized").message),
+      30_000,
+    );
+    await api.mergePatch(runScheduleType, ns, "secondly", {
+      spec: { schedule: { cronExpression: "*/10 * * * *" } },
+    });
+    await eventually(
+      "RunSchedule Succeeded after the fix",
+      () => api.get(runScheduleType, ns, "secondly"),
+      (s: Any) => s.status.state === "Succeeded" && !s.status.failedAttempts,
+    );
+    expect(await api.list(cronWorkflowType, ns)).toHaveLength(1);
+    expectNoConfigMaps();
+  });
 });
