@@ -40,7 +40,7 @@ export async function pushImage(
         architecture: "amd64",
         os: "linux",
         rootfs: { type: "layers", diff_ids: [] },
-        config: {},
+        config: { Labels: { "dev.slipway.image": `${repository}:${tag}` } },
       }),
     ),
   );

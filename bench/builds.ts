@@ -1,0 +1,284 @@
+/**
+ * `npm run bench -- builds`: 500 ImageBuilds whose images already exist in a real registry.
+ * - seconds: a Manager running the ImageBuild controller, started with 500 builds waiting, until all
+ *   are Succeeded (reused);
+ * - floor_seconds: a plain client doing what cannot be saved — 500 manifest HEADs (basic auth) and
+ *   500 status writes (server-side apply) at the controller's concurrency, in the same run;
+ * - registry_requests_per_build: registry HTTP requests the controller made, per build (target 1);
+ * - local_build_seconds: one real build of a small image by the local backend (buildah), from the
+ *   ImageBuild's creation to Succeeded: artifact from MinIO, build, push, digest.
+ * On a private control plane, or the one SLIPWAY_BENCH_KUBECONFIG names.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import pino from "pino";
+import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
+import { toCrd } from "../src/apis/crd.ts";
+import { parseBuildsConfig } from "../src/builds/config.ts";
+import { imageBuildController } from "../src/builds/controller.ts";
+import { LocalBuilder } from "../src/builds/local-builder.ts";
+import { types } from "../src/builds/resource-types.ts";
+import { down, up } from "../src/dev/cluster.ts";
+import { resourcePath } from "../src/kube/keys.ts";
+import { Manager } from "../src/kube/manager.ts";
+import { RestClient } from "../src/kube/rest.ts";
+import {
+  type BuildServers,
+  bucket,
+  registryUser,
+  startBuildServers,
+  uploadContext,
+} from "../test/support/builds/fixtures.ts";
+import { pushImage } from "../test/support/builds/push.ts";
+import type { BenchFigures } from "./run.ts";
+
+const builds = 500;
+const concurrency = imageBuildController().concurrency ?? 4;
+const apply = { contentType: "application/apply-patch+yaml", query: { fieldManager: "bench", force: true } };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pool<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+const spec = (version: string) => ({
+  project: "bench",
+  name: "model",
+  version,
+  artifactUri: `s3://${bucket}/bench/model`,
+});
+
+async function createNamespace(rest: RestClient, name: string, secrets: BuildServers) {
+  await rest.request("POST", "/api/v1/namespaces", {
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name } },
+  });
+  const auth = Buffer.from(`${registryUser.username}:${registryUser.password}`).toString("base64");
+  await rest.request("POST", `/api/v1/namespaces/${name}/secrets`, {
+    body: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "registry-creds" },
+      type: "kubernetes.io/dockerconfigjson",
+      stringData: {
+        ".dockerconfigjson": JSON.stringify({ auths: { [secrets.registry.address]: { auth } } }),
+      },
+    },
+  });
+  await rest.request("POST", `/api/v1/namespaces/${name}/secrets`, {
+    body: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s3-creds" },
+      stringData: {
+        AWS_ACCESS_KEY_ID: secrets.s3.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: secrets.s3.secretAccessKey,
+      },
+    },
+  });
+}
+
+async function createBuild(rest: RestClient, namespace: string, name: string, version: string) {
+  await rest.request("POST", resourcePath(types.imageBuild, { namespace }), {
+    body: {
+      apiVersion: ImageBuildKind.apiVersion,
+      kind: ImageBuildKind.kind,
+      metadata: { name, namespace },
+      spec: spec(version),
+    },
+  });
+}
+
+/** Resolves when `count` builds of the namespace are in `phase`, seen through one watch. */
+function waitForPhase(rest: RestClient, namespace: string, phase: string, count: number) {
+  const abort = new AbortController();
+  const seen = new Set<string>();
+  const done = new Promise<void>((resolve, reject) => {
+    rest
+      .watch(
+        resourcePath(types.imageBuild, { namespace }),
+        {},
+        (event) => {
+          const object = event.object as {
+            metadata?: { name?: string };
+            status?: { phase?: string; message?: string };
+          };
+          if (object.status?.phase === "Failed")
+            reject(new Error(`${object.metadata?.name} failed: ${object.status.message}`));
+          if (object.status?.phase === phase && object.metadata?.name) seen.add(object.metadata.name);
+          if (seen.size >= count) resolve();
+        },
+        abort.signal,
+      )
+      .catch(() => {});
+  });
+  return { done, stop: () => abort.abort() };
+}
+
+async function runOperator(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  config: unknown,
+  localBuilder?: LocalBuilder,
+) {
+  const spec = imageBuildController({
+    config: parseBuildsConfig(config),
+    ...(localBuilder ? { localBuilder } : {}),
+  });
+  const manager = new Manager({
+    kubeConfig,
+    namespace,
+    fieldManager: "slipway-bench",
+    log: pino({ level: "silent" }),
+  });
+  manager.add(spec);
+  await manager.start();
+  return { manager, metrics: spec.reconciler.metrics };
+}
+
+export default async function bench(): Promise<BenchFigures> {
+  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
+  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-")), "dev");
+  const kubeconfig = external ?? (await up({ dir: dir as string, nodes: 1 })).kubeconfig;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfig);
+  const rest = new RestClient(kubeConfig);
+  const servers = await startBuildServers();
+  const suffix = Date.now().toString(36);
+  const [operatorNs, floorNs, localNs] = ["op", "floor", "local"].map(
+    (n) => `bench-builds-${n}-${suffix}`,
+  ) as [string, string, string];
+  try {
+    await KubernetesObjectApi.makeApiClient(kubeConfig).patch(
+      toCrd(ImageBuildKind),
+      undefined,
+      undefined,
+      "slipway-bench",
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+    await sleep(2_000); // the CRD served
+    for (const ns of [operatorNs, floorNs, localNs]) await createNamespace(rest, ns, servers);
+    const versions = Array.from({ length: builds }, (_, i) => `v${i}`);
+    await pool(versions, 8, (version) =>
+      pushImage(servers.registry.address, "bench-model", version, registryUser),
+    );
+    await pool(versions, 16, async (version) => {
+      await createBuild(rest, operatorNs, `op-${version}`, version);
+      await createBuild(rest, floorNs, `floor-${version}`, version);
+    });
+
+    // floor: what any implementation must do per build, by a plain client at the same concurrency
+    const basic = `Basic ${Buffer.from(`${registryUser.username}:${registryUser.password}`).toString("base64")}`;
+    const floorStarted = performance.now();
+    await pool(versions, concurrency, async (version) => {
+      const response = await fetch(`http://${servers.registry.address}/v2/bench-model/manifests/${version}`, {
+        method: "HEAD",
+        headers: { authorization: basic, accept: "application/vnd.oci.image.manifest.v1+json" },
+      });
+      const digest = response.headers.get("docker-content-digest");
+      if (!digest) throw new Error(`floor: no digest for ${version} (${response.status})`);
+      const now = new Date().toISOString();
+      await rest.request(
+        "PATCH",
+        resourcePath(types.imageBuild, {
+          namespace: floorNs,
+          name: `floor-${version}`,
+          subresource: "status",
+        }),
+        {
+          ...apply,
+          body: {
+            apiVersion: ImageBuildKind.apiVersion,
+            kind: ImageBuildKind.kind,
+            metadata: { name: `floor-${version}`, namespace: floorNs },
+            status: {
+              phase: "Succeeded",
+              image: `${servers.registry.address}/bench-model:${version}`,
+              digest,
+              reused: true,
+              message: "already exists",
+              observedGeneration: 1,
+              completedAt: now,
+              conditions: [
+                {
+                  type: "Succeeded",
+                  status: "True",
+                  reason: "Reused",
+                  message: "already exists",
+                  observedGeneration: 1,
+                  lastTransitionTime: now,
+                },
+              ],
+            },
+          },
+        },
+      );
+    });
+    const floorSeconds = (performance.now() - floorStarted) / 1000;
+
+    const config = {
+      registry: { url: servers.registry.address, insecure: true, credentialsSecret: "registry-creds" },
+      storage: {
+        type: "s3",
+        s3: { endpoint: servers.s3.endpoint, forcePathStyle: true, credentialsSecret: "s3-creds" },
+      },
+      naming: { image: "{registry}/{project}-{name}:{version}" },
+    };
+    const watch = waitForPhase(rest, operatorNs, "Succeeded", builds);
+    const started = performance.now();
+    const operator = await runOperator(kubeConfig, operatorNs, config);
+    await watch.done;
+    const seconds = (performance.now() - started) / 1000;
+    watch.stop();
+    await operator.manager.stop();
+    const requests = (await operator.metrics.registryRequests.get()).values.reduce(
+      (sum, v) => sum + v.value,
+      0,
+    );
+
+    // one real local build: artifact in MinIO → buildah → push → digest
+    await uploadContext(servers, "local/model", {
+      Dockerfile: "FROM scratch\nCOPY model.txt /model.txt\n",
+      "model.txt": "weights",
+    });
+    const builder = new LocalBuilder(
+      join(await mkdtemp(join(tmpdir(), "slipway-bench-buildah-")), "storage"),
+    );
+    const local = await runOperator(kubeConfig, localNs, { ...config, backend: "local" }, builder);
+    const localWatch = waitForPhase(rest, localNs, "Succeeded", 1);
+    const localStarted = performance.now();
+    await rest.request("POST", resourcePath(types.imageBuild, { namespace: localNs }), {
+      body: {
+        apiVersion: ImageBuildKind.apiVersion,
+        kind: ImageBuildKind.kind,
+        metadata: { name: "local", namespace: localNs },
+        spec: { ...spec(`local-${suffix}`), artifactUri: `s3://${bucket}/local/model` },
+      },
+    });
+    await localWatch.done;
+    const localSeconds = (performance.now() - localStarted) / 1000;
+    localWatch.stop();
+    await local.manager.stop();
+
+    return {
+      seconds: Number(seconds.toFixed(3)),
+      floor_seconds: Number(floorSeconds.toFixed(3)),
+      builds,
+      concurrency,
+      registry_requests_per_build: Number((requests / builds).toFixed(3)),
+      local_build_seconds: Number(localSeconds.toFixed(3)),
+    };
+  } finally {
+    for (const ns of [operatorNs, floorNs, localNs])
+      await rest.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
+    await servers.stop();
+    if (dir) await down(dir);
+  }
+}
