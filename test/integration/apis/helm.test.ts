@@ -73,6 +73,14 @@ describe("the Helm chart", () => {
     expect(stdout).toContain("0 chart(s) failed");
   });
 
+  it("as committed, with every engineer's templates, passes helm lint --strict and renders", async () => {
+    const committed = join(import.meta.dirname, "../../..", chartDir);
+    expect((await helm("lint", "--strict", committed)).stdout).toContain("0 chart(s) failed");
+    const { stdout } = await helm("template", "slipway", committed, "--namespace", "ml", "--include-crds");
+    const kinds = parseAllDocuments(stdout).map((d) => (d.toJS() as BundleObject | null)?.kind);
+    expect(kinds).toContain("Deployment");
+  });
+
   it("renders exactly the bundle's objects with the default values", async () => {
     const rendered = await render("ml-platform");
     const bundle = bundleFor("ml-platform", releaseOptions());
