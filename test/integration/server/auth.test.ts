@@ -4,7 +4,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Platform } from "../../../src/apis/platform/platform.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { createPlatform, grantPlatformAccess, serviceAccountToken, startServer } from "./server.ts";
+import {
+  createPlatform,
+  grantPlatformAccess,
+  serviceAccountToken,
+  startServer,
+  tokenReviewerConfig,
+} from "./server.ts";
 
 beforeAll(() => installCrds([Platform]));
 
@@ -101,5 +107,24 @@ describe("slipway server authentication (TokenReview) and authorisation (Kuberne
     expect(log).toContain(`"user":"system:serviceaccount:${namespace}:writer"`);
     for (const part of [token.slice(0, 20), token.slice(-20)]) expect(log).not.toContain(part);
     expect(log.toLowerCase()).not.toContain('"authorization"');
+  });
+
+  it("needs no rights of its own beyond reviewing tokens: the caller's rights do the work", async () => {
+    const namespace = await testNamespace("srv");
+    await createPlatform(namespace, "0.0.9");
+    const url = await startServer(namespace, { kubeConfig: await tokenReviewerConfig(namespace) });
+    const token = await serviceAccountToken(namespace, "operator");
+    await grantPlatformAccess(namespace, "operator", ["get", "list", "watch", "patch"]);
+
+    expect((await get(`${url}/api/v1/platform`)).status).toBe(401);
+    const view = await get(`${url}/api/v1/platform`, token);
+    expect(view.status).toBe(200);
+    expect(await view.json()).toMatchObject({ namespace, desiredVersion: "0.0.9" });
+    const update = await fetch(`${url}/api/v1/platform/update`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ version: "0.1.0" }),
+    });
+    expect(update.status).toBe(202);
   });
 });

@@ -1,6 +1,7 @@
 import {
   CoreV1Api,
   CustomObjectsApi,
+  KubeConfig,
   PatchStrategy,
   RbacAuthorizationV1Api,
   setHeaderOptions,
@@ -39,6 +40,37 @@ export async function serviceAccountToken(namespace: string, name: string): Prom
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   return request.status?.token ?? "";
+}
+
+/**
+ * A kubeconfig for a server identity that may only review tokens (ClusterRole system:auth-delegator),
+ * as `slipway server` runs in a cluster: it can read nothing itself.
+ */
+export async function tokenReviewerConfig(namespace: string): Promise<KubeConfig> {
+  const token = await serviceAccountToken(namespace, "slipway-server");
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  const name = `${namespace}-slipway-server`;
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+      subjects: [{ kind: "ServiceAccount", name: "slipway-server", namespace }],
+    },
+  });
+  onTestFinished(async () => {
+    await rbac.deleteClusterRoleBinding({ name }).catch(() => {});
+  });
+  const admin = adminConfig();
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error("the test kubeconfig has no cluster");
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: "slipway-server", token }],
+    contexts: [{ name: "server", cluster: cluster.name, user: "slipway-server" }],
+    currentContext: "server",
+  });
+  return config;
 }
 
 /** Lets the ServiceAccount use the Platform API of its namespace with these verbs. */
