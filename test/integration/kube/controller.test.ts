@@ -68,12 +68,12 @@ const readWidget = (api: KubernetesObjectApi, namespace: string, name: string) =
     metadata: { name, namespace },
   }) as Promise<WidgetObject>;
 
-async function startManager(namespace: string, spec: ControllerSpec): Promise<Manager> {
+async function startManager(namespace: string, spec: ControllerSpec, log = quiet): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: adminConfig(),
     namespace,
     fieldManager: "widget-test",
-    log: quiet,
+    log,
   });
   manager.add(spec);
   onTestFinished(() => manager.stop());
@@ -154,11 +154,13 @@ describe("a controller on the real API server", () => {
     expect((await manager.metrics.requestsByMethod()).PATCH).toBeGreaterThan(0);
   });
 
-  test("a terminal error is not retried", async () => {
+  test("a terminal error is not retried, and is logged as JSON with controller, key and reconcile id", async () => {
     const namespace = await testNamespace("rt");
     const api = KubernetesObjectApi.makeApiClient(adminConfig());
     const reconciled: string[] = [];
-    const manager = await startManager(namespace, widgetController(reconciled));
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const manager = await startManager(namespace, widgetController(reconciled), log);
     await api.create({ ...widget(namespace, "bad", 1), spec: { size: 1, fail: true } });
     await eventually(
       "one failed reconcile",
@@ -170,5 +172,13 @@ describe("a controller on the real API server", () => {
     expect(reconciled).toEqual([`${namespace}/bad`]);
     const errors = await manager.metrics.reconcileErrors.get();
     expect(errors.values[0]?.value).toBe(1);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        controller: "widget",
+        key: `${namespace}/bad`,
+        reconcileID: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        err: "spec.fail is set",
+      }),
+    ]);
   });
 });
