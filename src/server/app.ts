@@ -94,7 +94,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const authenticator = new TokenAuthenticator(options.kubeConfig);
   await app.register(
     async function apiRoutes(api) {
-      api.addHook("onRequest", authenticationHook(options.kubeConfig, authenticator));
+      api.addHook("onRequest", authenticationHook(authenticator));
       await api.register(platformRoutes, {
         platform: options.platform,
         releases: options.releases,

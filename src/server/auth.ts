@@ -42,22 +42,31 @@ export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
 const cacheTtlMs = 10_000;
 const cacheLimit = 1_000;
 
+/** An accepted caller: who they are and a client acting as them. */
+export interface Caller {
+  user: AuthenticatedUser;
+  kube: KubeConfig;
+}
+
 /**
  * Checks bearer tokens with TokenReview (as the server's own identity). Accepted tokens are
- * remembered for a few seconds by their SHA-256, so a page's burst of requests costs one review.
+ * remembered for a few seconds by their SHA-256, with their client (which keeps its connections),
+ * so a page's burst of requests costs one review and one TLS handshake.
  */
 export class TokenAuthenticator {
+  readonly #server: KubeConfig;
   readonly #api: AuthenticationV1Api;
-  readonly #accepted = new Map<string, { user: AuthenticatedUser; until: number }>();
+  readonly #accepted = new Map<string, Caller & { until: number }>();
 
   constructor(server: KubeConfig) {
+    this.#server = server;
     this.#api = server.makeApiClient(AuthenticationV1Api);
   }
 
-  async authenticate(token: string): Promise<AuthenticatedUser | undefined> {
+  async authenticate(token: string): Promise<Caller | undefined> {
     const key = createHash("sha256").update(token).digest("hex");
     const cached = this.#accepted.get(key);
-    if (cached && cached.until > Date.now()) return cached.user;
+    if (cached && cached.until > Date.now()) return cached;
     this.#accepted.delete(key);
     const review = await this.#api
       .createTokenReview({
@@ -74,23 +83,24 @@ export class TokenAuthenticator {
       uid: status.user.uid ?? "",
       groups: status.user.groups ?? [],
     };
+    const caller = { user, kube: userKubeConfig(this.#server, token) };
     if (this.#accepted.size >= cacheLimit) this.#accepted.clear();
-    this.#accepted.set(key, { user, until: Date.now() + cacheTtlMs });
-    return user;
+    this.#accepted.set(key, { ...caller, until: Date.now() + cacheTtlMs });
+    return caller;
   }
 }
 
 /** The onRequest hook of the authenticated routes: 401 unless a valid bearer token is presented. */
-export function authenticationHook(server: KubeConfig, authenticator: TokenAuthenticator) {
+export function authenticationHook(authenticator: TokenAuthenticator) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     reply.header("www-authenticate", 'Bearer realm="slipway"');
     const token = bearerToken(request.headers.authorization);
     if (!token)
       throw new HttpError(401, "missing bearer token: send 'Authorization: Bearer <Kubernetes token>'");
-    const user = await authenticator.authenticate(token);
-    if (!user) throw new HttpError(401, "the bearer token is not valid (TokenReview refused it)");
+    const caller = await authenticator.authenticate(token);
+    if (!caller) throw new HttpError(401, "the bearer token is not valid (TokenReview refused it)");
     reply.removeHeader("www-authenticate");
-    request.user = user;
-    request.kube = userKubeConfig(server, token);
+    request.user = caller.user;
+    request.kube = caller.kube;
   };
 }
