@@ -1,0 +1,200 @@
+/**
+ * Platform lifecycle speed: install-to-Running and update-to-Running (0.0.9 → 0.1.0) of the seven
+ * components by the operator (in-process Manager with the platform controllers), against a floor
+ * measured in the same run: the same workloads, Services and claims applied by a plain client that
+ * starts each component the moment its dependencies are ready and waits for readiness (rollout
+ * complete, endpoints ready) along the graph's critical path. `sequential_seconds` is what a strictly
+ * sequential order would take (the sum of the floor's per-component durations); `saved_seconds` is
+ * what the graph ordering saves over it.
+ *
+ * On a private control plane, or the one SLIPWAY_BENCH_KUBECONFIG names.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  KubeConfig,
+  type V1Deployment,
+  type V1EndpointSlice,
+  type V1StatefulSet,
+} from "@kubernetes/client-node";
+import pino from "pino";
+import { crdManifest } from "../src/apis/crd.ts";
+import type { ComponentResource } from "../src/apis/platform/component.ts";
+import { Component, Platform, type PlatformResource } from "../src/apis/platform/index.ts";
+import { down, up } from "../src/dev/cluster.ts";
+import { KubeClient } from "../src/kube/client.ts";
+import { ResourceTypes } from "../src/kube/discovery.ts";
+import { resourcePath } from "../src/kube/keys.ts";
+import { Manager } from "../src/kube/manager.ts";
+import { RestClient } from "../src/kube/rest.ts";
+import type { KubeObject } from "../src/kube/types.ts";
+import { findRelease } from "../src/platform/catalog.ts";
+import { renderClaims, renderService, renderWorkload } from "../src/platform/component-objects.ts";
+import { rolloutUnfinished } from "../src/platform/component-status.ts";
+import { platformControllers } from "../src/platform/controllers.ts";
+import { type DesiredComponent, renderComponents } from "../src/platform/render.ts";
+import { types } from "../src/platform/resource-types.ts";
+import type { BenchFigures } from "./run.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pollMs = 100;
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(pollMs);
+  }
+}
+
+async function createNamespace(rest: RestClient, name: string) {
+  await rest.request("POST", "/api/v1/namespaces", {
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name } },
+  });
+}
+
+/** The operator: create the Platform, set the new version, each time until Running at it. */
+async function operatorRun(kubeConfig: KubeConfig, client: KubeClient, rest: RestClient, namespace: string) {
+  const manager = new Manager({
+    kubeConfig,
+    namespace,
+    fieldManager: "slipway-bench",
+    log: pino({ level: "silent" }),
+  });
+  for (const controller of platformControllers) manager.add(controller);
+  await manager.start();
+  const path = resourcePath(types.platform, { namespace, name: "slipway" });
+  const runningAt = (version: string) => async () => {
+    const p = await rest.request<PlatformResource>("GET", path);
+    return (
+      p.status?.phase === "Running" &&
+      p.status.version === version &&
+      p.status.observedGeneration === p.metadata.generation
+    );
+  };
+  try {
+    const installStarted = performance.now();
+    await client.apply({
+      apiVersion: Platform.apiVersion,
+      kind: Platform.kind,
+      metadata: { name: "slipway", namespace },
+      spec: { version: "0.0.9" },
+    } as KubeObject);
+    await until("operator install", runningAt("0.0.9"));
+    const install = (performance.now() - installStarted) / 1000;
+    const updateStarted = performance.now();
+    await rest.request("PATCH", path, {
+      body: { spec: { version: "0.1.0" } },
+      contentType: "application/merge-patch+json",
+    });
+    await until("operator update", runningAt("0.1.0"));
+    return { install, update: (performance.now() - updateStarted) / 1000 };
+  } finally {
+    await manager.stop();
+  }
+}
+
+/** The floor: the same objects by a plain client, each component as soon as its dependencies are ready. */
+async function floorRun(
+  client: KubeClient,
+  rest: RestClient,
+  namespace: string,
+  version: string,
+  generation: number,
+) {
+  const release = findRelease(version);
+  if (!release) throw new Error(version);
+  const desired = renderComponents("slipway", {}, release);
+  const durations = new Map<string, number>();
+  const done = new Map<string, Promise<void>>();
+  const started = performance.now();
+  const deploy = async (d: DesiredComponent) => {
+    await Promise.all(d.spec.dependencies.map((dep) => done.get(dep)));
+    const componentStarted = performance.now();
+    const component: ComponentResource = {
+      apiVersion: Component.apiVersion,
+      kind: Component.kind,
+      metadata: { name: d.objectName, namespace, uid: "00000000-0000-0000-0000-000000000000", generation },
+      spec: d.spec,
+    };
+    const unowned = <T extends KubeObject>(object: T): T => ({
+      ...object,
+      metadata: { ...object.metadata, ownerReferences: undefined },
+    });
+    for (const claim of renderClaims(component)) await client.apply(unowned(claim));
+    const service = renderService(component);
+    if (service) await client.apply(unowned(service));
+    const workload = unowned(renderWorkload(component));
+    await client.apply(workload);
+    const type = d.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
+    await until(`floor ${d.name}`, async () => {
+      const current = await rest.request<V1Deployment | V1StatefulSet>(
+        "GET",
+        resourcePath(type, { namespace, name: d.objectName }),
+      );
+      const status = current.status as V1StatefulSet["status"];
+      const unfinished = rolloutUnfinished(generation, {
+        renderedFrom: Number(current.metadata?.annotations?.["platform.slipway.dev/component-generation"]),
+        generation: current.metadata?.generation ?? 0,
+        replicas: current.spec?.replicas ?? 1,
+        status: { ...status, conditions: undefined },
+      });
+      if (unfinished || !service) return !unfinished;
+      const slices = await rest.request<{ items: V1EndpointSlice[] }>(
+        "GET",
+        `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
+        { query: { labelSelector: `kubernetes.io/service-name=${d.objectName}` } },
+      );
+      return slices.items.some((s) => (s.endpoints ?? []).some((e) => e.conditions?.ready !== false));
+    });
+    durations.set(d.name, (performance.now() - componentStarted) / 1000);
+  };
+  for (const d of desired) done.set(d.name, deploy(d));
+  await Promise.all(done.values());
+  const seconds = (performance.now() - started) / 1000;
+  const sequential = [...durations.values()].reduce((a, b) => a + b, 0);
+  return { seconds, sequential };
+}
+
+export default async function bench(): Promise<BenchFigures> {
+  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
+  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-platform-")), "dev");
+  const kubeconfig = external ?? (await up({ dir: dir as string })).kubeconfig;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfig);
+  const rest = new RestClient(kubeConfig);
+  const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: "slipway-bench" });
+  try {
+    for (const kind of [Platform, Component]) await client.apply(crdManifest(kind) as KubeObject);
+    await sleep(2_000); // the CRDs served
+    const suffix = Date.now().toString(36);
+    const [operatorNs, floorNs] = [`bench-platform-op-${suffix}`, `bench-platform-floor-${suffix}`];
+    await createNamespace(rest, operatorNs);
+    await createNamespace(rest, floorNs);
+
+    const floorInstall = await floorRun(client, rest, floorNs, "0.0.9", 1);
+    const floorUpdate = await floorRun(client, rest, floorNs, "0.1.0", 2);
+    const operator = await operatorRun(kubeConfig, client, rest, operatorNs);
+
+    for (const ns of [operatorNs, floorNs]) {
+      await rest.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
+    }
+    const floor = floorInstall.seconds + floorUpdate.seconds;
+    const sequential = floorInstall.sequential + floorUpdate.sequential;
+    const round = (n: number) => Number(n.toFixed(2));
+    return {
+      seconds: round(operator.install + operator.update),
+      floor_seconds: round(floor),
+      install_seconds: round(operator.install),
+      install_floor_seconds: round(floorInstall.seconds),
+      update_seconds: round(operator.update),
+      update_floor_seconds: round(floorUpdate.seconds),
+      sequential_seconds: round(sequential),
+      saved_seconds: round(sequential - floor),
+    };
+  } finally {
+    rest.close();
+    if (dir) await down(dir);
+  }
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { ComponentResource } from "../../../src/apis/platform/component.ts";
+import { findRelease } from "../../../src/platform/catalog.ts";
+import { renderClaims, renderIngress, renderWorkload } from "../../../src/platform/component-objects.ts";
+import { renderComponents } from "../../../src/platform/render.ts";
+
+const release = findRelease("0.1.0");
+if (!release) throw new Error("release 0.1.0 missing");
+
+const asResource = (spec: ReturnType<typeof renderComponents>[number]): ComponentResource => ({
+  apiVersion: "platform.slipway.dev/v1alpha1",
+  kind: "Component",
+  metadata: { name: spec.objectName, namespace: "ns", uid: "u-1", generation: 4 },
+  spec: spec.spec,
+});
+
+describe("rendering", () => {
+  it("renders default sizes, ReadWriteOnce and no class (the cluster's default) for a single node", () => {
+    const components = renderComponents("slipway", {}, release);
+    const store = components.find((c) => c.name === "object-store");
+    expect(store?.spec.volumes).toEqual([
+      { name: "artifacts", mountPath: "/data", size: "50Gi", accessMode: "ReadWriteOnce" },
+    ]);
+    const claim = renderClaims(asResource(store as never))[0];
+    expect(claim?.spec?.storageClassName).toBeUndefined();
+    expect(claim?.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: "Component",
+      uid: "u-1",
+      controller: true,
+    });
+  });
+
+  it("renders ReadWriteMany, the named class and grown sizes for multiple nodes", () => {
+    const components = renderComponents(
+      "slipway",
+      { singleNode: false, storage: { storageClassName: "nfs", registrySize: "40Gi" } },
+      release,
+    );
+    expect(components.find((c) => c.name === "registry")?.spec.volumes[0]).toMatchObject({
+      size: "40Gi",
+      accessMode: "ReadWriteMany",
+      storageClassName: "nfs",
+    });
+  });
+
+  it("applies overrides: image, replicas, env (overrides win), pod annotations; log level in every component", () => {
+    const [web] = renderComponents(
+      "slipway",
+      {
+        logLevel: "DEBUG",
+        components: {
+          web: {
+            image: "example.com/web:1",
+            replicas: 3,
+            env: [{ name: "SLIPWAY_LOG_LEVEL", value: "ERROR" }],
+            podAnnotations: { a: "b" },
+          },
+        },
+      },
+      release,
+    ).filter((c) => c.name === "web");
+    expect(web?.spec).toMatchObject({ image: "example.com/web:1", replicas: 3, podAnnotations: { a: "b" } });
+    expect(web?.spec.env.filter((e) => e.name === "SLIPWAY_LOG_LEVEL")).toEqual([
+      { name: "SLIPWAY_LOG_LEVEL", value: "ERROR" },
+    ]);
+  });
+
+  it("renders the workload with the generation it came from, 0 replicas when stopped, and the Ingress path", () => {
+    const components = renderComponents("slipway", { stopped: true, host: "ml.example.com" }, release);
+    const api = asResource(components.find((c) => c.name === "api-server") as never);
+    const workload = renderWorkload(api);
+    expect(workload.kind).toBe("Deployment");
+    expect(workload.spec?.replicas).toBe(0);
+    expect(workload.metadata?.annotations?.["platform.slipway.dev/component-generation"]).toBe("4");
+    const ingress = renderIngress(api);
+    expect(ingress?.spec?.rules?.[0]).toMatchObject({ host: "ml.example.com" });
+    expect(ingress?.spec?.rules?.[0]?.http?.paths[0]?.path).toBe("/api");
+    const postgres = renderWorkload(asResource(components.find((c) => c.name === "postgres") as never));
+    expect(postgres.kind).toBe("StatefulSet");
+  });
+});
