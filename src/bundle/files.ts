@@ -35,5 +35,5 @@ export function generatedFiles(options: BundleOptions): Map<string, string> {
 
 /** values.yaml: this generator's keys from `options`, every other key of `existing` kept. */
 export function valuesFile(existing: string | undefined, options: BundleOptions): string {
-  return mergeValues(existing, chartValues(options), header);
+  return mergeValues(existing, chartValues(options));
 }

@@ -19,7 +19,7 @@ describe("writeGenerated", () => {
     const root = await tempRoot();
     await mkdir(join(root, chartDir, "templates"), { recursive: true });
     await mkdir(join(root, "deploy/crds"), { recursive: true });
-    await writeFile(join(root, valuesPath), "# Backends.\nproviders: {}\nreplicas: 5\n");
+    await writeFile(join(root, valuesPath), "replicas: 5\n# Backends.\nproviders: {}\n");
     await writeFile(
       join(root, chartDir, "templates/providers.yaml"),
       "{{- range .Values.providers }}{{ end }}\n",
