@@ -1,3 +1,4 @@
+import { Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import {
@@ -19,6 +20,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { pushImage } from "../../support/builds/push.ts";
+import { startFakeGcs } from "../../support/builds/servers.ts";
 import { eventually } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 
@@ -212,5 +214,35 @@ describe("ImageBuild controller, Kaniko backend", () => {
     );
     const other = owner === "first" ? "second" : "first";
     expect((await readImageBuild(namespace, other)).metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it("GCS artifacts (fake-gcs-server): a missing one fails naming the gs:// URI; a present one gets a Job reading it", async () => {
+    const gcs = await startFakeGcs();
+    try {
+      const storage = new Storage({ apiEndpoint: gcs.endpoint, projectId: "emulator" });
+      await storage.createBucket("models");
+      await storage.bucket("models").file("fraud/v1/Dockerfile").save(dockerfile);
+      const namespace = await buildNamespace(servers);
+      const config = buildsConfig(servers, { storage: { type: "gcs", gcs: { endpoint: gcs.endpoint } } });
+      await startBuildOperator(namespace, {
+        ...config,
+        kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+      });
+      await createImageBuild(namespace, "missing", spec("gs://models/fraud/v2", `gcs-missing-${namespace}`));
+      await createImageBuild(namespace, "present", spec("gs://models/fraud/v1", `gcs-${namespace}`));
+      expect((await waitForPhase(namespace, "missing", "Failed")).status?.message).toContain(
+        "gs://models/fraud/v2",
+      );
+      await waitForPhase(namespace, "present", "Building");
+      const [job] = await jobsIn(namespace);
+      const fetcher = job?.spec?.template.spec?.initContainers?.[0];
+      expect(fetcher?.args).toEqual(["gs://models/fraud/v1/*", "/workspace/"]);
+      expect(fetcher?.env).toContainEqual({
+        name: "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE",
+        value: `${gcs.endpoint}/storage/v1/`,
+      });
+    } finally {
+      await gcs.stop();
+    }
   });
 });
