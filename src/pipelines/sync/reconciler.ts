@@ -19,7 +19,7 @@ import type { Backend, BackendObjects, Owner, ProviderConfig } from "../backend.
 import { cacheHolder } from "../cache-holder.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, providerType } from "../types.ts";
-import { versionOf } from "../version.ts";
+import { sameJson, versionOf } from "../version.ts";
 import { type Action, decide, type Outcome, type SyncInput, settle } from "./state-machine.ts";
 import { recordedOf, type SharedStatus, statusOf } from "./status.ts";
 
@@ -93,7 +93,7 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
     const backend = backendFor(context);
     const now = Date.now();
 
-    let blocker = providerProblem(resource.spec.provider, namespace, provider);
+    const blocker = providerProblem(resource.spec.provider, namespace, provider);
     let definition: D | undefined;
     const input: SyncInput = {
       generation: resource.metadata.generation ?? 0,
@@ -121,7 +121,6 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
     if ((action.type === "create" || action.type === "update" || action.type === "move") && config) {
       const built = kind.definition(resource, owner, context.cache, config);
       if (isBlocker(built)) {
-        blocker = built;
         action = { type: "blocked", ...built };
       } else definition = built;
     }
@@ -136,6 +135,8 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
     if (action.type === "blocked") {
       recorded = { ...recorded, state: "Failed", retryAt: undefined, observedGeneration: input.generation };
       message = action.message;
+      // a provider problem is re-examined when the Provider changes (watch); others are polled
+      if (!blocker) requeueAfterMs = 30_000;
       if (previous?.state !== "Failed" || previousMessage !== message) {
         transitions.push({ state: "Failed", message, warning: true });
       }
@@ -167,7 +168,7 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
         ? kind.observe(resource, backend, shared, context, now)
         : undefined;
     const status = { ...shared, ...observed?.status };
-    if (JSON.stringify(status) !== JSON.stringify(previous ?? {})) {
+    if (!sameJson(status, previous ?? {})) {
       await context.client.applyStatus({
         apiVersion: resource.apiVersion,
         kind: resource.kind,
