@@ -81,4 +81,27 @@ describe("ImageBuild controller, local backend (buildah)", () => {
     for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])
       expect(everything).not.toContain(secret);
   });
+
+  it("a build that fails in buildah → Failed with buildah's error, no retry loop", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, `${namespace}/broken`, {
+      Dockerfile: "FROM scratch\nCOPY not-in-the-artifact.txt /x\n",
+    });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { backend: "local" }),
+      new LocalBuilder(storage),
+    );
+    await createImageBuild(namespace, "broken", {
+      project: "fraud",
+      name: "broken",
+      version: `v-${namespace}`,
+      artifactUri,
+    });
+    const build = await waitForPhase(namespace, "broken", "Failed", 120_000);
+    expect(build.status?.conditions?.[0]?.reason).toBe("BuildFailed");
+    expect(build.status?.message).toMatch(
+      /build failed after 1 attempts: buildah bud exited with \d+: .*not-in-the-artifact\.txt/,
+    );
+  });
 });

@@ -13,7 +13,12 @@ async function create(namespace: string, body: Record<string, unknown>) {
     version: ImageBuildKind.version,
     namespace,
     plural: ImageBuildKind.plural,
-    body: { apiVersion: ImageBuildKind.apiVersion, kind: ImageBuildKind.kind, metadata: { name: "b" }, spec: body },
+    body: {
+      apiVersion: ImageBuildKind.apiVersion,
+      kind: ImageBuildKind.kind,
+      metadata: { name: "b" },
+      spec: body,
+    },
   });
 }
 
@@ -31,7 +36,9 @@ describe("the ImageBuild CRD", () => {
 
   it("accepts a valid build and refuses bad input naming the field", async () => {
     const namespace = await testNamespace("ib-crd");
-    expect(await refusal(namespace, { ...spec, artifactUri: "https://models/fraud" })).toMatch(/spec\.artifactUri/);
+    expect(await refusal(namespace, { ...spec, artifactUri: "https://models/fraud" })).toMatch(
+      /spec\.artifactUri/,
+    );
     expect(await refusal(namespace, { ...spec, timeout: "ten minutes" })).toMatch(/spec\.timeout/);
     expect(
       await refusal(namespace, {
@@ -39,9 +46,14 @@ describe("the ImageBuild CRD", () => {
         buildArgs: [{ name: "TOKEN", value: "x", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }],
       }),
     ).toMatch(/exactly one of value or valueFrom/);
-    expect(await refusal(namespace, { ...spec, buildArgs: [{ name: "TOKEN" }] })).toMatch(/exactly one of value or valueFrom/);
+    expect(await refusal(namespace, { ...spec, buildArgs: [{ name: "TOKEN" }] })).toMatch(
+      /exactly one of value or valueFrom/,
+    );
     expect(await refusal(namespace, { ...spec, project: "Fraud" })).toMatch(/spec\.project/);
-    const created = (await create(namespace, { ...spec, buildArgs: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] })) as {
+    const created = (await create(namespace, {
+      ...spec,
+      buildArgs: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }],
+    })) as {
       metadata: { uid: string };
     };
     expect(created.metadata.uid).toBeTruthy();
