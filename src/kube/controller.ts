@@ -12,6 +12,7 @@ import {
   type EventRecorder,
   type KubeObject,
   type ObjectKey,
+  type ResourceType,
   TerminalError,
 } from "./types.ts";
 
@@ -47,6 +48,17 @@ export class Controller {
   /** Enqueues a key directly (e.g. from a timer or an external trigger). */
   enqueue(key: ObjectKey): void {
     this.queue.add(keyString(key));
+  }
+
+  /** The kinds this controller reads: its workers need their caches synced. */
+  types(): ResourceType[] {
+    const spec = this.spec;
+    return [
+      spec.for,
+      ...(spec.owns ?? []),
+      ...(spec.watches ?? []).map((w) => w.type),
+      ...(spec.indexes ?? []).map((i) => i.type),
+    ];
   }
 
   /** Starts the workers; the caches must be synced. */

@@ -141,6 +141,7 @@ export class Informer {
 
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(new Error(`cache of ${this.type.plural} not synced`));
     return new Promise((resolve, reject) => {
       this.#syncWaiters.push(resolve);
       signal?.addEventListener("abort", () => reject(new Error(`cache of ${this.type.plural} not synced`)), {

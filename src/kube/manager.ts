@@ -151,20 +151,23 @@ export class Manager {
         },
       );
     }
-    const [synced, leading] = await Promise.all([
-      this.cache.waitForSync(this.#stopping.signal).then(
-        () => true,
-        () => false,
-      ),
-      this.#campaign(),
-    ]);
-    if (!synced || !leading || this.#state !== "starting") return;
-    this.log.info(
-      { identity: this.identity, controllers: this.#specs.map((s) => s.name) },
-      "starting controllers",
-    );
-    for (const controller of this.#controllers) controller.start();
+    // caches warm while campaigning; each controller starts once the caches it reads have synced,
+    // so one kind whose CRD is missing holds back only the controllers that use it
+    if (!(await this.#campaign()) || this.#state !== "starting") return;
     this.#state = "running";
+    await Promise.all(this.#controllers.map((controller) => this.#startWhenSynced(controller)));
+  }
+
+  async #startWhenSynced(controller: Controller): Promise<void> {
+    const signal = this.#stopping.signal;
+    try {
+      await Promise.all(controller.types().map((type) => this.cache.informer(type).waitForSync(signal)));
+    } catch {
+      return; // stopped before the caches synced
+    }
+    if (this.#state !== "running") return;
+    this.log.info({ controller: controller.spec.name, identity: this.identity }, "starting controller");
+    controller.start();
   }
 
   /** Without leader election: leading at once. With it: waits for the lease, then keeps renewing it in the background. */

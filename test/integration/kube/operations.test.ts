@@ -155,3 +155,46 @@ test("finalizers added and removed concurrently by several writers all land (con
   await clients[3]?.removeFinalizer(widgetType, key, finalizers[3] as string);
   expect((await read()).metadata.finalizers ?? []).toEqual([]);
 });
+
+test("a controller whose kind is not served does not hold back the others; /readyz says not ready", async () => {
+  const namespace = await testNamespace("ops");
+  const api = KubernetesObjectApi.makeApiClient(adminConfig());
+  const reconciled: string[] = [];
+  const manager = new Manager({
+    kubeConfig: adminConfig(),
+    namespace,
+    fieldManager: "ops-test",
+    healthPort: 0,
+    log: quiet,
+  });
+  manager.add({
+    name: "widgets",
+    for: widgetType,
+    permissions: [],
+    reconcile: async (key) => {
+      reconciled.push(key.name);
+      return undefined;
+    },
+  });
+  manager.add({
+    name: "missing",
+    for: {
+      group: "missing.slipway.dev",
+      version: "v1",
+      kind: "Nothing",
+      plural: "nothings",
+      namespaced: true,
+    },
+    permissions: [],
+    reconcile: async () => undefined,
+  });
+  onTestFinished(() => manager.stop());
+  void manager.start();
+  await api.create(widget(namespace, "w", 1));
+  await eventually(
+    "the widget reconciled",
+    async () => reconciled,
+    (names) => names.includes("w"),
+  );
+  expect((await fetch(`http://127.0.0.1:${manager.ports.health}/readyz`)).status).toBe(503);
+});
