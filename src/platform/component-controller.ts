@@ -5,10 +5,11 @@
 import type { V1Deployment, V1EndpointSlice, V1Ingress, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
-import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../kube/types.ts";
+import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext, ResourceType } from "../kube/types.ts";
 import {
   annotations,
   labels,
+  objectHash,
   renderClaims,
   renderIngress,
   renderService,
@@ -27,12 +28,13 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const namespace = key.namespace ?? "";
   const name = key.name;
 
-  for (const claim of renderClaims(component)) await client.apply(claim);
-  const workload = (await client.apply(renderWorkload(component))) as V1Deployment | V1StatefulSet;
+  for (const claim of renderClaims(component)) await applyChanged(context, types.pvc, claim);
+  const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
+  const workload = await applyChanged(context, workloadType, renderWorkload(component));
   const service = renderService(component);
-  if (service) await client.apply(service);
+  if (service) await applyChanged(context, types.service, service);
   const ingress = renderIngress(component);
-  if (ingress) await client.apply(ingress);
+  if (ingress) await applyChanged(context, types.ingress, ingress);
   else if (cache.get(types.ingress, key)) await client.delete(types.ingress, key);
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
@@ -59,6 +61,29 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   await writeStatus(context, component, verdict);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
   return final ? undefined : { requeueAfterMs: unsettledRequeueMs };
+}
+
+/**
+ * Applies `object` unless the cached copy was applied from exactly this rendering (its hash
+ * annotation matches): most reconciles are triggered by status changes and need no write.
+ */
+async function applyChanged<T extends KubeObject>(
+  context: ReconcileContext,
+  type: ResourceType,
+  object: T,
+): Promise<T> {
+  const hash = objectHash(object);
+  const key = { namespace: object.metadata?.namespace, name: object.metadata?.name ?? "" };
+  const cached = context.cache.get<T>(type, key);
+  if (cached?.metadata?.annotations?.[annotations.appliedHash] === hash) return cached;
+  const annotated = {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      annotations: { ...object.metadata?.annotations, [annotations.appliedHash]: hash },
+    },
+  };
+  return context.client.apply(annotated);
 }
 
 const templateHashOf = (workload: V1Deployment | V1StatefulSet) =>

@@ -27,6 +27,8 @@ export const annotations = {
   restartedAt: "platform.slipway.dev/restartedAt",
   /** On a pod template (and so its pods): a hash of the rest of the template, to tell current pods from old ones. */
   templateHash: "platform.slipway.dev/template-hash",
+  /** On every child: a hash of what the controller last applied, so an unchanged rendering is not re-sent. */
+  appliedHash: "platform.slipway.dev/applied-hash",
 } as const;
 
 export const pvcName = (component: ComponentResource, volume: string) =>
@@ -80,12 +82,12 @@ function podTemplate(component: ComponentResource): V1PodTemplateSpec {
       ...(spec.tolerations ? { tolerations: spec.tolerations } : {}),
     },
   };
-  podAnnotations[annotations.templateHash] = templateHash(template);
+  podAnnotations[annotations.templateHash] = objectHash(template);
   return template;
 }
 
-/** A short, stable hash of a pod template (key order does not matter). */
-export function templateHash(template: V1PodTemplateSpec): string {
+/** A short, stable hash of an object (key order does not matter). */
+export function objectHash(object: unknown): string {
   const stable = (value: unknown): unknown =>
     Array.isArray(value)
       ? value.map(stable)
@@ -98,7 +100,7 @@ export function templateHash(template: V1PodTemplateSpec): string {
           )
         : value;
   return createHash("sha256")
-    .update(JSON.stringify(stable(template)))
+    .update(JSON.stringify(stable(object)))
     .digest("hex")
     .slice(0, 12);
 }
