@@ -169,6 +169,25 @@ describe("ImageBuild controller, Kaniko backend", () => {
     expect(job?.status?.failed).toBe(2);
   });
 
+  it("an OOM-killed build pod → Failed(OOMKilled) naming the memory limit", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    const oom = {
+      "sim.slipway.dev/outcome": "fail",
+      "sim.slipway.dev/reason": "OOMKilled",
+      "sim.slipway.dev/exit-code": "137",
+    };
+    await startBuildOperator(namespace, buildsConfig(servers, { kaniko: { podAnnotations: oom } }));
+    await createImageBuild(namespace, "scorer", {
+      ...spec(artifactUri, `oom-${namespace}`),
+      backoffLimit: 0,
+      resources: { limits: { memory: "6Gi" } },
+    });
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]?.reason).toBe("OOMKilled");
+    expect(build.status?.message).toMatch(/OOMKilled at its memory limit of 6Gi/);
+  });
+
   it("timeout → the Job is deleted and the build Failed(Timeout)", async () => {
     const namespace = await buildNamespace(servers);
     const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
