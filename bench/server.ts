@@ -1,0 +1,230 @@
+/**
+ * `slipway server` over the raw Kubernetes API, on a private control plane (or the one
+ * SLIPWAY_BENCH_KUBECONFIG names):
+ * - seconds: 200 Platform status writes, one after another, each until the server's event stream
+ *   (GET /api/v1/platform/events, as a user with a bearer token) delivers it; floor_seconds: the same
+ *   writes seen by a plain watch on the same Platform, in the same run (both follow every write);
+ * - get_seconds / get_floor_seconds: 500 GET /api/v1/platform (TokenReview-authenticated, as the
+ *   user) vs 500 plain reads of the Platform with the same client library, 8 at a time.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+  Watch,
+} from "@kubernetes/client-node";
+import { toCrd } from "../src/apis/crd.ts";
+import { Platform } from "../src/apis/platform/platform.ts";
+import { down, up } from "../src/dev/cluster.ts";
+import { buildServer } from "../src/server/app.ts";
+import { releaseCatalog } from "../src/server/platform/releases.ts";
+
+const writes = 200;
+const reads = 500;
+const concurrency = 8;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pool(count: number, width: number, work: () => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next++ < count) await work();
+    }),
+  );
+}
+
+/** Resolves when `accept` holds for a value pushed to the waiter list. */
+class Arrivals {
+  readonly #waiting = new Map<string, () => void>();
+  readonly #seen = new Set<string>();
+  arrived(message: string) {
+    this.#seen.add(message);
+    this.#waiting.get(message)?.();
+  }
+  wait(message: string): Promise<void> {
+    if (this.#seen.has(message)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.set(message, resolve));
+  }
+}
+
+async function platformReady(kubeconfig: string) {
+  const admin = new KubeConfig();
+  admin.loadFromFile(kubeconfig);
+  const namespace = `bench-server-${randomBytes(3).toString("hex")}`;
+  await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  await KubernetesObjectApi.makeApiClient(admin).patch(
+    toCrd(Platform),
+    undefined,
+    undefined,
+    "bench",
+    true,
+    PatchStrategy.ServerSideApply,
+  );
+  const coordinates = {
+    group: Platform.group,
+    version: Platform.version,
+    plural: Platform.plural,
+    namespace,
+  };
+  const objects = admin.makeApiClient(CustomObjectsApi);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await objects.createNamespacedCustomObject({
+        ...coordinates,
+        body: {
+          apiVersion: Platform.apiVersion,
+          kind: Platform.kind,
+          metadata: { name: "slipway" },
+          spec: {},
+        },
+      });
+      break;
+    } catch (error) {
+      if (attempt > 50) throw error; // the CRD is not served yet
+      await sleep(200);
+    }
+  }
+  const core = admin.makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "user" } } });
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: "user" },
+      rules: [{ apiGroups: [Platform.group], resources: [Platform.plural], verbs: ["get", "list", "watch"] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: "user" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "user" },
+      subjects: [{ kind: "ServiceAccount", name: "user", namespace }],
+    },
+  });
+  const token =
+    (
+      await core.createNamespacedServiceAccountToken({
+        namespace,
+        name: "user",
+        body: { spec: { audiences: [] } },
+      })
+    ).status?.token ?? "";
+  return { admin, namespace, coordinates, objects, token };
+}
+
+export default async function bench() {
+  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
+  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-server-")), "dev");
+  const kubeconfig = external ?? (await up({ dir: dir as string, nodes: 1 })).kubeconfig;
+  const { admin, namespace, coordinates, objects, token } = await platformReady(kubeconfig);
+  const app = await buildServer({
+    kubeConfig: admin,
+    platform: { namespace, name: "slipway" },
+    releases: releaseCatalog,
+    logLevel: "silent",
+  });
+  const url = await app.listen({ port: 0, host: "127.0.0.1" });
+  const stop = new AbortController();
+  try {
+    const viaServer = new Arrivals();
+    const viaWatch = new Arrivals();
+    const watch = await new Watch(admin).watch(
+      `/apis/${Platform.group}/${Platform.version}/namespaces/${namespace}/${Platform.plural}`,
+      { fieldSelector: "metadata.name=slipway" },
+      (_type, object: { status?: { message?: string } }) => {
+        if (object.status?.message) viaWatch.arrived(object.status.message);
+      },
+      () => {},
+    );
+    const stream = await fetch(`${url}/api/v1/platform/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: stop.signal,
+    });
+    void (async () => {
+      let buffer = "";
+      for await (const chunk of stream.body ?? []) {
+        buffer += Buffer.from(chunk).toString();
+        const last = buffer.lastIndexOf("\n\n");
+        const end = last < 0 ? 0 : last + 2; // the frames complete so far
+        for (const match of buffer.slice(0, end).matchAll(/^event: phase\ndata: (.*)$/gm)) {
+          const message = (JSON.parse(match[1] as string) as { message?: string }).message;
+          if (message) viaServer.arrived(message);
+        }
+        buffer = buffer.slice(end);
+      }
+    })().catch(() => {});
+
+    let serverMs = 0;
+    let watchMs = 0;
+    for (let i = 0; i < writes; i++) {
+      const message = `write ${i}`;
+      const started = performance.now();
+      const server = viaServer.wait(message).then(() => performance.now() - started);
+      const plain = viaWatch.wait(message).then(() => performance.now() - started);
+      await objects.patchNamespacedCustomObjectStatus(
+        { ...coordinates, name: "slipway", body: { status: { phase: "Running", message } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+      serverMs += await server;
+      watchMs += await plain;
+    }
+    watch.abort();
+
+    const getStarted = performance.now();
+    await pool(reads, concurrency, async () => {
+      const response = await fetch(`${url}/api/v1/platform`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (response.status !== 200) throw new Error(`GET /api/v1/platform answered ${response.status}`);
+      await response.arrayBuffer();
+    });
+    const getSeconds = (performance.now() - getStarted) / 1000;
+    const user = new KubeConfig();
+    const cluster = admin.getCurrentCluster();
+    user.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: "user", token }],
+      contexts: [{ name: "user", cluster: cluster?.name, user: "user" }],
+      currentContext: "user",
+    });
+    const plainObjects = user.makeApiClient(CustomObjectsApi);
+    const floorStarted = performance.now();
+    await pool(reads, concurrency, () =>
+      plainObjects.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+    );
+    const getFloorSeconds = (performance.now() - floorStarted) / 1000;
+
+    return {
+      seconds: Number((serverMs / 1000).toFixed(3)),
+      floor_seconds: Number((watchMs / 1000).toFixed(3)),
+      writes,
+      event_ms_mean: Number((serverMs / writes).toFixed(2)),
+      watch_ms_mean: Number((watchMs / writes).toFixed(2)),
+      reads,
+      concurrency,
+      get_seconds: Number(getSeconds.toFixed(3)),
+      get_floor_seconds: Number(getFloorSeconds.toFixed(3)),
+      get_ratio: Number((getSeconds / getFloorSeconds).toFixed(3)),
+    };
+  } finally {
+    stop.abort();
+    await app.close();
+    await admin
+      .makeApiClient(CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => {});
+    if (dir) {
+      await down(dir);
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
