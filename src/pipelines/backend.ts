@@ -75,11 +75,11 @@ export interface Backend {
   experiments: BackendObjects<ExperimentDefinition>;
   runSchedules: BackendObjects<RunScheduleDefinition>;
   runs: BackendObjects<RunDefinition> & {
-    /** The run's outcome once it has finished; undefined while it runs. */
+    /** The run's outcome once it has finished (polled); undefined while it runs. */
     completion(
       provider: Required<ObjectKey>,
       id: string,
       wanted: { artifacts: Static<typeof OutputArtifact>[]; pipelineRootStorage?: string },
-    ): RunCompletion | undefined;
+    ): Promise<RunCompletion | undefined>;
   };
 }

@@ -3,7 +3,7 @@
  * the Provider's namespace. Argo has no experiments: an Experiment is a label on its runs' Workflows.
  */
 import { ownerReference } from "../../kube/owners.ts";
-import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
+import type { Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
 import type {
   Backend,
   BackendObjects,
@@ -29,12 +29,10 @@ export function argoCronProblem(expression: string): string | undefined {
 
 export class ArgoBackend implements Backend {
   readonly #client: Client;
-  readonly #cache: Cache;
   readonly #now: () => number;
 
-  constructor(client: Client, cache: Cache, now: () => number = Date.now) {
+  constructor(client: Client, now: () => number = Date.now) {
     this.#client = client;
-    this.#cache = cache;
     this.#now = now;
   }
 
@@ -91,12 +89,14 @@ export class ArgoBackend implements Backend {
     ...this.#objects<RunDefinition>(workflowType, workflow),
     // A Workflow runs what it was created with: an update (the Run's spec is immutable) changes nothing.
     update: async (_provider, id) => id,
-    completion: (provider, id, wanted) => {
-      const found = this.#cache.get<KubeObject & { status?: ArgoWorkflowStatus }>(workflowType, {
+    // A live read, not an informer: the operator must start where Argo is not installed.
+    completion: async (provider, id, wanted) => {
+      const found = await this.#client.get<KubeObject & { status?: ArgoWorkflowStatus }>(workflowType, {
         namespace: provider.namespace,
         name: id,
       });
-      return runCompletion(found?.status, wanted.artifacts, wanted.pipelineRootStorage);
+      if (!found) return { state: "Failed", artifacts: [] }; // deleted: it will never finish
+      return runCompletion(found.status, wanted.artifacts, wanted.pipelineRootStorage);
     },
   };
 }

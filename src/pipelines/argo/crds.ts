@@ -15,5 +15,7 @@ export async function argoCrds(): Promise<Record<string, unknown>[]> {
   const files = ["workflowtemplates", "workflows", "cronworkflows"].map((plural) =>
     join(argoCrdDirectory(), `argoproj.io_${plural}.yaml`),
   );
-  return Promise.all(files.map(async (file) => parse(await readFile(file, "utf8")) as Record<string, unknown>));
+  return Promise.all(
+    files.map(async (file) => parse(await readFile(file, "utf8")) as Record<string, unknown>),
+  );
 }

@@ -9,6 +9,7 @@ import { cacheHolder } from "../cache-holder.ts";
 import { parsePipelineReference } from "../resolve.ts";
 import { planRunConfiguration } from "../run-configuration-plan.ts";
 import { pipelineType, runConfigurationType, runScheduleType, runType } from "../types.ts";
+import { sameJson } from "../version.ts";
 import { pipelineWatch } from "./indexes.ts";
 
 const byTrigger = "triggered-by";
@@ -106,7 +107,7 @@ async function reconcileRunConfiguration(key: ObjectKey, context: ReconcileConte
     ...(Object.keys(plan.triggers).length ? { triggers: plan.triggers } : {}),
     ...(plan.latestRuns.succeeded ? { latestRuns: plan.latestRuns } : {}),
   };
-  if (JSON.stringify(status) !== JSON.stringify(configuration.status ?? {})) {
+  if (!sameJson(status, configuration.status ?? {})) {
     await client.applyStatus({
       apiVersion: configuration.apiVersion,
       kind: configuration.kind,

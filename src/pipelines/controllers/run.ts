@@ -1,8 +1,7 @@
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import type { Run } from "../../apis/pipelines/run.ts";
 import { rfc3339 } from "../../kube/conditions.ts";
-import type { ControllerSpec, KubeObject, ObjectKey } from "../../kube/types.ts";
-import { ownerOf } from "../argo/names.ts";
+import type { ControllerSpec } from "../../kube/types.ts";
 import type { RunDefinition } from "../backend.ts";
 import { providerKey } from "../provider-ref.ts";
 import { resolveParameters, resolvePipeline } from "../resolve.ts";
@@ -15,6 +14,8 @@ import { syncedPermissions } from "./permissions.ts";
 export interface RunOptions {
   /** How long a completed Run stays when its spec sets no ttlSecondsAfterCompletion. Default 1 day. */
   defaultTtlSeconds?: number;
+  /** How often a running Run's completion is polled. Default 30 s. */
+  completionPollSeconds?: number;
 }
 
 /** When a completed Run is due for deletion, and how long until then. */
@@ -32,6 +33,7 @@ export function expiry(
 
 export function runKind(options: RunOptions = {}): SyncedKind<Run, RunDefinition> {
   const defaultTtlSeconds = options.defaultTtlSeconds ?? 86_400;
+  const pollMs = (options.completionPollSeconds ?? 30) * 1000;
   return {
     type: runType,
     version: (run) => versionOf(run.spec),
@@ -49,16 +51,18 @@ export function runKind(options: RunOptions = {}): SyncedKind<Run, RunDefinition
       };
     },
     objects: (backend) => backend.runs,
-    observe: (run, backend, status, context, now) => {
+    observe: async (run, backend, status, context, { now, justSynchronized }) => {
       let completion = {
         completionState: run.status?.completionState,
         markedCompletedAt: run.status?.markedCompletedAt,
         artifacts: run.status?.artifacts,
       };
+      // a run just started has not finished: its first poll comes one interval later
+      if (!completion.completionState && justSynchronized) return { requeueAfterMs: pollMs };
       if (!completion.completionState && status.provider?.id) {
         const key = providerKey(status.provider.name, run.metadata.namespace ?? "");
         const provider = context.cache.get<Provider>(providerType, key);
-        const done = backend.runs.completion(key, status.provider.id, {
+        const done = await backend.runs.completion(key, status.provider.id, {
           artifacts: run.spec.artifacts ?? [],
           pipelineRootStorage: provider?.spec.pipelineRootStorage,
         });
@@ -76,20 +80,18 @@ export function runKind(options: RunOptions = {}): SyncedKind<Run, RunDefinition
           );
         }
       }
+      const completionStatus = Object.fromEntries(
+        Object.entries(completion).filter(([, v]) => v !== undefined),
+      );
+      if (!completion.completionState) return { status: completionStatus, requeueAfterMs: pollMs };
       const due = expiry({ ...run, status: { ...run.status, ...completion } }, defaultTtlSeconds, now);
       return {
-        status: Object.fromEntries(Object.entries(completion).filter(([, v]) => v !== undefined)),
+        status: completionStatus,
         expired: due.expired,
         ...(due.inMs === undefined ? {} : { requeueAfterMs: due.inMs }),
       };
     },
   };
-}
-
-/** A Workflow's change reaches the Run it belongs to (by annotation: it may live in another namespace). */
-function runOfWorkflow(object: KubeObject): ObjectKey[] {
-  const owner = ownerOf(object as { metadata?: { annotations?: Record<string, string> } }, "Run");
-  return owner ? [owner] : [];
 }
 
 export function runController(options: RunOptions = {}): ControllerSpec {
@@ -98,7 +100,8 @@ export function runController(options: RunOptions = {}): ControllerSpec {
   return {
     name: "run",
     for: runType,
-    watches: [provider.watch, pipeline.watch, { type: workflowType, map: runOfWorkflow }],
+    // no Workflow informer: the operator must start where Argo is not installed (completion is polled)
+    watches: [provider.watch, pipeline.watch],
     indexes: [provider.index, pipeline.index],
     reconcile: syncReconciler(runKind(options)),
     permissions: [...syncedPermissions(runType, [workflowType]), { type: runType, verbs: ["delete"] }],

@@ -47,12 +47,12 @@ export interface SyncedKind<R extends SyncedResource, D> {
     backend: Backend,
     status: SharedStatus,
     context: ReconcileContext,
-    now: number,
-  ): { status?: Record<string, unknown>; requeueAfterMs?: number; expired?: boolean };
+    at: { now: number; justSynchronized: boolean },
+  ): Promise<{ status?: Record<string, unknown>; requeueAfterMs?: number; expired?: boolean }>;
 }
 
 export function backendFor(context: ReconcileContext): Backend {
-  return new ArgoBackend(context.client, context.cache);
+  return new ArgoBackend(context.client);
 }
 
 export function providerConfig(provider: Provider): ProviderConfig {
@@ -165,7 +165,10 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
     const shared = statusOf(recorded, previous, { message }, blocker, new Date(now));
     const observed =
       !input.deleting && recorded.state === "Succeeded" && kind.observe
-        ? kind.observe(resource, backend, shared, context, now)
+        ? await kind.observe(resource, backend, shared, context, {
+            now,
+            justSynchronized: transitions.length > 0,
+          })
         : undefined;
     const status = { ...shared, ...observed?.status };
     if (!sameJson(status, previous ?? {})) {

@@ -33,7 +33,10 @@ beforeAll(async () => {
   api = new Api(adminConfig());
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
-  operator = await startPipelinesOperator(adminConfig(), { defaultTtlSeconds: 3600 });
+  operator = await startPipelinesOperator(adminConfig(), {
+    defaultTtlSeconds: 3600,
+    completionPollSeconds: 1,
+  });
 });
 
 afterAll(async () => {
