@@ -77,6 +77,26 @@ describe("WorkQueue", () => {
     expect(await queue.get()).toBeUndefined();
   });
 
+  test("waiting workers: a held key is not handed to a second worker until done", async () => {
+    const queue = new WorkQueue();
+    const first = queue.get();
+    const second = queue.get();
+    queue.add("a");
+    expect(await first).toBe("a");
+    queue.add("a");
+    queue.add("b");
+    expect(await second).toBe("b");
+    const third = queue.get();
+    let handed: string | undefined;
+    void third.then((key) => {
+      handed = key;
+    });
+    await Promise.resolve();
+    expect(handed).toBeUndefined();
+    queue.done("a");
+    expect(await third).toBe("a");
+  });
+
   test("addAfter keeps the earliest time per key", () => {
     const timers = new FakeTimers();
     const queue = new WorkQueue({ timers });
