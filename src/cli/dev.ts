@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { down, status, up } from "../dev/cluster.ts";
 import { demo } from "../dev/demo.ts";
 import { defaultDevDir } from "../dev/paths.ts";
+import { devNamespace, startPlatformServices } from "../dev/platform-services.ts";
 import { readState } from "../dev/state.ts";
 import { UserError } from "./run.ts";
 
@@ -33,6 +34,8 @@ export function registerDevCommands(program: Command): void {
       const started = Date.now();
       const state = await up({ dir: dirOf(), nodes, timeoutMs: Number(options.timeout) * 1000, log });
       log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+      const services = await startPlatformServices(dirOf(), state.kubeconfig, log);
+      log(`operator and server running (namespace ${devNamespace}); UI and API at ${services.uiAddress}`);
       process.stdout.write(`${state.kubeconfig}\n`);
     });
 

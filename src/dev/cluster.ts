@@ -6,6 +6,7 @@ import { componentSpecs, fakeNodeAnnotation, type Layout, type Ports, portNames 
 import { type Probe, probeApiserver, probeHttp, waitFor } from "./health.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createPki } from "./pki.ts";
+import { stopPlatformServices } from "./platform-services.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, startProcess, stopProcesses } from "./processes.ts";
 import { type DevState, readState, writeState } from "./state.ts";
@@ -161,12 +162,13 @@ async function waitForNodesReady(kubeconfig: string, timeoutMs: number): Promise
 
 /** Stops exactly the processes `up` recorded (by PID, checked against their command) and removes the state. */
 export async function down(dir: string): Promise<{ stopped: string[] }> {
+  const services = await stopPlatformServices(dir);
   const state = await readState(dir);
   const running = state?.processes.filter(isRunning) ?? [];
   // reverse start order: nodes' agent and clients first, the store last
   await stopProcesses([...running].reverse());
   await rm(dir, { recursive: true, force: true });
-  return { stopped: running.map((p) => p.name) };
+  return { stopped: [...services, ...running.map((p) => p.name)] };
 }
 
 export interface ComponentStatus {

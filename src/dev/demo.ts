@@ -1,10 +1,14 @@
-import { AppsV1Api, CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { up } from "./cluster.ts";
-import { waitFor } from "./health.ts";
+import { packageRoot } from "./paths.ts";
+import { devNamespace, startPlatformServices } from "./platform-services.ts";
 
 /**
  * The README's demo: brings up the local control plane and shows it working (the pinned version,
- * Ready fake nodes, a Deployment that becomes Available). Leaves it running for `kubectl` to explore.
+ * Ready fake nodes), starts the operator and server, installs the platform until it is Running and
+ * prints the UI's address. Leaves it all running to explore.
  */
 export async function demo(dir: string, print: (line: string) => void): Promise<void> {
   const started = Date.now();
@@ -18,38 +22,26 @@ export async function demo(dir: string, print: (line: string) => void): Promise<
     const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
     print(`node ${node.metadata?.name} ${ready ? "Ready" : "NotReady"}`);
   }
-  const namespace = "slipway-demo";
-  await core.createNamespace({ body: { metadata: { name: namespace } } }).catch((error) => {
-    if ((error as { code?: number }).code !== 409) throw error;
+  const services = await startPlatformServices(dir, state.kubeconfig, print);
+  print(`operator and server running; installing the platform into namespace ${devNamespace}`);
+  const code = await new Promise<number>((resolve, reject) => {
+    const install = spawn(
+      process.execPath,
+      [
+        join(packageRoot, "src/cli/main.ts"),
+        "install",
+        "--dev",
+        "--kubeconfig",
+        state.kubeconfig,
+        "-n",
+        devNamespace,
+      ],
+      { stdio: "inherit" },
+    );
+    install.once("error", reject);
+    install.once("exit", (exitCode) => resolve(exitCode ?? 1));
   });
-  const apps = config.makeApiClient(AppsV1Api);
-  const labels = { app: "hello" };
-  await apps
-    .createNamespacedDeployment({
-      namespace,
-      body: {
-        metadata: { name: "hello" },
-        spec: {
-          replicas: 3,
-          selector: { matchLabels: labels },
-          template: { metadata: { labels }, spec: { containers: [{ name: "hello", image: "nginx:1.27" }] } },
-        },
-      },
-    })
-    .catch((error) => {
-      if ((error as { code?: number }).code !== 409) throw error;
-    });
-  await waitFor(
-    "deployment slipway-demo/hello",
-    async () => {
-      const d = await apps.readNamespacedDeployment({ namespace, name: "hello" });
-      return {
-        ok: d.status?.availableReplicas === 3,
-        detail: `${d.status?.availableReplicas ?? 0}/3 available`,
-      };
-    },
-    { timeoutMs: 60_000 },
-  );
-  print("deployment slipway-demo/hello: 3/3 available");
-  print(`\nexport KUBECONFIG=${state.kubeconfig}\nkubectl get pods -A   # then: bin/slipway dev down`);
+  if (code !== 0) throw new Error(`slipway install exited with ${code}`);
+  print(`\nUI: ${services.uiAddress}`);
+  print(`export KUBECONFIG=${state.kubeconfig}\nbin/slipway status   # then: bin/slipway dev down`);
 }
