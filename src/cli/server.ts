@@ -62,6 +62,7 @@ export function registerServerCommand(program: Command): void {
         releases: releaseCatalog,
         webRoot: flags.webRoot,
         logLevel: flags.logLevel,
+        prettyLogs: process.stdout.isTTY,
       });
       const address = await app.listen({ port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
         throw new UserError(`cannot listen on ${flags.host}:${port}: ${error.code ?? error.message}`);

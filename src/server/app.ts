@@ -25,6 +25,8 @@ export interface ServerOptions {
   logLevel?: string;
   /** Where log lines go (default stdout). */
   logStream?: NodeJS.WritableStream;
+  /** Human-readable log lines (pino-pretty), for a terminal; default JSON lines. */
+  prettyLogs?: boolean;
   /** Seconds between heartbeat comments on event streams (default 15). */
   heartbeatSeconds?: number;
 }
@@ -54,6 +56,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     logger: {
       level: options.logLevel ?? "info",
       ...(options.logStream ? { stream: options.logStream } : {}),
+      ...(options.prettyLogs && !options.logStream ? { transport: { target: "pino-pretty" } } : {}),
       redact: {
         paths: ["req.headers.authorization", "headers.authorization", "token"],
         censor: "[redacted]",
