@@ -26,7 +26,9 @@ function lastTermination(pods: V1Pod[]) {
  */
 export function observeJob(job: V1Job | undefined, pods: V1Pod[]): { run: RunObservation; pending: boolean } {
   if (!job) return { run: { state: "absent" }, pending: false };
-  const failedPods = job.status?.failed ?? 0;
+  // The Job controller counts a terminated pod in `failed` only once it has removed the pod's
+  // tracking finalizer; until then the pod is listed in uncountedTerminatedPods.
+  const failedPods = (job.status?.failed ?? 0) + (job.status?.uncountedTerminatedPods?.failed?.length ?? 0);
   if (conditionTrue(job, "Complete", "SuccessCriteriaMet")) {
     return {
       run: { state: "succeeded", attempts: failedPods + (job.status?.succeeded ?? 1) },

@@ -165,8 +165,11 @@ describe("ImageBuild controller, Kaniko backend", () => {
     expect(build.status?.message).toBe(
       "build failed after 2 attempts: kaniko: error building image: COPY failed: model.txt not found",
     );
-    const [job] = await jobsIn(namespace);
-    expect(job?.status?.failed).toBe(2);
+    await eventually(
+      "the Job's two failed pods counted",
+      () => jobsIn(namespace),
+      ([job]) => job?.status?.failed === 2,
+    );
   });
 
   it("an OOM-killed build pod → Failed(OOMKilled) naming the memory limit", async () => {

@@ -133,6 +133,17 @@ describe("build Job observation", () => {
     });
   });
 
+  it("counts failed pods the Job controller has not counted yet", () => {
+    const counting = job([{ type: "FailureTarget", status: "True" }], {
+      failed: 1,
+      uncountedTerminatedPods: { failed: ["pod-2"] },
+    });
+    expect(observeJob(counting, [failedPod("Error", "boom", "2026-01-01T00:00:00Z")]).run).toMatchObject({
+      state: "failed",
+      attempts: 2,
+    });
+  });
+
   it("waits when the failed pods are not visible yet; deadline is a timeout", () => {
     expect(observeJob(job([{ type: "Failed", status: "True" }]), []).pending).toBe(true);
     expect(
