@@ -12,6 +12,7 @@ import {
   withWaitFlags,
 } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
+import { applyBundleAndWait, operatorInCluster } from "./operator-bundle.ts";
 import { checkUpdate } from "./versions.ts";
 
 interface WaitFlags extends GlobalFlags {
@@ -120,6 +121,9 @@ export function registerLifecycle(program: Command): void {
     const platform = await context.requirePlatform();
     const current = platform.status?.version ?? platform.spec.version;
     const version = checkUpdate(current, flags.version, flags.force ?? false);
+    if (await operatorInCluster(context)) {
+      await applyBundleAndWait(context, version, Date.now() + parseDuration(flags.timeout));
+    }
     await change(flags, { version }, "Running", `updating to ${version}`, version);
   });
 

@@ -13,7 +13,7 @@ const kills = 10;
 /** Starts and SIGKILLs the operator `kills` times, each at a random moment after it started working. */
 async function killRepeatedly(namespace: string): Promise<void> {
   for (let i = 0; i < kills; i++) {
-    const operator = startOperator(namespace);
+    const operator = startOperator(namespace, { lean: true });
     await eventually(
       "the operator to start its controllers",
       async () => operator.output(),
@@ -62,7 +62,7 @@ async function expectNoDuplicates(namespace: string): Promise<void> {
 }
 
 async function convergeTo(namespace: string, version: string): Promise<void> {
-  const operator = startOperator(namespace);
+  const operator = startOperator(namespace, { lean: true });
   try {
     await eventually(
       `platform Running at ${version}`,

@@ -24,24 +24,33 @@ export interface OperatorProcess {
   kill: () => Promise<void>;
 }
 
-/** Starts `bin/slipway operator` watching only `namespace` (the caller kills it). */
-export function startOperator(namespace: string): OperatorProcess {
-  const child = spawn(
-    join(packageRoot, "bin/slipway"),
-    [
-      "operator",
-      "--kubeconfig",
-      inject("kubeconfig"),
-      "--namespace",
-      namespace,
-      "--no-leader-elect",
-      "--metrics-port",
-      "0",
-      "--health-port",
-      "0",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+/**
+ * Starts `bin/slipway operator` watching only `namespace` (the caller kills it); `lean` runs only the
+ * platform controllers (platform-operator.ts), which starts faster.
+ */
+export function startOperator(namespace: string, options: { lean?: boolean } = {}): OperatorProcess {
+  const child = options.lean
+    ? spawn(
+        join(packageRoot, "node_modules/node/bin/node"),
+        [join(packageRoot, "test/e2e/platform/platform-operator.ts"), inject("kubeconfig"), namespace],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      )
+    : spawn(
+        join(packageRoot, "bin/slipway"),
+        [
+          "operator",
+          "--kubeconfig",
+          inject("kubeconfig"),
+          "--namespace",
+          namespace,
+          "--no-leader-elect",
+          "--metrics-port",
+          "0",
+          "--health-port",
+          "0",
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
   let output = "";
   child.stdout?.on("data", (chunk) => {
     output = (output + chunk).slice(-20_000);

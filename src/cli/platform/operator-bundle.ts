@@ -1,0 +1,47 @@
+/**
+ * `slipway update` with the operator in the cluster: applies this release's bundle (CRD changes
+ * included) and waits for the operator Deployment's rollout before the Platform's version changes.
+ */
+import type { V1Deployment } from "@kubernetes/client-node";
+import { operatorName } from "../../bundle/bundle.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { ownVersion } from "../../platform/catalog.ts";
+import { UserError } from "../run.ts";
+import type { PlatformContext } from "./context.ts";
+
+const operatorDeployment = (namespace: string): KubeObject => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: operatorName, namespace },
+});
+
+/** False when the operator runs outside the cluster (`install --dev`): then there is no bundle to apply. */
+export async function operatorInCluster(context: PlatformContext): Promise<boolean> {
+  return (await context.read(operatorDeployment(context.namespace))) !== undefined;
+}
+
+export async function applyBundleAndWait(context: PlatformContext, version: string, deadline: number) {
+  if (version !== ownVersion) {
+    throw new UserError(
+      `this CLI carries the bundle of release ${ownVersion}, not ${version}: use the ${version} CLI to update the operator`,
+    );
+  }
+  const { releaseBundle } = await import("../../bundle/release.ts");
+  for (const object of releaseBundle(context.namespace)) await context.apply(object as KubeObject);
+  context.say(`applied the ${version} release bundle; waiting for the operator`);
+  for (;;) {
+    const d = await context.read<V1Deployment>(operatorDeployment(context.namespace));
+    const want = d?.spec?.replicas ?? 1;
+    const s = d?.status;
+    const rolledOut =
+      d !== undefined &&
+      (s?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) &&
+      (s?.updatedReplicas ?? 0) >= want &&
+      (s?.availableReplicas ?? 0) >= want &&
+      (s?.replicas ?? 0) <= want;
+    if (rolledOut) return;
+    if (Date.now() > deadline)
+      throw new UserError(`timed out waiting for the ${version} operator to roll out`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
