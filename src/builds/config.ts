@@ -150,3 +150,33 @@ export function durationSeconds(duration: string): number {
     seconds += Number(amount) * (units[unit ?? "s"] ?? 1);
   return seconds;
 }
+
+/**
+ * The configuration `slipway dev` runs the operator with: the `local` backend (buildah on this
+ * machine, no container runtime needed), a plain-HTTP registry and an S3-compatible store.
+ */
+export function devBuildsConfig(options: {
+  registryUrl: string;
+  registryCredentialsSecret?: string;
+  s3Endpoint: string;
+  s3CredentialsSecret?: string;
+  storageRoot?: string;
+}): BuildsConfig {
+  return parseBuildsConfig({
+    backend: "local",
+    registry: {
+      url: options.registryUrl,
+      insecure: true,
+      ...(options.registryCredentialsSecret ? { credentialsSecret: options.registryCredentialsSecret } : {}),
+    },
+    storage: {
+      type: "s3",
+      s3: {
+        endpoint: options.s3Endpoint,
+        forcePathStyle: true,
+        ...(options.s3CredentialsSecret ? { credentialsSecret: options.s3CredentialsSecret } : {}),
+      },
+    },
+    ...(options.storageRoot ? { local: { storageRoot: options.storageRoot } } : {}),
+  });
+}

@@ -1,6 +1,6 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { devBuildsConfig, parseBuildsConfig } from "../../../src/builds/config.ts";
 import { observeJob } from "../../../src/builds/job-observation.ts";
 import { classifyStatus, parseChallenge } from "../../../src/builds/registry/challenge.ts";
 import { credentialsFromDockerConfig } from "../../../src/builds/registry/credentials.ts";
@@ -69,6 +69,18 @@ describe("operator configuration", () => {
     expect(config.kaniko.cache.enabled).toBe(true);
     expect(config).toMatchObject({ backend: "kaniko", defaultTimeout: "30m", maxConcurrentBuilds: 10 });
     expect(config.storage).toBeUndefined();
+  });
+
+  it("slipway dev builds locally with buildah against a plain-HTTP registry and S3", () => {
+    const config = devBuildsConfig({ registryUrl: "127.0.0.1:5000", s3Endpoint: "http://127.0.0.1:9000" });
+    expect(config).toMatchObject({
+      backend: "local",
+      registry: { url: "127.0.0.1:5000", insecure: true, type: "docker" },
+      storage: {
+        type: "s3",
+        s3: { endpoint: "http://127.0.0.1:9000", forcePathStyle: true, region: "us-east-1" },
+      },
+    });
   });
 
   it("names the field and the rule of a bad value", () => {
