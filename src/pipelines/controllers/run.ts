@@ -14,7 +14,7 @@ import { syncedPermissions } from "./permissions.ts";
 export interface RunOptions {
   /** How long a completed Run stays when its spec sets no ttlSecondsAfterCompletion. Default 1 day. */
   defaultTtlSeconds?: number;
-  /** How often a running Run's completion is polled. Default 30 s. */
+  /** How often a running Run's completion is polled (ML runs take minutes to hours). Default 60 s. */
   completionPollSeconds?: number;
 }
 
@@ -33,7 +33,7 @@ export function expiry(
 
 export function runKind(options: RunOptions = {}): SyncedKind<Run, RunDefinition> {
   const defaultTtlSeconds = options.defaultTtlSeconds ?? 86_400;
-  const pollMs = (options.completionPollSeconds ?? 30) * 1000;
+  const pollMs = (options.completionPollSeconds ?? 60) * 1000;
   return {
     type: runType,
     version: (run) => versionOf(run.spec),
