@@ -74,7 +74,7 @@ interface Wiring {
   backend: BuildBackend;
 }
 
-const joinPollMs = 3_000;
+const buildingPollMs = 3_000;
 const pendingPollMs = 1_000;
 
 export class ImageBuildReconciler {
@@ -220,12 +220,11 @@ export class ImageBuildReconciler {
         decision.event.reason,
         this.secrets.redact(decision.event.message),
       );
-    const joined =
-      decision.event?.reason === "BuildJoined" ||
-      (status?.phase === "Building" && build.status?.jobName && !decision.startRun);
-    const requeue = joined
-      ? Math.min(decision.requeueAfterMs ?? joinPollMs, joinPollMs)
-      : decision.requeueAfterMs;
+    // A build may follow a Job it does not own (joined), whose events do not reach it: poll while building.
+    const requeue =
+      status?.phase === "Building"
+        ? Math.min(decision.requeueAfterMs ?? buildingPollMs, buildingPollMs)
+        : decision.requeueAfterMs;
     return requeue ? { requeueAfterMs: requeue } : undefined;
   }
 
