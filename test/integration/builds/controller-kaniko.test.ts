@@ -215,6 +215,29 @@ describe("ImageBuild controller, Kaniko backend", () => {
     );
   });
 
+  it("maxConcurrentBuilds: a build beyond the limit waits Pending (Queued) with no Job", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    const hang = { "sim.slipway.dev/outcome": "hang" };
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { maxConcurrentBuilds: 1, kaniko: { podAnnotations: hang } }),
+    );
+    await createImageBuild(namespace, "first", spec(artifactUri, `q1-${namespace}`));
+    await waitForPhase(namespace, "first", "Building");
+    await createImageBuild(namespace, "second", spec(artifactUri, `q2-${namespace}`));
+    const queued = await eventually(
+      "the second build queued",
+      () => readImageBuild(namespace, "second"),
+      (b) => b.status?.conditions?.[0]?.reason === "Queued",
+    );
+    expect(queued.status).toMatchObject({
+      phase: "Pending",
+      message: expect.stringMatching(/maxConcurrentBuilds 1/),
+    });
+    expect((await jobsIn(namespace)).length).toBe(1);
+  });
+
   it("two ImageBuilds of one reference share one Job; deleting its owner deletes the Job", async () => {
     const namespace = await buildNamespace(servers);
     const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
