@@ -4,7 +4,13 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { V1Deployment, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1StatefulSet,
+} from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { eventually } from "../../support/cluster.ts";
@@ -89,6 +95,19 @@ describe.sequential("platform lifecycle through the CLI", () => {
     ]);
     // no class named: the cluster's default class was used
     expect(claims.every((c) => c.spec?.storageClassName === "standard")).toBe(true);
+
+    // the phase transitions were recorded as Events on the Platform
+    const events = await eventually(
+      "the Platform's Running Event",
+      () =>
+        listObjects<KubernetesObject & { reason?: string; regarding?: { kind?: string } }>(
+          namespace,
+          "events.k8s.io/v1",
+          "Event",
+        ),
+      (list) => list.some((e) => e.regarding?.kind === "Platform" && e.reason === "Running"),
+    );
+    expect(events.some((e) => e.regarding?.kind === "Platform" && e.reason === "Installing")).toBe(true);
   });
 
   it("refuses a second install into the namespace and changes nothing", async () => {
