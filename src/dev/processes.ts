@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { openSync, readFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync } from "node:fs";
 
 /** One process of the control plane as recorded in the state file, so `up`, `status` and `down` agree. */
 export interface ProcessRecord {
@@ -17,6 +17,27 @@ export function startProcess(spec: Omit<ProcessRecord, "pid">): ProcessRecord {
   if (child.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);
   child.unref();
   return { ...spec, pid: child.pid };
+}
+
+/** The PID still belongs to the recorded command (running or exited-but-unreaped). */
+function isOurs(record: ProcessRecord): boolean {
+  try {
+    return (
+      readFileSync(`/proc/${record.pid}/cmdline`, "utf8").split("\0")[0] === record.command ||
+      isZombie(record.pid)
+    );
+  } catch {
+    return false;
+  }
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -51,4 +72,9 @@ export async function stopProcesses(records: ProcessRecord[], graceMs = 10_000):
   while (records.some(isRunning) && Date.now() < deadline) await sleep(100);
   for (const record of records) signal(record, "SIGKILL");
   while (records.some(isRunning)) await sleep(50);
+  // An exited process stays in /proc until its parent (init, for these detached ones) reaps it: give
+  // that a moment, so "stopped" also means gone.
+  const reapDeadline = Date.now() + 5_000;
+  while (records.some((r) => existsSync(`/proc/${r.pid}`) && isOurs(r)) && Date.now() < reapDeadline)
+    await sleep(50);
 }
