@@ -1,10 +1,5 @@
 /** What every platform command shares: global flags, the cluster connection, reading and writing the Platform. */
-import {
-  KubeConfig,
-  type KubernetesObject,
-  KubernetesObjectApi,
-  PatchStrategy,
-} from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
 import { KubeClient } from "../../kube/client.ts";

@@ -28,12 +28,12 @@ export function registerVersion(program: Command): void {
       return;
     }
     process.stdout.write(
-      [
+      `${[
         `cli:      ${versions.cli}`,
         `operator: ${versions.operator ?? `not running in namespace ${context.namespace}`}`,
         `platform: ${versions.platform ?? "not installed"}`,
         `catalog:  ${versions.catalog.join(", ")}`,
-      ].join("\n") + "\n",
+      ].join("\n")}\n`,
     );
   });
 }
