@@ -18,6 +18,7 @@ import { argoName } from "../src/pipelines/argo/names.ts";
 import { workflow } from "../src/pipelines/argo/workflow.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
+import { statusOf } from "../src/pipelines/sync/status.ts";
 import { pipelineType, providerType, runType, workflowType } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../test/integration/pipelines/support.ts";
@@ -171,6 +172,7 @@ export default async function bench(): Promise<BenchFigures> {
     await pool(floorRuns, concurrency, async (name) => {
       const owner = { object: {}, kind: "Run", namespace, name };
       const id = argoName(owner);
+      const runVersion = versionOf(runSpec(Number(name.split("-")[1])));
       const run = {
         owner,
         pipeline: { owner: pipelineOwner, name: "train", version, spec: pipeline.spec as never },
@@ -184,7 +186,22 @@ export default async function bench(): Promise<BenchFigures> {
           apiVersion: group,
           kind: "Run",
           metadata: { name, namespace },
-          status: { state: "Succeeded", provider: { name: `${namespace}/argo`, id }, version },
+          // the same status the operator writes
+          status: statusOf(
+            {
+              state: "Succeeded",
+              provider: `${namespace}/argo`,
+              id,
+              version: runVersion,
+              providerVersion: providerSettings.version,
+              failedAttempts: 0,
+              observedGeneration: 1,
+            },
+            undefined,
+            { message: `created in provider ${namespace}/argo as ${id} (version ${runVersion})` },
+            undefined,
+            new Date(),
+          ),
         } as never,
         "status",
       );

@@ -130,7 +130,8 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
     let recorded = input.recorded;
     let message = previousMessage;
     let requeueAfterMs: number | undefined;
-    const transitions: { state: string; message: string; warning: boolean }[] = [];
+    /** The transition this reconcile makes (one Event; a state passed through within it is named in the note). */
+    let transition: { state: string; message: string; warning: boolean } | undefined;
 
     if (action.type === "blocked") {
       recorded = { ...recorded, state: "Failed", retryAt: undefined, observedGeneration: input.generation };
@@ -138,36 +139,41 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
       // a provider problem is re-examined when the Provider changes (watch); others are polled
       if (!blocker) requeueAfterMs = 30_000;
       if (previous?.state !== "Failed" || previousMessage !== message) {
-        transitions.push({ state: "Failed", message, warning: true });
+        transition = { state: "Failed", message, warning: true };
       }
     } else if (action.type === "wait") {
       requeueAfterMs = action.afterMs;
     } else if (action.type !== "none" && "state" in action) {
-      transitions.push({
-        state: action.state,
-        message: `${action.type} in provider ${input.provider}`,
-        warning: false,
-      });
       const outcome = await perform(action, kind.objects(backend), config, definition);
       const settled = settle(input, action, outcome);
       recorded = settled.recorded;
       message = settled.message;
-      transitions.push({ state: recorded.state ?? "", message, warning: recorded.state === "Failed" });
+      transition = {
+        state: recorded.state ?? "",
+        message: `${action.state} → ${recorded.state}: ${message}`,
+        warning: recorded.state === "Failed",
+      };
       if (recorded.state === "Failed" && recorded.retryAt !== undefined)
         requeueAfterMs = recorded.retryAt - now;
     } else if (previous?.observedGeneration !== input.generation) {
       recorded = { ...recorded, observedGeneration: input.generation };
     }
 
-    for (const t of transitions)
-      context.events.event(resource, t.warning ? "Warning" : "Normal", t.state, t.message);
+    if (transition) {
+      context.events.event(
+        resource,
+        transition.warning ? "Warning" : "Normal",
+        transition.state,
+        transition.message,
+      );
+    }
 
     const shared = statusOf(recorded, previous, { message }, blocker, new Date(now));
     const observed =
       !input.deleting && recorded.state === "Succeeded" && kind.observe
         ? await kind.observe(resource, backend, shared, context, {
             now,
-            justSynchronized: transitions.length > 0,
+            justSynchronized: transition !== undefined,
           })
         : undefined;
     const status = { ...shared, ...observed?.status };

@@ -104,7 +104,7 @@ export function settle(
       };
     }
     const id = outcome.id ?? (action.type === "update" ? action.id : undefined);
-    const verb = action.type === "create" ? "created" : action.type === "move" ? "moved to" : "updated in";
+    const verb = action.type === "create" ? "created in" : action.type === "move" ? "moved to" : "updated in";
     return {
       recorded: {
         state: "Succeeded",
