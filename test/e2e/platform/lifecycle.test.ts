@@ -179,6 +179,14 @@ describe.sequential("platform lifecycle through the CLI", () => {
     );
     expect((await readPlatform(namespace)).status).toMatchObject({ phase: "Running", version: "0.1.0" });
 
+    const versions = await cli(namespace, "version", "-o", "json");
+    expect(JSON.parse(versions.stdout)).toEqual({
+      cli: "0.1.0",
+      operator: null, // outside the cluster (install --dev)
+      platform: "0.1.0",
+      catalog: ["0.0.9", "0.1.0"],
+    });
+
     const downgrade = await cli(namespace, "update", "--version", "0.0.9");
     expect(downgrade.code).not.toBe(0);
     expect(downgrade.stderr.trim()).toBe(
