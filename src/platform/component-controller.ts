@@ -28,14 +28,20 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const namespace = key.namespace ?? "";
   const name = key.name;
 
-  for (const claim of renderClaims(component)) await applyChanged(context, types.pvc, claim);
+  // The children do not depend on each other (a pod waits for its claim), so they are written together.
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
-  const workload = await applyChanged(context, workloadType, renderWorkload(component));
   const service = renderService(component);
-  if (service) await applyChanged(context, types.service, service);
   const ingress = renderIngress(component);
-  if (ingress) await applyChanged(context, types.ingress, ingress);
-  else if (cache.get(types.ingress, key)) await client.delete(types.ingress, key);
+  const [workload] = await Promise.all([
+    applyChanged(context, workloadType, renderWorkload(component)),
+    ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
+    service ? applyChanged(context, types.service, service) : undefined,
+    ingress
+      ? applyChanged(context, types.ingress, ingress)
+      : cache.get(types.ingress, key)
+        ? client.delete(types.ingress, key)
+        : undefined,
+  ]);
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
   const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {

@@ -58,23 +58,25 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
     observed,
   });
 
-  for (const component of plan.apply) {
-    await client.apply<ComponentResource>({
-      apiVersion: `${types.component.group}/${types.component.version}`,
-      kind: types.component.kind,
-      metadata: {
-        name: component.objectName,
-        namespace: key.namespace,
-        labels: {
-          [labels.platform]: key.name,
-          "app.kubernetes.io/name": component.name,
-          "app.kubernetes.io/part-of": "slipway",
+  await Promise.all(
+    plan.apply.map((component) =>
+      client.apply<ComponentResource>({
+        apiVersion: `${types.component.group}/${types.component.version}`,
+        kind: types.component.kind,
+        metadata: {
+          name: component.objectName,
+          namespace: key.namespace,
+          labels: {
+            [labels.platform]: key.name,
+            "app.kubernetes.io/name": component.name,
+            "app.kubernetes.io/part-of": "slipway",
+          },
+          ownerReferences: [ownerReference(platform)],
         },
-        ownerReferences: [ownerReference(platform)],
-      },
-      spec: component.spec,
-    });
-  }
+        spec: component.spec,
+      }),
+    ),
+  );
   for (const name of plan.delete) {
     await client.delete(
       types.component,
