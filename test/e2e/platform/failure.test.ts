@@ -7,12 +7,12 @@ import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
-import { cli, listComponents, readPlatform, startOperator } from "./support.ts";
+import { cli, listComponents, listObjects, readPlatform, startOperator } from "./support.ts";
 
 const run = promisify(execFile);
 
 describe("platform failures", () => {
-  it("install exits non-zero naming the crash-looping component; a component breaking later makes it Degraded", {
+  it("install exits non-zero naming the crash-looping component; a component breaking later makes it Degraded; uninstall --keep-data keeps the claims", {
     timeout: 400_000,
   }, async () => {
     const namespace = await testNamespace("platfail");
@@ -79,6 +79,26 @@ describe("platform failures", () => {
       const status = await cli(namespace, "status");
       expect(status.code).toBe(0);
       expect(status.stdout).toMatch(/phase: +Degraded — web: pod/);
+
+      // --keep-data: the platform goes, its claims (and the namespace) stay, no longer owned
+      const uninstall = await cli(
+        namespace,
+        "uninstall",
+        "--yes",
+        "--keep-crds",
+        "--keep-data",
+        "--timeout",
+        "3m",
+      );
+      expect(uninstall.stderr).toBe("");
+      expect(uninstall.code).toBe(0);
+      expect(uninstall.stdout).toContain("kept 4 volume claim(s)");
+      expect(await listComponents(namespace)).toEqual([]);
+      const claims = await listObjects(namespace, "v1", "PersistentVolumeClaim");
+      expect(claims).toHaveLength(4);
+      expect(
+        claims.every((c) => !c.metadata?.deletionTimestamp && !c.metadata?.ownerReferences?.length),
+      ).toBe(true);
     } finally {
       await operator.kill();
     }
