@@ -3,7 +3,7 @@
  * restarted, and must converge with nothing duplicated.
  */
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { cli, listComponents, listObjects, ownedKinds, readPlatform, startOperator } from "./support.ts";
 
@@ -14,6 +14,7 @@ const kills = 10;
 async function killRepeatedly(namespace: string): Promise<void> {
   for (let i = 0; i < kills; i++) {
     const operator = startOperator(namespace, { lean: true });
+    onTestFinished(() => operator.kill()); // also when the test fails or times out
     await eventually(
       "the operator to start its controllers",
       async () => operator.output(),
@@ -63,6 +64,7 @@ async function expectNoDuplicates(namespace: string): Promise<void> {
 
 async function convergeTo(namespace: string, version: string): Promise<void> {
   const operator = startOperator(namespace, { lean: true });
+  onTestFinished(() => operator.kill());
   try {
     await eventually(
       `platform Running at ${version}`,

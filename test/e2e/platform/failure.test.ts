@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { cli, listComponents, listObjects, readPlatform, startOperator } from "./support.ts";
@@ -17,6 +17,7 @@ describe("platform failures", () => {
   }, async () => {
     const namespace = await testNamespace("platfail");
     const operator = startOperator(namespace);
+    onTestFinished(() => operator.kill()); // also when the test times out
     try {
       const install = await cli(
         namespace,
