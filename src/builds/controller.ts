@@ -282,6 +282,7 @@ export function imageBuildController(
       { type: types.job, verbs: ["create", "patch", "delete"] },
       { type: types.secret, verbs: ["get"] },
     ],
+    metrics: reconciler.metrics.registry,
     reconciler,
   };
 }

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { runOperator } from "../operator/main.ts";
 import { UserError } from "./run.ts";
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -39,6 +38,8 @@ export function registerOperatorCommand(program: Command): void {
             `--shutdown-timeout must be a number of seconds, not ${options.shutdownTimeout}`,
           );
         }
+        // loaded on use: the controllers are heavy and other commands do not need them
+        const { runOperator } = await import("../operator/main.ts");
         process.exitCode = await runOperator({
           kubeconfig: options.kubeconfig,
           namespace: options.namespace,

@@ -2,8 +2,6 @@ import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { packageRoot } from "../dev/paths.ts";
-import { buildServer } from "../server/app.ts";
-import { releaseCatalog } from "../server/platform/releases.ts";
 import { UserError } from "./run.ts";
 
 interface ServerFlags {
@@ -56,6 +54,9 @@ export function registerServerCommand(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new UserError(`--port must be an integer from 0 to 65535, not ${flags.port}`);
       }
+      // loaded on use: the server and its routes are heavy and other commands do not need them
+      const { buildServer } = await import("../server/app.ts");
+      const { releaseCatalog } = await import("../server/platform/releases.ts");
       const app = await buildServer({
         kubeConfig: loadKubeConfig(flags),
         platform: { namespace: flags.namespace, name: flags.platform },

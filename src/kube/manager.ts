@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
+import { Registry } from "prom-client";
 import { InformerCache } from "./cache.ts";
 import { KubeClient } from "./client.ts";
 import { Controller } from "./controller.ts";
@@ -215,14 +216,18 @@ export class Manager {
   async #listen(): Promise<void> {
     const { metricsPort, healthPort } = this.#options;
     const ready = () => this.ready;
+    const registry = Registry.merge([
+      this.metrics.registry,
+      ...this.#specs.flatMap((s) => (s.metrics ? [s.metrics] : [])),
+    ]);
     if (metricsPort !== undefined && metricsPort === healthPort) {
-      const server = new OpsServer({ registry: this.metrics.registry, ready });
+      const server = new OpsServer({ registry, ready });
       this.#servers.push(server);
       this.ports.metrics = this.ports.health = await server.listen(metricsPort);
       return;
     }
     if (metricsPort !== undefined) {
-      const server = new OpsServer({ registry: this.metrics.registry });
+      const server = new OpsServer({ registry });
       this.#servers.push(server);
       this.ports.metrics = await server.listen(metricsPort);
     }

@@ -5,6 +5,7 @@
  */
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 
 /** A Kubernetes resource type, enough to build its REST paths and to name it in RBAC. */
 export interface ResourceType {
@@ -104,4 +105,6 @@ export interface ControllerSpec {
   concurrency?: number;
   /** What the controller writes, beyond the get/list/watch the runtime derives from for/owns/watches. */
   permissions: Permission[];
+  /** The controller's own metrics, served on the operator's /metrics beside the runtime's. */
+  metrics?: Registry;
 }

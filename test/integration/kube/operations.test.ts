@@ -1,5 +1,6 @@
 import { EventsV1Api, KubernetesObjectApi } from "@kubernetes/client-node";
 import pino from "pino";
+import { Counter, Registry } from "prom-client";
 import { beforeAll, expect, onTestFinished, test } from "vitest";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { ResourceTypes } from "../../../src/kube/discovery.ts";
@@ -28,12 +29,20 @@ test("/metrics carries controller-runtime's names; /healthz and /readyz answer",
     leaderElection: { leaseNamespace: namespace },
     log: quiet,
   });
+  const own = new Registry();
+  const ownCounter = new Counter({
+    name: "counter_widgets_seen_total",
+    help: "widgets seen",
+    registers: [own],
+  });
   manager.add({
     name: "counter",
     for: widgetType,
     permissions: [],
+    metrics: own,
     reconcile: async () => {
       reconciles++;
+      ownCounter.inc();
       return undefined;
     },
   });
@@ -50,6 +59,9 @@ test("/metrics carries controller-runtime's names; /healthz and /readyz answer",
   expect((await get(manager.ports.health, "/healthz")).status).toBe(200);
   expect((await get(manager.ports.health, "/readyz")).status).toBe(200);
   const metrics = await (await get(manager.ports.metrics, "/metrics")).text();
+  expect(metrics, "a controller's own metrics are served beside the runtime's").toMatch(
+    /^counter_widgets_seen_total [1-9]/m,
+  );
   expect(metrics).toMatch(
     /^controller_runtime_reconcile_total\{controller="counter",result="success"\} [1-9]/m,
   );
