@@ -1,5 +1,5 @@
 # The two commands of the README, and the steps they stand on.
-.PHONY: demo test check deps binaries
+.PHONY: demo test deps binaries web
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -10,8 +10,11 @@ deps: node_modules/.installed
 binaries:
 	tools/kube/build.sh
 
-# Brings up the local control plane and shows it working.
-demo: deps binaries
+web: deps
+	npm run build:web
+
+# Local control plane + operator + server, a platform installed until Running, the UI's address.
+demo: deps binaries web
 	bin/slipway dev demo
 
 # Type-check, lint, unit tests, then integration and end-to-end tests on a real local control plane.

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { up } from "./cluster.ts";
+import { demoUserToken } from "./demo-user.ts";
 import { packageRoot } from "./paths.ts";
 import { devNamespace, startPlatformServices } from "./platform-services.ts";
 
@@ -42,6 +43,7 @@ export async function demo(dir: string, print: (line: string) => void): Promise<
     install.once("exit", (exitCode) => resolve(exitCode ?? 1));
   });
   if (code !== 0) throw new Error(`slipway install exited with ${code}`);
-  print(`\nUI: ${services.uiAddress}`);
+  const token = await demoUserToken(config, devNamespace);
+  print(`\nUI: ${services.uiAddress}   (sign in with this token, valid for a day:)\n${token}`);
   print(`export KUBECONFIG=${state.kubeconfig}\nbin/slipway status   # then: bin/slipway dev down`);
 }
