@@ -31,7 +31,8 @@ function isOurs(record: ProcessRecord): boolean {
   }
 }
 
-function isZombie(pid: number): boolean {
+/** Exited but not yet reaped (this machine's init may reap orphans late). */
+export function isZombie(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z";
@@ -47,9 +48,7 @@ function isZombie(pid: number): boolean {
 export function isRunning(record: ProcessRecord): boolean {
   try {
     const cmdline = readFileSync(`/proc/${record.pid}/cmdline`, "utf8");
-    if (cmdline.split("\0")[0] !== record.command) return false;
-    const stat = readFileSync(`/proc/${record.pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+    return cmdline.split("\0")[0] === record.command && !isZombie(record.pid);
   } catch {
     return false;
   }

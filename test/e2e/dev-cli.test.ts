@@ -4,10 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DevStatus } from "../../src/dev/cluster.ts";
+import { isZombie } from "../../src/dev/processes.ts";
 import type { DevState } from "../../src/dev/state.ts";
 import { slipway } from "../support/cli.ts";
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`);
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !isZombie(pid);
 
 // A second, private control plane: this test stops and restarts its processes, which must not
 // disturb the shared one the other tests use.
