@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "../../../src/cli/platform/context.ts";
 import { platformSpecFromFlags } from "../../../src/cli/platform/install.ts";
@@ -5,6 +7,7 @@ import { patchSpecFromFlags, setExpression } from "../../../src/cli/platform/lif
 import { placeObjects } from "../../../src/cli/platform/manifest.ts";
 import { checkUpdate } from "../../../src/cli/platform/versions.ts";
 import { UserError } from "../../../src/cli/run.ts";
+import { packageRoot } from "../../../src/dev/paths.ts";
 
 const globals = {
   namespace: "slipway",
@@ -81,6 +84,23 @@ describe("CLI decisions", () => {
     expect(objects.map((o) => [o.kind, o.metadata?.namespace])).toEqual([
       ["ServiceAccount", "team-a"],
       ["ClusterRole", undefined],
+    ]);
+  });
+
+  it("places the generated release bundle so that every object of it names the install namespace where it must", () => {
+    const objects = placeObjects(
+      readFileSync(join(packageRoot, "deploy/slipway.yaml"), "utf8"),
+      "team-a",
+      "slipway.yaml",
+    );
+    const binding = objects.find((o) => o.kind === "ClusterRoleBinding") as
+      | { subjects: { kind: string; namespace?: string }[] }
+      | undefined;
+    expect(binding?.subjects.filter((s) => s.kind === "ServiceAccount").map((s) => s.namespace)).toEqual([
+      "team-a",
+    ]);
+    expect(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata?.namespace)).toEqual([
+      "team-a",
     ]);
     expect(() => placeObjects("kind: X\n", "n", "bad.yaml")).toThrow(
       "--manifest bad.yaml: every object needs",
