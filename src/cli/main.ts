@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { registerDevCommands } from "./dev.ts";
-import { registerPlatformCommands } from "./platform/register.ts";
 import { registerOperatorCommand } from "./operator.ts";
+import { registerPlatformCommands } from "./platform/register.ts";
 import { runCli } from "./run.ts";
 import { registerServerCommand } from "./server.ts";
 
