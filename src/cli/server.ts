@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { packageRoot } from "../dev/paths.ts";
+import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
 
 interface ServerFlags {
@@ -13,24 +13,6 @@ interface ServerFlags {
   host: string;
   webRoot: string;
   logLevel: string;
-}
-
-function loadKubeConfig(flags: ServerFlags): KubeConfig {
-  const config = new KubeConfig();
-  try {
-    if (flags.kubeconfig) config.loadFromFile(flags.kubeconfig);
-    else config.loadFromDefault();
-  } catch (error) {
-    throw new UserError(`cannot read the kubeconfig ${flags.kubeconfig ?? ""}: ${(error as Error).message}`);
-  }
-  if (flags.context) {
-    if (!config.getContextObject(flags.context))
-      throw new UserError(`--context: no context ${flags.context}`);
-    config.setCurrentContext(flags.context);
-  }
-  if (!config.getCurrentCluster())
-    throw new UserError("the kubeconfig names no current cluster (use --context)");
-  return config;
 }
 
 /** `slipway server`: the REST API, event streams and the web UI. */

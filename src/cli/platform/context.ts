@@ -1,5 +1,5 @@
 /** What every platform command shares: global flags, the cluster connection, reading and writing the Platform. */
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { Command } from "commander";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
 import { KubeClient } from "../../kube/client.ts";
@@ -8,6 +8,7 @@ import { keyOf, resourcePath } from "../../kube/keys.ts";
 import { ApiError, RestClient } from "../../kube/rest.ts";
 import type { KubeObject, ObjectKey } from "../../kube/types.ts";
 import { types } from "../../platform/resource-types.ts";
+import { loadKubeConfig } from "../kubeconfig.ts";
 import { UserError } from "../run.ts";
 
 export interface GlobalFlags {
@@ -144,24 +145,6 @@ export class PlatformContext {
       throw error;
     }
   }
-}
-
-function loadKubeConfig(flags: GlobalFlags): KubeConfig {
-  const config = new KubeConfig();
-  try {
-    if (flags.kubeconfig) config.loadFromFile(flags.kubeconfig);
-    else config.loadFromDefault();
-  } catch (error) {
-    throw new UserError(`cannot read the kubeconfig ${flags.kubeconfig ?? ""}: ${(error as Error).message}`);
-  }
-  if (flags.context) {
-    if (!config.getContextObject(flags.context))
-      throw new UserError(`--context: no context ${flags.context}`);
-    config.setCurrentContext(flags.context);
-  }
-  if (!config.getCurrentCluster())
-    throw new UserError("the kubeconfig names no current cluster (use --context)");
-  return config;
 }
 
 /** The API server's message (e.g. a CEL rule's) without the request line, as one line. */
