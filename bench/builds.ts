@@ -33,20 +33,11 @@ import {
 } from "../test/support/builds/fixtures.ts";
 import { pushImage } from "../test/support/builds/push.ts";
 import type { BenchFigures } from "./run.ts";
+import { pool, sleep } from "./support.ts";
 
 const builds = 500;
 const concurrency = imageBuildController().concurrency ?? 4;
 const apply = { contentType: "application/apply-patch+yaml", query: { fieldManager: "bench", force: true } };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
 
 const spec = (version: string) => ({
   project: "bench",

@@ -23,20 +23,11 @@ import { pipelineType, providerType, runType, workflowType } from "../src/pipeli
 import { versionOf } from "../src/pipelines/version.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../test/integration/pipelines/support.ts";
 import type { BenchFigures } from "./run.ts";
+import { pool, sleep } from "./support.ts";
 
 const runs = 1_000;
 const concurrency = runController().concurrency ?? 4;
 const group = "pipelines.slipway.dev/v1alpha1";
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
 
 const pipelineSpec = {
   provider: "argo",

@@ -36,8 +36,8 @@ import { platformControllers } from "../src/platform/controllers.ts";
 import { type DesiredComponent, renderComponents } from "../src/platform/render.ts";
 import { types } from "../src/platform/resource-types.ts";
 import type { BenchFigures } from "./run.ts";
+import { sleep } from "./support.ts";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pollMs = 100;
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {

@@ -12,7 +12,7 @@ export interface BenchFigures {
 
 const name = process.argv[2];
 const available = readdirSync(new URL(".", import.meta.url))
-  .filter((file) => file.endsWith(".ts") && file !== "run.ts")
+  .filter((file) => file.endsWith(".ts") && file !== "run.ts" && file !== "support.ts")
   .map((file) => file.slice(0, -3));
 if (!name || !available.includes(name)) {
   process.stderr.write(`usage: npm run bench -- <name>   (one of: ${available.join(", ") || "none yet"})\n`);

@@ -20,22 +20,13 @@ import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
 import type { ControllerSpec } from "../src/kube/types.ts";
 import { Widget, type WidgetObject, widget, widgetType } from "../test/support/test-kind.ts";
+import { pool, sleep } from "./support.ts";
 
 const objects = 2_000;
 const cachedObjects = 10_000;
 const concurrency = 8;
 const idleSeconds = 30;
 const namespace = "default";
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
 
 const names = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `w${from + i}`);
 

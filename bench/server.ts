@@ -26,11 +26,11 @@ import { Platform } from "../src/apis/platform/platform.ts";
 import { down, up } from "../src/dev/cluster.ts";
 import { buildServer } from "../src/server/app.ts";
 import { releaseCatalog } from "../src/server/platform/releases.ts";
+import { sleep } from "./support.ts";
 
 const writes = 200;
 const reads = 500;
 const concurrency = 8;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function pool(count: number, width: number, work: () => Promise<unknown>): Promise<void> {
   let next = 0;
