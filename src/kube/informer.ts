@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { abortableSleep } from "./abortable-sleep.ts";
 import { keyString, resourcePath } from "./keys.ts";
 import { controllerOf } from "./owners.ts";
 import { ApiError, type RestClient, type WatchEvent } from "./rest.ts";
@@ -36,17 +37,7 @@ export interface InformerOptions {
   maxBackoffMs?: number;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
+const sleep = abortableSleep;
 
 /**
  * A list+watch cache of one resource type: lists (paged), then watches from the list's

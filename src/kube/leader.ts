@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { abortableSleep } from "./abortable-sleep.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
 
 export interface LeaderElectionOptions {
@@ -211,16 +212,6 @@ export class LeaderElector {
   }
 
   #sleep(ms: number): Promise<void> {
-    const signal = this.#abort.signal;
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-      signal.addEventListener("abort", done, { once: true });
-    });
+    return abortableSleep(ms, this.#abort.signal);
   }
 }
