@@ -4,7 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { type ImageBuild, ImageBuildKind, type ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import { sameJson } from "../kube/same-json.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext, ReconcileResult } from "../kube/types.ts";
 import { BuildAccess } from "./access.ts";
 import { type BuildBackend, KanikoBackend, LocalBackend, type RunTarget } from "./backends.ts";
@@ -254,13 +255,8 @@ export class ImageBuildReconciler {
   }
 
   async #writeStatus(build: ImageBuild, status: ImageBuildStatus, context: ReconcileContext) {
-    if (JSON.stringify(build.status ?? {}) === JSON.stringify(status)) return;
-    await context.client.applyStatus({
-      apiVersion: ImageBuildKind.apiVersion,
-      kind: ImageBuildKind.kind,
-      metadata: { name: build.metadata.name, namespace: build.metadata.namespace },
-      status,
-    });
+    if (sameJson(build.status ?? {}, status)) return;
+    await context.client.applyStatus({ ...build, status });
   }
 }
 

@@ -42,7 +42,7 @@ export interface Cache {
 export interface Client {
   /** Server-side apply (force: the controller owns the fields it sets). */
   apply<T extends KubeObject>(object: T): Promise<T>;
-  /** Server-side apply to the /status subresource. */
+  /** Server-side apply to the /status subresource; sends only the object's identity and `status`, so pass the object itself. */
   applyStatus<T extends KubeObject>(object: T): Promise<T>;
   /** Deletes; a missing object is not an error. */
   delete(

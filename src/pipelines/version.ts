@@ -37,8 +37,3 @@ export function versionOf(value: unknown): string {
     .digest("hex")
     .slice(0, 12);
 }
-
-/** Whether two JSON values are equal regardless of key order (the API server returns keys sorted). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}

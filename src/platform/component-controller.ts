@@ -5,6 +5,7 @@
 import type { V1Deployment, V1EndpointSlice, V1Ingress, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
+import { sameJson } from "../kube/same-json.ts";
 import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext, ResourceType } from "../kube/types.ts";
 import {
   annotations,
@@ -17,7 +18,6 @@ import {
 } from "./component-objects.ts";
 import { type ComponentVerdict, componentVerdict, type WorkloadView } from "./component-status.ts";
 import { types } from "./resource-types.ts";
-import { sameJson } from "./same-json.ts";
 
 const unsettledRequeueMs = 15_000;
 
@@ -174,12 +174,7 @@ async function writeStatus(
     conditions,
   };
   if (sameJson(status, previous)) return;
-  await context.client.applyStatus({
-    apiVersion: component.apiVersion,
-    kind: component.kind,
-    metadata: { name: component.metadata.name, namespace: component.metadata.namespace },
-    status,
-  });
+  await context.client.applyStatus({ ...component, status });
   if (previous.phase !== verdict.phase) {
     const type = verdict.phase === "Failed" ? "Warning" : "Normal";
     context.events.event(component, type, verdict.phase, verdict.message);

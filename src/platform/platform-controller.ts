@@ -6,13 +6,13 @@ import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import { type ConditionInput, setCondition } from "../kube/conditions.ts";
 import { ownerReference } from "../kube/owners.ts";
+import { sameJson } from "../kube/same-json.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.ts";
 import { findRelease, ownVersion, releases } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
 import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
 import { renderComponents } from "./render.ts";
 import { types } from "./resource-types.ts";
-import { sameJson } from "./same-json.ts";
 
 /** Held while Components are torn down in reverse dependency order. */
 export const teardownFinalizer = "platform.slipway.dev/ordered-teardown";
@@ -131,12 +131,7 @@ async function writeStatus(context: ReconcileContext, platform: PlatformResource
     components: input.components ?? previous.components ?? [],
   };
   if (sameJson(status, previous)) return;
-  await context.client.applyStatus({
-    apiVersion: platform.apiVersion,
-    kind: platform.kind,
-    metadata: { name: platform.metadata.name, namespace: platform.metadata.namespace },
-    status,
-  });
+  await context.client.applyStatus({ ...platform, status });
   if (previous.phase !== input.phase) {
     const type = degraded ? "Warning" : "Normal";
     context.events.event(platform, type, input.phase, input.message);

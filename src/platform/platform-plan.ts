@@ -5,9 +5,9 @@
  */
 import type { ComponentPhase } from "../apis/platform/component.ts";
 import type { PlatformPhase } from "../apis/platform/platform.ts";
+import { sameJson } from "../kube/same-json.ts";
 import { dependentsOf } from "./graph.ts";
 import type { ComponentSpec, DesiredComponent } from "./render.ts";
-import { sameJson } from "./same-json.ts";
 
 /** A Component as the controller sees it in the cache. */
 export interface ObservedComponent {

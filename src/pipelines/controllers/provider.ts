@@ -72,9 +72,7 @@ async function reconcileProvider(key: { namespace?: string; name: string }, cont
     return ready.status === "True" ? undefined : { requeueAfterMs: 30_000 };
   }
   await context.client.applyStatus({
-    apiVersion: provider.apiVersion,
-    kind: provider.kind,
-    metadata: { name: provider.metadata.name, namespace: provider.metadata.namespace },
+    ...provider,
     status: {
       observedGeneration: generation,
       conditions: setCondition(provider.status?.conditions, ready, generation),

@@ -4,12 +4,12 @@ import type { RunConfiguration } from "../../apis/pipelines/run-configuration.ts
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import { type ConditionInput, setCondition } from "../../kube/conditions.ts";
 import { ownerReference } from "../../kube/owners.ts";
+import { sameJson } from "../../kube/same-json.ts";
 import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import { cacheHolder } from "../cache-holder.ts";
 import { parsePipelineReference } from "../resolve.ts";
 import { planRunConfiguration } from "../run-configuration-plan.ts";
 import { pipelineType, runConfigurationType, runScheduleType, runType } from "../types.ts";
-import { sameJson } from "../version.ts";
 import { pipelineWatch } from "./indexes.ts";
 
 const byTrigger = "triggered-by";

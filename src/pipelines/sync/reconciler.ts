@@ -5,6 +5,7 @@
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import { getCondition } from "../../kube/conditions.ts";
+import { sameJson } from "../../kube/same-json.ts";
 import type {
   Cache,
   KubeObject,
@@ -19,7 +20,7 @@ import type { Backend, BackendObjects, Owner, ProviderConfig } from "../backend.
 import { cacheHolder } from "../cache-holder.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, providerType } from "../types.ts";
-import { sameJson, versionOf } from "../version.ts";
+import { versionOf } from "../version.ts";
 import { type Action, decide, type Outcome, type SyncInput, settle } from "./state-machine.ts";
 import { recordedOf, type SharedStatus, statusOf } from "./status.ts";
 
@@ -178,12 +179,7 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
         : undefined;
     const status = { ...shared, ...observed?.status };
     if (!sameJson(status, previous ?? {})) {
-      await context.client.applyStatus({
-        apiVersion: resource.apiVersion,
-        kind: resource.kind,
-        metadata: { name: resource.metadata.name, namespace },
-        status,
-      });
+      await context.client.applyStatus({ ...resource, status });
     }
     if (recorded.state === "Deleted") await context.client.removeFinalizer(kind.type, key, finalizer);
     if (observed?.expired) await context.client.delete(kind.type, key);
