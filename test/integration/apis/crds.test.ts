@@ -19,6 +19,12 @@ const gadgets = (namespace: string) => ({
   plural: gadgetKind.plural,
 });
 
+/** The create request of one Gadget. */
+const newGadget = (namespace: string, name: string, spec: Record<string, unknown>) => ({
+  ...gadgets(namespace),
+  body: { apiVersion: gadgetKind.apiVersion, kind: "Gadget", metadata: { name }, spec },
+});
+
 /** The API server's refusal of a write, as its message. */
 async function refusal(write: Promise<unknown>): Promise<string> {
   const error = await write.then(
@@ -57,15 +63,9 @@ describe("generated CRDs", () => {
     const namespace = await testNamespace("gadget");
     const api = adminConfig().makeApiClient(CustomObjectsApi);
     const message = await refusal(
-      api.createNamespacedCustomObject({
-        ...gadgets(namespace),
-        body: {
-          apiVersion: gadgetKind.apiVersion,
-          kind: "Gadget",
-          metadata: { name: "inverted" },
-          spec: { size: 1, minReplicas: 5, maxReplicas: 2 },
-        },
-      }),
+      api.createNamespacedCustomObject(
+        newGadget(namespace, "inverted", { size: 1, minReplicas: 5, maxReplicas: 2 }),
+      ),
     );
     expect(message).toContain("spec.maxReplicas");
     expect(message).toContain("must be at least minReplicas");
@@ -75,10 +75,9 @@ describe("generated CRDs", () => {
     await installCrds([gadgetKind]);
     const namespace = await testNamespace("gadget");
     const api = adminConfig().makeApiClient(CustomObjectsApi);
-    const created = (await api.createNamespacedCustomObject({
-      ...gadgets(namespace),
-      body: { apiVersion: gadgetKind.apiVersion, kind: "Gadget", metadata: { name: "g" }, spec: { size: 3 } },
-    })) as { spec: Record<string, unknown> };
+    const created = (await api.createNamespacedCustomObject(newGadget(namespace, "g", { size: 3 }))) as {
+      spec: Record<string, unknown>;
+    };
     expect(created.spec).toEqual({ size: 3, minReplicas: 1, maxReplicas: 3, mode: "safe" });
 
     await api.patchNamespacedCustomObject({
@@ -102,15 +101,7 @@ describe("generated CRDs", () => {
     const namespace = await testNamespace("gadget");
     await adminConfig()
       .makeApiClient(CustomObjectsApi)
-      .createNamespacedCustomObject({
-        ...gadgets(namespace),
-        body: {
-          apiVersion: gadgetKind.apiVersion,
-          kind: "Gadget",
-          metadata: { name: "shown" },
-          spec: { size: 42 },
-        },
-      });
+      .createNamespacedCustomObject(newGadget(namespace, "shown", { size: 42 }));
     const table = (await kubectl("get", "gdt", "-n", namespace)).stdout;
     expect(table).toMatch(/^NAME\s+SIZE\s+AGE$/m);
     expect(table).toMatch(/^shown\s+42\s+/m);
@@ -124,15 +115,7 @@ describe("generated CRDs", () => {
     const namespace = await testNamespace("gadget");
     const api = adminConfig().makeApiClient(CustomObjectsApi);
     const message = await refusal(
-      api.createNamespacedCustomObject({
-        ...gadgets(namespace),
-        body: {
-          apiVersion: gadgetKind.apiVersion,
-          kind: "Gadget",
-          metadata: { name: "m" },
-          spec: { size: 1, mode: "turbo" },
-        },
-      }),
+      api.createNamespacedCustomObject(newGadget(namespace, "m", { size: 1, mode: "turbo" })),
     );
     expect(message).toContain("spec.mode");
     expect(message).toContain('spec.mode: Unsupported value: "turbo": supported values: "fast", "safe"');
