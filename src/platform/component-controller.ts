@@ -2,7 +2,7 @@
  * The Component controller: applies a Component's workload, Service, Ingress and PVCs (all owned by
  * it) and reports its phase from what Kubernetes says about them.
  */
-import type { V1Deployment, V1EndpointSlice, V1Ingress, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
+import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
 import { sameJson } from "../kube/same-json.ts";
@@ -17,6 +17,7 @@ import {
   renderWorkload,
 } from "./component-objects.ts";
 import { type ComponentVerdict, componentVerdict, type WorkloadView } from "./component-status.ts";
+import { ingressObservation } from "./ingress-readiness.ts";
 import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
@@ -62,7 +63,7 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
     ...(templateHashOf(workload) ? { templateHash: templateHashOf(workload) } : {}),
     hasService: service !== undefined,
     readyEndpoints,
-    ...(await ingressObservation(context, component, ingress !== undefined)),
+    ...ingressObservation(cache, component, ingress !== undefined),
   });
   await writeStatus(context, component, verdict);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
@@ -117,23 +118,6 @@ function workloadView(workload: V1Deployment | V1StatefulSet): WorkloadView {
       conditions: status?.conditions,
     },
   };
-}
-
-/** An Ingress needs an address to be ready only where an ingress controller (its IngressClass) exists. */
-async function ingressObservation(
-  context: ReconcileContext,
-  component: ComponentResource,
-  hasIngress: boolean,
-) {
-  const className = component.spec.ingress?.className;
-  if (!hasIngress || !className) return {};
-  const ingressClass = await context.client.get(types.ingressClass, { name: className });
-  if (!ingressClass) return {};
-  const ingress = context.cache.get<V1Ingress>(types.ingress, {
-    namespace: component.metadata.namespace,
-    name: component.metadata.name ?? "",
-  });
-  return { ingress: { hasAddress: (ingress?.status?.loadBalancer?.ingress?.length ?? 0) > 0 } };
 }
 
 async function writeStatus(
@@ -196,6 +180,8 @@ export const componentController: ControllerSpec = {
   watches: [
     { type: types.pod, map: byLabel(labels.component) },
     { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
+    // cached for ingressObservation; a class added or removed reaches Components on their next reconcile
+    { type: types.ingressClass, map: () => [] },
   ],
   reconcile: reconcileComponent,
   permissions: [
@@ -205,6 +191,5 @@ export const componentController: ControllerSpec = {
     { type: types.service, verbs: ["create", "patch", "delete"] },
     { type: types.ingress, verbs: ["create", "patch", "delete"] },
     { type: types.pvc, verbs: ["create", "patch", "delete"] },
-    { type: types.ingressClass, verbs: ["get"] },
   ],
 };
