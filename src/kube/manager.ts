@@ -9,7 +9,7 @@ import { ResourceTypes } from "./discovery.ts";
 import { KubeEventRecorder } from "./events.ts";
 import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
-import { OpsServer } from "./ops-server.ts";
+import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
 import { RestClient } from "./rest.ts";
 import type { ControllerSpec } from "./types.ts";
 
@@ -33,6 +33,8 @@ export interface ManagerOptions {
   metricsPort?: number;
   /** Port for /healthz and /readyz (0: any free port); may equal metricsPort. */
   healthPort?: number;
+  /** Extra read-only endpoints answered from the cache, served beside /healthz. */
+  routes?: CacheRoute[];
   log?: Logger;
   /** How long stop() lets in-flight reconciles finish. Default 30 s. */
   shutdownDeadlineMs?: number;
@@ -137,6 +139,7 @@ export class Manager {
         }),
       );
     }
+    for (const route of this.#options.routes ?? []) for (const type of route.reads) this.cache.informer(type);
     this.cache.start();
     const election = this.#options.leaderElection;
     const leaseName = (election || undefined)?.leaseName || "slipway-operator";
@@ -216,12 +219,17 @@ export class Manager {
   async #listen(): Promise<void> {
     const { metricsPort, healthPort } = this.#options;
     const ready = () => this.ready;
+    const routes: OpsRoute[] = (this.#options.routes ?? []).map((route) => ({
+      path: route.path,
+      ready: () => route.reads.every((type) => this.cache.informer(type).synced),
+      get: (params) => route.get(params, this.cache),
+    }));
     const registry = Registry.merge([
       this.metrics.registry,
       ...this.#specs.flatMap((s) => (s.metrics ? [s.metrics] : [])),
     ]);
     if (metricsPort !== undefined && metricsPort === healthPort) {
-      const server = new OpsServer({ registry, ready });
+      const server = new OpsServer({ registry, ready, routes });
       this.#servers.push(server);
       this.ports.metrics = this.ports.health = await server.listen(metricsPort);
       return;
@@ -232,7 +240,7 @@ export class Manager {
       this.ports.metrics = await server.listen(metricsPort);
     }
     if (healthPort !== undefined) {
-      const server = new OpsServer({ ready });
+      const server = new OpsServer({ ready, routes });
       this.#servers.push(server);
       this.ports.health = await server.listen(healthPort);
     }

@@ -1,14 +1,114 @@
-import { createServer, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import type { Cache, ResourceType } from "./types.ts";
 
-/** Serves /metrics (Prometheus text), /healthz (the process is alive) and /readyz (caches synced). */
+/** What an extra route answers: a status code and a JSON body. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A read-only endpoint answered from the manager's informer cache, never the API server
+ * (ManagerOptions.routes). GET only; 503 until the caches of `reads` have synced.
+ */
+export interface CacheRoute {
+  /** A path whose `:name` segments become parameters, e.g. /namespaces/:namespace/things/:name. */
+  path: string;
+  /** The kinds it reads (cached from the start, like a controller's). */
+  reads: ResourceType[];
+  get: (params: Record<string, string>, cache: Cache) => JsonAnswer;
+}
+
+/** A route as the server runs it: the cache and readiness already bound. */
+export interface OpsRoute {
+  path: string;
+  ready: () => boolean;
+  get: (params: Record<string, string>) => JsonAnswer;
+}
+
+/** The parameters of `path` if it matches `pattern` segment by segment (pure). */
+export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, segment] of want.entries()) {
+    const value = got[i] ?? "";
+    if (segment.startsWith(":")) {
+      if (!value) return undefined;
+      try {
+        params[segment.slice(1)] = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    } else if (segment !== value) return undefined;
+  }
+  return params;
+}
+
+function answerJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(body));
+}
+
+const errorBody = (statusCode: number, message: string) => ({
+  statusCode,
+  error: STATUS_CODES[statusCode] ?? "Error",
+  message,
+});
+
+/** Answers `request` if one of `routes` matches its path; false when none does. */
+function serveRoute(
+  routes: readonly OpsRoute[],
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+) {
+  for (const route of routes) {
+    const params = matchPath(route.path, path);
+    if (!params) continue;
+    if (request.method !== "GET") {
+      answerJson(response, 405, errorBody(405, `${request.method} is not allowed: only GET`), {
+        allow: "GET",
+      });
+    } else if (!route.ready()) {
+      answerJson(response, 503, errorBody(503, "the operator's caches have not synced yet"));
+    } else {
+      try {
+        const answer = route.get(params);
+        answerJson(response, answer.status, answer.body);
+      } catch (error) {
+        answerJson(response, 500, errorBody(500, (error as Error).message));
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Serves /metrics (Prometheus text), /healthz (the process is alive), /readyz (caches synced) and
+ * any extra read-only `routes` (JSON).
+ */
 export class OpsServer {
   readonly #server: Server;
 
-  constructor(options: { registry?: Registry; ready?: () => boolean }) {
+  constructor(options: { registry?: Registry; ready?: () => boolean; routes?: OpsRoute[] }) {
     this.#server = createServer((request, response) => {
-      const path = (request.url ?? "/").split("?")[0];
+      const path = (request.url ?? "/").split("?")[0] ?? "/";
       if (path === "/metrics" && options.registry) {
         const registry = options.registry;
         registry
@@ -34,6 +134,7 @@ export class OpsServer {
         response.end(ready ? "ok" : "caches not synced");
         return;
       }
+      if (serveRoute(options.routes ?? [], request, response, path)) return;
       response.writeHead(404, { "content-type": "text/plain" });
       response.end("not found");
     });

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
 import { Manager } from "../kube/manager.ts";
+import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 
 export interface OperatorOptions {
@@ -17,6 +19,8 @@ export interface OperatorOptions {
   leaseName?: string;
   shutdownDeadlineMs?: number;
   controllers?: ControllerSpec[];
+  /** Read-only endpoints on the health port; default: the Platform status endpoint. */
+  routes?: CacheRoute[];
   log?: Logger;
 }
 
@@ -71,6 +75,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       : false,
     metricsPort: options.metricsPort,
     healthPort: options.healthPort,
+    routes: options.routes ?? [platformStatusRoute],
     shutdownDeadlineMs: options.shutdownDeadlineMs,
     log,
   });
