@@ -24,6 +24,8 @@ export interface BundleOptions {
   resources: V1ResourceRequirements;
   /** The version label of every object. */
   version: string;
+  /** Cluster RBAC the installer grants other parts of Slipway (namespace-free; placed by inNamespace). */
+  grants?: (version: string) => BundleObject[];
 }
 
 export const defaultResources: V1ResourceRequirements = {
@@ -178,10 +180,15 @@ const clusterRbac = new Set(["ClusterRole", "ClusterRoleBinding"]);
 
 /**
  * Puts a namespace-free bundle (e.g. parsed from deploy/slipway.yaml) into `namespace`: namespaced
- * objects get it, ServiceAccount subjects point into it, and the operator's cluster-wide RBAC is
- * named after it so installs in two namespaces do not share one ClusterRole.
+ * objects get it, ServiceAccount subjects point into it, and its cluster-wide RBAC is named after it
+ * so installs in two namespaces do not share one ClusterRole(Binding). Role references to a
+ * ClusterRole of the bundle follow the rename; built-in ones (e.g. system:auth-delegator) stay.
  */
 export function inNamespace(objects: BundleObject[], namespace: string): BundleObject[] {
+  const ownClusterRoles = new Set(
+    objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata?.name ?? ""),
+  );
+  const placedName = (name: string) => `${name}-${namespace}`;
   return objects.map((object) => {
     const kind = object.kind ?? "";
     const placed: BundleObject = clusterScoped.has(kind)
@@ -192,12 +199,12 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
         subject.kind === "ServiceAccount" ? { ...subject, namespace } : subject,
       );
     }
-    if (clusterRbac.has(kind) && object.metadata?.name === operatorName) {
-      placed.metadata = { ...object.metadata, name: clusterName(namespace) };
+    if (clusterRbac.has(kind) && object.metadata?.name) {
+      placed.metadata = { ...object.metadata, name: placedName(object.metadata.name) };
     }
     const roleRef = object.roleRef as { kind: string; name: string } | undefined;
-    if (roleRef?.kind === "ClusterRole" && roleRef.name === operatorName) {
-      placed.roleRef = { ...roleRef, name: clusterName(namespace) };
+    if (roleRef?.kind === "ClusterRole" && ownClusterRoles.has(roleRef.name)) {
+      placed.roleRef = { ...roleRef, name: placedName(roleRef.name) };
     }
     return placed;
   });
@@ -217,6 +224,7 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     ...options.kinds.map((kind) => crdManifest(kind)),
     serviceAccount,
     ...rbacObjects(deriveRbac(options.controllers), options.version),
+    ...(options.grants?.(options.version) ?? []),
     deployment(options),
     service(options),
   ];

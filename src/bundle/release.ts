@@ -3,6 +3,7 @@
 import packageJson from "../../package.json" with { type: "json" };
 import { allKinds } from "../apis/index.ts";
 import { allControllers } from "../operator/controllers.ts";
+import { bundleGrants } from "../platform/api-server-rbac.ts";
 import { type BundleObject, type BundleOptions, bundleFor, defaultResources } from "./bundle.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
@@ -18,6 +19,7 @@ export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOp
     logLevel: "info",
     resources: defaultResources,
     version: releaseVersion,
+    grants: bundleGrants,
     ...overrides,
   };
 }

@@ -19,6 +19,8 @@ export interface CatalogComponent {
   volume?: { name: string; mountPath: string; sizeField: SizeField };
   ingressPath?: string;
   dependsOn: ComponentName[];
+  /** The pods run as their own ServiceAccount (see service-account.ts), not the namespace's default. */
+  ownServiceAccount?: boolean;
 }
 
 /** The in-cluster DNS name of a component's Service. */
@@ -94,6 +96,7 @@ export const catalog: readonly CatalogComponent[] = [
     volume: { name: "builder-cache", mountPath: "/cache", sizeField: "builderCacheSize" },
     ingressPath: "/api",
     dependsOn: ["postgres", "object-store", "registry"],
+    ownServiceAccount: true,
   },
   {
     name: "web",

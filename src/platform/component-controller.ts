@@ -1,6 +1,6 @@
 /**
- * The Component controller: applies a Component's workload, Service, Ingress and PVCs (all owned by
- * it) and reports its phase from what Kubernetes says about them.
+ * The Component controller: applies a Component's workload, Service, Ingress, PVCs and ServiceAccount
+ * (all owned by it) and reports its phase from what Kubernetes says about them.
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
@@ -14,6 +14,7 @@ import {
   renderClaims,
   renderIngress,
   renderService,
+  renderServiceAccount,
   renderWorkload,
 } from "./component-objects.ts";
 import { type ComponentVerdict, componentVerdict, type WorkloadView } from "./component-status.ts";
@@ -29,6 +30,9 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const namespace = key.namespace ?? "";
   const name = key.name;
 
+  // A pod naming a ServiceAccount that does not exist yet is refused, so the account goes first.
+  const serviceAccount = renderServiceAccount(component);
+  if (serviceAccount) await applyChanged(context, types.serviceAccount, serviceAccount);
   // The children do not depend on each other (a pod waits for its claim), so they are written together.
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
   const service = renderService(component);
@@ -176,7 +180,7 @@ const byLabel =
 export const componentController: ControllerSpec = {
   name: "component",
   for: types.component,
-  owns: [types.deployment, types.statefulSet, types.service, types.ingress, types.pvc],
+  owns: [types.deployment, types.statefulSet, types.service, types.ingress, types.pvc, types.serviceAccount],
   watches: [
     { type: types.pod, map: byLabel(labels.component) },
     { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
@@ -191,5 +195,6 @@ export const componentController: ControllerSpec = {
     { type: types.service, verbs: ["create", "patch", "delete"] },
     { type: types.ingress, verbs: ["create", "patch", "delete"] },
     { type: types.pvc, verbs: ["create", "patch", "delete"] },
+    { type: types.serviceAccount, verbs: ["create", "patch", "delete"] },
   ],
 };

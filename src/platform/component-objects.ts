@@ -11,6 +11,7 @@ import type {
   V1PersistentVolumeClaim,
   V1PodTemplateSpec,
   V1Service,
+  V1ServiceAccount,
   V1StatefulSet,
 } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
@@ -78,6 +79,7 @@ function podTemplate(component: ComponentResource): V1PodTemplateSpec {
         name: v.name,
         persistentVolumeClaim: { claimName: pvcName(component, v.name) },
       })),
+      ...(spec.serviceAccount ? { serviceAccountName: component.metadata.name ?? "" } : {}),
       ...(spec.nodeSelector ? { nodeSelector: spec.nodeSelector } : {}),
       ...(spec.tolerations ? { tolerations: spec.tolerations } : {}),
     },
@@ -171,6 +173,12 @@ export function renderIngress(component: ComponentResource): V1Ingress | undefin
       ],
     },
   };
+}
+
+/** The Component's own ServiceAccount, when its pods run as one. */
+export function renderServiceAccount(component: ComponentResource): V1ServiceAccount | undefined {
+  if (!component.spec.serviceAccount) return undefined;
+  return { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(component) };
 }
 
 export function renderClaims(component: ComponentResource): V1PersistentVolumeClaim[] {

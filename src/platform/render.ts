@@ -68,6 +68,7 @@ function renderComponent(
   };
   if (entry.args) rendered.args = entry.args;
   if (entry.readinessPath) rendered.readinessPath = entry.readinessPath;
+  if (entry.ownServiceAccount) rendered.serviceAccount = true;
   if (spec.restartedAt) rendered.restartedAt = spec.restartedAt;
   if (entry.ingressPath && spec.ingress?.enabled !== false) {
     rendered.ingress = {

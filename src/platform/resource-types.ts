@@ -25,6 +25,13 @@ export const types = {
     namespaced: true,
   },
   service: { group: "", version: "v1", kind: "Service", plural: "services", namespaced: true },
+  serviceAccount: {
+    group: "",
+    version: "v1",
+    kind: "ServiceAccount",
+    plural: "serviceaccounts",
+    namespaced: true,
+  },
   pvc: {
     group: "",
     version: "v1",

@@ -49,6 +49,12 @@ export const ComponentSpec = Type.Object({
     }),
   ),
   dependencies: Type.Array(Type.String({ maxLength: 63 }), { default: [], maxItems: 16 }),
+  serviceAccount: Type.Optional(
+    Type.Boolean({
+      description:
+        "The pods run as their own ServiceAccount, named after the Component (e.g. for a ClusterRoleBinding)",
+    }),
+  ),
   ...podSettings,
 });
 

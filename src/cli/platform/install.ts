@@ -4,7 +4,9 @@ import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
+import { inNamespace } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { apiServerBinding } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
 import {
@@ -85,10 +87,12 @@ async function install(flags: InstallFlags): Promise<void> {
     : flags.manifest
       ? await readManifest(flags.manifest, context.namespace)
       : (await import("../../bundle/release.ts")).releaseBundle(context.namespace);
+  // the api-server's right to review tokens, for this platform's name (the bundle has the default's)
+  objects.push(...inNamespace([apiServerBinding(flags.platform, ownVersion)], context.namespace));
   for (const object of objects) await context.apply(object);
   context.say(
     flags.dev
-      ? `applied ${objects.length} CRDs; run the operator yourself (\`slipway dev up\` does)`
+      ? `applied ${objects.length - 1} CRDs and the api-server's ClusterRoleBinding; run the operator yourself (\`slipway dev up\` does)`
       : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}`,
   );
   await waitForCrd(context);

@@ -4,7 +4,10 @@ import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
+import { inNamespace } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { apiServerBinding } from "../../platform/api-server-rbac.ts";
+import { ownVersion } from "../../platform/catalog.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
@@ -105,9 +108,10 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
   const { releaseBundle } = await import("../../bundle/release.ts");
-  const operatorObjects = releaseBundle(context.namespace).filter(
-    (o) => o.kind !== "CustomResourceDefinition",
-  );
+  const operatorObjects = [
+    ...releaseBundle(context.namespace).filter((o) => o.kind !== "CustomResourceDefinition"),
+    ...inNamespace([apiServerBinding(context.flags.platform, ownVersion)], context.namespace),
+  ];
   let removed = 0;
   for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;
   if (removed) context.say(`removed the operator (${removed} objects)`);
