@@ -9,6 +9,9 @@ import { parse as parseYaml } from "yaml";
 import { durationPattern } from "../apis/builds/imagebuild.ts";
 import { defaultImageTemplate } from "./naming.ts";
 
+/** Names the operator's builds configuration file. */
+export const configEnvironmentVariable = "SLIPWAY_BUILDS_CONFIG";
+
 const StringMap = () => Type.Record(Type.String(), Type.String());
 
 const SecretName = Type.String({ minLength: 1, maxLength: 253, pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$" });

@@ -10,7 +10,7 @@ import type { ControllerSpec, ObjectKey, ReconcileContext, ReconcileResult } fro
 import { BuildAccess } from "./access.ts";
 import { type BuildBackend, KanikoBackend, LocalBackend, type RunTarget } from "./backends.ts";
 import { type BlobUri, parseBlobUri } from "./blob-uri.ts";
-import { type BuildsConfig, parseBuildsConfig } from "./config.ts";
+import { type BuildsConfig, configEnvironmentVariable, parseBuildsConfig } from "./config.ts";
 import { type Decision, decide, type Observed } from "./decide.ts";
 import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
 import { LocalBuilder } from "./local-builder.ts";
@@ -25,8 +25,6 @@ import {
 } from "./naming.ts";
 import { types } from "./resource-types.ts";
 import { SecretReader } from "./secrets.ts";
-
-export const configEnvironmentVariable = "SLIPWAY_BUILDS_CONFIG";
 
 export interface ImageBuildControllerOptions {
   /** Default: the file named by $SLIPWAY_BUILDS_CONFIG, read at the first reconcile. */

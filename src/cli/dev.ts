@@ -2,8 +2,15 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { down, status, up } from "../dev/cluster.ts";
 import { demo } from "../dev/demo.ts";
+import { devBucket, EmptyArtifactError, uploadDevArtifact } from "../dev/dev-builds.ts";
 import { defaultDevDir } from "../dev/paths.ts";
-import { devNamespace, startPlatformServices } from "../dev/platform-services.ts";
+import {
+  devNamespace,
+  type PlatformServices,
+  readPlatformServices,
+  startPlatformServices,
+} from "../dev/platform-services.ts";
+import { isRunning } from "../dev/processes.ts";
 import { readState } from "../dev/state.ts";
 import { UserError } from "./run.ts";
 
@@ -36,6 +43,9 @@ export function registerDevCommands(program: Command): void {
       log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
       const services = await startPlatformServices(dirOf(), state.kubeconfig, log);
       log(`operator and server running (namespace ${devNamespace}); UI and API at ${services.uiAddress}`);
+      log(
+        `image builds: registry ${services.builds.registry}, S3 ${services.builds.s3Endpoint} (bucket ${devBucket}; \`slipway dev upload\` puts a build context there)`,
+      );
       process.stdout.write(`${state.kubeconfig}\n`);
     });
 
@@ -58,28 +68,81 @@ export function registerDevCommands(program: Command): void {
     .option("-o, --output <format>", "text or json", "text")
     .action(async (options: { output: string }) => {
       const result = await status(dirOf());
-      if (options.output === "json") process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      const services = await readPlatformServices(dirOf());
+      const servicesStatus = (services?.processes ?? []).map((p) => ({
+        name: p.name,
+        pid: p.pid,
+        running: isRunning(p),
+        log: p.log,
+      }));
+      if (options.output === "json")
+        process.stdout.write(
+          `${JSON.stringify({ ...result, services: servicesStatus, ...addresses(services) }, null, 2)}\n`,
+        );
       else if (result.components.length === 0) process.stdout.write("not started (run `slipway dev up`)\n");
       else {
-        for (const c of result.components) {
+        for (const c of [...result.components, ...servicesStatus]) {
           process.stdout.write(
             `${c.name.padEnd(24)} ${c.running ? "running" : "NOT RUNNING"}  pid ${c.pid}  log ${c.log}\n`,
           );
         }
         process.stdout.write(`${"apiserver /readyz".padEnd(24)} ${result.apiserver?.detail}\n`);
+        for (const [name, address] of Object.entries(addresses(services)))
+          process.stdout.write(`${name.padEnd(24)} ${address}\n`);
       }
       if (!result.up) process.exitCode = 1;
     });
 
   dev
+    .command("upload <directory> <name>")
+    .description(
+      `upload a build context (every file under <directory>) to the dev S3 server as s3://${devBucket}/<name>/ and print that URI`,
+    )
+    .action(async (directory: string, name: string) => {
+      const services = await readPlatformServices(dirOf());
+      if (!services) throw new UserError(`no dev platform in ${dirOf()} (run \`slipway dev up\`)`);
+      if (!/^[a-z0-9][a-z0-9._/-]*$/.test(name))
+        throw new UserError(
+          `<name> must be a path of lowercase letters, digits, '.', '_', '-' and '/', not ${name}`,
+        );
+      const uri = await uploadDevArtifact(services.builds, resolve(directory), name).catch((error) => {
+        if (error instanceof EmptyArtifactError) throw new UserError(error.message);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") throw new UserError(`${directory} is not a directory`);
+        throw error;
+      });
+      process.stdout.write(`${uri}\n`);
+    });
+
+  dev
     .command("env")
-    .description("print `export KUBECONFIG=...` for the running control plane (--path: only the path)")
+    .description(
+      "print `export KUBECONFIG=...` (and the registry and S3 addresses) for the running control plane (--path: only the kubeconfig path)",
+    )
     .option("--path", "print only the kubeconfig path")
     .action(async (options: { path?: boolean }) => {
       const state = await readState(dirOf());
       if (!state) throw new UserError(`no control plane in ${dirOf()} (run \`slipway dev up\`)`);
-      process.stdout.write(
-        options.path ? `${state.kubeconfig}\n` : `export KUBECONFIG=${state.kubeconfig}\n`,
-      );
+      if (options.path) {
+        process.stdout.write(`${state.kubeconfig}\n`);
+        return;
+      }
+      const services = await readPlatformServices(dirOf());
+      const lines = [`export KUBECONFIG=${state.kubeconfig}`];
+      if (services) {
+        lines.push(`export SLIPWAY_DEV_REGISTRY=${services.builds.registry}`);
+        lines.push(`export SLIPWAY_DEV_S3_ENDPOINT=${services.builds.s3Endpoint}`);
+      }
+      process.stdout.write(`${lines.join("\n")}\n`);
     });
+}
+
+/** Where the dev platform's services answer (none before `up` started them). */
+function addresses(services: PlatformServices | undefined): Record<string, string> {
+  if (!services) return {};
+  return {
+    ui: services.uiAddress,
+    registry: services.builds.registry,
+    s3: services.builds.s3Endpoint,
+  };
 }

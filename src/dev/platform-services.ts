@@ -1,10 +1,22 @@
 /**
- * The Slipway operator and `slipway server` as local processes next to the control plane (what
- * `slipway dev up` adds; the test harness's up() does not start them). Recorded in their own state
- * file so the control plane's state stays as it was; `down` stops them first.
+ * The Slipway operator and `slipway server` as local processes next to the control plane, with the
+ * image-build servers they use (a registry and MinIO, src/dev/dev-builds.ts) — what `slipway dev up`
+ * adds; the test harness's up() does not start them. Recorded in their own state file so the
+ * control plane's state stays as it was; `down` stops them first.
  */
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { configEnvironmentVariable } from "../builds/config.ts";
+import {
+  type DevBuilds,
+  type DevBuildsPorts,
+  devBuilds,
+  devBuildsProbe,
+  devBuildsProcesses,
+  provisionDevBuilds,
+  writeDevBuildsFiles,
+} from "./dev-builds.ts";
+import { probeHttp, waitFor } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
@@ -16,6 +28,8 @@ export interface PlatformServices {
   processes: ProcessRecord[];
   /** Where `slipway server` serves the UI and the REST API. */
   uiAddress: string;
+  buildsPorts: DevBuildsPorts;
+  builds: DevBuilds;
 }
 
 const servicesFile = (dir: string) => join(dir, "platform-services.json");
@@ -35,57 +49,89 @@ async function writePlatformServices(dir: string, services: PlatformServices): P
   await rename(temporary, servicesFile(dir));
 }
 
-/** Starts the operator and the server (or restarts whichever died, with its original flags). */
+function newPlatformServices(
+  dir: string,
+  kubeconfig: string,
+  ports: [number, number, number, number, number],
+): PlatformServices {
+  const [health, server, registry, s3, s3Console] = ports;
+  const buildsPorts = { registry, s3, s3Console };
+  const builds = devBuilds(dir, buildsPorts);
+  const cli = (name: string, args: string[], env?: Record<string, string>): Omit<ProcessRecord, "pid"> => ({
+    name,
+    command: process.execPath,
+    args: [join(packageRoot, "src/cli/main.ts"), ...args, "--kubeconfig", kubeconfig],
+    log: join(dir, "logs", `${name}.log`),
+    ...(env ? { env } : {}),
+  });
+  const processes = [
+    ...devBuildsProcesses(dir, buildsPorts),
+    cli(
+      "slipway-operator",
+      [
+        "operator",
+        "--namespace",
+        devNamespace,
+        "--no-leader-elect",
+        "--metrics-port",
+        String(health),
+        "--health-port",
+        String(health),
+      ],
+      { [configEnvironmentVariable]: builds.configFile },
+    ),
+    cli("slipway-server", ["server", "-n", devNamespace, "--port", String(server), "--host", "127.0.0.1"]),
+  ];
+  return {
+    uiAddress: `http://127.0.0.1:${server}/`,
+    buildsPorts,
+    builds,
+    processes: processes.map((p) => ({ ...p, pid: 0 })),
+  };
+}
+
+/**
+ * Starts the build servers, provisions what builds need (bucket, Secret, the operator's builds
+ * configuration), then the operator and the server; on a later call restarts whichever died, with
+ * its original flags.
+ */
 export async function startPlatformServices(
   dir: string,
   kubeconfig: string,
   log: (line: string) => void = () => {},
 ): Promise<PlatformServices> {
   let services = await readPlatformServices(dir);
-  if (!services) {
-    const [health, server] = (await freePorts(2)) as [number, number];
-    const cli = (name: string, args: string[]): ProcessRecord => ({
-      name,
-      command: process.execPath,
-      args: [join(packageRoot, "src/cli/main.ts"), ...args, "--kubeconfig", kubeconfig],
-      log: join(dir, "logs", `${name}.log`),
-      pid: 0,
-    });
-    services = {
-      uiAddress: `http://127.0.0.1:${server}/`,
-      processes: [
-        cli("slipway-operator", [
-          "operator",
-          "--namespace",
-          devNamespace,
-          "--no-leader-elect",
-          "--metrics-port",
-          String(health),
-          "--health-port",
-          String(health),
-        ]),
-        cli("slipway-server", [
-          "server",
-          "-n",
-          devNamespace,
-          "--port",
-          String(server),
-          "--host",
-          "127.0.0.1",
-        ]),
-      ],
-    };
+  if (services && !services.builds) {
+    // recorded by a version without the build servers: start over with them
+    await stopProcesses(services.processes.filter(isRunning));
+    services = undefined;
   }
+  if (!services)
+    services = newPlatformServices(
+      dir,
+      kubeconfig,
+      (await freePorts(5)) as [number, number, number, number, number],
+    );
+  const { builds } = services;
+  await writeDevBuildsFiles(dir, services.buildsPorts);
   const processes: ProcessRecord[] = [];
-  for (const record of services.processes) {
-    if (record.pid && isRunning(record)) {
-      processes.push(record);
-      continue;
-    }
+  const ensure = async (record: ProcessRecord) => {
+    if (record.pid && isRunning(record)) return record;
     log(`starting ${record.name}${record.pid ? " (it had stopped)" : ""}`);
     const { pid: _pid, ...spec } = record;
-    processes.push(startProcess(spec));
-  }
+    const started = startProcess(spec);
+    const readiness = devBuildsProbe(record.name, builds, probeHttp);
+    if (readiness)
+      await waitFor(record.name, readiness, { timeoutMs: 60_000, alive: () => isRunning(started) });
+    return started;
+  };
+  const isBuildServer = (record: ProcessRecord) =>
+    devBuildsProbe(record.name, builds, probeHttp) !== undefined;
+  // the operator reads the builds configuration at its first build: provision before starting it
+  for (const record of services.processes.filter(isBuildServer)) processes.push(await ensure(record));
+  await provisionDevBuilds(dir, builds, kubeconfig, devNamespace);
+  for (const record of services.processes.filter((r) => !isBuildServer(r)))
+    processes.push(await ensure(record));
   services = { ...services, processes };
   await writePlatformServices(dir, services);
   return services;

@@ -7,13 +7,19 @@ export interface ProcessRecord {
   command: string;
   args: string[];
   log: string;
+  /** Added to this process's environment (never a secret: a secret goes in a file the variable names). */
+  env?: Record<string, string>;
   pid: number;
 }
 
 /** Starts a process detached from this one (it outlives the CLI), its output appended to its log file. */
 export function startProcess(spec: Omit<ProcessRecord, "pid">): ProcessRecord {
   const out = openSync(spec.log, "a");
-  const child = spawn(spec.command, spec.args, { detached: true, stdio: ["ignore", out, out] });
+  const child = spawn(spec.command, spec.args, {
+    detached: true,
+    stdio: ["ignore", out, out],
+    env: { ...process.env, ...spec.env },
+  });
   if (child.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);
   child.unref();
   return { ...spec, pid: child.pid };

@@ -38,7 +38,7 @@ describe("slipway dev (its own control plane)", () => {
     const unchanged = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as DevState;
     expect(new Map(unchanged.processes.map((p) => [p.name, p.pid]))).toEqual(pids);
 
-    expect((await dev("env")).stdout).toBe(`export KUBECONFIG=${kubeconfig}\n`);
+    expect((await dev("env")).stdout.split("\n")[0]).toBe(`export KUBECONFIG=${kubeconfig}`);
     expect((await dev("env", "--path")).stdout).toBe(`${kubeconfig}\n`);
     expect((await dev("status")).code).toBe(0);
 

@@ -4,11 +4,18 @@
  * built by tools/setup/20-builds-servers.sh.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cacheDir, packageRoot } from "../../../src/dev/paths.ts";
+import {
+  cachedBinary,
+  minioArgs,
+  minioProbeUrl,
+  type RegistryAuth,
+  registryCommand,
+  registryConfig,
+  registryProbeUrl,
+} from "../../../src/dev/build-servers.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
 
 export interface RunningServer {
@@ -19,21 +26,6 @@ export interface RunningServer {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function setupVersion(name: string): string {
-  const script = readFileSync(join(packageRoot, "tools/setup/20-builds-servers.sh"), "utf8");
-  const version = new RegExp(`^${name}=(\\S+)$`, "m").exec(script)?.[1];
-  if (!version) throw new Error(`tools/setup/20-builds-servers.sh does not pin ${name}`);
-  return version;
-}
-
-/** A binary built by tools/setup/20-builds-servers.sh, or a clear error saying to run it. */
-export function cachedBinary(tool: "minio" | "fake-gcs-server"): string {
-  const version = setupVersion(tool === "minio" ? "MINIO_VERSION" : "FAKE_GCS_VERSION");
-  const path = join(cacheDir(), "bin", `${tool}-${version}`, tool);
-  if (!existsSync(path)) throw new Error(`${path} is missing: run tools/setup/20-builds-servers.sh`);
-  return path;
-}
 
 async function waitUntil(
   what: string,
@@ -99,26 +91,21 @@ export async function startRegistry(
   const lines = Object.entries(users).map(([user, password]) =>
     execFileSync("htpasswd", ["-nbB", user, password], { encoding: "utf8" }).trim(),
   );
-  await writeFile(join(dir, "htpasswd"), `${lines.join("\n")}\n`);
-  const auth = token
-    ? `auth:\n  token:\n${Object.entries(token)
-        .map(([k, v]) => `    ${k}: ${v}\n`)
-        .join("")}`
-    : lines.length
-      ? `auth:\n  htpasswd:\n    realm: slipway\n    path: ${join(dir, "htpasswd")}\n`
-      : "";
+  const htpasswd = join(dir, "htpasswd");
+  await writeFile(htpasswd, `${lines.join("\n")}\n`);
+  const auth: RegistryAuth | undefined = token ? { token } : lines.length ? { htpasswd } : undefined;
   await writeFile(
     join(dir, "config.yml"),
-    `version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, "data")}\n  delete:\n    enabled: true\nhttp:\n  addr: ${address}\n${auth}`,
+    registryConfig({ address, dataDir: join(dir, "data"), ...(auth ? { auth } : {}) }),
   );
   const child = await start(
     "docker-registry",
-    "docker-registry",
+    registryCommand,
     ["serve", join(dir, "config.yml")],
     {},
     dir,
     async () => {
-      const response = await fetch(`http://${address}/v2/`);
+      const response = await fetch(registryProbeUrl(address));
       return response.status === 200 || response.status === 401;
     },
   );
@@ -140,18 +127,10 @@ export async function startMinio(): Promise<RunningS3> {
   const child = await start(
     "minio",
     cachedBinary("minio"),
-    [
-      "server",
-      join(dir, "data"),
-      "--address",
-      address,
-      "--console-address",
-      `127.0.0.1:${consolePort}`,
-      "--quiet",
-    ],
+    minioArgs({ dataDir: join(dir, "data"), address, consoleAddress: `127.0.0.1:${consolePort}` }),
     { MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey, MINIO_BROWSER: "off" },
     dir,
-    async () => (await fetch(`http://${address}/minio/health/ready`)).ok,
+    async () => (await fetch(minioProbeUrl(address))).ok,
   );
   return {
     address,
