@@ -26,13 +26,18 @@ export interface OperatorProcess {
 
 /**
  * Starts `bin/slipway operator` watching only `namespace` (the caller kills it); `lean` runs only the
- * platform controllers (platform-operator.ts), which starts faster.
+ * platform controllers (platform-operator.ts), which starts faster. `kubeconfig`: another control
+ * plane than the shared test one.
  */
-export function startOperator(namespace: string, options: { lean?: boolean } = {}): OperatorProcess {
+export function startOperator(
+  namespace: string,
+  options: { lean?: boolean; kubeconfig?: string } = {},
+): OperatorProcess {
+  const kubeconfig = options.kubeconfig ?? inject("kubeconfig");
   const child = options.lean
     ? spawn(
         join(packageRoot, "node_modules/node/bin/node"),
-        [join(packageRoot, "test/e2e/platform/platform-operator.ts"), inject("kubeconfig"), namespace],
+        [join(packageRoot, "test/e2e/platform/platform-operator.ts"), kubeconfig, namespace],
         { stdio: ["ignore", "pipe", "pipe"] },
       )
     : spawn(
@@ -40,7 +45,7 @@ export function startOperator(namespace: string, options: { lean?: boolean } = {
         [
           "operator",
           "--kubeconfig",
-          inject("kubeconfig"),
+          kubeconfig,
           "--namespace",
           namespace,
           "--no-leader-elect",
@@ -76,7 +81,26 @@ export async function suiteNamespace(prefix: string): Promise<{ name: string; re
 
 /** Runs the CLI against the test control plane, in `namespace`. */
 export function cli(namespace: string, ...args: string[]): Promise<CliResult> {
-  return slipway([...args, "--kubeconfig", inject("kubeconfig"), "-n", namespace], {}, 600_000);
+  return cliOn(inject("kubeconfig"), namespace, ...args);
+}
+
+/** Runs the CLI against the control plane of `kubeconfig`, in `namespace`. */
+export function cliOn(kubeconfig: string, namespace: string, ...args: string[]): Promise<CliResult> {
+  return slipway([...args, "--kubeconfig", kubeconfig, "-n", namespace], {}, 600_000);
+}
+
+/** The port of the operator's health endpoints (and its extra routes), from its startup log line. */
+export async function operatorHealthPort(operator: OperatorProcess): Promise<number> {
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const line = operator
+      .output()
+      .split("\n")
+      .find((l) => l.includes("operations endpoints listening"));
+    if (line) return (JSON.parse(line) as { ports: { health: number } }).ports.health;
+    if (operator.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the operator did not report its ports:\n${operator.output()}`);
 }
 
 const group = "platform.slipway.dev";
