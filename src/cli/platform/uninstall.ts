@@ -122,6 +122,8 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
   }
   if (!flags.keepCrds) {
     for (const crd of crds) await context.remove(crd);
+    // the API server first deletes every object of a CRD; only then is it gone
+    for (const crd of crds) await waitGone(context, crd, `CRD ${crd.metadata?.name}`, deadline);
     context.say(`removed ${crds.length} CRDs`);
   }
   context.say("uninstalled");

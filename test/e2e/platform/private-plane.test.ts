@@ -1,0 +1,174 @@
+/**
+ * What changes cluster-scoped state, on a private control plane so the shared one is not disturbed:
+ * a default IngressClass (every Ingress without a class would wait for an address) and an uninstall
+ * that removes the CRDs (every other test uses them).
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  NetworkingV1Api,
+  RbacAuthorizationV1Api,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ComponentResource } from "../../../src/apis/platform/component.ts";
+import type { PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { down, up } from "../../../src/dev/cluster.ts";
+import { defaultClassAnnotation } from "../../../src/platform/ingress-readiness.ts";
+import { eventually } from "../../support/cluster.ts";
+import { cliOn, type OperatorProcess, startOperator } from "./support.ts";
+
+const run = promisify(execFile);
+const namespace = "plat-private";
+const ingressClass = "test-default";
+let dir: string;
+let kubeconfig: string;
+let config: KubeConfig;
+let operator: OperatorProcess;
+
+beforeAll(async () => {
+  dir = join(await mkdtemp(join(tmpdir(), "slipway-plat-")), "dev");
+  kubeconfig = (await up({ dir, nodes: 1 })).kubeconfig;
+  config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  operator = startOperator(namespace, { kubeconfig });
+}, 300_000);
+
+afterAll(async () => {
+  await operator?.kill();
+  if (dir) await down(dir);
+}, 120_000);
+
+const cli = (...args: string[]) => cliOn(kubeconfig, namespace, ...args);
+
+const component = (name: string) =>
+  config
+    .makeApiClient(CustomObjectsApi)
+    .getNamespacedCustomObject({
+      group: "platform.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural: "components",
+      name: `slipway-${name}`,
+    })
+    .catch(() => undefined) as Promise<ComponentResource | undefined>;
+
+const platformPhase = async () =>
+  (
+    (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: "platform.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural: "platforms",
+      name: "slipway",
+    })) as PlatformResource
+  ).status?.phase;
+
+const waitingForAddress = (name: string) =>
+  eventually(
+    `${name} waiting for its Ingress address`,
+    () => component(name),
+    (c) => c?.status?.message === "Ingress has no address yet",
+    120_000,
+  );
+
+const giveAddress = (name: string) =>
+  run(
+    binaryPaths().kubectl,
+    [
+      "--kubeconfig",
+      kubeconfig,
+      "-n",
+      namespace,
+      "patch",
+      "ingress",
+      `slipway-${name}`,
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: "192.0.2.10" }] } } }),
+    ],
+    { timeout: 60_000 },
+  );
+
+const slipwayClusterObjects = async () => {
+  const rbac = config.makeApiClient(RbacAuthorizationV1Api);
+  const names = [
+    ...(await rbac.listClusterRole()).items.map((r) => `ClusterRole/${r.metadata?.name}`),
+    ...(await rbac.listClusterRoleBinding()).items.map((b) => `ClusterRoleBinding/${b.metadata?.name}`),
+    ...(await config.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition()).items.map(
+      (c) => `CustomResourceDefinition/${c.metadata?.name}`,
+    ),
+  ];
+  return names.filter((name) => name.includes("slipway"));
+};
+
+describe.sequential("a platform on its own control plane", () => {
+  it("with a default IngressClass, Components with an Ingress are Ready only once it has an address", {
+    timeout: 300_000,
+  }, async () => {
+    const networking = config.makeApiClient(NetworkingV1Api);
+    await networking.createIngressClass({
+      body: {
+        metadata: { name: ingressClass, annotations: { [defaultClassAnnotation]: "true" } },
+        spec: { controller: "example.org/no-controller" },
+      },
+    });
+    try {
+      // the full release bundle (operator objects, cluster RBAC), with the test's operator process doing the work
+      const install = await cli("install", "--no-wait");
+      expect(install.stderr).toBe("");
+      expect(install.code).toBe(0);
+
+      const apiServer = await waitingForAddress("api-server");
+      expect(apiServer?.status?.phase).toBe("Deploying");
+      expect(await component("web")).toBeUndefined(); // it waits for the api-server to be Ready
+      await giveAddress("api-server");
+      await eventually(
+        "api-server Ready",
+        () => component("api-server"),
+        (c) => c?.status?.phase === "Ready",
+      );
+
+      const web = await waitingForAddress("web");
+      expect(web?.status?.phase).toBe("Deploying");
+      expect(await platformPhase()).toBe("Installing");
+      await giveAddress("web");
+      const status = await cli("status", "--wait", "Running", "--timeout", "2m");
+      expect(status.code, status.stderr).toBe(0);
+      expect((await component("web"))?.status?.phase).toBe("Ready");
+    } finally {
+      await networking.deleteIngressClass({ name: ingressClass }).catch(() => {});
+    }
+  });
+
+  it("uninstall without --keep-crds leaves nothing of Slipway; a second one is a no-op", {
+    timeout: 300_000,
+  }, async () => {
+    const before = await slipwayClusterObjects();
+    expect(before).toContain(`ClusterRoleBinding/slipway-operator-${namespace}`);
+    expect(before).toContain(`ClusterRoleBinding/slipway-api-server-${namespace}`);
+    expect(before).toContain("CustomResourceDefinition/platforms.platform.slipway.dev");
+
+    const first = await cli("uninstall", "--yes", "--timeout", "4m");
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`removed namespace ${namespace}`);
+    expect(first.stdout).toMatch(/removed \d+ CRDs/);
+    expect(await slipwayClusterObjects()).toEqual([]);
+    const namespaces = await config.makeApiClient(CoreV1Api).listNamespace();
+    expect(namespaces.items.map((n) => n.metadata?.name)).not.toContain(namespace);
+
+    const second = await cli("uninstall", "--yes");
+    expect(second.stderr).toBe("");
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("nothing to uninstall");
+  });
+});
