@@ -30,7 +30,12 @@ import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
 import type { KubeObject } from "../src/kube/types.ts";
 import { findRelease } from "../src/platform/catalog.ts";
-import { renderClaims, renderService, renderWorkload } from "../src/platform/component-objects.ts";
+import {
+  renderClaims,
+  renderService,
+  renderServiceAccount,
+  renderWorkload,
+} from "../src/platform/component-objects.ts";
 import { rolloutUnfinished } from "../src/platform/component-status.ts";
 import { platformControllers } from "../src/platform/controllers.ts";
 import { type DesiredComponent, renderComponents } from "../src/platform/render.ts";
@@ -122,6 +127,8 @@ async function floorRun(
       ...object,
       metadata: { ...object.metadata, ownerReferences: undefined },
     });
+    const account = renderServiceAccount(component);
+    if (account) await client.apply(unowned(account));
     for (const claim of renderClaims(component)) await client.apply(unowned(claim));
     const service = renderService(component);
     if (service) await client.apply(unowned(service));
