@@ -18,6 +18,7 @@ import type { SecretReader } from "./secrets.ts";
 
 export interface RunTarget {
   build: ImageBuild;
+  /** Of the Job and the credentials Secrets: the build's own, or the configured buildNamespace. */
   namespace: string;
   image: ImageReference;
   artifact: BlobUri;
@@ -127,7 +128,10 @@ export class LocalBackend implements BuildBackend {
           continue;
         }
         const { name, key } = arg.valueFrom.secretKeyRef;
-        const value = (await this.#secrets.read(context.client, namespace, name))[key];
+        // the build owner's Secret, in the build's own namespace (credentials come from `namespace`)
+        const value = (await this.#secrets.read(context.client, build.metadata.namespace ?? namespace, name))[
+          key
+        ];
         if (value === undefined)
           throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
         buildArgs.push({ name: arg.name, value, secret: true });

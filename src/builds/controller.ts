@@ -3,13 +3,29 @@
  * out its decision (start or delete the run, write status, record an Event, count metrics).
  */
 import { readFileSync } from "node:fs";
+import type { V1ConfigMap, V1Job } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
 import { sameJson } from "../kube/same-json.ts";
-import type { ControllerSpec, ObjectKey, ReconcileContext, ReconcileResult } from "../kube/types.ts";
+import type {
+  Cache,
+  ControllerSpec,
+  KubeObject,
+  ObjectKey,
+  ReconcileContext,
+  ReconcileResult,
+} from "../kube/types.ts";
 import { BuildAccess } from "./access.ts";
 import { type BuildBackend, KanikoBackend, LocalBackend, type RunTarget } from "./backends.ts";
 import { type BlobUri, parseBlobUri } from "./blob-uri.ts";
+import {
+  crossNamespaceRefusal,
+  isCrossNamespace,
+  jobCleanupFinalizer,
+  jobNamespace,
+  ownerLabels,
+  tiedBuild,
+} from "./build-namespace.ts";
 import { type BuildsConfig, configEnvironmentVariable, parseBuildsConfig } from "./config.ts";
 import { type Decision, decide, type Observed } from "./decide.ts";
 import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
@@ -23,6 +39,7 @@ import {
   registryPrefix,
   shortHash,
 } from "./naming.ts";
+import { applyOverride, overrideConfigMapName } from "./override.ts";
 import { types } from "./resource-types.ts";
 import { SecretReader } from "./secrets.ts";
 
@@ -58,6 +75,15 @@ function referenceOf(build: ImageBuild, config: BuildsConfig): { image: ImageRef
   }
 }
 
+const keyOf = (build: ImageBuild): ObjectKey => ({
+  namespace: build.metadata.namespace ?? "",
+  name: build.metadata.name ?? "",
+});
+
+function failedForOverride(build: ImageBuild): boolean {
+  return build.status?.phase === "Failed" && build.status.conditions?.[0]?.reason === invalidOverride;
+}
+
 function configFromEnvironment(): BuildsConfig {
   const path = process.env[configEnvironmentVariable];
   if (!path)
@@ -75,56 +101,105 @@ interface Wiring {
 
 const buildingPollMs = 3_000;
 const pendingPollMs = 1_000;
+/** The failure reason of a bad per-namespace override; such a build runs again once the override changes. */
+const invalidOverride = "InvalidOverride";
 
 export class ImageBuildReconciler {
   readonly metrics: BuildMetrics;
   readonly secrets = new SecretReader();
   readonly #options: ImageBuildControllerOptions;
-  #wiring: Wiring | undefined;
+  #base: BuildsConfig | undefined;
+  /** Per effective configuration (the operator's, or one with a namespace's override). */
+  readonly #wirings = new Map<string, Wiring>();
+  #localBuilder: LocalBuilder | undefined;
+  /** The cache of the last reconcile: what an override ConfigMap's change is mapped through. */
+  #cache: Cache | undefined;
 
   constructor(options: ImageBuildControllerOptions = {}) {
     this.#options = options;
     this.metrics = options.metrics ?? new BuildMetrics();
   }
 
-  #wire(): Wiring {
-    if (this.#wiring) return this.#wiring;
-    const config = this.#options.config ?? configFromEnvironment();
+  #baseConfig(): BuildsConfig {
+    this.#base ??= this.#options.config ?? configFromEnvironment();
+    return this.#base;
+  }
+
+  #wire(config: BuildsConfig): Wiring {
+    const key = JSON.stringify(config);
+    const known = this.#wirings.get(key);
+    if (known) return known;
     const access = new BuildAccess(config, this.secrets, this.metrics);
-    const backend =
-      config.backend === "local"
-        ? new LocalBackend(
-            config,
-            this.#options.localBuilder ?? new LocalBuilder(config.local.storageRoot),
-            access,
-            this.secrets,
-          )
-        : new KanikoBackend(config);
-    this.#wiring = { config, access, backend };
-    return this.#wiring;
+    let backend: BuildBackend;
+    if (config.backend === "local") {
+      // one builder for every configuration: runs are keyed by image reference across namespaces
+      this.#localBuilder ??= this.#options.localBuilder ?? new LocalBuilder(config.local.storageRoot);
+      backend = new LocalBackend(config, this.#localBuilder, access, this.secrets);
+    } else backend = new KanikoBackend(config);
+    const wiring = { config, access, backend };
+    this.#wirings.set(key, wiring);
+    return wiring;
+  }
+
+  /** Builds of the namespace an override ConfigMap change concerns: those not finished, and those it failed. */
+  buildsConcernedBy(configMap: KubeObject): ObjectKey[] {
+    const namespace = configMap.metadata?.namespace;
+    if (configMap.metadata?.name !== overrideConfigMapName || !namespace || !this.#cache) return [];
+    return this.#cache
+      .list<ImageBuild>(types.imageBuild, { namespace })
+      .filter((b) => {
+        const phase = b.status?.phase;
+        return (phase !== "Succeeded" && phase !== "Failed") || failedForOverride(b);
+      })
+      .map((b) => ({ namespace, name: b.metadata.name ?? "" }));
   }
 
   readonly reconcile = async (
     key: ObjectKey,
     context: ReconcileContext,
   ): Promise<ReconcileResult | undefined> => {
+    this.#cache = context.cache;
     const build = context.cache.get<ImageBuild>(types.imageBuild, key);
-    // A deleted build's Job goes with it (owner reference); the pushed image stays.
-    if (!build || build.metadata.deletionTimestamp) return undefined;
+    if (!build) return undefined;
+    // A deleted build's Job goes with it (owner reference, or the cleanup finalizer); the pushed image stays.
+    if (build.metadata.deletionTimestamp) return this.#deleteTiedJobs(build, context);
     const generation = build.metadata.generation ?? 0;
     const phase = build.status?.phase;
-    if ((phase === "Succeeded" || phase === "Failed") && build.status?.observedGeneration === generation)
+    const retryAfterOverride = failedForOverride(build);
+    if (
+      (phase === "Succeeded" || phase === "Failed") &&
+      build.status?.observedGeneration === generation &&
+      !retryAfterOverride
+    )
       return undefined;
     const namespace = key.namespace ?? "default";
 
-    let wiring: Wiring;
+    let base: BuildsConfig;
     try {
-      wiring = this.#wire();
+      base = this.#baseConfig();
     } catch (error) {
       await this.#fail(build, "NotConfigured", (error as Error).message, context);
       return undefined;
     }
+    const configMap = context.cache.get<V1ConfigMap>(types.configMap, {
+      namespace,
+      name: overrideConfigMapName,
+    });
+    const overridden = applyOverride(base, namespace, configMap ? (configMap.data ?? {}) : undefined);
+    if ("error" in overridden) {
+      await this.#fail(build, invalidOverride, overridden.error, context);
+      return undefined;
+    }
+    const wiring = this.#wire(overridden.config);
     const { config, access, backend } = wiring;
+    const jobNamespaceName = jobNamespace(namespace, config);
+    if (backend.name === "kaniko" && isCrossNamespace(build, jobNamespaceName)) {
+      const refusal = crossNamespaceRefusal(build, config);
+      if (refusal) {
+        await this.#fail(build, "UnsupportedInBuildNamespace", refusal, context);
+        return undefined;
+      }
+    }
     const reference = referenceOf(build, config);
     const image = "image" in reference ? reference.image : undefined;
     const imageText = image ? formatImageReference(image) : "";
@@ -137,11 +212,12 @@ export class ImageBuildReconciler {
       return undefined;
     }
     const target: RunTarget | undefined = image
-      ? { build, namespace, image, artifact, jobName: buildJobName(imageText) }
+      ? { build, namespace: jobNamespaceName, image, artifact, jobName: buildJobName(imageText) }
       : undefined;
     const observed: Observed = {
       generation,
-      status: build.status,
+      // a build the override failed starts over
+      status: retryAfterOverride ? undefined : build.status,
       now: new Date(),
       reference: image ? { image: imageText } : { error: "error" in reference ? reference.error : "" },
       artifactUri: build.spec.artifactUri,
@@ -156,9 +232,9 @@ export class ImageBuildReconciler {
       if (decision.kind === "act") return this.#execute(build, decision, context, wiring, target);
       if (!image || !target) throw new Error("decide asked for an observation without an image reference");
       if (decision.what === "registry")
-        observed.registry = await access.checkImage(context.client, namespace, image);
+        observed.registry = await access.checkImage(context.client, jobNamespaceName, image);
       else if (decision.what === "artifact")
-        observed.artifact = await access.checkArtifact(context.client, namespace, artifact);
+        observed.artifact = await access.checkArtifact(context.client, jobNamespaceName, artifact);
       else {
         const { run, pending } = backend.observe(target, context);
         if (pending) return { requeueAfterMs: pendingPollMs };
@@ -166,6 +242,23 @@ export class ImageBuildReconciler {
       }
     }
   };
+
+  /** A build being deleted whose Job lives in another namespace: delete that Job, then let the build go. */
+  async #deleteTiedJobs(build: ImageBuild, context: ReconcileContext): Promise<undefined> {
+    if (!build.metadata.finalizers?.includes(jobCleanupFinalizer)) return undefined;
+    const jobs = context.cache.list<V1Job>(types.job, {
+      labels: { [ownerLabels.uid]: build.metadata.uid ?? "" },
+    });
+    for (const job of jobs) {
+      await context.client.delete(
+        types.job,
+        { namespace: job.metadata?.namespace ?? "", name: job.metadata?.name ?? "" },
+        { propagationPolicy: "Background" },
+      );
+    }
+    await context.client.removeFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
+    return undefined;
+  }
 
   async #fail(build: ImageBuild, reason: string, message: string, context: ReconcileContext) {
     const now = new Date().toISOString();
@@ -203,6 +296,9 @@ export class ImageBuildReconciler {
     const { backend } = wiring;
     if (decision.deleteRun && target) await backend.stop(target, context);
     if (decision.startRun && target) {
+      // before the Job exists, so that no Job in another namespace can outlive its build
+      if (backend.name === "kaniko" && isCrossNamespace(build, target.namespace))
+        await context.client.addFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
       const joining = backend.observe(target, context).run.state === "running";
       await backend.start(target, context);
       if (!joining) this.metrics.started.inc({ backend: backend.name });
@@ -267,12 +363,19 @@ export function imageBuildController(
     name: "imagebuild",
     for: types.imageBuild,
     owns: [types.job],
-    // Pods only so the cache holds the build pods' termination messages; their events enqueue nothing.
-    watches: [{ type: types.pod, map: () => [] }],
+    watches: [
+      // Pods only so the cache holds the build pods' termination messages; their events enqueue nothing.
+      { type: types.pod, map: () => [] },
+      // Jobs in the build namespace, tied to their build by labels instead of an owner reference.
+      { type: types.job, map: (job) => [tiedBuild(job)].filter((key) => key !== undefined) },
+      { type: types.configMap, map: (configMap) => reconciler.buildsConcernedBy(configMap) },
+    ],
     reconcile: reconciler.reconcile,
     concurrency: options.concurrency ?? 4,
     permissions: [
       { type: types.imageBuild, verbs: ["patch"], subresource: "status" },
+      // the cleanup finalizer of builds whose Job runs in the build namespace
+      { type: types.imageBuild, verbs: ["patch"] },
       { type: types.job, verbs: ["create", "patch", "delete"] },
       { type: types.secret, verbs: ["get"] },
     ],

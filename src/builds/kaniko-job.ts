@@ -5,6 +5,7 @@
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
 import { type ImageBuild, ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import type { BlobUri } from "./blob-uri.ts";
+import { crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
 import {
   buildJobName,
@@ -28,7 +29,10 @@ const registrySecretDir = "/secrets/registry";
 const storageSecretDir = "/secrets/storage";
 
 export interface KanikoJobInput {
-  /** The build that starts the Job: its spec shapes it and it owns it (as controller), so deleting it deletes the Job. */
+  /**
+   * The build that starts the Job: its spec shapes it and it owns it (as controller), so deleting it
+   * deletes the Job; in another namespace (buildNamespace) labels tie the Job to it instead.
+   */
   build: ImageBuild;
   image: ImageReference;
   artifact: BlobUri;
@@ -195,24 +199,30 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
     ...(env.length ? { env } : {}),
   };
   const podLabels = jobLabels(build, reference);
+  // an owner reference cannot cross namespaces: a Job in the build namespace is tied by labels
+  const tie = isCrossNamespace(build, input.namespace) ? crossNamespaceTie(build) : undefined;
   return {
     apiVersion: "batch/v1",
     kind: "Job",
     metadata: {
       name: buildJobName(reference),
       namespace: input.namespace,
-      labels: podLabels,
-      annotations: { [imageAnnotation]: reference },
-      ownerReferences: [
-        {
-          apiVersion: ImageBuildKind.apiVersion,
-          kind: ImageBuildKind.kind,
-          name: build.metadata.name ?? "",
-          uid: build.metadata.uid ?? "",
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      labels: { ...podLabels, ...tie?.labels },
+      annotations: { [imageAnnotation]: reference, ...tie?.annotations },
+      ...(tie
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: ImageBuildKind.apiVersion,
+                kind: ImageBuildKind.kind,
+                name: build.metadata.name ?? "",
+                uid: build.metadata.uid ?? "",
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }),
     },
     spec: {
       backoffLimit: build.spec.backoffLimit ?? config.defaultBackoffLimit,

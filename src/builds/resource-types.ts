@@ -13,4 +13,5 @@ export const types = {
   job: { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
   pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
   secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
+  configMap: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
 } satisfies Record<string, ResourceType>;

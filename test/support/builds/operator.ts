@@ -19,10 +19,15 @@ export interface BuildOperator {
   metrics: ReturnType<typeof imageBuildController>["reconciler"]["metrics"];
 }
 
+/**
+ * `allNamespaces`: the cache watches every namespace (as an operator must to see Jobs in a
+ * buildNamespace) while only `namespace`'s ImageBuilds are reconciled, leaving other tests' alone.
+ */
 export async function startBuildOperator(
   namespace: string,
   config: unknown,
   localBuilder?: LocalBuilder,
+  options: { allNamespaces?: boolean } = {},
 ): Promise<BuildOperator> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -35,9 +40,14 @@ export async function startBuildOperator(
     config: parseBuildsConfig(config) as BuildsConfig,
     ...(localBuilder ? { localBuilder } : {}),
   });
+  if (options.allNamespaces) {
+    const reconcile = spec.reconcile;
+    spec.reconcile = (key, context) =>
+      key.namespace === namespace ? reconcile(key, context) : Promise.resolve(undefined);
+  }
   const manager = new Manager({
     kubeConfig: adminConfig(),
-    namespace,
+    ...(options.allNamespaces ? {} : { namespace }),
     fieldManager: "slipway-builds-test",
     log: pino({ level: "debug" }, sink),
   });

@@ -1,0 +1,61 @@
+/**
+ * `buildNamespace`: build Jobs run, and credentials Secrets are read, in one namespace of the
+ * platform instead of the ImageBuild's own. An owner reference cannot cross namespaces, so a Job
+ * there is tied to its build by labels (namespace, uid) and an annotation (name), and the build
+ * carries a finalizer whose removal waits until its Job is deleted. Pure functions only.
+ */
+import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import type { KubeObject, ObjectKey } from "../kube/types.ts";
+import type { BuildsConfig } from "./config.ts";
+
+export const ownerLabels = {
+  namespace: "builds.slipway.dev/build-namespace",
+  uid: "builds.slipway.dev/build-uid",
+} as const;
+/** An ImageBuild's name may be longer than a label value allows. */
+export const ownerNameAnnotation = "builds.slipway.dev/build-name";
+/** On an ImageBuild whose Job lives in another namespace: removed once that Job is deleted. */
+export const jobCleanupFinalizer = "builds.slipway.dev/job-cleanup";
+
+/** Where the build's Job runs and its credentials Secrets are read. */
+export function jobNamespace(buildsNamespace: string, config: BuildsConfig): string {
+  return config.buildNamespace ?? buildsNamespace;
+}
+
+/** True when the Job cannot be owned by the build (another namespace). */
+export function isCrossNamespace(build: ImageBuild, jobNamespaceName: string): boolean {
+  return build.metadata.namespace !== jobNamespaceName;
+}
+
+/** Labels and annotations that tie a Job in another namespace to its build. */
+export function crossNamespaceTie(build: ImageBuild): {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+} {
+  return {
+    labels: {
+      [ownerLabels.namespace]: build.metadata.namespace ?? "",
+      [ownerLabels.uid]: build.metadata.uid ?? "",
+    },
+    annotations: { [ownerNameAnnotation]: build.metadata.name ?? "" },
+  };
+}
+
+/** The build a Job in another namespace belongs to (none for a Job owned by reference, or not a build's). */
+export function tiedBuild(job: KubeObject): ObjectKey | undefined {
+  const namespace = job.metadata?.labels?.[ownerLabels.namespace];
+  const name = job.metadata?.annotations?.[ownerNameAnnotation];
+  return namespace && name ? { namespace, name } : undefined;
+}
+
+/**
+ * Why a build cannot run in the build namespace, if it cannot: a Kaniko Job takes secret build
+ * arguments from Secrets of its own namespace, and in a shared build namespace those would be the
+ * platform's Secrets, not the build owner's.
+ */
+export function crossNamespaceRefusal(build: ImageBuild, config: BuildsConfig): string | undefined {
+  if (config.backend !== "kaniko") return undefined;
+  const secretArgs = (build.spec.buildArgs ?? []).filter((arg) => arg.valueFrom).map((arg) => arg.name);
+  if (secretArgs.length === 0) return undefined;
+  return `build arguments from Secrets (${secretArgs.join(", ")}) are not supported when the platform builds in namespace ${config.buildNamespace}: pass them as values or build in the ImageBuild's namespace`;
+}

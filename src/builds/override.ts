@@ -1,0 +1,107 @@
+/**
+ * Per-namespace override of the builds configuration: an optional ConfigMap `slipway-builds` in the
+ * ImageBuild's namespace whose `config.yaml` holds a partial configuration, deep-merged over the
+ * operator's and validated by the same schema. Only what a namespace may choose for itself can be
+ * overridden (where images go, where artifacts come from, naming, build resources, timeouts); what
+ * decides where and as whom builds run (backend, Kaniko image and service account, build namespace,
+ * concurrency) stays the platform's. Pure functions only.
+ */
+import { parse as parseYaml } from "yaml";
+import { type BuildsConfig, ConfigError, parseBuildsConfig } from "./config.ts";
+
+export const overrideConfigMapName = "slipway-builds";
+export const overrideKey = "config.yaml";
+
+/** Fields a namespace may override; `kaniko` only its `resources`. */
+const overridable = ["registry", "storage", "naming", "kaniko", "defaultTimeout", "defaultBackoffLimit"];
+const overridableKaniko = ["resources"];
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `override` over `base`: objects merge key by key, anything else (arrays included) replaces. */
+export function deepMerge(base: Json, override: Json): Json {
+  const merged: Json = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const current = merged[key];
+    merged[key] = isObject(current) && isObject(value) ? deepMerge(current, value) : value;
+  }
+  return merged;
+}
+
+/** The first field of `override` a namespace may not set, as a dotted path. */
+function forbiddenField(override: Json, base: BuildsConfig): { field: string; rule: string } | undefined {
+  for (const key of Object.keys(override)) {
+    if (!overridable.includes(key))
+      return { field: key, rule: `cannot be overridden per namespace (allowed: ${overridable.join(", ")})` };
+  }
+  const kaniko = override.kaniko;
+  if (kaniko !== undefined) {
+    if (!isObject(kaniko)) return { field: "kaniko", rule: "must be an object" };
+    for (const key of Object.keys(kaniko)) {
+      if (!overridableKaniko.includes(key))
+        return {
+          field: `kaniko.${key}`,
+          rule: "cannot be overridden per namespace (allowed: kaniko.resources)",
+        };
+    }
+  }
+  // In a shared build namespace the Secrets are the platform's: a namespace must not pick one.
+  if (base.buildNamespace) {
+    const registry = override.registry;
+    const storage = override.storage;
+    const secretFields = [
+      isObject(registry) && "credentialsSecret" in registry ? "registry.credentialsSecret" : undefined,
+      ...["s3", "gcs"].map((type) =>
+        isObject(storage) && isObject(storage[type]) && "credentialsSecret" in (storage[type] as Json)
+          ? `storage.${type}.credentialsSecret`
+          : undefined,
+      ),
+    ];
+    const field = secretFields.find(Boolean);
+    if (field)
+      return {
+        field,
+        rule: `cannot be overridden per namespace while builds run in namespace ${base.buildNamespace}`,
+      };
+  }
+  return undefined;
+}
+
+export type OverrideResult = { config: BuildsConfig } | { error: string };
+
+/**
+ * The configuration for builds of `namespace`: `base` when there is no override ConfigMap (`data`
+ * undefined), else the merged and validated one, or an error naming the ConfigMap and the field.
+ */
+export function applyOverride(
+  base: BuildsConfig,
+  namespace: string,
+  data: Record<string, string> | undefined,
+): OverrideResult {
+  if (data === undefined) return { config: base };
+  const text = data[overrideKey];
+  if (text === undefined)
+    return {
+      error: `ConfigMap ${overrideConfigMapName} in namespace ${namespace} has no key ${overrideKey}`,
+    };
+  const where = `ConfigMap ${overrideConfigMapName} in namespace ${namespace}, ${overrideKey}`;
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    return { error: `${where}: not valid YAML: ${(error as Error).message.split("\n")[0]}` };
+  }
+  if (parsed === null || parsed === undefined) return { config: base };
+  if (!isObject(parsed)) return { error: `${where}: must be a mapping of configuration fields` };
+  const forbidden = forbiddenField(parsed, base);
+  if (forbidden) return { error: `${where}: ${forbidden.field}: ${forbidden.rule}` };
+  try {
+    return { config: parseBuildsConfig(deepMerge(base as unknown as Json, parsed)) };
+  } catch (error) {
+    if (error instanceof ConfigError)
+      return { error: `${where}: ${error.message.replace(/^builds configuration: /, "")}` };
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import { CoreV1Api } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import {
+  type BuildServers,
+  buildNamespace,
+  buildsConfig,
+  jobsIn,
+  registryUser,
+  startBuildServers,
+} from "../../support/builds/fixtures.ts";
+import {
+  createImageBuild,
+  readImageBuild,
+  startBuildOperator,
+  waitForPhase,
+} from "../../support/builds/operator.ts";
+import { pushImage } from "../../support/builds/push.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+
+describe("per-namespace override: ConfigMap slipway-builds", () => {
+  let servers: BuildServers;
+  beforeAll(async () => {
+    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
+  });
+  afterAll(() => servers?.stop());
+
+  it("a bad override fails the build naming the ConfigMap and field; fixing it runs the build with the merged configuration", async () => {
+    const namespace = await buildNamespace(servers);
+    const core = adminConfig().makeApiClient(CoreV1Api);
+    const configMap = (yaml: string) => ({
+      metadata: { name: "slipway-builds" },
+      data: { "config.yaml": yaml },
+    });
+    await core.createNamespacedConfigMap({ namespace, body: configMap("registry: {type: quay}\n") });
+    // the image the override's naming renders already exists: the fixed build is reused, no Job
+    const digest = await pushImage(servers.registry.address, `team-scorer`, `ov-${namespace}`, registryUser);
+    await startBuildOperator(namespace, buildsConfig(servers));
+    await createImageBuild(namespace, "scorer", {
+      project: "fraud",
+      name: "scorer",
+      version: `ov-${namespace}`,
+      artifactUri: `s3://artifacts/${namespace}/none`,
+    });
+    const failed = await waitForPhase(namespace, "scorer", "Failed");
+    expect(failed.status?.conditions?.[0]?.reason).toBe("InvalidOverride");
+    expect(failed.status?.message).toMatch(
+      new RegExp(`^ConfigMap slipway-builds in namespace ${namespace}, config.yaml: registry\\.type: `),
+    );
+
+    await core.replaceNamespacedConfigMap({
+      name: "slipway-builds",
+      namespace,
+      body: configMap("naming: {image: '{registry}/team-{name}:{version}'}\n"),
+    });
+    const build = await eventually(
+      "the build run again with the fixed override",
+      () => readImageBuild(namespace, "scorer"),
+      (b) => b.status?.phase === "Succeeded",
+    );
+    expect(build.status).toMatchObject({
+      reused: true,
+      digest,
+      image: `${servers.registry.address}/team-scorer:ov-${namespace}`,
+    });
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { applyOverride, deepMerge } from "../../../src/builds/override.ts";
+import { sampleConfig } from "../../support/builds/samples.ts";
+
+const base = sampleConfig({ registry: "docker", storage: "s3", credentials: true });
+const where = "ConfigMap slipway-builds in namespace team-a, config.yaml";
+const override = (yaml: string, config = base) => applyOverride(config, "team-a", { "config.yaml": yaml });
+
+describe("deepMerge", () => {
+  it("merges objects key by key and replaces scalars and arrays", () => {
+    expect(deepMerge({ a: { b: 1, c: [1, 2] }, d: "x" }, { a: { c: [3] }, d: "y", e: true })).toEqual({
+      a: { b: 1, c: [3] },
+      d: "y",
+      e: true,
+    });
+  });
+});
+
+describe("per-namespace override of the builds configuration", () => {
+  it("no ConfigMap: the operator's configuration itself", () => {
+    expect(applyOverride(base, "team-a", undefined)).toEqual({ config: base });
+  });
+
+  it("merges registry, naming and Kaniko resources over the operator's, keeping everything else", () => {
+    const result = override(
+      "registry: {url: registry.team-a.example.com}\nnaming: {image: '{registry}/{name}:{version}'}\nkaniko: {resources: {limits: {memory: 16Gi}}}\n",
+    );
+    if (!("config" in result)) throw new Error(result.error);
+    expect(result.config.registry).toEqual({ ...base.registry, url: "registry.team-a.example.com" });
+    expect(result.config.naming.image).toBe("{registry}/{name}:{version}");
+    expect(result.config.kaniko.resources).toEqual({
+      requests: { cpu: "1", memory: "2Gi" },
+      limits: { memory: "16Gi" },
+    });
+    expect(result.config.storage).toEqual(base.storage);
+    expect(result.config.kaniko.image).toBe(base.kaniko.image);
+  });
+
+  it("an empty config.yaml changes nothing", () => {
+    expect(override("")).toEqual({ config: base });
+  });
+
+  it("refuses a value the schema refuses, naming the ConfigMap and the field", () => {
+    expect(override("registry: {type: quay}\n")).toEqual({
+      error: expect.stringMatching(new RegExp(`^${where}: registry\\.type: `)),
+    });
+    expect(override("defaultTimeout: soon\n")).toEqual({
+      error: expect.stringMatching(new RegExp(`^${where}: defaultTimeout: `)),
+    });
+  });
+
+  it("refuses what decides where and as whom builds run", () => {
+    expect(override("backend: local\n")).toEqual({
+      error: `${where}: backend: cannot be overridden per namespace (allowed: registry, storage, naming, kaniko, defaultTimeout, defaultBackoffLimit)`,
+    });
+    expect(override("kaniko: {serviceAccount: admin}\n")).toEqual({
+      error: `${where}: kaniko.serviceAccount: cannot be overridden per namespace (allowed: kaniko.resources)`,
+    });
+    expect(override("buildNamespace: kube-system\n")).toMatchObject({
+      error: `${where}: buildNamespace: cannot be overridden per namespace (allowed: registry, storage, naming, kaniko, defaultTimeout, defaultBackoffLimit)`,
+    });
+  });
+
+  it("refuses a credentials Secret while builds run in the shared build namespace", () => {
+    const shared = parseBuildsConfig({ ...base, buildNamespace: "builds" });
+    expect(override("registry: {credentialsSecret: other-team-creds}\n", shared)).toEqual({
+      error: `${where}: registry.credentialsSecret: cannot be overridden per namespace while builds run in namespace builds`,
+    });
+    expect(override("storage: {s3: {credentialsSecret: x}}\n", shared)).toMatchObject({
+      error: expect.stringContaining("storage.s3.credentialsSecret"),
+    });
+    expect(override("registry: {credentialsSecret: team-a-creds}\n")).toMatchObject({
+      config: { registry: { credentialsSecret: "team-a-creds" } },
+    });
+  });
+
+  it("refuses YAML that is not a mapping, and a ConfigMap without config.yaml", () => {
+    expect(override("[1, 2]\n")).toEqual({ error: `${where}: must be a mapping of configuration fields` });
+    expect(override("registry: {url: [\n")).toMatchObject({
+      error: expect.stringContaining(`${where}: not valid YAML`),
+    });
+    expect(applyOverride(base, "team-a", { other: "x" })).toEqual({
+      error: "ConfigMap slipway-builds in namespace team-a has no key config.yaml",
+    });
+  });
+});
