@@ -33,13 +33,14 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   // A pod naming a ServiceAccount that does not exist yet is refused, so the account goes first.
   const serviceAccount = renderServiceAccount(component);
   if (serviceAccount) await applyChanged(context, types.serviceAccount, serviceAccount);
-  // The children do not depend on each other (a pod waits for its claim), so they are written together.
+  // Claims go first: a pod created before its claim exists is found unschedulable and waits out the
+  // scheduler's backoff (about a second) even after the claim binds. The rest is written together.
+  await Promise.all(renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)));
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
   const service = renderService(component);
   const ingress = renderIngress(component);
   const [workload] = await Promise.all([
     applyChanged(context, workloadType, renderWorkload(component)),
-    ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
     service ? applyChanged(context, types.service, service) : undefined,
     ingress
       ? applyChanged(context, types.ingress, ingress)
