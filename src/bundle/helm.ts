@@ -6,6 +6,7 @@
  */
 import { Document, parseDocument } from "yaml";
 import { type BundleObject, type BundleOptions, bundleFor } from "./bundle.ts";
+import { mountBuildsConfig } from "./helm-builds.ts";
 import { toYaml } from "./yaml.ts";
 
 export const chartDir = "deploy/helm/slipway";
@@ -59,7 +60,8 @@ const expressions: [string, string][] = [
 export const helmLabels = ["helm.sh/chart", "app.kubernetes.io/managed-by"];
 
 function template(object: BundleObject): string {
-  return toYaml(object)
+  const text = toYaml(object);
+  return (object.kind === "Deployment" ? mountBuildsConfig(text) : text)
     .replace(
       new RegExp(`^( *)resources: ${markers.resources}$`, "m"),
       (_, indent: string) =>
