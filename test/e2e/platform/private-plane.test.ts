@@ -1,7 +1,8 @@
 /**
  * What changes cluster-scoped state, on a private control plane so the shared one is not disturbed:
  * a default IngressClass (every Ingress without a class would wait for an address) and an uninstall
- * that removes the CRDs (every other test uses them).
+ * that removes the CRDs (every other test uses them), and the full release bundle with the operator
+ * running as its ServiceAccount (its cluster-wide objects have fixed names).
  */
 import { execFile } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
@@ -19,10 +20,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import type { PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { operatorName } from "../../../src/bundle/bundle.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { down, up } from "../../../src/dev/cluster.ts";
 import { defaultClassAnnotation } from "../../../src/platform/ingress-readiness.ts";
 import { eventually } from "../../support/cluster.ts";
+import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 import { cliOn, type OperatorProcess, startOperator } from "./support.ts";
 
 const run = promisify(execFile);
@@ -170,5 +173,38 @@ describe.sequential("a platform on its own control plane", () => {
     expect(second.stderr).toBe("");
     expect(second.code).toBe(0);
     expect(second.stdout).toContain("nothing to uninstall");
+  });
+
+  it("installed without --dev, the operator needs only the bundle's RBAC; update rolls the bundle, then the platform", {
+    timeout: 300_000,
+  }, async () => {
+    await operator.kill(); // the admin-credentialed one of the tests above
+    const install = await cli("install", "--version", "0.0.9", "--no-wait");
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toContain("applied the release bundle");
+    // The pod of the bundle's Deployment is only simulated here (kwok): its process runs beside the
+    // cluster instead, with the identity the pod would have (a token of the bundle's ServiceAccount).
+    const operatorConfig = await writeServiceAccountKubeconfig(
+      config,
+      namespace,
+      operatorName,
+      join(dir, "operator.kubeconfig"),
+    );
+    operator = startOperator(namespace, { kubeconfig: operatorConfig });
+    const running = await cli("status", "--wait", "Running", "--timeout", "3m");
+    expect(running.code, running.stderr).toBe(0);
+
+    const update = await cli("update", "--version", "0.1.0", "--timeout", "3m");
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stdout).toContain("applied the 0.1.0 release bundle; waiting for the operator");
+    const platform = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: "platform.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural: "platforms",
+      name: "slipway",
+    })) as PlatformResource;
+    expect(platform.status).toMatchObject({ phase: "Running", version: "0.1.0" });
+    expect(operator.output()).not.toMatch(/forbidden|\b403\b/i);
   });
 });

@@ -5,14 +5,13 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CoreV1Api,
   CustomObjectsApi,
   EventsV1Api,
-  KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
   PatchStrategy,
@@ -33,6 +32,7 @@ import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { gadgetKind, gadgetType } from "../../support/gadget.ts";
+import { serviceAccountConfig, writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 
 const configMapType: ResourceType = {
   group: "",
@@ -127,30 +127,10 @@ async function applyTestRbac(namespace: string, rules?: PolicyRule[]): Promise<v
   await applyRbac(bundle, rules);
 }
 
-/** A kubeconfig for the test cluster that authenticates as the operator's ServiceAccount (a minted token). */
-async function serviceAccountConfig(namespace: string): Promise<KubeConfig> {
-  const admin = adminConfig();
-  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    name: operatorName,
-    namespace,
-    body: { spec: { expirationSeconds: 3600 } },
-  });
-  const cluster = admin.getCurrentCluster();
-  if (!cluster || !minted.status?.token) throw new Error("no cluster or no token");
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: operatorName, token: minted.status.token }],
-    contexts: [{ name: "operator", cluster: cluster.name, user: operatorName }],
-    currentContext: "operator",
-  });
-  return config;
-}
-
 /** Starts the Manager as the ServiceAccount, watching only `namespace`, leader-elected there. */
 async function startOperator(namespace: string): Promise<Manager> {
   const manager = new Manager({
-    kubeConfig: await serviceAccountConfig(namespace),
+    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
     namespace,
     fieldManager: "slipway-operator",
     leaderElection: { leaseNamespace: namespace },
@@ -250,8 +230,12 @@ describe("slipway operator with every controller and only the release bundle's R
     const namespace = await testNamespace("operator");
     await applyRbac(releaseBundle(namespace));
     const dir = await mkdtemp(join(tmpdir(), "slipway-operator-"));
-    const kubeconfig = join(dir, "kubeconfig");
-    await writeFile(kubeconfig, (await serviceAccountConfig(namespace)).exportConfig());
+    const kubeconfig = await writeServiceAccountKubeconfig(
+      adminConfig(),
+      namespace,
+      operatorName,
+      join(dir, "kubeconfig"),
+    );
     const [port] = await freePorts(1);
     const operator = spawn(
       join(packageRoot, "bin/slipway"),
