@@ -4,11 +4,10 @@ import {
   type KubernetesObject,
   KubernetesObjectApi,
   PatchStrategy,
-  RbacAuthorizationV1Api,
 } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { toClientModel } from "../../../src/apis/wire.ts";
-import { clusterName, operatorName } from "../../../src/bundle/bundle.ts";
+import { operatorName } from "../../../src/bundle/bundle.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 
@@ -19,9 +18,9 @@ describe("the release bundle", () => {
     // CRDs are covered by crds.test.ts; here the objects the bundle places in the namespace.
     const objects = releaseBundle(namespace).filter((o) => o.kind !== "CustomResourceDefinition");
     onTestFinished(async () => {
-      const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
-      await rbac.deleteClusterRoleBinding({ name: clusterName(namespace) }).catch(() => {});
-      await rbac.deleteClusterRole({ name: clusterName(namespace) }).catch(() => {});
+      // the namespace goes with the test; the bundle's cluster-wide objects are removed here
+      const clusterWide = objects.filter((o) => !o.metadata?.namespace);
+      for (const object of clusterWide) await api.delete(toClientModel(object)).catch(() => {});
     });
     for (const object of objects) {
       await api.patch(
