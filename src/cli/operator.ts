@@ -13,7 +13,9 @@ function port(flag: string, value: string | undefined): number | undefined {
 export function registerOperatorCommand(program: Command): void {
   program
     .command("operator")
-    .description("run the Slipway controllers (leader-elected; /metrics, /healthz, /readyz)")
+    .description(
+      "run the Slipway controllers (leader-elected; /metrics, /healthz, /readyz, /namespaces/{ns}/platforms/{name}/status)",
+    )
     .option("--kubeconfig <path>", "kubeconfig file (default: in-cluster credentials, else $KUBECONFIG)")
     .option("--namespace <name>", "watch only this namespace (default: all namespaces)")
     .option("--metrics-port <port>", "port for /metrics", "8080")
