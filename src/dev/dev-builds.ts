@@ -9,7 +9,9 @@
  * integration tests' own registry. MinIO's root keys are generated once, kept in a file of mode
  * 0600 that MinIO reads (MINIO_CONFIG_ENV_FILE), and given to the operator only as a Secret.
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
@@ -24,6 +26,7 @@ import {
   registryProbeUrl,
 } from "./build-servers.ts";
 import type { Probe } from "./health.ts";
+import { packageRoot } from "./paths.ts";
 import type { ProcessRecord } from "./processes.ts";
 
 /** The bucket `slipway dev up` creates for build artifacts. */
@@ -56,6 +59,31 @@ export function devBuilds(dir: string, ports: DevBuildsPorts): DevBuilds {
     configFile: join(buildsDir(dir), "config.yaml"),
     credentialsFile: join(buildsDir(dir), "minio.env"),
   };
+}
+
+/**
+ * Builds MinIO when it is missing (tools/setup/20-builds-servers.sh skips what is cached, like
+ * ensureBinaries does for the control plane); docker-registry is a Debian package to install.
+ */
+export async function ensureBuildServers(log: (line: string) => void): Promise<void> {
+  if (!existsSync(registryCommand))
+    throw new Error(`${registryCommand} is missing: install the Debian package docker-registry`);
+  try {
+    cachedBinary("minio");
+    return;
+  } catch {
+    log("building MinIO from the Go module proxy (first time only; takes minutes)");
+  }
+  await new Promise<void>((resolve, reject) => {
+    // its output to stderr: `slipway dev up` prints only the kubeconfig path on stdout
+    const child = spawn("bash", [join(packageRoot, "tools/setup/20-builds-servers.sh")], {
+      stdio: ["ignore", 2, 2],
+    });
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`tools/setup/20-builds-servers.sh exited with code ${code}`)),
+    );
+  });
 }
 
 /** The registry's and MinIO's processes (pure: `up` restarts a dead one with exactly these). */

@@ -13,6 +13,7 @@ import {
   devBuilds,
   devBuildsProbe,
   devBuildsProcesses,
+  ensureBuildServers,
   provisionDevBuilds,
   writeDevBuildsFiles,
 } from "./dev-builds.ts";
@@ -106,6 +107,7 @@ export async function startPlatformServices(
     await stopProcesses(services.processes.filter(isRunning));
     services = undefined;
   }
+  await ensureBuildServers(log);
   if (!services)
     services = newPlatformServices(
       dir,

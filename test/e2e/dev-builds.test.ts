@@ -110,9 +110,22 @@ describe("slipway dev: image builds (its own control plane)", () => {
     expect(readFileSync(operator?.log ?? "", "utf8")).not.toContain(secretAccessKey);
     expect(readFileSync(join(dir, "platform-services.json"), "utf8")).not.toContain(secretAccessKey);
 
+    // up restarts only what died; the registry's data outlives its process
+    const registryPid = services.processes.find((p) => p.name === "docker-registry")?.pid ?? 0;
+    process.kill(registryPid, "SIGKILL");
+    const healed = await dev("up", "--nodes", "1");
+    expect(healed.code, healed.stderr).toBe(0);
+    expect(healed.stderr.match(/starting \S+/g)).toEqual(["starting docker-registry"]);
+    const after = JSON.parse(readFileSync(join(dir, "platform-services.json"), "utf8")) as PlatformServices;
+    for (const p of after.processes.filter((p) => p.name !== "docker-registry"))
+      expect(p.pid).toBe(services.processes.find((q) => q.name === p.name)?.pid);
+    expect(await new RegistryClient({ registry, insecure: true }).manifestDigest("e2e-scorer", "v1")).toBe(
+      digest,
+    );
+
     const down = await dev("down");
     expect(down.code, down.stderr).toBe(0);
-    for (const p of services.processes) expect(alive(p.pid), `${p.name} still running`).toBe(false);
+    for (const p of after.processes) expect(alive(p.pid), `${p.name} still running`).toBe(false);
     expect(existsSync(dir)).toBe(false);
   });
 });
