@@ -126,7 +126,8 @@ export class ImageBuildReconciler {
   }
 
   #wire(config: BuildsConfig): Wiring {
-    const key = JSON.stringify(config);
+    // the operator's own configuration is one object; an override's is made anew on each reconcile
+    const key = config === this.#base ? "" : JSON.stringify(config);
     const known = this.#wirings.get(key);
     if (known) return known;
     const access = new BuildAccess(config, this.secrets, this.metrics);
