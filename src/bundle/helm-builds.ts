@@ -25,7 +25,7 @@ function insertAfter(text: string, anchor: RegExp, block: (indent: string) => st
 
 /** The operator Deployment's template with the builds configuration mounted when `.Values.builds` is set. */
 export function mountBuildsConfig(deployment: string): string {
-  let text = insertAfter(deployment, /^( *)template:\n\1  metadata:$/m, (indent) => [
+  let text = insertAfter(deployment, /^( *)template:\n\1 {2}metadata:$/m, (indent) => [
     // a changed configuration rolls the operator out (it reads the file once)
     `${indent}    annotations:`,
     `${indent}      checksum/builds-config: {{ toYaml .Values.builds | sha256sum }}`,
