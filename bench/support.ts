@@ -11,3 +11,11 @@ export async function pool<T>(items: T[], width: number, work: (item: T) => Prom
     }),
   );
 }
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
