@@ -213,7 +213,11 @@ function row(desired: DesiredComponent, observed: ObservedComponent | undefined)
     phase: observed.status.phase ?? "Pending",
     ready: observed.status.ready ?? "0/0",
     ...(observed.status.version ? { version: observed.status.version } : {}),
-    ...(observed.status.message ? { message: observed.status.message } : {}),
+    // Only a failure's reason: the Component keeps its rollout's passing detail, and copying every
+    // change of it here would rewrite the Platform once per pod event.
+    ...(observed.status.message && observed.status.phase === "Failed"
+      ? { message: observed.status.message }
+      : {}),
   };
 }
 
