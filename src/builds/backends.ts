@@ -2,11 +2,12 @@
  * Where a build runs: a Kaniko Job on the cluster, or buildah on the operator's machine. Both are
  * keyed by image reference, so concurrent builds of one reference share one run.
  */
-import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
 import type { BlobUri } from "./blob-uri.ts";
+import { buildArgsSecretName, isCrossNamespace } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { RunObservation } from "./decide.ts";
 import { observeJob } from "./job-observation.ts";
@@ -34,12 +35,48 @@ export interface BuildBackend {
   stop(target: RunTarget, context: ReconcileContext): Promise<void>;
 }
 
+/** The copy of a build's secret arguments next to its Job in the build namespace (owned by the Job once it has a uid). */
+function secretArgsCopy(
+  target: RunTarget,
+  job: V1Job,
+  values: Record<string, string>,
+  jobUid?: string,
+): V1Secret {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: buildArgsSecretName(target.jobName),
+      namespace: target.namespace,
+      labels: job.metadata?.labels ?? {},
+      ...(jobUid
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: "batch/v1",
+                kind: "Job",
+                name: target.jobName,
+                uid: jobUid,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }
+        : {}),
+    },
+    type: "Opaque",
+    data: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+  };
+}
+
 export class KanikoBackend implements BuildBackend {
   readonly name = "kaniko";
   readonly #config: BuildsConfig;
+  readonly #secrets: SecretReader;
 
-  constructor(config: BuildsConfig) {
+  constructor(config: BuildsConfig, secrets: SecretReader) {
     this.#config = config;
+    this.#secrets = secrets;
   }
 
   #job(target: RunTarget, context: ReconcileContext) {
@@ -79,7 +116,29 @@ export class KanikoBackend implements BuildBackend {
       config: this.#config,
       namespace: target.namespace,
     });
-    await context.client.apply(job);
+    if (!isCrossNamespace(target.build, target.namespace)) {
+      await context.client.apply(job);
+      return;
+    }
+    // Secret first, so a missing value fails before any Job exists; then owned by the Job, to go with it
+    const values = await this.#secretArgValues(target.build, context);
+    if (values) await context.client.apply(secretArgsCopy(target, job, values));
+    const created = await context.client.apply(job);
+    if (values) await context.client.apply(secretArgsCopy(target, job, values, created.metadata?.uid));
+  }
+
+  /** The build owner's secret build arguments (name → value), read from the build's own namespace; none: undefined. */
+  async #secretArgValues(build: ImageBuild, context: ReconcileContext) {
+    const values: Record<string, string> = {};
+    for (const arg of build.spec.buildArgs ?? []) {
+      if (!arg.valueFrom) continue;
+      const { name, key } = arg.valueFrom.secretKeyRef;
+      const value = (await this.#secrets.read(context.client, build.metadata.namespace ?? "", name))[key];
+      if (value === undefined)
+        throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
+      values[arg.name] = value;
+    }
+    return Object.keys(values).length > 0 ? values : undefined;
   }
 
   async stop(target: RunTarget, context: ReconcileContext): Promise<void> {

@@ -49,13 +49,10 @@ export function tiedBuild(job: KubeObject): ObjectKey | undefined {
 }
 
 /**
- * Why a build cannot run in the build namespace, if it cannot: a Kaniko Job takes secret build
- * arguments from Secrets of its own namespace, and in a shared build namespace those would be the
- * platform's Secrets, not the build owner's.
+ * A Job takes secret build arguments only from Secrets of its own namespace, and in a shared build
+ * namespace those are the platform's: the controller copies the build owner's values into this
+ * Secret next to the Job (owned by it, so it goes with it), one key per argument name.
  */
-export function crossNamespaceRefusal(build: ImageBuild, config: BuildsConfig): string | undefined {
-  if (config.backend !== "kaniko") return undefined;
-  const secretArgs = (build.spec.buildArgs ?? []).filter((arg) => arg.valueFrom).map((arg) => arg.name);
-  if (secretArgs.length === 0) return undefined;
-  return `build arguments from Secrets (${secretArgs.join(", ")}) are not supported when the platform builds in namespace ${config.buildNamespace}: pass them as values or build in the ImageBuild's namespace`;
+export function buildArgsSecretName(jobName: string): string {
+  return `${jobName}-args`;
 }

@@ -19,7 +19,7 @@ import { BuildAccess } from "./access.ts";
 import { type BuildBackend, KanikoBackend, LocalBackend, type RunTarget } from "./backends.ts";
 import { type BlobUri, parseBlobUri } from "./blob-uri.ts";
 import {
-  crossNamespaceRefusal,
+  buildArgsSecretName,
   isCrossNamespace,
   jobCleanupFinalizer,
   jobNamespace,
@@ -136,7 +136,7 @@ export class ImageBuildReconciler {
       // one builder for every configuration: runs are keyed by image reference across namespaces
       this.#localBuilder ??= this.#options.localBuilder ?? new LocalBuilder(config.local.storageRoot);
       backend = new LocalBackend(config, this.#localBuilder, access, this.secrets);
-    } else backend = new KanikoBackend(config);
+    } else backend = new KanikoBackend(config, this.secrets);
     const wiring = { config, access, backend };
     this.#wirings.set(key, wiring);
     return wiring;
@@ -194,13 +194,6 @@ export class ImageBuildReconciler {
     const wiring = this.#wire(overridden.config);
     const { config, access, backend } = wiring;
     const jobNamespaceName = jobNamespace(namespace, config);
-    if (backend.name === "kaniko" && isCrossNamespace(build, jobNamespaceName)) {
-      const refusal = crossNamespaceRefusal(build, config);
-      if (refusal) {
-        await this.#fail(build, "UnsupportedInBuildNamespace", refusal, context);
-        return undefined;
-      }
-    }
     const reference = referenceOf(build, config);
     const image = "image" in reference ? reference.image : undefined;
     const imageText = image ? formatImageReference(image) : "";
@@ -251,11 +244,11 @@ export class ImageBuildReconciler {
       labels: { [ownerLabels.uid]: build.metadata.uid ?? "" },
     });
     for (const job of jobs) {
-      await context.client.delete(
-        types.job,
-        { namespace: job.metadata?.namespace ?? "", name: job.metadata?.name ?? "" },
-        { propagationPolicy: "Background" },
-      );
+      const namespace = job.metadata?.namespace ?? "";
+      const name = job.metadata?.name ?? "";
+      await context.client.delete(types.job, { namespace, name }, { propagationPolicy: "Background" });
+      // owned by the Job, unless the build stopped between creating the copy and the Job
+      await context.client.delete(types.secret, { namespace, name: buildArgsSecretName(name) });
     }
     await context.client.removeFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
     return undefined;
@@ -378,7 +371,9 @@ export function imageBuildController(
       // the cleanup finalizer of builds whose Job runs in the build namespace
       { type: types.imageBuild, verbs: ["patch"] },
       { type: types.job, verbs: ["create", "patch", "delete"] },
-      { type: types.secret, verbs: ["get"] },
+      // get: credentials and build arguments; create/patch/delete: the copy of a build's secret
+      // arguments next to its Job in the build namespace
+      { type: types.secret, verbs: ["get", "create", "patch", "delete"] },
     ],
     metrics: reconciler.metrics.registry,
     reconciler,

@@ -5,7 +5,7 @@
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
 import { type ImageBuild, ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import type { BlobUri } from "./blob-uri.ts";
-import { crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
+import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
 import {
   buildJobName,
@@ -75,10 +75,13 @@ function kanikoArgs(input: KanikoJobInput): string[] {
   return [...args, ...config.kaniko.extraArgs];
 }
 
-function secretBuildArgEnv(build: ImageBuild): V1EnvVar[] {
-  return (build.spec.buildArgs ?? []).flatMap((arg) =>
-    arg.valueFrom ? [{ name: arg.name, valueFrom: { secretKeyRef: { ...arg.valueFrom.secretKeyRef } } }] : [],
-  );
+/** `copiedTo`: the Secret next to a Job in another namespace holding the values under the argument names. */
+function secretBuildArgEnv(build: ImageBuild, copiedTo?: string): V1EnvVar[] {
+  return (build.spec.buildArgs ?? []).flatMap((arg) => {
+    if (!arg.valueFrom) return [];
+    const secretKeyRef = copiedTo ? { name: copiedTo, key: arg.name } : { ...arg.valueFrom.secretKeyRef };
+    return [{ name: arg.name, valueFrom: { secretKeyRef } }];
+  });
 }
 
 /** The init container that copies every object under the artifact prefix into the workspace. */
@@ -188,7 +191,10 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
     });
     kanikoMounts.push({ name: "builder-cache", mountPath: cacheDir });
   }
-  const env = [...registry.env, ...secretBuildArgEnv(build)];
+  const jobName = buildJobName(reference);
+  // an owner reference cannot cross namespaces: a Job in the build namespace is tied by labels
+  const tie = isCrossNamespace(build, input.namespace) ? crossNamespaceTie(build) : undefined;
+  const env = [...registry.env, ...secretBuildArgEnv(build, tie ? buildArgsSecretName(jobName) : undefined)];
   const kaniko: V1Container = {
     name: "kaniko",
     image: config.kaniko.image,
@@ -199,13 +205,11 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
     ...(env.length ? { env } : {}),
   };
   const podLabels = jobLabels(build, reference);
-  // an owner reference cannot cross namespaces: a Job in the build namespace is tied by labels
-  const tie = isCrossNamespace(build, input.namespace) ? crossNamespaceTie(build) : undefined;
   return {
     apiVersion: "batch/v1",
     kind: "Job",
     metadata: {
-      name: buildJobName(reference),
+      name: jobName,
       namespace: input.namespace,
       labels: { ...podLabels, ...tie?.labels },
       annotations: { [imageAnnotation]: reference, ...tie?.annotations },

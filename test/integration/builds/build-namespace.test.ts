@@ -1,7 +1,11 @@
-import { CustomObjectsApi } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { jobCleanupFinalizer, ownerLabels } from "../../../src/builds/build-namespace.ts";
+import {
+  buildArgsSecretName,
+  jobCleanupFinalizer,
+  ownerLabels,
+} from "../../../src/builds/build-namespace.ts";
 import {
   type BuildServers,
   buildNamespace,
@@ -13,11 +17,14 @@ import {
 import {
   createImageBuild,
   deleteImageBuild,
+  opaqueSecret,
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+
+const pipToken = "pip-token-3c9d4e21";
 
 describe("buildNamespace: build Jobs and credentials in the platform's namespace", () => {
   let servers: BuildServers;
@@ -26,9 +33,10 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
   });
   afterAll(() => servers?.stop());
 
-  it("the Job runs there with the Secrets from there; deleting the ImageBuild deletes it", async () => {
+  it("the Job runs there with the Secrets from there and a copy of the team's secret argument; deleting the ImageBuild deletes both", async () => {
     // the credentials Secrets exist only in the build namespace; the registry needs them
     const builds = await buildNamespace(servers);
+    const core = adminConfig().makeApiClient(CoreV1Api);
     const team = await testNamespace("team");
     const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
     await startBuildOperator(
@@ -40,11 +48,13 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       undefined,
       { allNamespaces: true },
     );
+    await opaqueSecret(team, "pip", { token: pipToken });
     await createImageBuild(team, "scorer", {
       project: "fraud",
       name: "scorer",
       version: `bn-${team}`,
       artifactUri,
+      buildArgs: [{ name: "PIP_TOKEN", valueFrom: { secretKeyRef: { name: "pip", key: "token" } } }],
     });
     const build = await waitForPhase(team, "scorer", "Building");
     expect(build.metadata.finalizers).toEqual([jobCleanupFinalizer]);
@@ -53,6 +63,14 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
     expect(others).toEqual([]);
     expect(job?.metadata?.name).toBe(build.status?.jobName);
     expect(job?.metadata?.ownerReferences).toBeUndefined();
+    // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
+    expect(JSON.stringify(job)).not.toContain(pipToken);
+    const copy = await core.readNamespacedSecret({
+      namespace: builds,
+      name: buildArgsSecretName(job?.metadata?.name ?? ""),
+    });
+    expect(Buffer.from(copy.data?.PIP_TOKEN ?? "", "base64").toString()).toBe(pipToken);
+    expect(copy.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Job", uid: job?.metadata?.uid });
     expect(job?.metadata?.labels).toMatchObject({
       [ownerLabels.namespace]: team,
       [ownerLabels.uid]: build.metadata.uid,
@@ -63,6 +81,12 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       "the Job in the build namespace deleted",
       () => jobsIn(builds),
       (jobs) => jobs.length === 0,
+      30_000,
+    );
+    await eventually(
+      "the copied Secret deleted",
+      async () => (await core.listNamespacedSecret({ namespace: builds })).items.map((x) => x.metadata?.name),
+      (names) => !names.includes(copy.metadata?.name),
       30_000,
     );
     const objects = adminConfig().makeApiClient(CustomObjectsApi);

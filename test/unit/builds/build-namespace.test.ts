@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import {
-  crossNamespaceRefusal,
+  buildArgsSecretName,
   jobNamespace,
   ownerLabels,
   ownerNameAnnotation,
@@ -48,15 +48,19 @@ describe("buildNamespace", () => {
     expect(tiedBuild(job)).toBeUndefined();
   });
 
-  it("refuses secret build arguments for Kaniko in a shared build namespace (its Secrets are the platform's)", () => {
-    expect(crossNamespaceRefusal(sampleBuild(), shared)).toBe(
-      "build arguments from Secrets (PIP_TOKEN) are not supported when the platform builds in namespace builds: pass them as values or build in the ImageBuild's namespace",
-    );
-    expect(
-      crossNamespaceRefusal(sampleBuild({ buildArgs: [{ name: "A", value: "b" }] }), shared),
-    ).toBeUndefined();
-    expect(
-      crossNamespaceRefusal(sampleBuild(), parseBuildsConfig({ ...shared, backend: "local" })),
-    ).toBeUndefined();
+  it("a Job in another namespace takes secret build arguments from the copy next to it, by argument name", () => {
+    const job = renderKanikoJob({
+      build: sampleBuild(),
+      image: parseImageReference("registry.example.com/ml/fraud-scorer:v1"),
+      artifact: parseBlobUri("s3://models/fraud/scorer/v1"),
+      config: shared,
+      namespace: "builds",
+    });
+    const env = job.spec?.template.spec?.containers[0]?.env ?? [];
+    expect(env.find((e) => e.name === "PIP_TOKEN")?.valueFrom?.secretKeyRef).toEqual({
+      name: buildArgsSecretName(job.metadata?.name ?? ""),
+      key: "PIP_TOKEN",
+    });
+    expect(buildArgsSecretName(job.metadata?.name ?? "")).toBe(`${job.metadata?.name}-args`);
   });
 });
