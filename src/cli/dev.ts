@@ -31,7 +31,9 @@ export function registerDevCommands(program: Command): void {
 
   dev
     .command("up")
-    .description("start the control plane (or restart what died) and wait until the fake nodes are Ready")
+    .description(
+      "start the control plane, the operator, the server, a registry and MinIO (or restart what died); wait until the fake nodes are Ready",
+    )
     .option("--nodes <n>", "number of fake nodes", "3")
     .option("--timeout <seconds>", "how long to wait for readiness", "120")
     .action(async (options: { nodes: string; timeout: string }) => {

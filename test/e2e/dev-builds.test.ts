@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,7 +107,8 @@ describe("slipway dev: image builds (its own control plane)", () => {
     const { secretAccessKey } = await devS3Credentials(services.builds);
     const operator = services.processes.find((p) => p.name === "slipway-operator");
     expect(operator?.args.join(" ")).not.toContain(secretAccessKey);
-    expect(readFileSync(operator?.log ?? "", "utf8")).not.toContain(secretAccessKey);
+    for (const log of readdirSync(join(dir, "logs")))
+      expect(readFileSync(join(dir, "logs", log), "utf8"), log).not.toContain(secretAccessKey);
     expect(readFileSync(join(dir, "platform-services.json"), "utf8")).not.toContain(secretAccessKey);
 
     // up restarts only what died; the registry's data outlives its process
