@@ -114,27 +114,29 @@ export async function startPlatformServices(
       kubeconfig,
       (await freePorts(5)) as [number, number, number, number, number],
     );
-  const { builds } = services;
-  await writeDevBuildsFiles(dir, services.buildsPorts);
-  const processes: ProcessRecord[] = [];
+  const recorded = services;
+  const { builds } = recorded;
+  await writeDevBuildsFiles(dir, recorded.buildsPorts);
+  const byName = new Map(recorded.processes.map((p) => [p.name, p]));
   const ensure = async (record: ProcessRecord) => {
-    if (record.pid && isRunning(record)) return record;
+    if (record.pid && isRunning(record)) return;
     log(`starting ${record.name}${record.pid ? " (it had stopped)" : ""}`);
     const { pid: _pid, ...spec } = record;
     const started = startProcess(spec);
+    // recorded at once, so that `down` stops it even if it never gets ready
+    byName.set(record.name, started);
+    await writePlatformServices(dir, { ...recorded, processes: [...byName.values()] });
     const readiness = devBuildsProbe(record.name, builds, probeHttp);
     if (readiness)
       await waitFor(record.name, readiness, { timeoutMs: 60_000, alive: () => isRunning(started) });
-    return started;
   };
   const isBuildServer = (record: ProcessRecord) =>
     devBuildsProbe(record.name, builds, probeHttp) !== undefined;
   // the operator reads the builds configuration at its first build: provision before starting it
-  for (const record of services.processes.filter(isBuildServer)) processes.push(await ensure(record));
+  for (const record of recorded.processes.filter(isBuildServer)) await ensure(record);
   await provisionDevBuilds(dir, builds, kubeconfig, devNamespace);
-  for (const record of services.processes.filter((r) => !isBuildServer(r)))
-    processes.push(await ensure(record));
-  services = { ...services, processes };
+  for (const record of recorded.processes.filter((r) => !isBuildServer(r))) await ensure(record);
+  services = { ...recorded, processes: [...byName.values()] };
   await writePlatformServices(dir, services);
   return services;
 }
