@@ -29,7 +29,7 @@ export interface RunTarget {
 export interface BuildBackend {
   readonly name: "kaniko" | "local";
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
-  observe(target: RunTarget, context: ReconcileContext): { run: RunObservation; pending: boolean };
+  observe(target: RunTarget, context: ReconcileContext): Promise<{ run: RunObservation; pending: boolean }>;
   running(context: ReconcileContext): number;
   start(target: RunTarget, context: ReconcileContext): Promise<void>;
   stop(target: RunTarget, context: ReconcileContext): Promise<void>;
@@ -79,19 +79,27 @@ export class KanikoBackend implements BuildBackend {
     this.#secrets = secrets;
   }
 
-  #job(target: RunTarget, context: ReconcileContext) {
-    return context.cache.get<V1Job>(types.job, { namespace: target.namespace, name: target.jobName });
+  /**
+   * The Job of the target from the cache; one in the build namespace that the cache does not hold is
+   * read directly (an operator watching only its own namespace), and then its pods cannot be seen.
+   */
+  async #job(target: RunTarget, context: ReconcileContext): Promise<{ job?: V1Job; podsVisible: boolean }> {
+    const key = { namespace: target.namespace, name: target.jobName };
+    const cached = context.cache.get<V1Job>(types.job, key);
+    if (cached || !isCrossNamespace(target.build, target.namespace))
+      return { job: cached, podsVisible: true };
+    return { job: await context.client.get<V1Job>(types.job, key), podsVisible: false };
   }
 
-  observe(target: RunTarget, context: ReconcileContext) {
-    const job = this.#job(target, context);
+  async observe(target: RunTarget, context: ReconcileContext) {
+    const { job, podsVisible } = await this.#job(target, context);
     const pods = job
       ? context.cache.list<V1Pod>(types.pod, {
           namespace: target.namespace,
           labels: { "job-name": target.jobName },
         })
       : [];
-    return observeJob(job, pods);
+    return observeJob(job, podsVisible || pods.length > 0 ? pods : undefined);
   }
 
   running(context: ReconcileContext): number {
@@ -108,7 +116,7 @@ export class KanikoBackend implements BuildBackend {
    * it) the joiner starts over, with the registry check first.
    */
   async start(target: RunTarget, context: ReconcileContext): Promise<void> {
-    if (this.#job(target, context)) return;
+    if ((await this.#job(target, context)).job) return;
     const job = renderKanikoJob({
       build: target.build,
       image: target.image,
@@ -164,7 +172,7 @@ export class LocalBackend implements BuildBackend {
     this.#secrets = secrets;
   }
 
-  observe(target: RunTarget) {
+  async observe(target: RunTarget) {
     return { run: this.#builder.observe(formatImageReference(target.image)), pending: false };
   }
 

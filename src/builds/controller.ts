@@ -230,7 +230,7 @@ export class ImageBuildReconciler {
       else if (decision.what === "artifact")
         observed.artifact = await access.checkArtifact(context.client, jobNamespaceName, artifact);
       else {
-        const { run, pending } = backend.observe(target, context);
+        const { run, pending } = await backend.observe(target, context);
         if (pending) return { requeueAfterMs: pendingPollMs };
         observed.run = run;
       }
@@ -240,9 +240,21 @@ export class ImageBuildReconciler {
   /** A build being deleted whose Job lives in another namespace: delete that Job, then let the build go. */
   async #deleteTiedJobs(build: ImageBuild, context: ReconcileContext): Promise<undefined> {
     if (!build.metadata.finalizers?.includes(jobCleanupFinalizer)) return undefined;
-    const jobs = context.cache.list<V1Job>(types.job, {
-      labels: { [ownerLabels.uid]: build.metadata.uid ?? "" },
-    });
+    const uid = build.metadata.uid ?? "";
+    const jobs = context.cache.list<V1Job>(types.job, { labels: { [ownerLabels.uid]: uid } });
+    // an operator watching only its own namespace does not cache the build namespace: read the
+    // build's Job there (buildNamespace is never overridden per namespace)
+    let buildNamespace: string | undefined;
+    try {
+      buildNamespace = this.#baseConfig().buildNamespace;
+    } catch {
+      buildNamespace = undefined; // no configuration: nothing was built anywhere else
+    }
+    const jobName = build.status?.jobName;
+    if (jobs.length === 0 && buildNamespace && jobName) {
+      const job = await context.client.get<V1Job>(types.job, { namespace: buildNamespace, name: jobName });
+      if (job?.metadata?.labels?.[ownerLabels.uid] === uid) jobs.push(job);
+    }
     for (const job of jobs) {
       const namespace = job.metadata?.namespace ?? "";
       const name = job.metadata?.name ?? "";
@@ -293,7 +305,7 @@ export class ImageBuildReconciler {
       // before the Job exists, so that no Job in another namespace can outlive its build
       if (backend.name === "kaniko" && isCrossNamespace(build, target.namespace))
         await context.client.addFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
-      const joining = backend.observe(target, context).run.state === "running";
+      const joining = (await backend.observe(target, context)).run.state === "running";
       await backend.start(target, context);
       if (!joining) this.metrics.started.inc({ backend: backend.name });
     }

@@ -23,8 +23,13 @@ function lastTermination(pods: V1Pod[]) {
 /**
  * `pending` is true when the Job failed but its pods' termination is not in the cache yet (watches
  * of different kinds are not ordered): the caller waits a moment rather than report no message.
+ * `pods` undefined: the pods cannot be seen (a Job read directly in a namespace the operator does
+ * not watch): the Job's own failure message is all there is.
  */
-export function observeJob(job: V1Job | undefined, pods: V1Pod[]): { run: RunObservation; pending: boolean } {
+export function observeJob(
+  job: V1Job | undefined,
+  pods: V1Pod[] | undefined,
+): { run: RunObservation; pending: boolean } {
   if (!job) return { run: { state: "absent" }, pending: false };
   // The Job controller counts a terminated pod in `failed` only once it has removed the pod's
   // tracking finalizer; until then the pod is listed in uncountedTerminatedPods.
@@ -49,14 +54,14 @@ export function observeJob(job: V1Job | undefined, pods: V1Pod[]): { run: RunObs
       pending: false,
     };
   }
-  const ownPods = pods.filter((pod) =>
+  const ownPods = (pods ?? []).filter((pod) =>
     pod.metadata?.ownerReferences?.some((o) => o.uid === job.metadata?.uid),
   );
   const termination = lastTermination(ownPods);
   if (!termination) {
     return {
       run: { state: "failed", attempts: failedPods, reason: "Error", message: failed.message ?? "" },
-      pending: true,
+      pending: pods !== undefined,
     };
   }
   const detail = termination.message?.trim() || termination.reason || `exit code ${termination.exitCode}`;

@@ -33,76 +33,105 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
   });
   afterAll(() => servers?.stop());
 
-  it("the Job runs there with the Secrets from there and a copy of the team's secret argument; deleting the ImageBuild deletes both", async () => {
-    // the credentials Secrets exist only in the build namespace; the registry needs them
+  for (const allNamespaces of [true, false]) {
+    const scope = allNamespaces
+      ? "an operator watching all namespaces"
+      : "an operator watching only the ImageBuild's namespace";
+    it(`${scope}: the Job runs there with the Secrets from there and a copy of the team's secret argument; deleting the ImageBuild deletes both`, async () => {
+      // the credentials Secrets exist only in the build namespace; the registry needs them
+      const builds = await buildNamespace(servers);
+      const core = adminConfig().makeApiClient(CoreV1Api);
+      const team = await testNamespace("team");
+      const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
+      await startBuildOperator(
+        team,
+        buildsConfig(servers, {
+          buildNamespace: builds,
+          kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+        }),
+        undefined,
+        { allNamespaces },
+      );
+      await opaqueSecret(team, "pip", { token: pipToken });
+      await createImageBuild(team, "scorer", {
+        project: "fraud",
+        name: "scorer",
+        version: `bn-${team}`,
+        artifactUri,
+        buildArgs: [{ name: "PIP_TOKEN", valueFrom: { secretKeyRef: { name: "pip", key: "token" } } }],
+      });
+      const build = await waitForPhase(team, "scorer", "Building");
+      expect(build.metadata.finalizers).toEqual([jobCleanupFinalizer]);
+      expect(await jobsIn(team)).toEqual([]);
+      const [job, ...others] = await jobsIn(builds);
+      expect(others).toEqual([]);
+      expect(job?.metadata?.name).toBe(build.status?.jobName);
+      expect(job?.metadata?.ownerReferences).toBeUndefined();
+      // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
+      expect(JSON.stringify(job)).not.toContain(pipToken);
+      const copy = await core.readNamespacedSecret({
+        namespace: builds,
+        name: buildArgsSecretName(job?.metadata?.name ?? ""),
+      });
+      expect(Buffer.from(copy.data?.PIP_TOKEN ?? "", "base64").toString()).toBe(pipToken);
+      expect(copy.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Job", uid: job?.metadata?.uid });
+      expect(job?.metadata?.labels).toMatchObject({
+        [ownerLabels.namespace]: team,
+        [ownerLabels.uid]: build.metadata.uid,
+      });
+
+      await deleteImageBuild(team, "scorer");
+      await eventually(
+        "the Job in the build namespace deleted",
+        () => jobsIn(builds),
+        (jobs) => jobs.length === 0,
+        30_000,
+      );
+      await eventually(
+        "the copied Secret deleted",
+        async () =>
+          (await core.listNamespacedSecret({ namespace: builds })).items.map((x) => x.metadata?.name),
+        (names) => !names.includes(copy.metadata?.name),
+        30_000,
+      );
+      const objects = adminConfig().makeApiClient(CustomObjectsApi);
+      await eventually(
+        "the ImageBuild gone (finalizer removed)",
+        () =>
+          objects
+            .listNamespacedCustomObject({
+              group: ImageBuildKind.group,
+              version: ImageBuildKind.version,
+              plural: ImageBuildKind.plural,
+              namespace: team,
+            })
+            .then((list) => (list as { items: unknown[] }).items.length),
+        (count) => count === 0,
+        30_000,
+      );
+    });
+  }
+
+  it("an operator watching only the ImageBuild's namespace: a Job failing there fails the build with the Job's message", async () => {
     const builds = await buildNamespace(servers);
-    const core = adminConfig().makeApiClient(CoreV1Api);
     const team = await testNamespace("team");
     const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
     await startBuildOperator(
       team,
       buildsConfig(servers, {
         buildNamespace: builds,
-        kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+        kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "fail" } },
       }),
-      undefined,
-      { allNamespaces: true },
     );
-    await opaqueSecret(team, "pip", { token: pipToken });
     await createImageBuild(team, "scorer", {
       project: "fraud",
       name: "scorer",
-      version: `bn-${team}`,
+      version: `bf-${team}`,
       artifactUri,
-      buildArgs: [{ name: "PIP_TOKEN", valueFrom: { secretKeyRef: { name: "pip", key: "token" } } }],
+      backoffLimit: 0,
     });
-    const build = await waitForPhase(team, "scorer", "Building");
-    expect(build.metadata.finalizers).toEqual([jobCleanupFinalizer]);
-    expect(await jobsIn(team)).toEqual([]);
-    const [job, ...others] = await jobsIn(builds);
-    expect(others).toEqual([]);
-    expect(job?.metadata?.name).toBe(build.status?.jobName);
-    expect(job?.metadata?.ownerReferences).toBeUndefined();
-    // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
-    expect(JSON.stringify(job)).not.toContain(pipToken);
-    const copy = await core.readNamespacedSecret({
-      namespace: builds,
-      name: buildArgsSecretName(job?.metadata?.name ?? ""),
-    });
-    expect(Buffer.from(copy.data?.PIP_TOKEN ?? "", "base64").toString()).toBe(pipToken);
-    expect(copy.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Job", uid: job?.metadata?.uid });
-    expect(job?.metadata?.labels).toMatchObject({
-      [ownerLabels.namespace]: team,
-      [ownerLabels.uid]: build.metadata.uid,
-    });
-
-    await deleteImageBuild(team, "scorer");
-    await eventually(
-      "the Job in the build namespace deleted",
-      () => jobsIn(builds),
-      (jobs) => jobs.length === 0,
-      30_000,
-    );
-    await eventually(
-      "the copied Secret deleted",
-      async () => (await core.listNamespacedSecret({ namespace: builds })).items.map((x) => x.metadata?.name),
-      (names) => !names.includes(copy.metadata?.name),
-      30_000,
-    );
-    const objects = adminConfig().makeApiClient(CustomObjectsApi);
-    await eventually(
-      "the ImageBuild gone (finalizer removed)",
-      () =>
-        objects
-          .listNamespacedCustomObject({
-            group: ImageBuildKind.group,
-            version: ImageBuildKind.version,
-            plural: ImageBuildKind.plural,
-            namespace: team,
-          })
-          .then((list) => (list as { items: unknown[] }).items.length),
-      (count) => count === 0,
-      30_000,
-    );
+    const build = await waitForPhase(team, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]?.reason).toBe("BuildFailed");
+    expect(build.status?.message).toMatch(/backoff limit/i);
   });
 });
