@@ -8,9 +8,12 @@ import type { V1ConfigMap, V1Deployment } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { imageBuildController } from "../../../src/builds/controller.ts";
 import { chartDir } from "../../../src/bundle/helm.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
+import type { KubeObject } from "../../../src/kube/types.ts";
+import { controllerPermissions, mergeRules } from "../../../src/operator/rbac.ts";
 
 const run = promisify(execFile);
 
@@ -56,6 +59,22 @@ describe("the Helm chart's builds values", () => {
     expect(deployment?.spec?.template.metadata?.annotations?.["checksum/builds-config"]).toMatch(
       /^[0-9a-f]{64}$/,
     );
+  });
+
+  it("with buildNamespace: a Role there with exactly the controller's rules on Jobs, pods and Secrets, bound to the operator", async () => {
+    const objects = (await render({ builds })) as (KubeObject & { rules?: unknown; subjects?: unknown })[];
+    const role = objects.find((o) => o.kind === "Role" && o.metadata?.namespace === "ml-builds");
+    const binding = objects.find((o) => o.kind === "RoleBinding" && o.metadata?.namespace === "ml-builds");
+    const buildKinds = ["jobs", "pods", "secrets"];
+    const expected = mergeRules(
+      controllerPermissions(imageBuildController()).filter(
+        (p) => buildKinds.includes(p.type.plural) && !p.subresource,
+      ),
+    );
+    expect(role?.rules).toEqual(expected);
+    expect(binding?.subjects).toEqual([
+      { kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" },
+    ]);
   });
 
   it("without builds: no ConfigMap, and the operator mounts none", async () => {
