@@ -156,6 +156,29 @@ describe("build Job observation", () => {
     });
   });
 
+  it("pods that cannot be seen (a Job read outside the operator's cache): the Job's own message, no waiting", () => {
+    const failed = job(
+      [
+        {
+          type: "Failed",
+          status: "True",
+          reason: "BackoffLimitExceeded",
+          message: "Job has reached the specified backoff limit",
+        } as never,
+      ],
+      { failed: 1 },
+    );
+    expect(observeJob(failed, undefined)).toEqual({
+      run: {
+        state: "failed",
+        attempts: 1,
+        reason: "Error",
+        message: "Job has reached the specified backoff limit",
+      },
+      pending: false,
+    });
+  });
+
   it("waits when the failed pods are not visible yet; deadline is a timeout", () => {
     expect(observeJob(job([{ type: "Failed", status: "True" }]), []).pending).toBe(true);
     expect(
