@@ -58,7 +58,6 @@ function secretArgsCopy(
                 name: target.jobName,
                 uid: jobUid,
                 controller: true,
-                blockOwnerDeletion: true,
               },
             ],
           }
