@@ -182,7 +182,7 @@ export class ImageBuildReconciler {
       await this.#fail(build, "NotConfigured", (error as Error).message, context);
       return undefined;
     }
-    const configMap = context.cache.get<V1ConfigMap>(types.configMap, {
+    const configMap = context.cache.get<V1ConfigMap>(types.overrideConfigMap, {
       namespace,
       name: overrideConfigMapName,
     });
@@ -374,7 +374,7 @@ export function imageBuildController(
       { type: types.pod, map: () => [] },
       // Jobs in the build namespace, tied to their build by labels instead of an owner reference.
       { type: types.job, map: (job) => [tiedBuild(job)].filter((key) => key !== undefined) },
-      { type: types.configMap, map: (configMap) => reconciler.buildsConcernedBy(configMap) },
+      { type: types.overrideConfigMap, map: (configMap) => reconciler.buildsConcernedBy(configMap) },
     ],
     reconcile: reconciler.reconcile,
     concurrency: options.concurrency ?? 4,

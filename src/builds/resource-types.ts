@@ -1,6 +1,7 @@
 /** The resource types the image-build controller reads and writes. */
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import type { ResourceType } from "../kube/types.ts";
+import { overrideConfigMapName } from "./override.ts";
 
 export const types = {
   imageBuild: {
@@ -13,5 +14,13 @@ export const types = {
   job: { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
   pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
   secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
-  configMap: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+  /** Only the namespaces' override ConfigMaps are cached, not every ConfigMap of the cluster. */
+  overrideConfigMap: {
+    group: "",
+    version: "v1",
+    kind: "ConfigMap",
+    plural: "configmaps",
+    namespaced: true,
+    fieldSelector: `metadata.name=${overrideConfigMapName}`,
+  },
 } satisfies Record<string, ResourceType>;

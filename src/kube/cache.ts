@@ -4,6 +4,9 @@ import { keyString, typeId } from "./keys.ts";
 import type { RestClient } from "./rest.ts";
 import type { Cache, KubeObject, ObjectKey, ResourceType } from "./types.ts";
 
+const cacheId = (type: ResourceType) =>
+  type.fieldSelector ? `${typeId(type)}?fieldSelector=${type.fieldSelector}` : typeId(type);
+
 /**
  * The informer cache shared by every controller of a manager: one Informer per resource type,
  * created on first use, started once. Reads never call the API server.
@@ -23,7 +26,7 @@ export class InformerCache implements Cache {
 
   /** The informer of `type`, created if needed (and started if the cache already is). */
   informer(type: ResourceType): Informer {
-    const id = typeId(type);
+    const id = cacheId(type);
     let informer = this.#informers.get(id);
     if (!informer) {
       informer = new Informer(type, this.#rest, {
@@ -82,7 +85,7 @@ export class InformerCache implements Cache {
   }
 
   #known(type: ResourceType): Informer {
-    const informer = this.#informers.get(typeId(type));
+    const informer = this.#informers.get(cacheId(type));
     if (!informer) {
       throw new Error(
         `${type.plural}.${type.group || "core"} is not cached: name it in a controller's for/owns/watches`,

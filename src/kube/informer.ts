@@ -194,7 +194,11 @@ export class Informer {
         metadata: { resourceVersion: string; continue?: string };
         items: KubeObject[];
       }>("GET", this.#path(), {
-        query: { limit: this.#options.pageSize ?? 500, continue: continueToken },
+        query: {
+          limit: this.#options.pageSize ?? 500,
+          continue: continueToken,
+          fieldSelector: this.type.fieldSelector,
+        },
         signal,
       });
       const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
@@ -222,7 +226,12 @@ export class Informer {
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
     await this.#rest.watch(
       this.#path(),
-      { resourceVersion: this.#resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      {
+        resourceVersion: this.#resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        fieldSelector: this.type.fieldSelector,
+      },
       (event) => this.#onEvent(event),
       signal,
       // the server ends the watch after timeoutSeconds and sends bookmarks meanwhile: silence beyond that is a dead connection

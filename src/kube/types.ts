@@ -14,6 +14,11 @@ export interface ResourceType {
   kind: string;
   plural: string;
   namespaced: boolean;
+  /**
+   * Watch and cache only the objects matching this field selector, e.g. `metadata.name=slipway-builds`
+   * (the cache of such a type is separate from the type's unfiltered one).
+   */
+  fieldSelector?: string;
 }
 
 export interface ObjectKey {

@@ -1,4 +1,4 @@
-import { CoreV1Api, EventsV1Api, KubernetesObjectApi } from "@kubernetes/client-node";
+import { CoreV1Api, EventsV1Api, KubernetesObjectApi, type V1ConfigMap } from "@kubernetes/client-node";
 import pino from "pino";
 import { beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { setCondition } from "../../../src/kube/conditions.ts";
@@ -180,5 +180,47 @@ describe("a controller on the real API server", () => {
         err: "spec.fail is set",
       }),
     ]);
+  });
+
+  test("a type with a field selector caches only the objects it selects", async () => {
+    const namespace = await testNamespace("rt");
+    const core = adminConfig().makeApiClient(CoreV1Api);
+    const configMap = (name: string) =>
+      core.createNamespacedConfigMap({ namespace, body: { metadata: { name } } });
+    await configMap("other");
+    await configMap("chosen");
+    const chosenType = { ...configMapType, fieldSelector: "metadata.name=chosen" };
+    const enqueued: string[] = [];
+    const manager = await startManager(namespace, {
+      name: "selected",
+      for: widgetType,
+      watches: [
+        {
+          type: chosenType,
+          map: (object) => {
+            enqueued.push(object.metadata?.name ?? "");
+            return [];
+          },
+        },
+      ],
+      permissions: [],
+      reconcile: async () => undefined,
+    });
+    const names = () => manager.cache.list(chosenType).map((object) => object.metadata?.name);
+    expect(names()).toEqual(["chosen"]);
+    expect(() => manager.cache.list(configMapType)).toThrow(/not cached/);
+    await configMap("other-2");
+    await core.replaceNamespacedConfigMap({
+      namespace,
+      name: "chosen",
+      body: { metadata: { name: "chosen" }, data: { a: "1" } },
+    });
+    await eventually(
+      "the change of the chosen ConfigMap",
+      async () => manager.cache.get<V1ConfigMap>(chosenType, { namespace, name: "chosen" }),
+      (object) => object?.data?.a === "1",
+    );
+    expect(names()).toEqual(["chosen"]);
+    expect(new Set(enqueued)).toEqual(new Set(["chosen"]));
   });
 });
