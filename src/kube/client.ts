@@ -1,6 +1,7 @@
 import type { ResourceTypes } from "./discovery.ts";
 import { keyOf, resourcePath } from "./keys.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
+import { sameJson } from "./same-json.ts";
 import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "./types.ts";
 
 const applyPatch = "application/apply-patch+yaml"; // JSON is YAML
@@ -37,7 +38,16 @@ function forApply(object: KubeObject, part: "object" | "status"): Record<string,
  * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
  * cache first, so an unchanged finalizer list costs no request.
  */
+/** How many objects' last status write the client remembers (oldest forgotten first). */
+const rememberedStatuses = 10_000;
+
 export class KubeClient implements Client {
+  /**
+   * Per object, the status last written and the resourceVersion of the copy it was computed from.
+   * A reconcile that runs again before the cache holds that write computes the same status from the
+   * same copy; sending it again would change nothing, so it is not sent.
+   */
+  readonly #lastStatus = new Map<string, { basedOn: string; status: unknown }>();
   readonly #rest: RestClient;
   readonly #types: ResourceTypes;
   readonly #fieldManager: string;
@@ -55,7 +65,21 @@ export class KubeClient implements Client {
   }
 
   async applyStatus<T extends KubeObject>(object: T): Promise<T> {
-    return this.#apply(object, "status");
+    const id = `${object.apiVersion}/${object.kind}/${object.metadata?.namespace ?? ""}/${object.metadata?.name}`;
+    const basedOn = object.metadata?.resourceVersion;
+    const status = (object as { status?: unknown }).status;
+    const last = this.#lastStatus.get(id);
+    if (basedOn && last?.basedOn === basedOn && sameJson(last.status, status)) return object;
+    const written = await this.#apply(object, "status");
+    this.#lastStatus.delete(id);
+    if (basedOn) {
+      this.#lastStatus.set(id, { basedOn, status: structuredClone(status) });
+      if (this.#lastStatus.size > rememberedStatuses) {
+        const oldest = this.#lastStatus.keys().next().value;
+        if (oldest !== undefined) this.#lastStatus.delete(oldest);
+      }
+    }
+    return written;
   }
 
   async delete(

@@ -168,6 +168,29 @@ test("finalizers added and removed concurrently by several writers all land (con
   expect((await read()).metadata.finalizers ?? []).toEqual([]);
 });
 
+test("a status computed again from the same copy is not sent again; a new status or a newer copy is", async () => {
+  const namespace = await testNamespace("ops");
+  const api = KubernetesObjectApi.makeApiClient(adminConfig());
+  const created = (await api.create(widget(namespace, "s", 1))) as WidgetObject;
+  const patches: string[] = [];
+  const rest = new RestClient(adminConfig(), { onRequest: (_code, method) => patches.push(method) });
+  const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: "status-writer" });
+  const withStatus = (copy: WidgetObject, size: number): WidgetObject => ({ ...copy, status: { size } });
+
+  const first = await client.applyStatus(withStatus(created, 1));
+  await client.applyStatus(withStatus(created, 1)); // the same copy, the same status: nothing to send
+  expect(patches.filter((m) => m === "PATCH")).toHaveLength(1);
+  await client.applyStatus(withStatus(created, 2)); // the same copy, another status
+  await client.applyStatus(withStatus(first, 1)); // a newer copy
+  expect(patches.filter((m) => m === "PATCH")).toHaveLength(3);
+  const stored = (await api.read({
+    ...widget(namespace, "s", 1),
+    metadata: { name: "s", namespace },
+  })) as WidgetObject;
+  expect(stored.status?.size).toBe(1);
+  rest.close();
+});
+
 test("a controller whose kind is not served does not hold back the others; /readyz says not ready", async () => {
   const namespace = await testNamespace("ops");
   const api = KubernetesObjectApi.makeApiClient(adminConfig());
