@@ -2,18 +2,11 @@
  * The Component controller: applies a Component's workload, Service, Ingress, PVCs and ServiceAccount
  * (all owned by it) and reports its phase from what Kubernetes says about them.
  */
-import type {
-  V1Deployment,
-  V1EndpointSlice,
-  V1Pod,
-  V1StatefulSet,
-  V1StorageClass,
-} from "@kubernetes/client-node";
+import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
 import { sameJson } from "../kube/same-json.ts";
 import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext, ResourceType } from "../kube/types.ts";
-import { claimsToAwait } from "./claim-binding.ts";
 import {
   annotations,
   labels,
@@ -40,22 +33,14 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   // A pod naming a ServiceAccount that does not exist yet is refused, so the account goes first.
   const serviceAccount = renderServiceAccount(component);
   if (serviceAccount) await applyChanged(context, types.serviceAccount, serviceAccount);
-  // Claims go first, and the workload waits until those that bind at once are Bound (claimsToAwait).
-  // The rest is written together.
-  const claims = await Promise.all(
-    renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
-  );
-  const unboundClaims = component.spec.stopped
-    ? []
-    : claimsToAwait(claims, cache.list<V1StorageClass>(types.storageClass), new Date());
+  // Claims go first: a pod created before its claim exists is found unschedulable and waits out the
+  // scheduler's backoff (about a second) even after the claim binds. The rest is written together.
+  await Promise.all(renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)));
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
   const service = renderService(component);
   const ingress = renderIngress(component);
   const [workload] = await Promise.all([
-    // the claim's binding (an owned object) triggers the next reconcile
-    unboundClaims.length === 0
-      ? applyChanged(context, workloadType, renderWorkload(component))
-      : cache.get<V1Deployment | V1StatefulSet>(workloadType, key),
+    applyChanged(context, workloadType, renderWorkload(component)),
     service ? applyChanged(context, types.service, service) : undefined,
     ingress
       ? applyChanged(context, types.ingress, ingress)
@@ -78,12 +63,11 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
     replicas: component.spec.replicas,
     version: component.spec.version,
     previous: { phase: component.status?.phase, version: component.status?.version },
-    ...(workload ? { workload: workloadView(workload) } : {}),
+    workload: workloadView(workload),
     pods,
-    ...(workload && templateHashOf(workload) ? { templateHash: templateHashOf(workload) } : {}),
+    ...(templateHashOf(workload) ? { templateHash: templateHashOf(workload) } : {}),
     hasService: service !== undefined,
     readyEndpoints,
-    unboundClaims,
     ...ingressObservation(cache, component, ingress !== undefined),
   });
   await writeStatus(context, component, verdict);
@@ -201,10 +185,8 @@ export const componentController: ControllerSpec = {
   watches: [
     { type: types.pod, map: byLabel(labels.component) },
     { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
-    // cached for ingressObservation and claimsToAwait; a class added or removed reaches Components on
-    // their next reconcile
+    // cached for ingressObservation; a class added or removed reaches Components on their next reconcile
     { type: types.ingressClass, map: () => [] },
-    { type: types.storageClass, map: () => [] },
   ],
   reconcile: reconcileComponent,
   permissions: [

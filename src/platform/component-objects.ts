@@ -32,9 +32,6 @@ export const annotations = {
   appliedHash: "platform.slipway.dev/applied-hash",
 } as const;
 
-/** How long a rollout (or a claim the workload waits for) may make no progress before it is Failed. */
-export const progressDeadlineSeconds = 600;
-
 export const pvcName = (component: ComponentResource, volume: string) =>
   `${component.metadata.name}-${volume}`;
 
@@ -133,7 +130,7 @@ export function renderWorkload(component: ComponentResource): V1Deployment | V1S
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata,
-    spec: { ...common, progressDeadlineSeconds },
+    spec: { ...common, progressDeadlineSeconds: 600 },
   };
 }
 

@@ -4,8 +4,6 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { ComponentPhase } from "../apis/platform/component.ts";
-import type { AwaitedClaim } from "./claim-binding.ts";
-import { progressDeadlineSeconds } from "./component-objects.ts";
 
 const templateHashAnnotation = "platform.slipway.dev/template-hash";
 
@@ -38,8 +36,6 @@ export interface ComponentObservation {
   templateHash?: string;
   /** Whether the component has a Service whose endpoints must be ready. */
   hasService: boolean;
-  /** Claims the workload waits for before it is created or changed (claimsToAwait). */
-  unboundClaims?: readonly AwaitedClaim[];
   readyEndpoints: number;
   /** Only set where an ingress controller exists to give the Ingress an address. */
   ingress?: { hasAddress: boolean };
@@ -110,26 +106,10 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
     if (!workload) return verdict("Stopped", "stopped");
     return verdict("Stopping", `${running} pod(s) still running`);
   }
-  const wasRunning =
-    input.previous.version !== undefined ||
-    input.previous.phase === "Ready" ||
-    input.previous.phase === "Updating";
-  const unbound = input.unboundClaims ?? [];
-  const stalled = unbound.find((claim) => claim.pendingSeconds >= progressDeadlineSeconds);
-  if (stalled)
-    return verdict(
-      "Failed",
-      `claim ${stalled.name} is not bound after ${progressDeadlineSeconds}s (see its events: its StorageClass should provision it)`,
-    );
-  const claims = unbound.length
-    ? `waiting for claim${unbound.length > 1 ? "s" : ""} ${unbound.map((c) => c.name).join(", ")} to be bound`
-    : undefined;
-  if (!workload)
-    return claims ? verdict("Deploying", claims) : verdict("Pending", "workload not created yet");
+  if (!workload) return verdict("Pending", "workload not created yet");
 
   const unfinished = rolloutUnfinished(input.generation, workload);
   const notReady =
-    claims ??
     unfinished ??
     (input.hasService && input.readyEndpoints === 0 ? "Service has no ready endpoints" : undefined) ??
     (input.ingress && !input.ingress.hasAddress ? "Ingress has no address yet" : undefined);
@@ -145,6 +125,10 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
   );
   if (deadline)
     return verdict("Failed", `rollout exceeded its progress deadline: ${deadline.message ?? ""}`.trim());
+  const wasRunning =
+    input.previous.version !== undefined ||
+    input.previous.phase === "Ready" ||
+    input.previous.phase === "Updating";
   return verdict(wasRunning ? "Updating" : "Deploying", notReady);
 }
 

@@ -53,13 +53,6 @@ export const types = {
     plural: "ingressclasses",
     namespaced: false,
   },
-  storageClass: {
-    group: "storage.k8s.io",
-    version: "v1",
-    kind: "StorageClass",
-    plural: "storageclasses",
-    namespaced: false,
-  },
   pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
   endpointSlice: {
     group: "discovery.k8s.io",

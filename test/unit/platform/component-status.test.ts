@@ -59,39 +59,6 @@ describe("componentVerdict", () => {
     expect(componentVerdict(observation({ workload: undefined })).phase).toBe("Pending");
   });
 
-  it("is Deploying and names the claims its workload waits for", () => {
-    expect(
-      componentVerdict(
-        observation({
-          workload: undefined,
-          unboundClaims: [
-            { name: "data-postgres", pendingSeconds: 3 },
-            { name: "wal", pendingSeconds: 3 },
-          ],
-        }),
-      ),
-    ).toMatchObject({ phase: "Deploying", message: "waiting for claims data-postgres, wal to be bound" });
-    expect(
-      componentVerdict(
-        observation({
-          previous: { phase: "Ready", version: "0.0.9" },
-          unboundClaims: [{ name: "cache", pendingSeconds: 1 }],
-        }),
-      ),
-    ).toMatchObject({ phase: "Updating", message: "waiting for claim cache to be bound", version: "0.0.9" });
-  });
-
-  it("is Failed when a claim it waits for stays unbound past the progress deadline", () => {
-    expect(
-      componentVerdict(
-        observation({ workload: undefined, unboundClaims: [{ name: "data", pendingSeconds: 600 }] }),
-      ),
-    ).toMatchObject({
-      phase: "Failed",
-      message: expect.stringContaining("claim data is not bound after 600s"),
-    });
-  });
-
   it.each([
     [
       "a workload rendered from an older generation",
