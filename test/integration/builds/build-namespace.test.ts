@@ -1,5 +1,5 @@
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import {
   buildArgsSecretName,
@@ -7,12 +7,11 @@ import {
   ownerLabels,
 } from "../../../src/builds/build-namespace.ts";
 import {
-  type BuildServers,
   buildNamespace,
   buildsConfig,
   jobsIn,
-  startBuildServers,
   uploadContext,
+  useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
@@ -22,16 +21,11 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
-import { installCrds } from "../../support/crds.ts";
 
 const pipToken = "pip-token-3c9d4e21";
 
 describe("buildNamespace: build Jobs and credentials in the platform's namespace", () => {
-  let servers: BuildServers;
-  beforeAll(async () => {
-    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
-  });
-  afterAll(() => servers?.stop());
+  const servers = useBuildServers();
 
   for (const allNamespaces of [true, false]) {
     const scope = allNamespaces

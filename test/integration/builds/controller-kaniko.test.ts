@@ -1,15 +1,13 @@
 import { Storage } from "@google-cloud/storage";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import { describe, expect, it } from "vitest";
 import {
-  type BuildServers,
   buildNamespace,
   buildsConfig,
   eventsIn,
   jobsIn,
   registryUser,
-  startBuildServers,
   uploadContext,
+  useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
@@ -22,17 +20,12 @@ import {
 import { pushImage } from "../../support/builds/push.ts";
 import { startFakeGcs } from "../../support/builds/servers.ts";
 import { eventually } from "../../support/cluster.ts";
-import { installCrds } from "../../support/crds.ts";
 
 const dockerfile = "FROM scratch\nCOPY model.txt /model.txt\n";
 const pipToken = "pip-token-5b3e8a11";
 
 describe("ImageBuild controller, Kaniko backend", () => {
-  let servers: BuildServers;
-  beforeAll(async () => {
-    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
-  });
-  afterAll(() => servers?.stop());
+  const servers = useBuildServers();
 
   const spec = (artifactUri: string, version = "v1") => ({
     project: "fraud",

@@ -2,18 +2,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { LocalBuilder } from "../../../src/builds/local-builder.ts";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
 import {
-  type BuildServers,
   buildNamespace,
   buildsConfig,
   eventsIn,
   jobsIn,
   registryUser,
-  startBuildServers,
   uploadContext,
+  useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
@@ -21,19 +19,16 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
-import { installCrds } from "../../support/crds.ts";
 
 const secretArg = "model-key-90c1d2e3";
 
 describe("ImageBuild controller, local backend (buildah)", () => {
-  let servers: BuildServers;
+  const servers = useBuildServers();
   let storage: string;
   beforeAll(async () => {
-    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
     storage = await mkdtemp(join(tmpdir(), "slipway-buildah-test-"));
   });
   afterAll(async () => {
-    await servers?.stop();
     if (storage) await rm(storage, { recursive: true, force: true });
   });
 

@@ -1,13 +1,11 @@
 import { CoreV1Api } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import { describe, expect, it } from "vitest";
 import {
-  type BuildServers,
   buildNamespace,
   buildsConfig,
   jobsIn,
   registryUser,
-  startBuildServers,
+  useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
@@ -17,14 +15,9 @@ import {
 } from "../../support/builds/operator.ts";
 import { pushImage } from "../../support/builds/push.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
-import { installCrds } from "../../support/crds.ts";
 
 describe("per-namespace override: ConfigMap slipway-builds", () => {
-  let servers: BuildServers;
-  beforeAll(async () => {
-    [servers] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
-  });
-  afterAll(() => servers?.stop());
+  const servers = useBuildServers();
 
   it("a bad override fails the build naming the ConfigMap and field; fixing it runs the build with the merged configuration", async () => {
     const namespace = await buildNamespace(servers);

@@ -1,9 +1,12 @@
 /** Shared setup of the controller tests: real registry and S3, a namespace with the credentials Secrets. */
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { BatchV1Api, CoreV1Api, type V1Job } from "@kubernetes/client-node";
+import { afterAll, beforeAll } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import { S3BlobStore } from "../../../src/builds/storage/s3.ts";
 import { adminConfig, testNamespace } from "../cluster.ts";
+import { installCrds } from "../crds.ts";
 import { opaqueSecret, registrySecret } from "./operator.ts";
 import { type RunningS3, type RunningServer, startMinio, startRegistry } from "./servers.ts";
 
@@ -30,6 +33,20 @@ export async function startBuildServers(): Promise<BuildServers> {
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   client.destroy();
   return { registry, s3, stop: async () => void (await Promise.all([registry.stop(), s3.stop()])) };
+}
+
+/**
+ * The build servers of a test file, started (and the ImageBuild CRD installed) before its tests and
+ * stopped after them; the returned object is filled in once they run.
+ */
+export function useBuildServers(): BuildServers {
+  const servers = {} as BuildServers;
+  beforeAll(async () => {
+    const [started] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
+    Object.assign(servers, started);
+  });
+  afterAll(() => servers.stop?.());
+  return servers;
 }
 
 export function s3Store(servers: BuildServers): S3BlobStore {
