@@ -27,25 +27,29 @@ const pipToken = "pip-token-3c9d4e21";
 describe("buildNamespace: build Jobs and credentials in the platform's namespace", () => {
   const servers = useBuildServers();
 
+  /**
+   * A build namespace holding the credentials Secrets (the registry needs them), a team namespace
+   * with an artifact, and an operator for the team whose build pods end as `outcome` says.
+   */
+  async function teamWithBuildNamespace(outcome: "hang" | "fail", allNamespaces: boolean) {
+    const builds = await buildNamespace(servers);
+    const team = await testNamespace("team");
+    const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
+    const config = buildsConfig(servers, {
+      buildNamespace: builds,
+      kaniko: { podAnnotations: { "sim.slipway.dev/outcome": outcome } },
+    });
+    await startBuildOperator(team, config, undefined, { allNamespaces });
+    return { builds, team, artifactUri };
+  }
+
   for (const allNamespaces of [true, false]) {
     const scope = allNamespaces
       ? "an operator watching all namespaces"
       : "an operator watching only the ImageBuild's namespace";
     it(`${scope}: the Job runs there with the Secrets from there and a copy of the team's secret argument; deleting the ImageBuild deletes both`, async () => {
-      // the credentials Secrets exist only in the build namespace; the registry needs them
-      const builds = await buildNamespace(servers);
+      const { builds, team, artifactUri } = await teamWithBuildNamespace("hang", allNamespaces);
       const core = adminConfig().makeApiClient(CoreV1Api);
-      const team = await testNamespace("team");
-      const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
-      await startBuildOperator(
-        team,
-        buildsConfig(servers, {
-          buildNamespace: builds,
-          kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
-        }),
-        undefined,
-        { allNamespaces },
-      );
       await opaqueSecret(team, "pip", { token: pipToken });
       await createImageBuild(team, "scorer", {
         project: "fraud",
@@ -107,16 +111,7 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
   }
 
   it("an operator watching only the ImageBuild's namespace: a Job failing there fails the build with the Job's message", async () => {
-    const builds = await buildNamespace(servers);
-    const team = await testNamespace("team");
-    const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
-    await startBuildOperator(
-      team,
-      buildsConfig(servers, {
-        buildNamespace: builds,
-        kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "fail" } },
-      }),
-    );
+    const { team, artifactUri } = await teamWithBuildNamespace("fail", false);
     await createImageBuild(team, "scorer", {
       project: "fraud",
       name: "scorer",
