@@ -30,17 +30,17 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const namespace = key.namespace ?? "";
   const name = key.name;
 
-  // A pod naming a ServiceAccount that does not exist yet is refused, so the account goes first.
-  const serviceAccount = renderServiceAccount(component);
-  if (serviceAccount) await applyChanged(context, types.serviceAccount, serviceAccount);
-  // Claims go first: a pod created before its claim exists is found unschedulable and waits out the
-  // scheduler's backoff (about a second) even after the claim binds. The rest is written together.
-  await Promise.all(renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)));
+  // Everything the pods need or are reached through goes first, together: a pod naming a
+  // ServiceAccount that does not exist yet is refused; a pod created before its claim is found
+  // unschedulable and waits out the scheduler's backoff; a Service created with its pods risks the
+  // EndpointSlice controller's one-second resync. Then the workload.
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
+  const serviceAccount = renderServiceAccount(component);
   const service = renderService(component);
   const ingress = renderIngress(component);
-  const [workload] = await Promise.all([
-    applyChanged(context, workloadType, renderWorkload(component)),
+  await Promise.all([
+    serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : undefined,
+    ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
     service ? applyChanged(context, types.service, service) : undefined,
     ingress
       ? applyChanged(context, types.ingress, ingress)
@@ -48,6 +48,7 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
         ? client.delete(types.ingress, key)
         : undefined,
   ]);
+  const workload = await applyChanged(context, workloadType, renderWorkload(component));
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
   const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {
