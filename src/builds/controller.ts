@@ -112,8 +112,6 @@ export class ImageBuildReconciler {
   /** Per effective configuration (the operator's, or one with a namespace's override). */
   readonly #wirings = new Map<string, Wiring>();
   #localBuilder: LocalBuilder | undefined;
-  /** The cache of the last reconcile: what an override ConfigMap's change is mapped through. */
-  #cache: Cache | undefined;
 
   constructor(options: ImageBuildControllerOptions = {}) {
     this.#options = options;
@@ -143,10 +141,10 @@ export class ImageBuildReconciler {
   }
 
   /** Builds of the namespace an override ConfigMap change concerns: those not finished, and those it failed. */
-  buildsConcernedBy(configMap: KubeObject): ObjectKey[] {
+  buildsConcernedBy(configMap: KubeObject, cache: Cache): ObjectKey[] {
     const namespace = configMap.metadata?.namespace;
-    if (configMap.metadata?.name !== overrideConfigMapName || !namespace || !this.#cache) return [];
-    return this.#cache
+    if (configMap.metadata?.name !== overrideConfigMapName || !namespace) return [];
+    return cache
       .list<ImageBuild>(types.imageBuild, { namespace })
       .filter((b) => {
         const phase = b.status?.phase;
@@ -159,7 +157,6 @@ export class ImageBuildReconciler {
     key: ObjectKey,
     context: ReconcileContext,
   ): Promise<ReconcileResult | undefined> => {
-    this.#cache = context.cache;
     const build = context.cache.get<ImageBuild>(types.imageBuild, key);
     if (!build) return undefined;
     // A deleted build's Job goes with it (owner reference, or the cleanup finalizer); the pushed image stays.
@@ -374,7 +371,10 @@ export function imageBuildController(
       { type: types.pod, map: () => [] },
       // Jobs in the build namespace, tied to their build by labels instead of an owner reference.
       { type: types.job, map: (job) => [tiedBuild(job)].filter((key) => key !== undefined) },
-      { type: types.overrideConfigMap, map: (configMap) => reconciler.buildsConcernedBy(configMap) },
+      {
+        type: types.overrideConfigMap,
+        map: (configMap, cache) => reconciler.buildsConcernedBy(configMap, cache),
+      },
     ],
     reconcile: reconciler.reconcile,
     concurrency: options.concurrency ?? 4,

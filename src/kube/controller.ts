@@ -122,7 +122,7 @@ export class Controller {
     }
     for (const watch of spec.watches ?? []) {
       const enqueueMapped = (object: KubeObject) => {
-        for (const key of watch.map(object)) this.queue.add(keyString(key));
+        for (const key of watch.map(object, cache)) this.queue.add(keyString(key));
       };
       cache.informer(watch.type).addHandlers({
         add: enqueueMapped,

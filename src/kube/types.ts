@@ -101,8 +101,8 @@ export interface ControllerSpec {
   for: ResourceType;
   /** Child kinds; an event on a child enqueues its controlling owner (of kind `for`). */
   owns?: ResourceType[];
-  /** Other kinds whose events map to keys of `for`. */
-  watches?: { type: ResourceType; map: (object: KubeObject) => ObjectKey[] }[];
+  /** Other kinds whose events map to keys of `for` (the map may read the cache, e.g. an index). */
+  watches?: { type: ResourceType; map: (object: KubeObject, cache: Cache) => ObjectKey[] }[];
   /** Indexes this controller needs on a cached kind (name → values of an object). */
   indexes?: { type: ResourceType; name: string; values: (object: KubeObject) => string[] }[];
   reconcile: Reconcile;

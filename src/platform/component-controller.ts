@@ -6,7 +6,14 @@ import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kuber
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
 import { sameJson } from "../kube/same-json.ts";
-import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext, ResourceType } from "../kube/types.ts";
+import type {
+  Cache,
+  ControllerSpec,
+  KubeObject,
+  ObjectKey,
+  ReconcileContext,
+  ResourceType,
+} from "../kube/types.ts";
 import {
   annotations,
   labels,
@@ -179,6 +186,14 @@ const byLabel =
     return name ? [{ namespace: object.metadata?.namespace, name }] : [];
   };
 
+/** The Components an IngressClass's change concerns: every one with an Ingress. */
+export function componentsWithIngress(_ingressClass: KubeObject, cache: Pick<Cache, "list">): ObjectKey[] {
+  return cache
+    .list<ComponentResource>(types.component)
+    .filter((component) => component.spec.ingress !== undefined)
+    .map((component) => ({ namespace: component.metadata.namespace, name: component.metadata.name ?? "" }));
+}
+
 export const componentController: ControllerSpec = {
   name: "component",
   for: types.component,
@@ -186,8 +201,8 @@ export const componentController: ControllerSpec = {
   watches: [
     { type: types.pod, map: byLabel(labels.component) },
     { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
-    // cached for ingressObservation; a class added or removed reaches Components on their next reconcile
-    { type: types.ingressClass, map: () => [] },
+    // a class added, removed or made the default changes whether Ingresses wait for an address
+    { type: types.ingressClass, map: componentsWithIngress },
   ],
   reconcile: reconcileComponent,
   permissions: [

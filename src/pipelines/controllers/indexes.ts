@@ -1,6 +1,5 @@
 /** Cache indexes and watch mappings shared by the pipeline resource controllers. */
-import type { KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
-import { cacheHolder } from "../cache-holder.ts";
+import type { Cache, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
 import { keyText, providerKey } from "../provider-ref.ts";
 import { parsePipelineReference } from "../resolve.ts";
 import { pipelineType, providerType } from "../types.ts";
@@ -27,8 +26,8 @@ const keyOf = (object: KubeObject): ObjectKey => ({
 });
 
 function mapBy(type: ResourceType, index: string) {
-  return (object: KubeObject): ObjectKey[] =>
-    cacheHolder.cache?.byIndex(type, index, keyText(keyOf(object) as Required<ObjectKey>)).map(keyOf) ?? [];
+  return (object: KubeObject, cache: Cache): ObjectKey[] =>
+    cache.byIndex(type, index, keyText(keyOf(object) as Required<ObjectKey>)).map(keyOf);
 }
 
 /** A Provider's change re-syncs every resource of `type` that uses it. */

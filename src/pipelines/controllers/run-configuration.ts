@@ -5,8 +5,7 @@ import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import { type ConditionInput, setCondition } from "../../kube/conditions.ts";
 import { ownerReference } from "../../kube/owners.ts";
 import { sameJson } from "../../kube/same-json.ts";
-import type { ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../../kube/types.ts";
-import { cacheHolder } from "../cache-holder.ts";
+import type { Cache, ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import { parsePipelineReference } from "../resolve.ts";
 import { planRunConfiguration } from "../run-configuration-plan.ts";
 import { pipelineType, runConfigurationType, runScheduleType, runType } from "../types.ts";
@@ -43,7 +42,6 @@ function schedulesCondition(schedules: RunSchedule[], wanted: number): Condition
 }
 
 async function reconcileRunConfiguration(key: ObjectKey, context: ReconcileContext) {
-  cacheHolder.cache = context.cache;
   const { cache, client } = context;
   const configuration = cache.get<RunConfiguration>(runConfigurationType, key);
   if (!configuration || configuration.metadata.deletionTimestamp) return undefined;
@@ -126,9 +124,9 @@ function triggerValues(object: KubeObject): string[] {
 }
 
 /** A RunConfiguration's change (its latest succeeded run) reaches those it triggers. */
-function triggeredBy(object: KubeObject): ObjectKey[] {
+function triggeredBy(object: KubeObject, cache: Cache): ObjectKey[] {
   const value = `${object.metadata?.namespace}/${object.metadata?.name}`;
-  return (cacheHolder.cache?.byIndex(runConfigurationType, byTrigger, value) ?? []).map((c) => ({
+  return cache.byIndex(runConfigurationType, byTrigger, value).map((c) => ({
     namespace: c.metadata?.namespace,
     name: c.metadata?.name ?? "",
   }));

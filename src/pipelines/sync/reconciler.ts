@@ -17,7 +17,6 @@ import type {
 } from "../../kube/types.ts";
 import { ArgoBackend } from "../argo/backend.ts";
 import type { Backend, BackendObjects, Owner, ProviderConfig } from "../backend.ts";
-import { cacheHolder } from "../cache-holder.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, providerType } from "../types.ts";
 import { versionOf } from "../version.ts";
@@ -78,7 +77,6 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, D>): Reconcile {
   return async (key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | undefined> => {
-    cacheHolder.cache = context.cache;
     const resource = context.cache.get<R>(kind.type, key);
     if (!resource) return undefined;
     const namespace = resource.metadata.namespace ?? "";

@@ -207,4 +207,28 @@ describe.sequential("a platform on its own control plane", () => {
     expect(platform.status).toMatchObject({ phase: "Running", version: "0.1.0" });
     expect(operator.output()).not.toMatch(/forbidden|\b403\b/i);
   });
+
+  it("a default IngressClass created later makes the running Components with an Ingress wait for an address", {
+    timeout: 300_000,
+  }, async () => {
+    expect(await platformPhase()).toBe("Running");
+    const networking = config.makeApiClient(NetworkingV1Api);
+    await networking.createIngressClass({
+      body: {
+        metadata: { name: ingressClass, annotations: { [defaultClassAnnotation]: "true" } },
+        spec: { controller: "example.org/no-controller" },
+      },
+    });
+    try {
+      // (the IngressClass's event re-evaluates them at once; here kwok's pod updates would too, later)
+      await waitingForAddress("api-server");
+      await waitingForAddress("web");
+      await giveAddress("api-server");
+      await giveAddress("web");
+      const status = await cli("status", "--wait", "Running", "--timeout", "2m");
+      expect(status.code, status.stderr).toBe(0);
+    } finally {
+      await networking.deleteIngressClass({ name: ingressClass }).catch(() => {});
+    }
+  });
 });
