@@ -47,23 +47,14 @@ function forbiddenField(override: Json, base: BuildsConfig): { field: string; ru
         };
     }
   }
-  // In a shared build namespace the Secrets are the platform's: a namespace must not pick one.
+  // In a shared build namespace the credentials Secrets are the platform's: a namespace choosing the
+  // registry or the store would send the platform's credentials wherever it points them.
   if (base.buildNamespace) {
-    const registry = override.registry;
-    const storage = override.storage;
-    const secretFields = [
-      isObject(registry) && "credentialsSecret" in registry ? "registry.credentialsSecret" : undefined,
-      ...["s3", "gcs"].map((type) =>
-        isObject(storage) && isObject(storage[type]) && "credentialsSecret" in (storage[type] as Json)
-          ? `storage.${type}.credentialsSecret`
-          : undefined,
-      ),
-    ];
-    const field = secretFields.find(Boolean);
+    const field = ["registry", "storage"].find((key) => key in override);
     if (field)
       return {
         field,
-        rule: `cannot be overridden per namespace while builds run in namespace ${base.buildNamespace}`,
+        rule: `cannot be overridden per namespace while builds run in namespace ${base.buildNamespace} (its credentials are the platform's)`,
       };
   }
   return undefined;

@@ -62,14 +62,21 @@ describe("per-namespace override of the builds configuration", () => {
     });
   });
 
-  it("refuses a credentials Secret while builds run in the shared build namespace", () => {
+  it("refuses registry and storage (their credentials are the platform's) while builds run in the shared build namespace", () => {
     const shared = parseBuildsConfig({ ...base, buildNamespace: "builds" });
+    const rule =
+      "cannot be overridden per namespace while builds run in namespace builds (its credentials are the platform's)";
     expect(override("registry: {credentialsSecret: other-team-creds}\n", shared)).toEqual({
-      error: `${where}: registry.credentialsSecret: cannot be overridden per namespace while builds run in namespace builds`,
+      error: `${where}: registry: ${rule}`,
     });
-    expect(override("storage: {s3: {credentialsSecret: x}}\n", shared)).toMatchObject({
-      error: expect.stringContaining("storage.s3.credentialsSecret"),
+    // a host of the namespace's choosing would receive the platform's credentials
+    expect(override("registry: {url: evil.example.com}\n", shared)).toEqual({
+      error: `${where}: registry: ${rule}`,
     });
+    expect(override("storage: {s3: {endpoint: http://evil.example.com}}\n", shared)).toEqual({
+      error: `${where}: storage: ${rule}`,
+    });
+    expect(override("naming: {image: '{registry}/{name}:{version}'}\n", shared)).toHaveProperty("config");
     expect(override("registry: {credentialsSecret: team-a-creds}\n")).toMatchObject({
       config: { registry: { credentialsSecret: "team-a-creds" } },
     });
