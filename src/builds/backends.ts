@@ -4,6 +4,7 @@
  */
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { ownerReference } from "../kube/owners.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
 import type { BlobUri } from "./blob-uri.ts";
@@ -35,6 +36,26 @@ export interface BuildBackend {
   stop(target: RunTarget, context: ReconcileContext): Promise<void>;
 }
 
+/**
+ * The build's secret build arguments (name → value), from the build owner's Secrets in the build's own
+ * namespace (credentials Secrets, by contrast, come from the Job's namespace).
+ */
+async function secretBuildArgs(
+  build: ImageBuild,
+  secrets: SecretReader,
+  context: ReconcileContext,
+): Promise<Record<string, string>> {
+  const values: Record<string, string> = {};
+  for (const arg of build.spec.buildArgs ?? []) {
+    if (!arg.valueFrom) continue;
+    const { name, key } = arg.valueFrom.secretKeyRef;
+    const value = (await secrets.read(context.client, build.metadata.namespace ?? "", name))[key];
+    if (value === undefined) throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
+    values[arg.name] = value;
+  }
+  return values;
+}
+
 /** The copy of a build's secret arguments next to its Job in the build namespace (owned by the Job once it has a uid). */
 function secretArgsCopy(
   target: RunTarget,
@@ -52,13 +73,10 @@ function secretArgsCopy(
       ...(jobUid
         ? {
             ownerReferences: [
-              {
-                apiVersion: "batch/v1",
-                kind: "Job",
-                name: target.jobName,
-                uid: jobUid,
-                controller: true,
-              },
+              ownerReference(
+                { apiVersion: "batch/v1", kind: "Job", metadata: { name: target.jobName, uid: jobUid } },
+                { controller: true },
+              ),
             ],
           }
         : {}),
@@ -128,24 +146,11 @@ export class KanikoBackend implements BuildBackend {
       return;
     }
     // Secret first, so a missing value fails before any Job exists; then owned by the Job, to go with it
-    const values = await this.#secretArgValues(target.build, context);
+    const secretArgs = await secretBuildArgs(target.build, this.#secrets, context);
+    const values = Object.keys(secretArgs).length > 0 ? secretArgs : undefined;
     if (values) await context.client.apply(secretArgsCopy(target, job, values));
     const created = await context.client.apply(job);
     if (values) await context.client.apply(secretArgsCopy(target, job, values, created.metadata?.uid));
-  }
-
-  /** The build owner's secret build arguments (name → value), read from the build's own namespace; none: undefined. */
-  async #secretArgValues(build: ImageBuild, context: ReconcileContext) {
-    const values: Record<string, string> = {};
-    for (const arg of build.spec.buildArgs ?? []) {
-      if (!arg.valueFrom) continue;
-      const { name, key } = arg.valueFrom.secretKeyRef;
-      const value = (await this.#secrets.read(context.client, build.metadata.namespace ?? "", name))[key];
-      if (value === undefined)
-        throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
-      values[arg.name] = value;
-    }
-    return Object.keys(values).length > 0 ? values : undefined;
   }
 
   async stop(target: RunTarget, context: ReconcileContext): Promise<void> {
@@ -188,19 +193,10 @@ export class LocalBackend implements BuildBackend {
       const buildArgs = [];
       if (build.spec.baseImage)
         buildArgs.push({ name: "BASE_IMAGE", value: build.spec.baseImage, secret: false });
+      const secretArgs = await secretBuildArgs(build, this.#secrets, context);
       for (const arg of build.spec.buildArgs ?? []) {
-        if (!arg.valueFrom) {
-          buildArgs.push({ name: arg.name, value: arg.value ?? "", secret: false });
-          continue;
-        }
-        const { name, key } = arg.valueFrom.secretKeyRef;
-        // the build owner's Secret, in the build's own namespace (credentials come from `namespace`)
-        const value = (await this.#secrets.read(context.client, build.metadata.namespace ?? namespace, name))[
-          key
-        ];
-        if (value === undefined)
-          throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
-        buildArgs.push({ name: arg.name, value, secret: true });
+        const secret = arg.valueFrom !== undefined;
+        buildArgs.push({ name: arg.name, value: (secret ? secretArgs[arg.name] : arg.value) ?? "", secret });
       }
       return {
         reference,

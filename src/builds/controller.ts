@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import type { V1ConfigMap, V1Job } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import { keyOf } from "../kube/keys.ts";
 import { sameJson } from "../kube/same-json.ts";
 import type {
   Cache,
@@ -75,11 +76,6 @@ function referenceOf(build: ImageBuild, config: BuildsConfig): { image: ImageRef
   }
 }
 
-const keyOf = (build: ImageBuild): ObjectKey => ({
-  namespace: build.metadata.namespace ?? "",
-  name: build.metadata.name ?? "",
-});
-
 function failedForOverride(build: ImageBuild): boolean {
   return build.status?.phase === "Failed" && build.status.conditions?.[0]?.reason === invalidOverride;
 }
@@ -109,8 +105,16 @@ export class ImageBuildReconciler {
   readonly secrets = new SecretReader();
   readonly #options: ImageBuildControllerOptions;
   #base: BuildsConfig | undefined;
-  /** Per effective configuration (the operator's, or one with a namespace's override). */
-  readonly #wirings = new Map<string, Wiring>();
+  #baseWiring: Wiring | undefined;
+  /**
+   * Per namespace with an override ConfigMap: the ConfigMap's resourceVersion and what it made (the
+   * wiring of the merged configuration, or why the override is invalid), so an override is parsed
+   * and validated once per change, not on every reconcile.
+   */
+  readonly #overrides = new Map<
+    string,
+    { version: string; result: { wiring: Wiring } | { error: string } }
+  >();
   #localBuilder: LocalBuilder | undefined;
 
   constructor(options: ImageBuildControllerOptions = {}) {
@@ -123,11 +127,26 @@ export class ImageBuildReconciler {
     return this.#base;
   }
 
+  #wiringFor(
+    namespace: string,
+    configMap: V1ConfigMap | undefined,
+    base: BuildsConfig,
+  ): { wiring: Wiring } | { error: string } {
+    if (!configMap) {
+      this.#overrides.delete(namespace);
+      this.#baseWiring ??= this.#wire(base);
+      return { wiring: this.#baseWiring };
+    }
+    const version = configMap.metadata?.resourceVersion ?? "";
+    const known = this.#overrides.get(namespace);
+    if (known?.version === version) return known.result;
+    const overridden = applyOverride(base, namespace, configMap.data ?? {});
+    const result = "error" in overridden ? overridden : { wiring: this.#wire(overridden.config) };
+    this.#overrides.set(namespace, { version, result });
+    return result;
+  }
+
   #wire(config: BuildsConfig): Wiring {
-    // the operator's own configuration is one object; an override's is made anew on each reconcile
-    const key = config === this.#base ? "" : JSON.stringify(config);
-    const known = this.#wirings.get(key);
-    if (known) return known;
     const access = new BuildAccess(config, this.secrets, this.metrics);
     let backend: BuildBackend;
     if (config.backend === "local") {
@@ -135,9 +154,7 @@ export class ImageBuildReconciler {
       this.#localBuilder ??= this.#options.localBuilder ?? new LocalBuilder(config.local.storageRoot);
       backend = new LocalBackend(config, this.#localBuilder, access, this.secrets);
     } else backend = new KanikoBackend(config, this.secrets);
-    const wiring = { config, access, backend };
-    this.#wirings.set(key, wiring);
-    return wiring;
+    return { config, access, backend };
   }
 
   /** Builds of the namespace an override ConfigMap change concerns: those not finished, and those it failed. */
@@ -183,12 +200,12 @@ export class ImageBuildReconciler {
       namespace,
       name: overrideConfigMapName,
     });
-    const overridden = applyOverride(base, namespace, configMap ? (configMap.data ?? {}) : undefined);
-    if ("error" in overridden) {
-      await this.#fail(build, invalidOverride, overridden.error, context);
+    const wired = this.#wiringFor(namespace, configMap, base);
+    if ("error" in wired) {
+      await this.#fail(build, invalidOverride, wired.error, context);
       return undefined;
     }
-    const wiring = this.#wire(overridden.config);
+    const { wiring } = wired;
     const { config, access, backend } = wiring;
     const jobNamespaceName = jobNamespace(namespace, config);
     const reference = referenceOf(build, config);
