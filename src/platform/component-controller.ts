@@ -58,6 +58,7 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const workload = await applyChanged(context, workloadType, renderWorkload(component));
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
+  const templateHash = templateHashOf(workload);
   const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {
     namespace,
     labels: { "kubernetes.io/service-name": name },
@@ -73,7 +74,7 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
     previous: { phase: component.status?.phase, version: component.status?.version },
     workload: workloadView(workload),
     pods,
-    ...(templateHashOf(workload) ? { templateHash: templateHashOf(workload) } : {}),
+    ...(templateHash ? { templateHash } : {}),
     hasService: service !== undefined,
     readyEndpoints,
     ...ingressObservation(cache, component, ingress !== undefined),

@@ -4,8 +4,7 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { ComponentPhase } from "../apis/platform/component.ts";
-
-const templateHashAnnotation = "platform.slipway.dev/template-hash";
+import { annotations } from "./component-objects.ts";
 
 export interface WorkloadView {
   /** The Component generation the workload was rendered from (annotation). */
@@ -116,7 +115,7 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
   if (!notReady) return verdict("Ready", `${readyReplicas}/${replicas} ready`, input.version);
   // Only a rollout that cannot complete is a failure: a failed pod already replaced by a Ready one is not.
   const currentPods = input.templateHash
-    ? livePods.filter((p) => p.metadata?.annotations?.[templateHashAnnotation] === input.templateHash)
+    ? livePods.filter((p) => p.metadata?.annotations?.[annotations.templateHash] === input.templateHash)
     : livePods;
   const failure = podFailure(currentPods);
   if (failure) return verdict("Failed", failure);
@@ -134,9 +133,14 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
 
 /** Why the workload's rollout of the current Component generation is not complete, or undefined if it is. */
 export function rolloutUnfinished(componentGeneration: number, workload: WorkloadView): string | undefined {
+  if (workload.renderedFrom !== componentGeneration) return "workload not yet updated";
+  return workloadRolloutUnfinished(workload);
+}
+
+/** Why the workload's rollout of its own current generation is not complete, or undefined if it is. */
+export function workloadRolloutUnfinished(workload: Omit<WorkloadView, "renderedFrom">): string | undefined {
   const s = workload.status;
   const want = workload.replicas;
-  if (workload.renderedFrom !== componentGeneration) return "workload not yet updated";
   if ((s.observedGeneration ?? 0) < (workload.generation ?? 0)) return "rollout not yet observed";
   if ((s.updatedReplicas ?? 0) < want) return `${s.updatedReplicas ?? 0}/${want} pods updated`;
   if ((s.replicas ?? 0) > want) return `${(s.replicas ?? 0) - want} old pod(s) still terminating`;

@@ -14,7 +14,7 @@ export interface FollowOptions {
   pollMs?: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves with the Platform once done; throws a UserError naming the failing component on Failed or timeout. */
 export async function followPlatform(

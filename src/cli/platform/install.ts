@@ -82,17 +82,21 @@ async function install(flags: InstallFlags): Promise<void> {
     return;
   }
   await context.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } });
+  // the api-server's right to review tokens, for this platform's name
+  const grant = (version: string) => [apiServerBinding(flags.platform, version)];
+  const crds = allKinds.map((kind) => crdManifest(kind) as KubeObject);
   const objects: KubeObject[] = flags.dev
-    ? allKinds.map((kind) => crdManifest(kind) as KubeObject)
+    ? [...crds, ...inNamespace(grant(ownVersion), context.namespace)]
     : flags.manifest
-      ? await readManifest(flags.manifest, context.namespace)
-      : (await import("../../bundle/release.ts")).releaseBundle(context.namespace);
-  // the api-server's right to review tokens, for this platform's name (the bundle has the default's)
-  objects.push(...inNamespace([apiServerBinding(flags.platform, ownVersion)], context.namespace));
+      ? [
+          ...(await readManifest(flags.manifest, context.namespace)),
+          ...inNamespace(grant(ownVersion), context.namespace),
+        ]
+      : (await import("../../bundle/release.ts")).releaseBundle(context.namespace, { grants: grant });
   for (const object of objects) await context.apply(object);
   context.say(
     flags.dev
-      ? `applied ${objects.length - 1} CRDs and the api-server's ClusterRoleBinding; run the operator yourself (\`slipway dev up\` does)`
+      ? `applied ${crds.length} CRDs and the api-server's ClusterRoleBinding; run the operator yourself (\`slipway dev up\` does)`
       : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}`,
   );
   await waitForCrd(context);

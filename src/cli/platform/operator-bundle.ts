@@ -6,8 +6,10 @@ import type { V1Deployment } from "@kubernetes/client-node";
 import { operatorName } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { ownVersion } from "../../platform/catalog.ts";
+import { workloadRolloutUnfinished } from "../../platform/component-status.ts";
 import { UserError } from "../run.ts";
 import type { PlatformContext } from "./context.ts";
+import { sleep } from "./follow.ts";
 
 const operatorDeployment = (namespace: string): KubeObject => ({
   apiVersion: "apps/v1",
@@ -31,17 +33,16 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
   context.say(`applied the ${version} release bundle; waiting for the operator`);
   for (;;) {
     const d = await context.read<V1Deployment>(operatorDeployment(context.namespace));
-    const want = d?.spec?.replicas ?? 1;
-    const s = d?.status;
-    const rolledOut =
-      d !== undefined &&
-      (s?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) &&
-      (s?.updatedReplicas ?? 0) >= want &&
-      (s?.availableReplicas ?? 0) >= want &&
-      (s?.replicas ?? 0) <= want;
-    if (rolledOut) return;
+    const unfinished = d
+      ? workloadRolloutUnfinished({
+          generation: d.metadata?.generation ?? 0,
+          replicas: d.spec?.replicas ?? 1,
+          status: { ...d.status, conditions: undefined },
+        })
+      : "the operator Deployment is gone";
+    if (!unfinished) return;
     if (Date.now() > deadline)
-      throw new UserError(`timed out waiting for the ${version} operator to roll out`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+      throw new UserError(`timed out waiting for the ${version} operator to roll out (${unfinished})`);
+    await sleep(500);
   }
 }

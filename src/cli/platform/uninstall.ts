@@ -4,13 +4,12 @@ import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
-import { inNamespace } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { apiServerBinding } from "../../platform/api-server-rbac.ts";
-import { ownVersion } from "../../platform/catalog.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
+import { sleep } from "./follow.ts";
 
 interface UninstallFlags extends GlobalFlags {
   yes?: boolean;
@@ -18,8 +17,6 @@ interface UninstallFlags extends GlobalFlags {
   keepData?: boolean;
   timeout: string;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function confirm(question: string): Promise<boolean> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
@@ -108,10 +105,9 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
   const { releaseBundle } = await import("../../bundle/release.ts");
-  const operatorObjects = [
-    ...releaseBundle(context.namespace).filter((o) => o.kind !== "CustomResourceDefinition"),
-    ...inNamespace([apiServerBinding(context.flags.platform, ownVersion)], context.namespace),
-  ];
+  const operatorObjects = releaseBundle(context.namespace, {
+    grants: (version) => [apiServerBinding(context.flags.platform, version)],
+  }).filter((o) => o.kind !== "CustomResourceDefinition");
   let removed = 0;
   for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;
   if (removed) context.say(`removed the operator (${removed} objects)`);
