@@ -48,11 +48,6 @@ function labels(version: string): Record<string, string> {
 
 const selector = { "app.kubernetes.io/name": "slipway", "app.kubernetes.io/component": "operator" };
 
-/** Cluster-scoped objects are shared by every install, so they carry the namespace in their name. */
-export function clusterName(namespace: string | undefined): string {
-  return namespace ? `${operatorName}-${namespace}` : operatorName;
-}
-
 function meta(name: string, version: string) {
   return { name, labels: labels(version) };
 }

@@ -37,8 +37,6 @@ export interface InformerOptions {
   maxBackoffMs?: number;
 }
 
-const sleep = abortableSleep;
-
 /**
  * A list+watch cache of one resource type: lists (paged), then watches from the list's
  * resourceVersion with bookmarks; relists on 410 Gone (HTTP status or ERROR event); reconnects
@@ -173,7 +171,7 @@ export class Informer {
           { resource: this.type.plural, err: (error as Error).message, retryInMs: backoff },
           "list/watch failed; retrying",
         );
-        await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
+        await abortableSleep(backoff * (0.8 + Math.random() * 0.4), signal);
         backoff = Math.min(backoff * 2, maxBackoffMs);
       }
     }

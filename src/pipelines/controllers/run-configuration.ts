@@ -106,12 +106,7 @@ async function reconcileRunConfiguration(key: ObjectKey, context: ReconcileConte
     ...(plan.latestRuns.succeeded ? { latestRuns: plan.latestRuns } : {}),
   };
   if (!sameJson(status, configuration.status ?? {})) {
-    await client.applyStatus({
-      apiVersion: configuration.apiVersion,
-      kind: configuration.kind,
-      metadata: { name: configuration.metadata.name, namespace },
-      status,
-    });
+    await client.applyStatus({ ...configuration, status });
   }
   return undefined;
 }
