@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { down, status, up } from "../dev/cluster.ts";
@@ -107,10 +108,18 @@ export function registerDevCommands(program: Command): void {
         throw new UserError(
           `<name> must be a path of lowercase letters, digits, '.', '_', '-' and '/', not ${name}`,
         );
+      const isDirectory = await stat(directory).then(
+        (info) => info.isDirectory(),
+        () => false,
+      );
+      if (!isDirectory) throw new UserError(`<directory>: ${directory} is not a directory`);
+      const minio = services.processes.find((p) => p.name === "minio");
+      if (!minio || !isRunning(minio))
+        throw new UserError(
+          `the dev S3 server (minio) is not running in ${dirOf()} (run \`slipway dev up\`)`,
+        );
       const uri = await uploadDevArtifact(services.builds, resolve(directory), name).catch((error) => {
         if (error instanceof EmptyArtifactError) throw new UserError(error.message);
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") throw new UserError(`${directory} is not a directory`);
         throw error;
       });
       process.stdout.write(`${uri}\n`);

@@ -4,7 +4,7 @@
  * adds; the test harness's up() does not start them. Recorded in their own state file so the
  * control plane's state stays as it was; `down` stops them first.
  */
-import { readFile, rename, writeFile } from "node:fs/promises";
+
 import { join } from "node:path";
 import { configEnvironmentVariable } from "../builds/config.ts";
 import {
@@ -21,6 +21,7 @@ import { probeHttp, waitFor } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
+import { readJsonFile, writeJsonFile } from "./state.ts";
 
 /** The namespace `slipway dev up` runs the platform in (the CLI's default). */
 export const devNamespace = "slipway";
@@ -35,19 +36,12 @@ export interface PlatformServices {
 
 const servicesFile = (dir: string) => join(dir, "platform-services.json");
 
-export async function readPlatformServices(dir: string): Promise<PlatformServices | undefined> {
-  try {
-    return JSON.parse(await readFile(servicesFile(dir), "utf8")) as PlatformServices;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+export function readPlatformServices(dir: string): Promise<PlatformServices | undefined> {
+  return readJsonFile<PlatformServices>(servicesFile(dir));
 }
 
 async function writePlatformServices(dir: string, services: PlatformServices): Promise<void> {
-  const temporary = `${servicesFile(dir)}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(services, null, 2)}\n`);
-  await rename(temporary, servicesFile(dir));
+  await writeJsonFile(servicesFile(dir), services);
 }
 
 function newPlatformServices(

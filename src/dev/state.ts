@@ -15,17 +15,33 @@ export interface DevState {
 
 export const stateFile = (dir: string) => join(dir, "state.json");
 
-export async function readState(dir: string): Promise<DevState | undefined> {
+/** A state file's content; undefined when it does not exist; an unreadable one is named in the error. */
+export async function readJsonFile<T>(path: string): Promise<T | undefined> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(stateFile(dir), "utf8")) as DevState;
+    text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`${path} is not valid JSON: remove it (or the dev directory) and run \`slipway dev up\``);
+  }
+}
+
+/** Writes a state file atomically (a reader sees the old or the new content, never half). */
+export async function writeJsonFile(path: string, value: unknown): Promise<void> {
+  const temporary = `${path}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(temporary, path);
+}
+
+export function readState(dir: string): Promise<DevState | undefined> {
+  return readJsonFile<DevState>(stateFile(dir));
 }
 
 export async function writeState(dir: string, state: DevState): Promise<void> {
-  const temporary = `${stateFile(dir)}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
-  await rename(temporary, stateFile(dir));
+  await writeJsonFile(stateFile(dir), state);
 }

@@ -49,6 +49,11 @@ describe("slipway dev: image builds (its own control plane)", () => {
     const upload = await dev("upload", context, "e2e/scorer");
     expect(upload.code, upload.stderr).toBe(0);
     expect(upload.stdout).toBe("s3://artifacts/e2e/scorer\n");
+    const missing = await dev("upload", join(context, "no-such-dir"), "e2e/x");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split("\n")).toEqual([
+      `error: <directory>: ${join(context, "no-such-dir")} is not a directory`,
+    ]);
 
     const config = new KubeConfig();
     config.loadFromFile(join(dir, "kubeconfig"));
