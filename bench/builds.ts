@@ -12,7 +12,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { type KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import pino from "pino";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
 import { toCrd } from "../src/apis/crd.ts";
@@ -20,7 +20,6 @@ import { parseBuildsConfig } from "../src/builds/config.ts";
 import { imageBuildController } from "../src/builds/controller.ts";
 import { LocalBuilder } from "../src/builds/local-builder.ts";
 import { types } from "../src/builds/resource-types.ts";
-import { down, up } from "../src/dev/cluster.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
@@ -33,7 +32,7 @@ import {
 } from "../test/support/builds/fixtures.ts";
 import { pushImage } from "../test/support/builds/push.ts";
 import type { BenchFigures } from "./run.ts";
-import { pool, sleep } from "./support.ts";
+import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const builds = 500;
 const concurrency = imageBuildController().concurrency ?? 4;
@@ -134,11 +133,8 @@ async function runOperator(
 }
 
 export default async function bench(): Promise<BenchFigures> {
-  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
-  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-")), "dev");
-  const kubeconfig = external ?? (await up({ dir: dir as string, nodes: 1 })).kubeconfig;
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfig);
+  const plane = await benchControlPlane("builds", 1);
+  const { kubeConfig } = plane;
   const rest = new RestClient(kubeConfig);
   const servers = await startBuildServers();
   const suffix = Date.now().toString(36);
@@ -270,6 +266,6 @@ export default async function bench(): Promise<BenchFigures> {
     for (const ns of [operatorNs, floorNs, localNs])
       await rest.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
     await servers.stop();
-    if (dir) await down(dir);
+    await plane.stop();
   }
 }

@@ -1,18 +1,5 @@
-/**
- * `npm run bench -- pipelines`: 1,000 Runs of one Pipeline on the argo backend.
- * - seconds: a Manager with the pipelines controllers, started with 1,000 Runs waiting, until every
- *   Run is Synchronized (its Workflow created, status written);
- * - floor_seconds: a plain REST client creating the same 1,000 Workflows (same bodies) and writing
- *   1,000 Run statuses at the same concurrency, in the same run.
- * On a private control plane (with Argo's CRDs), or the one SLIPWAY_BENCH_KUBECONFIG names.
- */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
-import { down, up } from "../src/dev/cluster.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { argoName } from "../src/pipelines/argo/names.ts";
 import { workflow } from "../src/pipelines/argo/workflow.ts";
@@ -23,7 +10,7 @@ import { pipelineType, providerType, runType, workflowType } from "../src/pipeli
 import { versionOf } from "../src/pipelines/version.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../test/integration/pipelines/support.ts";
 import type { BenchFigures } from "./run.ts";
-import { pool, sleep } from "./support.ts";
+import { benchControlPlane, pool, sleep, until } from "./support.ts";
 
 const runs = 1_000;
 const concurrency = runController().concurrency ?? 4;
@@ -45,14 +32,6 @@ const runSpec = (i: number) => ({
   pipeline: "train",
   parameters: [{ name: "dataset", value: `s3://data/${i}` }],
 });
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 600_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 /** Counts Runs reaching Synchronized=Succeeded through one watch (no polling load on the API server). */
 function countSynchronized(api: Api, namespace: string): { done: Promise<void>; stop: () => void } {
@@ -80,11 +59,9 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
 }
 
 export default async function bench(): Promise<BenchFigures> {
-  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
-  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-")), "dev");
-  const kubeconfig = external ?? (await up({ dir: dir as string, nodes: 1 })).kubeconfig;
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
+  const plane = await benchControlPlane("pipelines", 1);
+  const config = plane.kubeConfig;
+  const external = process.env.SLIPWAY_BENCH_KUBECONFIG !== undefined;
   const api = new Api(config);
   const namespace = `bench-pipelines-${Date.now().toString(36)}`;
   try {
@@ -123,10 +100,14 @@ export default async function bench(): Promise<BenchFigures> {
       spec: pipelineSpec,
     });
     const setup = await startPipelinesOperator(config);
-    await waitUntil("the Pipeline synchronized", async () => {
-      const pipeline = await api.get<{ status?: { state?: string } }>(pipelineType, namespace, "train");
-      return pipeline?.status?.state === "Succeeded";
-    });
+    await until(
+      "the Pipeline synchronized",
+      async () => {
+        const pipeline = await api.get<{ status?: { state?: string } }>(pipelineType, namespace, "train");
+        return pipeline?.status?.state === "Succeeded";
+      },
+      { timeoutMs: 600_000, pollMs: 250 },
+    );
     await setup.stop();
 
     const createRuns = (names: string[]) =>
@@ -217,6 +198,6 @@ export default async function bench(): Promise<BenchFigures> {
         )
         .catch(() => {});
     api.close();
-    if (dir) await down(dir);
+    await plane.stop();
   }
 }

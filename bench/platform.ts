@@ -1,31 +1,8 @@
-/**
- * Platform lifecycle speed: install-to-Running and update-to-Running (0.0.9 → 0.1.0) of the seven
- * components by the operator (in-process Manager with the platform controllers), against a floor
- * measured in the same run: the same workloads, Services and claims applied by a plain client that
- * starts each component the moment its dependencies are ready and waits for readiness (rollout
- * complete, endpoints ready) along the graph's critical path. `sequential_seconds` is what a strictly
- * sequential order would take (the sum of the floor's per-component durations); `saved_seconds` is
- * what the graph ordering saves over it. Five rounds (SLIPWAY_BENCH_ROUNDS) after one warm-up round,
- * each in fresh namespaces, alternating which of the two goes first; every figure is the median over
- * the rounds
- * (SLIPWAY_BENCH_VERBOSE=1 prints every round on stderr).
- *
- * On a private control plane, or the one SLIPWAY_BENCH_KUBECONFIG names.
- */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  KubeConfig,
-  type V1Deployment,
-  type V1EndpointSlice,
-  type V1StatefulSet,
-} from "@kubernetes/client-node";
+import type { KubeConfig, V1Deployment, V1EndpointSlice, V1StatefulSet } from "@kubernetes/client-node";
 import pino from "pino";
 import { crdManifest } from "../src/apis/crd.ts";
 import type { ComponentResource } from "../src/apis/platform/component.ts";
 import { Component, Platform, type PlatformResource } from "../src/apis/platform/index.ts";
-import { down, up } from "../src/dev/cluster.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import { ResourceTypes } from "../src/kube/discovery.ts";
 import { resourcePath } from "../src/kube/keys.ts";
@@ -44,17 +21,7 @@ import { platformControllers } from "../src/platform/controllers.ts";
 import { type DesiredComponent, renderComponents } from "../src/platform/render.ts";
 import { types } from "../src/platform/resource-types.ts";
 import type { BenchFigures } from "./run.ts";
-import { median, sleep } from "./support.ts";
-
-const pollMs = 100;
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(pollMs);
-  }
-}
+import { benchControlPlane, median, sleep, until } from "./support.ts";
 
 async function createNamespace(rest: RestClient, name: string) {
   await rest.request("POST", "/api/v1/namespaces", {
@@ -176,11 +143,8 @@ interface Round {
 const roundCount = Number(process.env.SLIPWAY_BENCH_ROUNDS ?? 5);
 
 export default async function bench(): Promise<BenchFigures> {
-  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
-  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-platform-")), "dev");
-  const kubeconfig = external ?? (await up({ dir: dir as string })).kubeconfig;
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfig);
+  const plane = await benchControlPlane("platform");
+  const { kubeConfig } = plane;
   const rest = new RestClient(kubeConfig);
   const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: "slipway-bench" });
   try {
@@ -230,6 +194,6 @@ export default async function bench(): Promise<BenchFigures> {
     };
   } finally {
     rest.close();
-    if (dir) await down(dir);
+    await plane.stop();
   }
 }

@@ -8,9 +8,6 @@
  *   user) vs 500 plain reads of the Platform with the same client library, 8 at a time.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -23,23 +20,14 @@ import {
 } from "@kubernetes/client-node";
 import { toCrd } from "../src/apis/crd.ts";
 import { Platform } from "../src/apis/platform/platform.ts";
-import { down, up } from "../src/dev/cluster.ts";
 import { buildServer } from "../src/server/app.ts";
 import { releaseCatalog } from "../src/server/platform/releases.ts";
-import { sleep } from "./support.ts";
+import { tokenConfig } from "../test/support/service-account.ts";
+import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;
 const reads = 500;
 const concurrency = 8;
-
-async function pool(count: number, width: number, work: () => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next++ < count) await work();
-    }),
-  );
-}
 
 /** Resolves when `accept` holds for a value pushed to the waiter list. */
 class Arrivals {
@@ -122,10 +110,8 @@ async function platformReady(kubeconfig: string) {
 }
 
 export default async function bench() {
-  const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
-  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), "slipway-bench-server-")), "dev");
-  const kubeconfig = external ?? (await up({ dir: dir as string, nodes: 1 })).kubeconfig;
-  const { admin, namespace, coordinates, objects, token } = await platformReady(kubeconfig);
+  const plane = await benchControlPlane("server", 1);
+  const { admin, namespace, coordinates, objects, token } = await platformReady(plane.kubeconfig);
   const app = await buildServer({
     kubeConfig: admin,
     platform: { namespace, name: "slipway" },
@@ -179,8 +165,9 @@ export default async function bench() {
     }
     watch.abort();
 
+    const reading = Array.from({ length: reads }, (_, i) => i);
     const getStarted = performance.now();
-    await pool(reads, concurrency, async () => {
+    await pool(reading, concurrency, async () => {
       const response = await fetch(`${url}/api/v1/platform`, {
         headers: { authorization: `Bearer ${token}` },
       });
@@ -188,17 +175,10 @@ export default async function bench() {
       await response.arrayBuffer();
     });
     const getSeconds = (performance.now() - getStarted) / 1000;
-    const user = new KubeConfig();
-    const cluster = admin.getCurrentCluster();
-    user.loadFromOptions({
-      clusters: [cluster],
-      users: [{ name: "user", token }],
-      contexts: [{ name: "user", cluster: cluster?.name, user: "user" }],
-      currentContext: "user",
-    });
+    const user = tokenConfig(admin, "user", token);
     const plainObjects = user.makeApiClient(CustomObjectsApi);
     const floorStarted = performance.now();
-    await pool(reads, concurrency, () =>
+    await pool(reading, concurrency, () =>
       plainObjects.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
     );
     const getFloorSeconds = (performance.now() - floorStarted) / 1000;
@@ -222,9 +202,6 @@ export default async function bench() {
       .makeApiClient(CoreV1Api)
       .deleteNamespace({ name: namespace })
       .catch(() => {});
-    if (dir) {
-      await down(dir);
-      await rm(dir, { recursive: true, force: true });
-    }
+    await plane.stop();
   }
 }
