@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
+import { adminConfig } from "./cluster.ts";
 
 /**
  * A kubeconfig for the cluster of `admin` that authenticates as a ServiceAccount (a token minted
@@ -15,16 +16,41 @@ export async function serviceAccountConfig(
     namespace,
     body: { spec: { expirationSeconds: 3600 } },
   });
+  if (!minted.status?.token) throw new Error(`no token for ${namespace}/${name}`);
+  return tokenConfig(admin, name, minted.status.token);
+}
+
+/** A kubeconfig for the cluster of `admin` that authenticates with `token` (as user `name`). */
+export function tokenConfig(admin: KubeConfig, name: string, token: string): KubeConfig {
   const cluster = admin.getCurrentCluster();
-  if (!cluster || !minted.status?.token) throw new Error(`no cluster or no token for ${namespace}/${name}`);
+  if (!cluster) throw new Error("the admin kubeconfig has no cluster");
   const config = new KubeConfig();
   config.loadFromOptions({
     clusters: [cluster],
-    users: [{ name, token: minted.status.token }],
+    users: [{ name, token }],
     contexts: [{ name, cluster: cluster.name, user: name }],
     currentContext: name,
   });
   return config;
+}
+
+/** A Role `name` with `rules` in `namespace`, bound to the namespace's ServiceAccount `serviceAccount`. */
+export async function grantRole(
+  namespace: string,
+  serviceAccount: string,
+  name: string,
+  rules: V1PolicyRule[],
+): Promise<void> {
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
+    },
+  });
 }
 
 /** serviceAccountConfig written to `path`, for a process that takes --kubeconfig. */

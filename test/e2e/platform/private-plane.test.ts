@@ -101,6 +101,18 @@ const giveAddress = (name: string) =>
     { timeout: 60_000 },
   );
 
+/** A default IngressClass whose controller does not exist (so no Ingress gets an address by itself); returns its removal. */
+async function createDefaultIngressClass(): Promise<() => Promise<void>> {
+  const networking = config.makeApiClient(NetworkingV1Api);
+  await networking.createIngressClass({
+    body: {
+      metadata: { name: ingressClass, annotations: { [defaultClassAnnotation]: "true" } },
+      spec: { controller: "example.org/no-controller" },
+    },
+  });
+  return async () => void (await networking.deleteIngressClass({ name: ingressClass }).catch(() => {}));
+}
+
 const slipwayClusterObjects = async () => {
   const rbac = config.makeApiClient(RbacAuthorizationV1Api);
   const names = [
@@ -117,13 +129,7 @@ describe.sequential("a platform on its own control plane", () => {
   it("with a default IngressClass, Components with an Ingress are Ready only once it has an address", {
     timeout: 300_000,
   }, async () => {
-    const networking = config.makeApiClient(NetworkingV1Api);
-    await networking.createIngressClass({
-      body: {
-        metadata: { name: ingressClass, annotations: { [defaultClassAnnotation]: "true" } },
-        spec: { controller: "example.org/no-controller" },
-      },
-    });
+    const removeIngressClass = await createDefaultIngressClass();
     try {
       // the full release bundle (operator objects, cluster RBAC), with the test's operator process doing the work
       const install = await cli("install", "--no-wait");
@@ -148,7 +154,7 @@ describe.sequential("a platform on its own control plane", () => {
       expect(status.code, status.stderr).toBe(0);
       expect((await component("web"))?.status?.phase).toBe("Ready");
     } finally {
-      await networking.deleteIngressClass({ name: ingressClass }).catch(() => {});
+      await removeIngressClass();
     }
   });
 
@@ -212,13 +218,7 @@ describe.sequential("a platform on its own control plane", () => {
     timeout: 300_000,
   }, async () => {
     expect(await platformPhase()).toBe("Running");
-    const networking = config.makeApiClient(NetworkingV1Api);
-    await networking.createIngressClass({
-      body: {
-        metadata: { name: ingressClass, annotations: { [defaultClassAnnotation]: "true" } },
-        spec: { controller: "example.org/no-controller" },
-      },
-    });
+    const removeIngressClass = await createDefaultIngressClass();
     try {
       // (the IngressClass's event re-evaluates them at once; here kwok's pod updates would too, later)
       await waitingForAddress("api-server");
@@ -228,7 +228,7 @@ describe.sequential("a platform on its own control plane", () => {
       const status = await cli("status", "--wait", "Running", "--timeout", "2m");
       expect(status.code, status.stderr).toBe(0);
     } finally {
-      await networking.deleteIngressClass({ name: ingressClass }).catch(() => {});
+      await removeIngressClass();
     }
   });
 });

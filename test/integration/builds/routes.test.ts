@@ -1,36 +1,20 @@
-import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { readImageBuild } from "../../support/builds/operator.ts";
-import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 
 async function grantImageBuilds(namespace: string, serviceAccount: string) {
-  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
-  const name = `${serviceAccount}-imagebuilds`;
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name },
-      rules: [
-        {
-          apiGroups: [ImageBuildKind.group],
-          resources: [ImageBuildKind.plural],
-          verbs: ["get", "list", "create", "delete"],
-        },
-        { apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] },
-      ],
+  await grantRole(namespace, serviceAccount, `${serviceAccount}-imagebuilds`, [
+    {
+      apiGroups: [ImageBuildKind.group],
+      resources: [ImageBuildKind.plural],
+      verbs: ["get", "list", "create", "delete"],
     },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
-    },
-  });
+    { apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] },
+  ]);
 }
 
 const spec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };

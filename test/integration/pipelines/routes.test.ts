@@ -1,32 +1,18 @@
-import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { pipelineType, runConfigurationType, runType } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 import { Api } from "./support.ts";
 
 const group = "pipelines.slipway.dev/v1alpha1";
 
 async function grantRead(namespace: string, serviceAccount: string, resources: string[]) {
-  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
-  const name = `${serviceAccount}-pipelines`;
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name },
-      rules: [{ apiGroups: ["pipelines.slipway.dev"], resources, verbs: ["get", "list"] }],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
-    },
-  });
+  await grantRole(namespace, serviceAccount, `${serviceAccount}-pipelines`, [
+    { apiGroups: ["pipelines.slipway.dev"], resources, verbs: ["get", "list"] },
+  ]);
 }
 
 describe("REST read endpoints of pipelines", () => {

@@ -1,7 +1,7 @@
 import {
   CoreV1Api,
   CustomObjectsApi,
-  KubeConfig,
+  type KubeConfig,
   PatchStrategy,
   RbacAuthorizationV1Api,
   setHeaderOptions,
@@ -11,6 +11,7 @@ import { Platform, type PlatformResource } from "../../../src/apis/platform/plat
 import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
 import { releaseCatalog } from "../../../src/server/platform/releases.ts";
 import { adminConfig } from "../../support/cluster.ts";
+import { grantRole, tokenConfig } from "../../support/service-account.ts";
 
 /** Starts `slipway server` in this process on a free port (as the admin identity); closed after the test. */
 export async function startServer(namespace: string, options: Partial<ServerOptions> = {}): Promise<string> {
@@ -60,17 +61,7 @@ export async function tokenReviewerConfig(namespace: string): Promise<KubeConfig
   onTestFinished(async () => {
     await rbac.deleteClusterRoleBinding({ name }).catch(() => {});
   });
-  const admin = adminConfig();
-  const cluster = admin.getCurrentCluster();
-  if (!cluster) throw new Error("the test kubeconfig has no cluster");
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: "slipway-server", token }],
-    contexts: [{ name: "server", cluster: cluster.name, user: "slipway-server" }],
-    currentContext: "server",
-  });
-  return config;
+  return tokenConfig(adminConfig(), "slipway-server", token);
 }
 
 /** Lets the ServiceAccount use the Platform API of its namespace with these verbs. */
@@ -79,23 +70,9 @@ export async function grantPlatformAccess(
   serviceAccount: string,
   verbs: string[],
 ): Promise<void> {
-  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
-  const name = `${serviceAccount}-platforms`;
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name },
-      rules: [{ apiGroups: [Platform.group], resources: [Platform.plural], verbs }],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
-    },
-  });
+  await grantRole(namespace, serviceAccount, `${serviceAccount}-platforms`, [
+    { apiGroups: [Platform.group], resources: [Platform.plural], verbs },
+  ]);
 }
 
 const platforms = () => adminConfig().makeApiClient(CustomObjectsApi);
