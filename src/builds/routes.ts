@@ -12,7 +12,8 @@ import {
   ImageBuildSpec,
   ImageBuildStatus,
 } from "../apis/builds/imagebuild.ts";
-import { HttpError } from "../server/errors.ts";
+import { HttpError, notFoundAs } from "../server/errors.ts";
+import { resourceView } from "../server/resource-view.ts";
 
 /** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
 function withoutKubernetesExtensions<T>(schema: T): T {
@@ -52,15 +53,7 @@ const ErrorAnswer = Type.Object({
 const errors = Object.fromEntries([400, 401, 403, 404, 409, 422, 502].map((code) => [code, ErrorAnswer]));
 
 function view(build: ImageBuild): Static<typeof ImageBuildView> {
-  const created = build.metadata.creationTimestamp;
-  return {
-    name: build.metadata.name ?? "",
-    namespace: build.metadata.namespace ?? "",
-    ...(build.metadata.uid ? { uid: build.metadata.uid } : {}),
-    ...(created ? { createdAt: new Date(created).toISOString() } : {}),
-    spec: build.spec,
-    ...(build.status ? { status: build.status } : {}),
-  };
+  return { ...resourceView(build), ...(build.metadata.uid ? { uid: build.metadata.uid } : {}) };
 }
 
 const coordinates = {
@@ -70,13 +63,7 @@ const coordinates = {
 };
 const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
 
-function notFound(namespace: string, name: string) {
-  return (error: unknown): never => {
-    if ((error as { code?: number }).code === 404)
-      throw new HttpError(404, `ImageBuild ${namespace}/${name} does not exist`);
-    throw error;
-  };
-}
+const notFound = (namespace: string, name: string) => notFoundAs(`ImageBuild ${namespace}/${name}`);
 
 /** The rule the CRD states in CEL, checked here too so the answer is a 400 naming the field. */
 function checkBuildArgs(spec: Static<typeof ImageBuildSpec>) {

@@ -7,7 +7,8 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Kind } from "../apis/kind.ts";
 import { PipelineKind, RunConfigurationKind, RunKind } from "../apis/pipelines/index.ts";
-import { errorResponses, HttpError } from "../server/errors.ts";
+import { errorResponses, notFoundAs } from "../server/errors.ts";
+import { resourceView } from "../server/resource-view.ts";
 
 const Namespace = Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 });
 const Name = Type.String({ pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 });
@@ -22,23 +23,11 @@ export const ResourceView = Type.Object({
   spec: Type.Unknown(),
   status: Type.Optional(Type.Unknown()),
 });
-type View = Static<typeof ResourceView>;
 
 interface Stored {
   metadata: V1ObjectMeta;
   spec: unknown;
   status?: unknown;
-}
-
-function view(object: Stored): View {
-  const created = object.metadata.creationTimestamp;
-  return {
-    name: object.metadata.name ?? "",
-    namespace: object.metadata.namespace ?? "",
-    ...(created ? { createdAt: new Date(created).toISOString() } : {}),
-    spec: object.spec,
-    ...(object.status ? { status: object.status } : {}),
-  };
 }
 
 const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
@@ -61,7 +50,7 @@ function readRoutes(app: FastifyInstance, kind: Kind) {
         ...coordinates,
         namespace: request.params.namespace,
       })) as { items: Stored[] };
-      return { items: list.items.map(view) };
+      return { items: list.items.map(resourceView) };
     },
   );
   app.get<{ Params: Static<typeof ObjectParams> }>(
@@ -78,13 +67,8 @@ function readRoutes(app: FastifyInstance, kind: Kind) {
       const { namespace, name } = request.params;
       const object = await objects(request.kube)
         .getNamespacedCustomObject({ ...coordinates, namespace, name })
-        .catch((error: unknown) => {
-          if ((error as { code?: number }).code === 404) {
-            throw new HttpError(404, `${kind.kind} ${namespace}/${name} does not exist`);
-          }
-          throw error;
-        });
-      return view(object as Stored);
+        .catch(notFoundAs(`${kind.kind} ${namespace}/${name}`));
+      return resourceView(object as Stored);
     },
   );
 }

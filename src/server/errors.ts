@@ -37,6 +37,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A `.catch` handler for a read or delete of one object: the Kubernetes API's 404 becomes a 404
+ * answer saying `what` (e.g. `ImageBuild ns/name`) does not exist; any other error goes on.
+ */
+export function notFoundAs(what: string): (error: unknown) => never {
+  return (error) => {
+    if ((error as { code?: number }).code === 404) throw new HttpError(404, `${what} does not exist`);
+    throw error;
+  };
+}
+
 export function errorBody(statusCode: number, message: string, field?: string): ErrorBody {
   const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? "Error", message };
   if (field) body.field = field;

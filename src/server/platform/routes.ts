@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { Version } from "../../apis/platform/schemas.ts";
-import { errorResponses, HttpError } from "../errors.ts";
+import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { openEventStream } from "../sse.ts";
 import { followPlatform } from "./follow.ts";
 import { type PlatformKey, readPlatform, setPlatformVersion } from "./platforms.ts";
@@ -42,14 +42,8 @@ const errors = errorResponses(400, 401, 403, 404, 409, 502);
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformRouteOptions): Promise<void> {
   const { platform: key, releases } = options;
-  const notFound = (error: unknown): never => {
-    if ((error as { code?: number }).code === 404) {
-      throw new HttpError(404, `platform ${key.namespace}/${key.name} does not exist`);
-    }
-    throw error;
-  };
   const read = (request: { kube: Parameters<typeof readPlatform>[0] }) =>
-    readPlatform(request.kube, key).catch(notFound);
+    readPlatform(request.kube, key).catch(notFoundAs(`platform ${key.namespace}/${key.name}`));
 
   app.get(
     "/platform",

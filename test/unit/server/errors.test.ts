@@ -1,7 +1,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { bearerToken } from "../../../src/server/auth.ts";
-import { HttpError, toErrorBody } from "../../../src/server/errors.ts";
+import { HttpError, notFoundAs, toErrorBody } from "../../../src/server/errors.ts";
 
 const validation = (context: string, issue: Record<string, unknown>) =>
   Object.assign(new Error("invalid"), { statusCode: 400, validationContext: context, validation: [issue] });
@@ -61,6 +61,29 @@ describe("toErrorBody", () => {
       error: "Conflict",
       field: "body.version",
     });
+  });
+});
+
+describe("notFoundAs", () => {
+  const thrownBy = (error: unknown) => {
+    try {
+      notFoundAs("ImageBuild ml/b")(error);
+    } catch (thrown) {
+      return thrown;
+    }
+  };
+  it("turns a Kubernetes 404 into a 404 naming what does not exist", () => {
+    const thrown = thrownBy(new ApiException(404, "Not Found", "{}", {}));
+    expect(thrown).toBeInstanceOf(HttpError);
+    expect(toErrorBody(thrown)).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "ImageBuild ml/b does not exist",
+    });
+  });
+  it("passes any other error on unchanged", () => {
+    const forbidden = new ApiException(403, "Forbidden", "{}", {});
+    expect(thrownBy(forbidden)).toBe(forbidden);
   });
 });
 
