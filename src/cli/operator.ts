@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
 
 function port(flag: string, value: string | undefined): number | undefined {
@@ -16,7 +17,10 @@ export function registerOperatorCommand(program: Command): void {
     .description(
       "run the Slipway controllers (leader-elected; /metrics, /healthz, /readyz, /namespaces/{ns}/platforms/{name}/status)",
     )
-    .option("--kubeconfig <path>", "kubeconfig file (default: in-cluster credentials, else $KUBECONFIG)")
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster credentials)",
+    )
     .option("--namespace <name>", "watch only this namespace (default: all namespaces)")
     .option("--metrics-port <port>", "port for /metrics", "8080")
     .option("--health-port <port>", "port for /healthz and /readyz", "8081")
@@ -40,13 +44,16 @@ export function registerOperatorCommand(program: Command): void {
             `--shutdown-timeout must be a number of seconds, not ${options.shutdownTimeout}`,
           );
         }
+        const metricsPort = port("--metrics-port", options.metricsPort);
+        const healthPort = port("--health-port", options.healthPort);
+        const kubeConfig = loadKubeConfig(options);
         // loaded on use: the controllers are heavy and other commands do not need them
         const { runOperator } = await import("../operator/main.ts");
         process.exitCode = await runOperator({
-          kubeconfig: options.kubeconfig,
+          kubeConfig,
           namespace: options.namespace,
-          metricsPort: port("--metrics-port", options.metricsPort),
-          healthPort: port("--health-port", options.healthPort),
+          metricsPort,
+          healthPort,
           leaderElect: options.leaderElect,
           leaseNamespace: options.leaseNamespace,
           shutdownDeadlineMs: shutdown * 1000,

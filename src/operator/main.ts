@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { KubeConfig } from "@kubernetes/client-node";
+import { readFileSync } from "node:fs";
+import type { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
@@ -8,8 +8,7 @@ import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 
 export interface OperatorOptions {
-  /** Path of a kubeconfig; default: in-cluster credentials, else $KUBECONFIG. */
-  kubeconfig?: string;
+  kubeConfig: KubeConfig;
   /** Watch only this namespace; default all. */
   namespace?: string;
   metricsPort?: number;
@@ -25,26 +24,6 @@ export interface OperatorOptions {
 }
 
 const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
-
-/** In-cluster when running in a pod, else the file named by `path` or $KUBECONFIG (or ~/.kube/config). */
-export function loadKubeConfig(path?: string): KubeConfig {
-  const config = new KubeConfig();
-  if (path) {
-    try {
-      config.loadFromFile(path);
-    } catch (error) {
-      throw new Error(
-        `--kubeconfig ${path}: cannot load it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      );
-    }
-  } else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(`${serviceAccountDir}/token`))
-    config.loadFromCluster();
-  else config.loadFromDefault();
-  if (!config.getCurrentCluster()) {
-    throw new Error("no Kubernetes cluster configured: pass --kubeconfig, set $KUBECONFIG, or run in a pod");
-  }
-  return config;
-}
 
 /** Where the leader Lease lives: the flag, else the pod's own namespace, else the watched one, else "default". */
 function defaultLeaseNamespace(watched?: string): string {
@@ -64,7 +43,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   const log =
     options.log ?? pino({ base: { component: "operator" }, level: process.env.LOG_LEVEL ?? "info" });
   const manager = new Manager({
-    kubeConfig: loadKubeConfig(options.kubeconfig),
+    kubeConfig: options.kubeConfig,
     namespace: options.namespace,
     fieldManager: "slipway-operator",
     leaderElection: options.leaderElect
