@@ -3,7 +3,13 @@
  * Service. Pure: `bundleFor(namespace, options)` returns the objects; deploy/slipway.yaml, the Helm
  * chart and `slipway install` are all made from it.
  */
-import type { KubernetesObject, V1ResourceRequirements } from "@kubernetes/client-node";
+import type {
+  KubernetesObject,
+  V1EnvVar,
+  V1ResourceRequirements,
+  V1Volume,
+  V1VolumeMount,
+} from "@kubernetes/client-node";
 import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
 import type { ControllerSpec } from "../kube/types.ts";
@@ -26,6 +32,15 @@ export interface BundleOptions {
   version: string;
   /** Cluster RBAC the installer grants other parts of Slipway (namespace-free; placed by inNamespace). */
   grants?: (version: string) => BundleObject[];
+  /** Additions to the operator's pod, after its own (the Helm chart puts its optional parts' markers here). */
+  operatorPod?: OperatorPodAdditions;
+}
+
+export interface OperatorPodAdditions {
+  annotations?: Record<string, string>;
+  env?: V1EnvVar[];
+  volumeMounts?: V1VolumeMount[];
+  volumes?: V1Volume[];
 }
 
 export const defaultResources: V1ResourceRequirements = {
@@ -95,6 +110,7 @@ function fieldEnv(name: string, fieldPath: string) {
 }
 
 function deployment(options: BundleOptions): BundleObject {
+  const additions = options.operatorPod ?? {};
   const probe = (path: string, periodSeconds: number) => ({
     httpGet: { path, port: "http" },
     periodSeconds,
@@ -109,7 +125,10 @@ function deployment(options: BundleOptions): BundleObject {
       replicas: options.replicas,
       selector: { matchLabels: selector },
       template: {
-        metadata: { labels: labels(options.version) },
+        metadata: {
+          ...(additions.annotations ? { annotations: additions.annotations } : {}),
+          labels: labels(options.version),
+        },
         spec: {
           serviceAccountName: operatorName,
           terminationGracePeriodSeconds: 30,
@@ -137,6 +156,7 @@ function deployment(options: BundleOptions): BundleObject {
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),
                 fieldEnv("POD_NAME", "metadata.name"),
                 { name: "LOG_LEVEL", value: options.logLevel },
+                ...(additions.env ?? []),
               ],
               ports: [{ name: "http", containerPort: operatorHttpPort, protocol: "TCP" }],
               livenessProbe: probe("/healthz", 20),
@@ -148,10 +168,10 @@ function deployment(options: BundleOptions): BundleObject {
                 runAsNonRoot: true,
                 capabilities: { drop: ["ALL"] },
               },
-              volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+              volumeMounts: [{ name: "tmp", mountPath: "/tmp" }, ...(additions.volumeMounts ?? [])],
             },
           ],
-          volumes: [{ name: "tmp", emptyDir: {} }],
+          volumes: [{ name: "tmp", emptyDir: {} }, ...(additions.volumes ?? [])],
         },
       },
     },

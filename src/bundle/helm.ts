@@ -1,12 +1,12 @@
 /**
  * The Helm chart deploy/helm/slipway, made from the same bundle: the operator's objects are
- * rendered by bundleFor() with marker values, and each marker becomes a template expression, so
- * the chart cannot drift from the bundle. CRDs go to the chart's crds/ directory (installed first,
+ * rendered by bundleFor() with marker values, and each marker becomes a template expression (or,
+ * standing for a whole line, template lines: see blocks), so the chart cannot drift from the bundle. CRDs go to the chart's crds/ directory (installed first,
  * never templated).
  */
 import { Document, parseDocument } from "yaml";
 import { type BundleObject, type BundleOptions, bundleFor } from "./bundle.ts";
-import { mountBuildsConfig } from "./helm-builds.ts";
+import { buildsBlocks, buildsPodMarkers } from "./helm-builds.ts";
 import { toYaml } from "./yaml.ts";
 
 export const chartDir = "deploy/helm/slipway";
@@ -56,16 +56,23 @@ const expressions: [string, string][] = [
   [markers.version, "{{ .Chart.AppVersion | quote }}"],
 ];
 
+/** Markers that stand for a whole line (`key: MARKER` or `- MARKER`): it becomes these lines, indented like it. */
+const blocks: Record<string, (indent: string) => string[]> = {
+  [markers.resources]: (indent) => [
+    `${indent}resources:`,
+    `{{- toYaml .Values.resources | nindent ${indent.length + 2} }}`,
+  ],
+  ...buildsBlocks,
+};
+
 /** Labels Helm conventionally adds; the chart's objects carry them on top of the bundle's. */
 export const helmLabels = ["helm.sh/chart", "app.kubernetes.io/managed-by"];
 
 function template(object: BundleObject): string {
-  const text = toYaml(object);
-  return (object.kind === "Deployment" ? mountBuildsConfig(text) : text)
+  return toYaml(object)
     .replace(
-      new RegExp(`^( *)resources: ${markers.resources}$`, "m"),
-      (_, indent: string) =>
-        `${indent}resources:\n{{- toYaml .Values.resources | nindent ${indent.length + 2} }}`,
+      /^( *)(?:- |[\w-]+: )(HELM-[A-Z-]+)$/gm,
+      (line, indent: string, marker: string) => blocks[marker]?.(indent).join("\n") ?? line,
     )
     .replace(
       /^( *)app\.kubernetes\.io\/part-of: slipway$/gm,
@@ -100,6 +107,7 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
     logLevel: markers.logLevel as BundleOptions["logLevel"],
     version: markers.version,
     resources: markers.resources as unknown as BundleOptions["resources"],
+    operatorPod: buildsPodMarkers,
   });
   const files = new Map<string, string>();
   files.set(
