@@ -1,8 +1,8 @@
 /**
  * The Helm chart deploy/helm/slipway, made from the same bundle: the operator's objects are
  * rendered by bundleFor() with marker values, and each marker becomes a template expression (or,
- * standing for a whole line, template lines: see blocks), so the chart cannot drift from the bundle. CRDs go to the chart's crds/ directory (installed first,
- * never templated).
+ * standing for a whole line, template lines: see blocks), so the chart cannot drift from the
+ * bundle. CRDs go to the chart's crds/ directory (installed first, never templated).
  */
 import { Document, parseDocument } from "yaml";
 import { type BundleObject, type BundleOptions, bundleFor } from "./bundle.ts";
