@@ -3,7 +3,8 @@
  * the blob store, Kaniko builds it and pushes with the registry credentials. Pure: (build, config) → Job.
  */
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
-import { type ImageBuild, ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { ownerReference } from "../kube/owners.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
@@ -213,20 +214,7 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
       namespace: input.namespace,
       labels: { ...podLabels, ...tie?.labels },
       annotations: { [imageAnnotation]: reference, ...tie?.annotations },
-      ...(tie
-        ? {}
-        : {
-            ownerReferences: [
-              {
-                apiVersion: ImageBuildKind.apiVersion,
-                kind: ImageBuildKind.kind,
-                name: build.metadata.name ?? "",
-                uid: build.metadata.uid ?? "",
-                controller: true,
-                blockOwnerDeletion: true,
-              },
-            ],
-          }),
+      ...(tie ? {} : { ownerReferences: [ownerReference(build)] }),
     },
     spec: {
       backoffLimit: build.spec.backoffLimit ?? config.defaultBackoffLimit,

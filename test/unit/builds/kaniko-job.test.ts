@@ -104,4 +104,21 @@ describe("the Kaniko Job", () => {
       ?.initContainers?.[0];
     expect(gcs?.args).toEqual(["gs://models/fraud/scorer/v1/*", "/workspace/"]);
   });
+
+  it("is owned by its build as controller, and refuses a build without a uid rather than an empty owner", () => {
+    const combination = { registry: "docker", storage: "s3", credentials: false } as const;
+    expect(renderSample(combination).metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: "builds.slipway.dev/v1alpha1",
+        kind: "ImageBuild",
+        name: "scorer",
+        uid: "uid-1",
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    const build = sampleBuild();
+    delete build.metadata.uid;
+    expect(() => renderSample(combination, build)).toThrow(/uid/);
+  });
 });
