@@ -32,7 +32,8 @@ export interface BuildBackend {
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
   observe(target: RunTarget, context: ReconcileContext): Promise<{ run: RunObservation; pending: boolean }>;
   running(context: ReconcileContext): number;
-  start(target: RunTarget, context: ReconcileContext): Promise<void>;
+  /** `run`: what observe just saw of the target's run, so that it is not read again. */
+  start(target: RunTarget, context: ReconcileContext, run: RunObservation): Promise<void>;
   stop(target: RunTarget, context: ReconcileContext): Promise<void>;
 }
 
@@ -132,8 +133,8 @@ export class KanikoBackend implements BuildBackend {
    * does not touch it: it follows the Job by polling, and if the owner is deleted (and the Job with
    * it) the joiner starts over, with the registry check first.
    */
-  async start(target: RunTarget, context: ReconcileContext): Promise<void> {
-    if ((await this.#job(target, context)).job) return;
+  async start(target: RunTarget, context: ReconcileContext, run: RunObservation): Promise<void> {
+    if (run.state !== "absent") return;
     const job = renderKanikoJob({
       build: target.build,
       image: target.image,

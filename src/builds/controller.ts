@@ -319,9 +319,9 @@ export class ImageBuildReconciler {
       // before the Job exists, so that no Job in another namespace can outlive its build
       if (backend.name === "kaniko" && isCrossNamespace(build, target.namespace))
         await context.client.addFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
-      const joining = (await backend.observe(target, context)).run.state === "running";
-      await backend.start(target, context);
-      if (!joining) this.metrics.started.inc({ backend: backend.name });
+      const { run } = await backend.observe(target, context);
+      await backend.start(target, context, run);
+      if (run.state !== "running") this.metrics.started.inc({ backend: backend.name });
     }
     const status = decision.status ? this.#redacted(decision.status) : undefined;
     if (status) {
