@@ -64,12 +64,12 @@ export class KubeClient implements Client {
     return this.#apply(object, "object");
   }
 
-  async applyStatus<T extends KubeObject>(object: T): Promise<T> {
+  async applyStatus<T extends KubeObject>(object: T): Promise<T | undefined> {
     const id = `${object.apiVersion}/${object.kind}/${object.metadata?.namespace ?? ""}/${object.metadata?.name}`;
     const basedOn = object.metadata?.resourceVersion;
     const status = (object as { status?: unknown }).status;
     const last = this.#lastStatus.get(id);
-    if (basedOn && last?.basedOn === basedOn && sameJson(last.status, status)) return object;
+    if (basedOn && last?.basedOn === basedOn && sameJson(last.status, status)) return undefined;
     const written = await this.#apply(object, "status");
     this.#lastStatus.delete(id);
     if (basedOn) {

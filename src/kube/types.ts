@@ -47,8 +47,12 @@ export interface Cache {
 export interface Client {
   /** Server-side apply (force: the controller owns the fields it sets). */
   apply<T extends KubeObject>(object: T): Promise<T>;
-  /** Server-side apply to the /status subresource; sends only the object's identity and `status`, so pass the object itself. */
-  applyStatus<T extends KubeObject>(object: T): Promise<T>;
+  /**
+   * Server-side apply to the /status subresource; sends only the object's identity and `status`, so pass
+   * the object itself. Resolves to undefined, sending nothing, when this same status was already written
+   * from this same cached copy (the cache had not caught up): a transition seen twice is reported once.
+   */
+  applyStatus<T extends KubeObject>(object: T): Promise<T | undefined>;
   /** Deletes; a missing object is not an error. */
   delete(
     type: ResourceType,

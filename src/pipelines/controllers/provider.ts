@@ -71,14 +71,14 @@ async function reconcileProvider(key: { namespace?: string; name: string }, cont
   ) {
     return ready.status === "True" ? undefined : { requeueAfterMs: 30_000 };
   }
-  await context.client.applyStatus({
+  const written = await context.client.applyStatus({
     ...provider,
     status: {
       observedGeneration: generation,
       conditions: setCondition(provider.status?.conditions, ready, generation),
     },
   });
-  if (before?.status !== ready.status) {
+  if (written && before?.status !== ready.status) {
     context.events.event(
       provider,
       ready.status === "True" ? "Normal" : "Warning",

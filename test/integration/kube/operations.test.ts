@@ -178,7 +178,9 @@ test("a status computed again from the same copy is not sent again; a new status
   const withStatus = (copy: WidgetObject, size: number): WidgetObject => ({ ...copy, status: { size } });
 
   const first = await client.applyStatus(withStatus(created, 1));
-  await client.applyStatus(withStatus(created, 1)); // the same copy, the same status: nothing to send
+  if (!first) throw new Error("the first status was not sent");
+  // the same copy, the same status: nothing to send, and the caller learns so
+  expect(await client.applyStatus(withStatus(created, 1))).toBeUndefined();
   expect(patches.filter((m) => m === "PATCH")).toHaveLength(1);
   await client.applyStatus(withStatus(created, 2)); // the same copy, another status
   await client.applyStatus(withStatus(first, 1)); // a newer copy
