@@ -5,7 +5,7 @@
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
-import { sameJson } from "../kube/same-json.ts";
+import { ProgressPacer } from "../kube/progress-pacer.ts";
 import type {
   Cache,
   ControllerSpec,
@@ -14,6 +14,7 @@ import type {
   ReconcileContext,
   ResourceType,
 } from "../kube/types.ts";
+import { gateBlockers, type SiblingComponent } from "./component-gate.ts";
 import {
   annotations,
   labels,
@@ -37,10 +38,11 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const namespace = key.namespace ?? "";
   const name = key.name;
 
-  // Everything the pods need or are reached through goes first, together: a pod naming a
-  // ServiceAccount that does not exist yet is refused; a pod created before its claim is found
-  // unschedulable and waits out the scheduler's backoff; a Service created with its pods risks the
-  // EndpointSlice controller's one-second resync. Then the workload.
+  // Everything the pods need or are reached through goes first, together, and without waiting for
+  // dependencies (none of it runs anything): a pod naming a ServiceAccount that does not exist yet is
+  // refused; a pod created before its claim is found unschedulable and waits out the scheduler's
+  // backoff; a Service created with its pods risks the EndpointSlice controller's one-second resync.
+  // Then the workload, once the dependency graph lets it change.
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
   const serviceAccount = renderServiceAccount(component);
   const service = renderService(component);
@@ -55,10 +57,14 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
         ? client.delete(types.ingress, key)
         : undefined,
   ]);
-  const workload = await applyChanged(context, workloadType, renderWorkload(component));
+  const rendered = annotated(renderWorkload(component));
+  const cached = cache.get<V1Deployment | V1StatefulSet>(workloadType, key);
+  const current = isCurrent(cached, rendered);
+  const waitingFor = current ? [] : gateBlockers(component.spec, siblingsOf(cache, component).map(asSibling));
+  const workload = current || waitingFor.length > 0 ? cached : await client.apply(rendered);
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
-  const templateHash = templateHashOf(workload);
+  const templateHash = workload && templateHashOf(workload);
   const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {
     namespace,
     labels: { "kubernetes.io/service-name": name },
@@ -72,39 +78,82 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
     replicas: component.spec.replicas,
     version: component.spec.version,
     previous: { phase: component.status?.phase, version: component.status?.version },
-    workload: workloadView(workload),
+    ...(workload ? { workload: workloadView(workload) } : {}),
     pods,
     ...(templateHash ? { templateHash } : {}),
     hasService: service !== undefined,
     readyEndpoints,
     ...ingressObservation(cache, component, ingress !== undefined),
+    waitingFor,
   });
-  await writeStatus(context, component, verdict);
+  const heldMs = await writeStatus(context, component, verdict);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
+  if (heldMs > 0) return { requeueAfterMs: heldMs };
   return final ? undefined : { requeueAfterMs: unsettledRequeueMs };
 }
 
-/**
- * Applies `object` unless the cached copy was applied from exactly this rendering (its hash
- * annotation matches): most reconciles are triggered by status changes and need no write.
- */
-async function applyChanged<T extends KubeObject>(
-  context: ReconcileContext,
-  type: ResourceType,
-  object: T,
-): Promise<T> {
+/** `object` carrying the hash of its rendering, which tells a later reconcile it needs no write. */
+function annotated<T extends KubeObject>(object: T): T {
   const hash = objectHash(object);
-  const key = { namespace: object.metadata?.namespace, name: object.metadata?.name ?? "" };
-  const cached = context.cache.get<T>(type, key);
-  if (cached?.metadata?.annotations?.[annotations.appliedHash] === hash) return cached;
-  const annotated = {
+  return {
     ...object,
     metadata: {
       ...object.metadata,
       annotations: { ...object.metadata?.annotations, [annotations.appliedHash]: hash },
     },
   };
-  return context.client.apply(annotated);
+}
+
+/** The cached copy was applied from exactly this rendering (most reconciles follow a status change). */
+const isCurrent = (cached: KubeObject | undefined, rendered: KubeObject) =>
+  cached !== undefined &&
+  cached.metadata?.annotations?.[annotations.appliedHash] ===
+    rendered.metadata?.annotations?.[annotations.appliedHash];
+
+/** Applies `object` unless the cached copy is current. */
+async function applyChanged<T extends KubeObject>(
+  context: ReconcileContext,
+  type: ResourceType,
+  object: T,
+): Promise<T> {
+  const rendered = annotated(object);
+  const key = { namespace: object.metadata?.namespace, name: object.metadata?.name ?? "" };
+  const cached = context.cache.get<T>(type, key);
+  return cached && isCurrent(cached, rendered) ? cached : context.client.apply(rendered);
+}
+
+/** The other Components of `component`'s Platform. */
+function siblingsOf(cache: Pick<Cache, "list">, component: ComponentResource): ComponentResource[] {
+  const platform = component.metadata?.labels?.[labels.platform];
+  if (!platform || !component.spec) return [];
+  return cache
+    .list<ComponentResource>(types.component, {
+      namespace: component.metadata.namespace,
+      labels: { [labels.platform]: platform },
+    })
+    .filter((sibling) => sibling.metadata.name !== component.metadata.name);
+}
+
+const asSibling = (component: ComponentResource): SiblingComponent => ({
+  spec: component.spec,
+  generation: component.metadata.generation ?? 0,
+  deleting: Boolean(component.metadata.deletionTimestamp),
+  status: component.status ?? {},
+});
+
+/**
+ * The Components whose gate a change of `changed` may open: those that depend on it (they wait for
+ * it to be Ready) and those it depends on (they wait for it to stop).
+ */
+export function componentsGatedBy(changed: KubeObject, cache: Pick<Cache, "list">): ObjectKey[] {
+  const component = changed as ComponentResource;
+  return siblingsOf(cache, component)
+    .filter(
+      (sibling) =>
+        sibling.spec.dependencies.includes(component.spec.component) ||
+        component.spec.dependencies.includes(sibling.spec.component),
+    )
+    .map((sibling) => ({ namespace: sibling.metadata.namespace, name: sibling.metadata.name ?? "" }));
 }
 
 const templateHashOf = (workload: V1Deployment | V1StatefulSet) =>
@@ -134,11 +183,12 @@ function workloadView(workload: V1Deployment | V1StatefulSet): WorkloadView {
   };
 }
 
+/** Writes the verdict as the Component's status; returns how long a detail-only change was held back. */
 async function writeStatus(
   context: ReconcileContext,
   component: ComponentResource,
   verdict: ComponentVerdict,
-) {
+): Promise<number> {
   const generation = component.metadata.generation ?? 0;
   const previous = component.status ?? {};
   let conditions = setCondition(
@@ -171,13 +221,19 @@ async function writeStatus(
     observedGeneration: generation,
     conditions,
   };
-  if (sameJson(status, previous)) return;
-  await context.client.applyStatus({ ...component, status });
-  if (previous.phase !== verdict.phase) {
+  const { written, heldMs } = await pacer.write(context.client, component, status);
+  if (written && previous.phase !== verdict.phase) {
     const type = verdict.phase === "Failed" ? "Warning" : "Normal";
     context.events.event(component, type, verdict.phase, verdict.message);
   }
+  return heldMs;
 }
+
+/** A status write reports these at once; the message alone is refreshed at most once a second. */
+const pacer = new ProgressPacer<NonNullable<ComponentResource["status"]>>({
+  intervalMs: 1_000,
+  headline: ["phase", "version", "observedGeneration", "replicas", "readyReplicas"],
+});
 
 /** Pods and EndpointSlices are not owned by the Component; they carry its name in a label. */
 const byLabel =
@@ -204,6 +260,7 @@ export const componentController: ControllerSpec = {
     { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
     // a class added, removed or made the default changes whether Ingresses wait for an address
     { type: types.ingressClass, map: componentsWithIngress },
+    { type: types.component, map: componentsGatedBy },
   ],
   reconcile: reconcileComponent,
   permissions: [

@@ -4,6 +4,7 @@
  */
 import type { V1Pod } from "@kubernetes/client-node";
 import type { ComponentPhase } from "../apis/platform/component.ts";
+import { gateMessage } from "./component-gate.ts";
 import { annotations } from "./component-objects.ts";
 
 export interface WorkloadView {
@@ -38,6 +39,8 @@ export interface ComponentObservation {
   readyEndpoints: number;
   /** Only set where an ingress controller exists to give the Ingress an address. */
   ingress?: { hasAddress: boolean };
+  /** The components the workload's change waits for (see component-gate.ts); the workload was left as it was. */
+  waitingFor?: readonly string[];
 }
 
 export interface ComponentVerdict {
@@ -98,6 +101,7 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
     ...(version ? { version } : {}),
   });
 
+  if (input.waitingFor?.length) return verdict("Pending", gateMessage(input.stopped, input.waitingFor));
   if (input.stopped) {
     const running = Math.max(workload?.status.replicas ?? 0, livePods.length);
     if (workload && workload.renderedFrom === input.generation && running === 0)

@@ -6,12 +6,12 @@ import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import { type ConditionInput, setCondition } from "../kube/conditions.ts";
 import { ownerReference } from "../kube/owners.ts";
-import { sameJson } from "../kube/same-json.ts";
+import { ProgressPacer } from "../kube/progress-pacer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.ts";
 import { findRelease, ownVersion, releases } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
 import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
-import { renderComponents } from "./render.ts";
+import { type DesiredComponent, renderComponents } from "./render.ts";
 import { types } from "./resource-types.ts";
 
 /** Held while Components are torn down in reverse dependency order. */
@@ -40,12 +40,12 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
     }));
   if (!release && !deleting) {
     const known = releases.map((r) => r.version).join(", ");
-    await writeStatus(context, platform, {
+    const heldMs = await writeStatus(context, platform, {
       phase: "Failed",
       message: `spec.version ${targetVersion} is not a release this operator knows (known: ${known})`,
       reason: "UnknownVersion",
     });
-    return undefined;
+    return heldMs > 0 ? { requeueAfterMs: heldMs } : undefined;
   }
   const desired = release ? renderComponents(key.name, platform.spec, release) : [];
   const plan = planPlatform({
@@ -54,29 +54,14 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
     deleting,
     ...(platform.status?.phase ? { previousPhase: platform.status.phase } : {}),
     ...(platform.status?.version ? { runningVersion: platform.status.version } : {}),
+    specChanged: platform.status?.observedGeneration !== platform.metadata.generation,
     desired,
     observed,
   });
 
-  await Promise.all(
-    plan.apply.map((component) =>
-      client.apply<ComponentResource>({
-        apiVersion: `${types.component.group}/${types.component.version}`,
-        kind: types.component.kind,
-        metadata: {
-          name: component.objectName,
-          namespace: key.namespace,
-          labels: {
-            [labels.platform]: key.name,
-            "app.kubernetes.io/name": component.name,
-            "app.kubernetes.io/part-of": "slipway",
-          },
-          ownerReferences: [ownerReference(platform)],
-        },
-        spec: component.spec,
-      }),
-    ),
-  );
+  for (const wave of plan.apply) {
+    await Promise.all(wave.map((component) => client.apply(componentObject(platform, component))));
+  }
   for (const name of plan.delete) {
     await client.delete(
       types.component,
@@ -84,19 +69,46 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
       { propagationPolicy: "Foreground" },
     );
   }
-  if (deleting) {
-    if (plan.finished) await client.removeFinalizer(types.platform, key, teardownFinalizer);
-    else await writeStatus(context, platform, { ...plan, reason: "Deleting" });
-    return plan.finished ? undefined : { requeueAfterMs: 5_000 };
+  if (deleting && plan.finished) {
+    await client.removeFinalizer(types.platform, key, teardownFinalizer);
+    return undefined;
   }
-  await writeStatus(context, platform, { ...plan, reason: plan.phase });
-  return undefined;
+  const heldMs = await writeStatus(context, platform, {
+    ...plan,
+    reason: deleting ? "Deleting" : plan.phase,
+  });
+  if (heldMs > 0) return { requeueAfterMs: deleting ? Math.min(heldMs, 5_000) : heldMs };
+  return deleting ? { requeueAfterMs: 5_000 } : undefined;
+}
+
+function componentObject(platform: PlatformResource, component: DesiredComponent): ComponentResource {
+  const name = platform.metadata.name ?? "";
+  return {
+    apiVersion: `${types.component.group}/${types.component.version}`,
+    kind: types.component.kind,
+    metadata: {
+      name: component.objectName,
+      namespace: platform.metadata.namespace,
+      labels: {
+        [labels.platform]: name,
+        "app.kubernetes.io/name": component.name,
+        "app.kubernetes.io/part-of": "slipway",
+      },
+      ownerReferences: [ownerReference(platform)],
+    },
+    spec: component.spec,
+  };
 }
 
 type StatusInput = Pick<PlatformPlan, "phase" | "message"> &
   Partial<Pick<PlatformPlan, "version" | "ready" | "components">> & { reason: string };
 
-async function writeStatus(context: ReconcileContext, platform: PlatformResource, input: StatusInput) {
+/** Writes the Platform's status; returns how long a detail-only change was held back. */
+async function writeStatus(
+  context: ReconcileContext,
+  platform: PlatformResource,
+  input: StatusInput,
+): Promise<number> {
   const generation = platform.metadata.generation ?? 0;
   const previous = platform.status ?? {};
   const progressing = ["Installing", "Updating", "Starting", "Stopping", "Deleting"].includes(input.phase);
@@ -130,13 +142,22 @@ async function writeStatus(context: ReconcileContext, platform: PlatformResource
     conditions: conditions.reduce((list, c) => setCondition(list, c, generation), previous.conditions ?? []),
     components: input.components ?? previous.components ?? [],
   };
-  if (sameJson(status, previous)) return;
-  await context.client.applyStatus({ ...platform, status });
-  if (previous.phase !== input.phase) {
+  const { written, heldMs } = await pacer.write(context.client, platform, status);
+  if (written && previous.phase !== input.phase) {
     const type = degraded ? "Warning" : "Normal";
     context.events.event(platform, type, input.phase, input.message);
   }
+  return heldMs;
 }
+
+/**
+ * A status write reports these at once. The ready count, the component rows and the message are
+ * refreshed at most once a second (each Component reports its own at once).
+ */
+const pacer = new ProgressPacer<NonNullable<PlatformResource["status"]>>({
+  intervalMs: 1_000,
+  headline: ["phase", "version", "observedGeneration"],
+});
 
 export const platformController: ControllerSpec = {
   name: "platform",

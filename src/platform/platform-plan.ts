@@ -1,12 +1,13 @@
 /**
  * What the Platform controller does next and what it reports (pure): which Components to create or
- * change now so that install/start/update/restart follow the dependency graph and stop follows it in
- * reverse, which to delete, and the Platform's phase.
+ * change, in which order, which to delete, and the Platform's phase. Every Component gets its new
+ * spec at once; each waits for its own place in the dependency graph (component-gate.ts).
  */
 import type { ComponentPhase } from "../apis/platform/component.ts";
 import type { PlatformPhase } from "../apis/platform/platform.ts";
 import { sameJson } from "../kube/same-json.ts";
-import { dependentsOf } from "./graph.ts";
+import { gateBlockers, settledIn } from "./component-gate.ts";
+import { dependentsOf, waves } from "./graph.ts";
 import type { ComponentSpec, DesiredComponent } from "./render.ts";
 
 /** A Component as the controller sees it in the cache. */
@@ -32,6 +33,8 @@ export interface PlatformObservation {
   previousPhase?: PlatformPhase;
   /** status.version: the release that last ran completely. */
   runningVersion?: string;
+  /** The Platform's spec changed since its status was last written (status.observedGeneration is behind). */
+  specChanged: boolean;
   desired: readonly DesiredComponent[];
   observed: readonly ObservedComponent[];
 }
@@ -45,7 +48,12 @@ export interface ComponentRow {
 }
 
 export interface PlatformPlan {
-  apply: DesiredComponent[];
+  /**
+   * The Components to create or change, in waves to apply one after another: dependencies before
+   * their dependents (the reverse when stopping). A Component then never holds its new spec while
+   * what it waits for still holds an old one, which the gate could mistake for settled.
+   */
+  apply: DesiredComponent[][];
   delete: string[];
   phase: PlatformPhase;
   message: string;
@@ -64,13 +72,7 @@ function settled(
   desired: ComponentSpec,
   phase: ComponentPhase,
 ): boolean {
-  return (
-    observed !== undefined &&
-    !observed.deleting &&
-    sameJson(observed.spec, desired) &&
-    observed.status.observedGeneration === observed.generation &&
-    observed.status.phase === phase
-  );
+  return observed !== undefined && sameJson(observed.spec, desired) && settledIn(observed, phase);
 }
 
 export function planPlatform(input: PlatformObservation): PlatformPlan {
@@ -110,43 +112,16 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
   const toDelete = input.observed
     .filter((c) => !desiredByName.has(c.objectName) && !c.deleting)
     .map((c) => c.objectName);
-  const nodes = input.desired.map((d) => ({ name: d.name, dependencies: d.spec.dependencies }));
-  const desiredByComponent = new Map<string, DesiredComponent>(input.desired.map((d) => [d.name, d]));
-  const observedOf = (name: string) => {
-    const d = desiredByComponent.get(name);
-    return d ? observedByName.get(d.objectName) : undefined;
-  };
   const pending = input.desired.filter((d) => {
     const observed = observedByName.get(d.objectName);
     return !observed || !sameJson(observed.spec, d.spec);
   });
-
-  const apply: DesiredComponent[] = [];
-  const waiting: string[] = [];
-  for (const d of pending) {
-    if (input.stopped) {
-      const observed = observedByName.get(d.objectName);
-      if (!observed) continue; // nothing to stop
-      const blockers = dependentsOf(nodes, d.name).filter((dependent) => {
-        const o = observedOf(dependent);
-        const dependentDesired = desiredByComponent.get(dependent);
-        return (
-          o !== undefined && dependentDesired !== undefined && !settled(o, dependentDesired.spec, "Stopped")
-        );
-      });
-      if (blockers.length === 0) apply.push(d);
-      else waiting.push(`${d.name} (after ${blockers.join(", ")})`);
-    } else {
-      const blockers = d.spec.dependencies.filter((dependency) => {
-        const dependencyDesired = desiredByComponent.get(dependency);
-        return (
-          dependencyDesired !== undefined && !settled(observedOf(dependency), dependencyDesired.spec, "Ready")
-        );
-      });
-      if (blockers.length === 0) apply.push(d);
-      else waiting.push(`${d.name} (after ${blockers.join(", ")})`);
-    }
-  }
+  // a component that was never created has nothing to stop
+  const changes = input.stopped ? pending.filter((d) => observedByName.has(d.objectName)) : pending;
+  const order = waves(input.desired.map((d) => ({ name: d.name, dependencies: d.spec.dependencies })));
+  const apply = (input.stopped ? order.reverse() : order)
+    .map((wave) => changes.filter((d) => wave.includes(d.name)))
+    .filter((wave) => wave.length > 0);
 
   const wanted: ComponentPhase = input.stopped ? "Stopped" : "Ready";
   const converged =
@@ -157,7 +132,7 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     .map((d) => ({ d, o: observedByName.get(d.objectName) }))
     .filter(({ o }) => o?.status.phase === "Failed" && o.status.observedGeneration === o.generation);
   const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
-  const progress = describeProgress(input, apply, waiting);
+  const progress = describeProgress(input, changes, wanted);
   const plan = (phase: PlatformPhase, message: string, version = input.runningVersion): PlatformPlan => ({
     ...base,
     apply,
@@ -175,10 +150,11 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     return plan("Running", `every component ready at ${input.targetVersion}`, input.targetVersion);
   }
   const previous = input.previousPhase;
-  const changing = pending.length > 0 || (previous !== "Running" && previous !== "Degraded");
+  const changed = pending.length > 0 || input.specChanged;
+  const changing = changed || (previous !== "Running" && previous !== "Degraded");
   if (failed.length > 0) return changing ? plan("Failed", failure) : plan("Degraded", failure);
   if (previous === "Running" || previous === "Degraded") {
-    if (pending.length === 0) {
+    if (!changed) {
       const notReady = rows.filter((r) => r.phase !== "Ready").map((r) => `${r.name} is ${r.phase}`);
       return plan("Degraded", notReady.join("; ") || progress);
     }
@@ -190,18 +166,28 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
   return plan("Updating", progress);
 }
 
-function describeProgress(input: PlatformObservation, apply: DesiredComponent[], waiting: string[]): string {
-  const rolling = input.desired
-    .filter((d) => !apply.includes(d))
-    .filter((d) => {
-      const o = input.observed.find((c) => c.objectName === d.objectName);
-      return o !== undefined && o.status.phase !== (input.stopped ? "Stopped" : "Ready");
-    })
-    .map((d) => d.name);
+/** "applying …; waiting for …; queued X (after Y)": what changes now, what rolls, what waits for whom. */
+function describeProgress(
+  input: PlatformObservation,
+  changes: readonly DesiredComponent[],
+  wanted: ComponentPhase,
+): string {
+  const rolling: string[] = [];
+  const queued: string[] = [];
+  for (const d of input.desired) {
+    const o = input.observed.find((c) => c.objectName === d.objectName);
+    if (changes.includes(d) || !o || settledIn(o, wanted)) continue;
+    const blockers = gateBlockers(
+      o.spec,
+      input.observed.filter((c) => c !== o),
+    );
+    if (blockers.length > 0) queued.push(`${d.name} (after ${blockers.join(", ")})`);
+    else rolling.push(d.name);
+  }
   const parts = [
-    apply.length ? `applying ${apply.map((d) => d.name).join(", ")}` : "",
+    changes.length ? `applying ${changes.map((d) => d.name).join(", ")}` : "",
     rolling.length ? `waiting for ${rolling.join(", ")}` : "",
-    waiting.length ? `queued ${waiting.join(", ")}` : "",
+    queued.length ? `queued ${queued.join(", ")}` : "",
   ].filter(Boolean);
   return parts.join("; ") || "reconciling";
 }

@@ -13,6 +13,7 @@ import type {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { findRelease } from "../../../src/platform/catalog.ts";
 import { eventually } from "../../support/cluster.ts";
 import {
   cli,
@@ -132,18 +133,28 @@ describe.sequential("platform lifecycle through the CLI", () => {
   });
 
   it("updates to 0.1.0 in dependency order, then runs at 0.1.0", { timeout: 300_000 }, async () => {
-    // Snapshots of every Component, to see when each took the new version and when it was Ready at it.
-    const specAt = new Map<string, number>();
+    // Snapshots of every Component and workload: when each workload took its 0.1.0 image, and when
+    // each Component was Ready at 0.1.0.
+    const images = findRelease("0.1.0")?.images as Record<string, string>;
+    const rolledAt = new Map<string, number>();
     const readyAt = new Map<string, number>();
     let snapshot = 0;
     let recording = true;
     const recorder = (async () => {
       while (recording) {
-        const components = await listComponents(namespace);
+        const [components, deployments, statefulSets] = await Promise.all([
+          listComponents(namespace),
+          listObjects<V1Deployment>(namespace, "apps/v1", "Deployment"),
+          listObjects<V1StatefulSet>(namespace, "apps/v1", "StatefulSet"),
+        ]);
         snapshot++;
+        for (const workload of [...deployments, ...statefulSets]) {
+          const name = workload.metadata?.labels?.["app.kubernetes.io/name"] ?? "";
+          const image = workload.spec?.template.spec?.containers[0]?.image;
+          if (image === images[name] && !rolledAt.has(name)) rolledAt.set(name, snapshot);
+        }
         for (const c of components) {
           const name = c.spec.component;
-          if (c.spec.version === "0.1.0" && !specAt.has(name)) specAt.set(name, snapshot);
           const ready =
             c.spec.version === "0.1.0" &&
             c.status?.version === "0.1.0" &&
@@ -165,14 +176,14 @@ describe.sequential("platform lifecycle through the CLI", () => {
     for (const component of components) {
       for (const dependency of component.spec.dependencies) {
         const dependencyReady = readyAt.get(dependency) ?? Number.POSITIVE_INFINITY;
-        const started = specAt.get(component.spec.component) ?? -1;
+        const rolled = rolledAt.get(component.spec.component) ?? -1;
         expect(
           dependencyReady,
-          `${dependency} Ready at 0.1.0 before ${component.spec.component} changes`,
-        ).toBeLessThanOrEqual(started);
+          `${dependency} Ready at 0.1.0 before ${component.spec.component}'s workload changes`,
+        ).toBeLessThanOrEqual(rolled);
       }
     }
-    expect(specAt.get("web")).toBeGreaterThan(specAt.get("postgres") ?? Number.POSITIVE_INFINITY);
+    expect(rolledAt.get("web")).toBeGreaterThan(rolledAt.get("postgres") ?? Number.POSITIVE_INFINITY);
     const statefulSets = await listObjects<V1StatefulSet>(namespace, "apps/v1", "StatefulSet");
     expect(statefulSets[0]?.spec?.template.spec?.containers[0]?.image).toBe(
       "docker.io/library/postgres:16.6",

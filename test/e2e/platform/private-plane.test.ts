@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import {
   ApiextensionsV1Api,
+  AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
@@ -138,7 +139,15 @@ describe.sequential("a platform on its own control plane", () => {
 
       const apiServer = await waitingForAddress("api-server");
       expect(apiServer?.status?.phase).toBe("Deploying");
-      expect(await component("web")).toBeUndefined(); // it waits for the api-server to be Ready
+      // web waits for the api-server to be Ready: its Component says so, and it has no Deployment yet
+      const waitingWeb = await eventually(
+        "web waiting for the api-server",
+        () => component("web"),
+        (c) => c?.status?.phase === "Pending",
+      );
+      expect(waitingWeb?.status?.message).toBe("waiting for api-server to be Ready");
+      const deployments = await config.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace });
+      expect(deployments.items.map((d) => d.metadata?.name)).not.toContain("slipway-web");
       await giveAddress("api-server");
       await eventually(
         "api-server Ready",

@@ -59,6 +59,22 @@ describe("componentVerdict", () => {
     expect(componentVerdict(observation({ workload: undefined })).phase).toBe("Pending");
   });
 
+  it("is Pending, naming whom it waits for, while its workload change waits on the dependency graph", () => {
+    const old = { ...rolledOut, renderedFrom: 2 };
+    expect(
+      componentVerdict(
+        observation({
+          workload: old,
+          previous: { phase: "Ready", version: "0.0.9" },
+          waitingFor: ["postgres"],
+        }),
+      ),
+    ).toMatchObject({ phase: "Pending", message: "waiting for postgres to be Ready", version: "0.0.9" });
+    expect(componentVerdict(observation({ stopped: true, waitingFor: ["mlflow", "web"] })).message).toBe(
+      "waiting for mlflow, web to stop",
+    );
+  });
+
   it.each([
     [
       "a workload rendered from an older generation",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ComponentPhase } from "../../../src/apis/platform/component.ts";
 import type { PlatformPhase } from "../../../src/apis/platform/platform.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
+import { gateBlockers, settledIn } from "../../../src/platform/component-gate.ts";
 import {
   type ObservedComponent,
   type PlatformObservation,
@@ -39,12 +40,20 @@ function settledAs(d: DesiredComponent, phase: ComponentPhase, generation = 1): 
 function observe(
   input: Partial<PlatformObservation> & Pick<PlatformObservation, "desired">,
 ): PlatformObservation {
-  return { targetVersion: "0.1.0", stopped: false, deleting: false, observed: [], ...input };
+  return {
+    targetVersion: "0.1.0",
+    stopped: false,
+    deleting: false,
+    specChanged: false,
+    observed: [],
+    ...input,
+  };
 }
 
 /**
- * Drives planPlatform against a world where every applied Component settles in one step; returns
- * the names applied at each step (the waves) and the phases reported.
+ * Drives planPlatform and the Components' gates against a world where a Component whose gate is open
+ * settles in one step: returns the names that rolled at each step and the phases reported. The first
+ * reconcile follows the spec change.
  */
 function drive(
   start: ObservedComponent[],
@@ -56,6 +65,7 @@ function drive(
   let runningVersion = options.runningVersion;
   const steps: string[][] = [];
   const phases: PlatformPhase[] = [];
+  const applied: string[][][] = [];
   for (let i = 0; i < 10; i++) {
     const plan = planPlatform(
       observe({
@@ -63,6 +73,7 @@ function drive(
         observed,
         stopped: options.stopped ?? false,
         targetVersion: target[0]?.spec.version ?? "0.1.0",
+        specChanged: i === 0,
         ...(previousPhase ? { previousPhase } : {}),
         ...(runningVersion ? { runningVersion } : {}),
       }),
@@ -70,13 +81,39 @@ function drive(
     phases.push(plan.phase);
     previousPhase = plan.phase;
     runningVersion = plan.version;
-    if (plan.apply.length === 0) break;
-    steps.push(plan.apply.map((d) => d.name));
-    const applied = new Map(plan.apply.map((d) => [d.objectName, d]));
-    const kept = observed.filter((o) => !applied.has(o.objectName));
-    observed = [...kept, ...plan.apply.map((d) => settledAs(d, d.spec.stopped ? "Stopped" : "Ready", 2 + i))];
+    if (plan.apply.length > 0) applied.push(plan.apply.map((wave) => wave.map((d) => d.name)));
+    for (const d of plan.apply.flat()) {
+      const before = observed.find((o) => o.objectName === d.objectName);
+      const next = {
+        objectName: d.objectName,
+        spec: structuredClone(d.spec),
+        generation: (before?.generation ?? 0) + 1,
+        deleting: false,
+        status: before?.status ?? {},
+      };
+      observed = before ? observed.map((o) => (o === before ? next : o)) : [...observed, next];
+    }
+    const rolled = observed.filter(
+      (o) =>
+        !settledIn(o, o.spec.stopped ? "Stopped" : "Ready") &&
+        gateBlockers(
+          o.spec,
+          observed.filter((other) => other !== o),
+        ).length === 0,
+    );
+    if (rolled.length === 0) break;
+    steps.push(rolled.map((o) => o.spec.component));
+    observed = observed.map((o) =>
+      rolled.includes(o)
+        ? settledAs(
+            target.find((d) => d.objectName === o.objectName) as DesiredComponent,
+            o.spec.stopped ? "Stopped" : "Ready",
+            o.generation,
+          )
+        : o,
+    );
   }
-  return { steps, phases, observed, runningVersion };
+  return { steps, phases, observed, runningVersion, applied };
 }
 
 const waves = [
@@ -93,26 +130,35 @@ describe("planPlatform", () => {
     expect(run.runningVersion).toBe("0.1.0");
   });
 
-  it("waits for a dependency that is deploying, and names what it waits for", () => {
-    const target = desired("0.1.0");
-    const postgres = target.find((d) => d.name === "postgres") as DesiredComponent;
-    const deploying = {
-      ...settledAs(postgres, "Deploying"),
-      status: { phase: "Deploying" as const, observedGeneration: 1 },
-    };
-    const plan = planPlatform(observe({ desired: target, observed: [deploying] }));
-    expect(plan.apply.map((d) => d.name)).toEqual(["object-store", "registry"]);
-    expect(plan.phase).toBe("Installing");
-    expect(plan.message).toContain("mlflow (after postgres, object-store)");
-    expect(plan.ready).toBe("0/7");
+  it("applies every Component in one reconcile, dependencies in an earlier wave than their dependents", () => {
+    const run = drive([], desired("0.1.0"));
+    expect(run.applied).toEqual([waves]);
+    const stop = drive(run.observed, desired("0.1.0", { stopped: true }), {
+      stopped: true,
+      previousPhase: "Running",
+    });
+    expect(stop.applied).toEqual([[...waves].reverse()]);
   });
 
-  it("does not count a Ready component whose new generation is not yet observed as settled", () => {
+  it("names what rolls and what waits for whom", () => {
     const target = desired("0.1.0");
     const postgres = target.find((d) => d.name === "postgres") as DesiredComponent;
-    const stale = { ...settledAs(postgres, "Ready"), generation: 2 };
-    const plan = planPlatform(observe({ desired: target, observed: [stale] }));
-    expect(plan.apply.map((d) => d.name)).not.toContain("mlflow");
+    // every Component created; postgres still deploying, the rest settled or waiting
+    const observed = target.map((d) =>
+      d === postgres
+        ? { ...settledAs(d, "Deploying"), status: { phase: "Deploying" as const, observedGeneration: 1 } }
+        : settledAs(
+            d,
+            ["object-store", "registry", "workflow-engine"].includes(d.name) ? "Ready" : "Pending",
+          ),
+    );
+    const plan = planPlatform(observe({ desired: target, observed, previousPhase: "Installing" }));
+    expect(plan.apply).toEqual([]);
+    expect(plan.phase).toBe("Installing");
+    expect(plan.message).toBe(
+      "waiting for postgres; queued mlflow (after postgres), api-server (after postgres), web (after api-server)",
+    );
+    expect(plan.ready).toBe("3/7");
   });
 
   it("updates one dependency level at a time, rolling, then reports the new version", () => {
@@ -165,7 +211,7 @@ describe("planPlatform", () => {
     expect(run.phases[0]).toBe("Updating");
   });
 
-  it("is Failed naming the component when one fails during an install, and installs nothing after it", () => {
+  it("is Failed naming the component when one fails during an install", () => {
     const target = desired("0.1.0");
     const observed = target
       .filter((d) => ["postgres", "object-store", "registry"].includes(d.name))
@@ -178,7 +224,10 @@ describe("planPlatform", () => {
     const plan = planPlatform(observe({ desired: target, observed, previousPhase: "Installing" }));
     expect(plan.phase).toBe("Failed");
     expect(plan.message).toBe("mlflow: pod x: CrashLoopBackOff");
-    expect(plan.apply.map((d) => d.name)).toEqual(["workflow-engine", "api-server"]);
+    expect(plan.apply.map((wave) => wave.map((d) => d.name))).toEqual([
+      ["workflow-engine", "api-server"],
+      ["web"],
+    ]);
   });
 
   it("does not count a failure the Component reported for an older generation", () => {
