@@ -140,7 +140,7 @@ interface Round {
 }
 
 /** Rounds of floor and operator runs; each figure is the median over the rounds. */
-const roundCount = Number(process.env.SLIPWAY_BENCH_ROUNDS ?? 5);
+const roundCount = Number(process.env.SLIPWAY_BENCH_ROUNDS ?? 9);
 
 export default async function bench(): Promise<BenchFigures> {
   const plane = await benchControlPlane("platform");

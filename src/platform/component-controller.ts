@@ -14,7 +14,7 @@ import type {
   ReconcileContext,
   ResourceType,
 } from "../kube/types.ts";
-import { gateBlockers, type SiblingComponent } from "./component-gate.ts";
+import { gateBlockers, mayPrepare, type SiblingComponent } from "./component-gate.ts";
 import {
   annotations,
   labels,
@@ -38,29 +38,32 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const namespace = key.namespace ?? "";
   const name = key.name;
 
-  // Everything the pods need or are reached through goes first, together, and without waiting for
-  // dependencies (none of it runs anything): a pod naming a ServiceAccount that does not exist yet is
-  // refused; a pod created before its claim is found unschedulable and waits out the scheduler's
-  // backoff; a Service created with its pods risks the EndpointSlice controller's one-second resync.
-  // Then the workload, once the dependency graph lets it change.
+  // Everything the pods need or are reached through goes first, together: a pod naming a
+  // ServiceAccount that does not exist yet is refused; a pod created before its claim is found
+  // unschedulable and waits out the scheduler's backoff; a Service created with its pods risks the
+  // EndpointSlice controller's one-second resync. A Component waiting for its dependencies prepares
+  // these one level ahead (component-gate.ts); its workload changes once the gate opens.
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
-  const serviceAccount = renderServiceAccount(component);
-  const service = renderService(component);
-  const ingress = renderIngress(component);
-  await Promise.all([
-    serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : undefined,
-    ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
-    service ? applyChanged(context, types.service, service) : undefined,
-    ingress
-      ? applyChanged(context, types.ingress, ingress)
-      : cache.get(types.ingress, key)
-        ? client.delete(types.ingress, key)
-        : undefined,
-  ]);
   const rendered = annotated(renderWorkload(component));
   const cached = cache.get<V1Deployment | V1StatefulSet>(workloadType, key);
   const current = isCurrent(cached, rendered);
-  const waitingFor = current ? [] : gateBlockers(component.spec, siblingsOf(cache, component).map(asSibling));
+  const siblings = current ? [] : siblingsOf(cache, component).map(asSibling);
+  const waitingFor = current ? [] : gateBlockers(component.spec, siblings);
+  const serviceAccount = renderServiceAccount(component);
+  const service = renderService(component);
+  const ingress = renderIngress(component);
+  if (waitingFor.length === 0 || mayPrepare(component.spec, siblings)) {
+    await Promise.all([
+      serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : undefined,
+      ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
+      service ? applyChanged(context, types.service, service) : undefined,
+      ingress
+        ? applyChanged(context, types.ingress, ingress)
+        : cache.get(types.ingress, key)
+          ? client.delete(types.ingress, key)
+          : undefined,
+    ]);
+  }
   const workload = current || waitingFor.length > 0 ? cached : await client.apply(rendered);
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
@@ -222,7 +225,9 @@ async function writeStatus(
     conditions,
   };
   const { written, heldMs } = await pacer.write(context.client, component, status);
-  if (written && previous.phase !== verdict.phase) {
+  // Pending (created, or a change queued behind dependencies) is where a Component waits, not
+  // something that happened to the service: the Platform's Event and message already say what waits.
+  if (written && previous.phase !== verdict.phase && verdict.phase !== "Pending") {
     const type = verdict.phase === "Failed" ? "Warning" : "Normal";
     context.events.event(component, type, verdict.phase, verdict.message);
   }

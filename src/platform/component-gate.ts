@@ -47,6 +47,25 @@ export function gateBlockers(
     .sort();
 }
 
+/**
+ * Whether a Component may already apply what runs nothing (claims, ServiceAccount, Service, Ingress)
+ * before its own gate opens: once every dependency has begun its own rollout (reported a phase past
+ * Pending for its latest spec). Preparing one level ahead keeps those writes off the critical path
+ * without crowding the start of an install, where the first level's workloads must go first.
+ */
+export function mayPrepare(spec: SiblingComponent["spec"], siblings: readonly SiblingComponent[]): boolean {
+  if (spec.stopped) return true;
+  return spec.dependencies.every((dependency) => {
+    const s = siblings.find((sibling) => sibling.spec.component === dependency);
+    return (
+      s !== undefined &&
+      s.status.observedGeneration === s.generation &&
+      s.status.phase !== undefined &&
+      s.status.phase !== "Pending"
+    );
+  });
+}
+
 /** What a blocked Component reports while it waits. */
 export const gateMessage = (stopping: boolean, blockers: readonly string[]): string =>
   stopping ? `waiting for ${blockers.join(", ")} to stop` : `waiting for ${blockers.join(", ")} to be Ready`;
