@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ComponentPhase } from "../../../src/apis/platform/component.ts";
-import { gateBlockers, type SiblingComponent } from "../../../src/platform/component-gate.ts";
+import { gateBlockers, mayPrepare, type SiblingComponent } from "../../../src/platform/component-gate.ts";
 
 function sibling(
   component: string,
@@ -69,5 +69,26 @@ describe("gateBlockers", () => {
   it("does not let a stale Stopped status of a dependent that is still running count", () => {
     const postgres = { component: "postgres", dependencies: [], version: "0.1.0", stopped: true };
     expect(gateBlockers(postgres, [sibling("mlflow", ["postgres"], "Stopped")])).toEqual(["mlflow"]);
+  });
+});
+
+describe("mayPrepare", () => {
+  it("prepares one level ahead: once every dependency has begun its own rollout", () => {
+    const deploying = [sibling("postgres", [], "Deploying"), sibling("object-store", [], "Ready")];
+    expect(mayPrepare(mlflow, deploying)).toBe(true);
+    // a dependency still waiting itself, not yet reported for its latest spec, or missing
+    expect(mayPrepare(mlflow, [sibling("postgres", [], "Pending"), deploying[1] as SiblingComponent])).toBe(
+      false,
+    );
+    const stale = sibling("postgres", [], "Deploying", { generation: 2, observed: 1 });
+    expect(mayPrepare(mlflow, [stale, deploying[1] as SiblingComponent])).toBe(false);
+    expect(mayPrepare(mlflow, [deploying[1] as SiblingComponent])).toBe(false);
+  });
+
+  it("always prepares a component that has no dependencies or is stopping", () => {
+    expect(
+      mayPrepare({ component: "postgres", dependencies: [], version: "0.1.0", stopped: false }, []),
+    ).toBe(true);
+    expect(mayPrepare({ ...mlflow, stopped: true }, [])).toBe(true);
   });
 });
