@@ -142,11 +142,13 @@ describe.sequential("platform lifecycle through the CLI", () => {
     let recording = true;
     const recorder = (async () => {
       while (recording) {
-        const [components, deployments, statefulSets] = await Promise.all([
-          listComponents(namespace),
+        // workloads first, then Components: a workload changed after its dependency was Ready is
+        // then always seen with that Ready in the same snapshot
+        const [deployments, statefulSets] = await Promise.all([
           listObjects<V1Deployment>(namespace, "apps/v1", "Deployment"),
           listObjects<V1StatefulSet>(namespace, "apps/v1", "StatefulSet"),
         ]);
+        const components = await listComponents(namespace);
         snapshot++;
         for (const workload of [...deployments, ...statefulSets]) {
           const name = workload.metadata?.labels?.["app.kubernetes.io/name"] ?? "";
