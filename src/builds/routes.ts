@@ -12,7 +12,8 @@ import {
   ImageBuildSpec,
   ImageBuildStatus,
 } from "../apis/builds/imagebuild.ts";
-import { HttpError, notFoundAs } from "../server/errors.ts";
+import { errorResponses, HttpError, notFoundAs } from "../server/errors.ts";
+import { Name, NamespaceParams, ObjectParams } from "../server/params.ts";
 import { resourceView } from "../server/resource-view.ts";
 
 /** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
@@ -23,11 +24,6 @@ function withoutKubernetesExtensions<T>(schema: T): T {
 }
 const Spec = withoutKubernetesExtensions(ImageBuildSpec);
 const Status = withoutKubernetesExtensions(ImageBuildStatus);
-
-const Namespace = Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 });
-const Name = Type.String({ pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 });
-const NamespaceParams = Type.Object({ namespace: Namespace });
-const BuildParams = Type.Object({ namespace: Namespace, name: Name });
 
 const CreateBody = Type.Object(
   { name: { ...Name, description: "Name of the ImageBuild resource" }, spec: Spec },
@@ -44,13 +40,7 @@ export const ImageBuildView = Type.Object({
 });
 const ListView = Type.Object({ items: Type.Array(ImageBuildView) });
 const LogsView = Type.Object({ pod: Type.String(), container: Type.String(), logs: Type.String() });
-const ErrorAnswer = Type.Object({
-  statusCode: Type.Integer(),
-  error: Type.String(),
-  message: Type.String(),
-  field: Type.Optional(Type.String()),
-});
-const errors = Object.fromEntries([400, 401, 403, 404, 409, 422, 502].map((code) => [code, ErrorAnswer]));
+const errors = errorResponses(400, 401, 403, 404, 409, 422, 502);
 
 function view(build: ImageBuild): Static<typeof ImageBuildView> {
   return { ...resourceView(build), ...(build.metadata.uid ? { uid: build.metadata.uid } : {}) };
@@ -132,26 +122,26 @@ export async function imageBuildRoutes(app: FastifyInstance): Promise<void> {
       .getNamespacedCustomObject({ ...coordinates, namespace, name })
       .then((b) => b as ImageBuild, notFound(namespace, name));
 
-  app.get<{ Params: Static<typeof BuildParams> }>(
+  app.get<{ Params: Static<typeof ObjectParams> }>(
     `${base}/:name`,
     {
       schema: {
         tags: ["builds"],
         summary: "Get an ImageBuild",
-        params: BuildParams,
+        params: ObjectParams,
         response: { 200: ImageBuildView, ...errors },
       },
     },
     async (request) => view(await read(request.kube, request.params.namespace, request.params.name)),
   );
 
-  app.delete<{ Params: Static<typeof BuildParams> }>(
+  app.delete<{ Params: Static<typeof ObjectParams> }>(
     `${base}/:name`,
     {
       schema: {
         tags: ["builds"],
         summary: "Delete an ImageBuild and its build Job (never the pushed image)",
-        params: BuildParams,
+        params: ObjectParams,
         response: { 202: Type.Object({ deleted: Type.String() }), ...errors },
       },
     },
@@ -164,13 +154,13 @@ export async function imageBuildRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Params: Static<typeof BuildParams> }>(
+  app.get<{ Params: Static<typeof ObjectParams> }>(
     `${base}/:name/logs`,
     {
       schema: {
         tags: ["builds"],
         summary: "Logs of the build's Kaniko container (its latest pod)",
-        params: BuildParams,
+        params: ObjectParams,
         response: { 200: LogsView, ...errors },
       },
     },

@@ -8,12 +8,8 @@ import type { FastifyInstance } from "fastify";
 import type { Kind } from "../apis/kind.ts";
 import { PipelineKind, RunConfigurationKind, RunKind } from "../apis/pipelines/index.ts";
 import { errorResponses, notFoundAs } from "../server/errors.ts";
+import { NamespaceParams, ObjectParams } from "../server/params.ts";
 import { resourceView } from "../server/resource-view.ts";
-
-const Namespace = Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 });
-const Name = Type.String({ pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", maxLength: 253 });
-const NamespaceParams = Type.Object({ namespace: Namespace });
-const ObjectParams = Type.Object({ namespace: Namespace, name: Name });
 
 /** One resource as the UI shows it: identity, spec and status as the API server has them. */
 export const ResourceView = Type.Object({
