@@ -24,6 +24,7 @@ import {
   renderService,
   renderServiceAccount,
   renderWorkload,
+  workloadDrifted,
 } from "./component-objects.ts";
 import { type ComponentVerdict, componentVerdict, type WorkloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
@@ -46,7 +47,7 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
   const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
   const rendered = annotated(renderWorkload(component));
   const cached = cache.get<V1Deployment | V1StatefulSet>(workloadType, key);
-  const current = isCurrent(cached, rendered);
+  const current = isCurrent(cached, rendered) && !workloadDrifted(cached, rendered);
   const siblings = current ? [] : siblingsOf(cache, component).map(asSibling);
   const waitingFor = current ? [] : gateBlockers(component.spec, siblings);
   const serviceAccount = renderServiceAccount(component);
@@ -108,7 +109,7 @@ function annotated<T extends KubeObject>(object: T): T {
 }
 
 /** The cached copy was applied from exactly this rendering (most reconciles follow a status change). */
-const isCurrent = (cached: KubeObject | undefined, rendered: KubeObject) =>
+const isCurrent = <T extends KubeObject>(cached: T | undefined, rendered: KubeObject): cached is T =>
   cached !== undefined &&
   cached.metadata?.annotations?.[annotations.appliedHash] ===
     rendered.metadata?.annotations?.[annotations.appliedHash];
@@ -122,7 +123,7 @@ async function applyChanged<T extends KubeObject>(
   const rendered = annotated(object);
   const key = { namespace: object.metadata?.namespace, name: object.metadata?.name ?? "" };
   const cached = context.cache.get<T>(type, key);
-  return cached && isCurrent(cached, rendered) ? cached : context.client.apply(rendered);
+  return isCurrent(cached, rendered) ? cached : context.client.apply(rendered);
 }
 
 /** The other Components of `component`'s Platform. */

@@ -107,6 +107,20 @@ export function objectHash(object: unknown): string {
     .slice(0, 12);
 }
 
+/**
+ * The live workload no longer holds what was rendered for it in the fields people change by hand
+ * (`kubectl scale`, `kubectl set image`). Its applied-hash annotation cannot tell: it records what
+ * was sent, not what is there now. Other hand edits stay until the rendering changes.
+ */
+export function workloadDrifted(
+  live: V1Deployment | V1StatefulSet,
+  rendered: V1Deployment | V1StatefulSet,
+): boolean {
+  const images = (workload: V1Deployment | V1StatefulSet) =>
+    (workload.spec?.template.spec?.containers ?? []).map((c) => `${c.name}=${c.image}`).join(" ");
+  return (live.spec?.replicas ?? 1) !== (rendered.spec?.replicas ?? 1) || images(live) !== images(rendered);
+}
+
 export function renderWorkload(component: ComponentResource): V1Deployment | V1StatefulSet {
   const spec = component.spec;
   const metadata = {

@@ -122,6 +122,32 @@ describe.sequential("platform lifecycle through the CLI", () => {
     expect(after.spec).toEqual(before.spec);
   });
 
+  it("undoes a hand edit of a workload's replicas or image", { timeout: 120_000 }, async () => {
+    await kubectl("-n", namespace, "scale", "deployment", "slipway-mlflow", "--replicas=3");
+    await kubectl(
+      "-n",
+      namespace,
+      "set",
+      "image",
+      "deployment/slipway-registry",
+      "registry=docker.io/library/busybox:1.36",
+    );
+    const pinned = findRelease("0.0.9")?.images.registry;
+    await eventually(
+      "mlflow back at 1 replica and the registry at its pinned image",
+      () => listObjects<V1Deployment>(namespace, "apps/v1", "Deployment"),
+      (deployments) => {
+        const named = (name: string) => deployments.find((d) => d.metadata?.name === name)?.spec;
+        return (
+          named("slipway-mlflow")?.replicas === 1 &&
+          named("slipway-registry")?.template.spec?.containers[0]?.image === pinned
+        );
+      },
+    );
+    const status = await cli(namespace, "status", "--wait", "Running", "--timeout", "1m");
+    expect(status.code, status.stderr).toBe(0);
+  });
+
   it("refuses an update to an unknown version", async () => {
     const unknown = await cli(namespace, "update", "--version", "9.9.9");
     expect(unknown.code).not.toBe(0);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
-import { renderClaims, renderIngress, renderWorkload } from "../../../src/platform/component-objects.ts";
+import {
+  renderClaims,
+  renderIngress,
+  renderWorkload,
+  workloadDrifted,
+} from "../../../src/platform/component-objects.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
 
 const release = findRelease("0.1.0");
@@ -77,5 +82,47 @@ describe("rendering", () => {
     expect(ingress?.spec?.rules?.[0]?.http?.paths[0]?.path).toBe("/api");
     const postgres = renderWorkload(asResource(components.find((c) => c.name === "postgres") as never));
     expect(postgres.kind).toBe("StatefulSet");
+  });
+});
+
+describe("workloadDrifted", () => {
+  const rendered = renderWorkload(asResource(renderComponents("slipway", {}, release)[3] as never));
+  const live = (edit: (w: typeof rendered) => void) => {
+    const copy = structuredClone(rendered);
+    // what the API server adds is not drift
+    copy.metadata = { ...copy.metadata, resourceVersion: "7", generation: 3 };
+    const container = copy.spec?.template.spec?.containers[0];
+    if (container) container.imagePullPolicy = "IfNotPresent";
+    edit(copy);
+    return copy;
+  };
+
+  it("sees a scaled workload and a changed image, not the API server's defaults or others' annotations", () => {
+    expect(
+      workloadDrifted(
+        live(() => {}),
+        rendered,
+      ),
+    ).toBe(false);
+    expect(
+      workloadDrifted(
+        live((w) => {
+          w.spec = {
+            ...w.spec,
+            template: { ...w.spec?.template, metadata: { annotations: { x: "y" } } },
+          } as never;
+        }),
+        rendered,
+      ),
+    ).toBe(false);
+    const scaled = live((w) => {
+      if (w.spec) w.spec.replicas = 3;
+    });
+    expect(workloadDrifted(scaled, rendered)).toBe(true);
+    const retagged = live((w) => {
+      const container = w.spec?.template.spec?.containers[0];
+      if (container) container.image = "docker.io/library/busybox:1.36";
+    });
+    expect(workloadDrifted(retagged, rendered)).toBe(true);
   });
 });
