@@ -38,6 +38,16 @@ function forApply(object: KubeObject, part: "object" | "status"): Record<string,
  * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
  * cache first, so an unchanged finalizer list costs no request.
  */
+/** `status` with its conditions' lastTransitionTime left out. */
+function withoutTransitionTimes(status: unknown): unknown {
+  const conditions = (status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conditions)) return status;
+  return {
+    ...(status as object),
+    conditions: conditions.map((condition) => ({ ...condition, lastTransitionTime: undefined })),
+  };
+}
+
 /** How many objects' last status write the client remembers (oldest forgotten first). */
 const rememberedStatuses = 10_000;
 
@@ -45,7 +55,8 @@ export class KubeClient implements Client {
   /**
    * Per object, the status last written and the resourceVersion of the copy it was computed from.
    * A reconcile that runs again before the cache holds that write computes the same status from the
-   * same copy; sending it again would change nothing, so it is not sent.
+   * same copy (a condition's lastTransitionTime aside: it says when the transition was noticed, and
+   * the first write already recorded it); sending it again would change nothing, so it is not sent.
    */
   readonly #lastStatus = new Map<string, { basedOn: string; status: unknown }>();
   readonly #rest: RestClient;
@@ -69,7 +80,12 @@ export class KubeClient implements Client {
     const basedOn = object.metadata?.resourceVersion;
     const status = (object as { status?: unknown }).status;
     const last = this.#lastStatus.get(id);
-    if (basedOn && last?.basedOn === basedOn && sameJson(last.status, status)) return undefined;
+    if (
+      basedOn &&
+      last?.basedOn === basedOn &&
+      sameJson(withoutTransitionTimes(last.status), withoutTransitionTimes(status))
+    )
+      return undefined;
     const written = await this.#apply(object, "status");
     this.#lastStatus.delete(id);
     if (basedOn) {

@@ -190,6 +190,18 @@ test("a status computed again from the same copy is not sent again; a new status
     metadata: { name: "s", namespace },
   })) as WidgetObject;
   expect(stored.status?.size).toBe(1);
+
+  // recomputed from the same copy, a condition noticed a second later is still the same status
+  const ready = (at: string) => ({
+    ...first,
+    status: {
+      size: 5,
+      conditions: [{ type: "Ready", status: "True", reason: "Sized", message: "", lastTransitionTime: at }],
+    },
+  });
+  expect(await client.applyStatus(ready("2026-11-30T10:00:00Z"))).toBeDefined();
+  expect(await client.applyStatus(ready("2026-11-30T10:00:01Z"))).toBeUndefined();
+  expect(patches.filter((m) => m === "PATCH")).toHaveLength(4);
   rest.close();
 });
 
