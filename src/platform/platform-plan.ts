@@ -199,9 +199,9 @@ function row(desired: DesiredComponent, observed: ObservedComponent | undefined)
     phase: observed.status.phase ?? "Pending",
     ready: observed.status.ready ?? "0/0",
     ...(observed.status.version ? { version: observed.status.version } : {}),
-    // Only a failure's reason: the Component keeps its rollout's passing detail, and copying every
-    // change of it here would rewrite the Platform once per pod event.
-    ...(observed.status.message && observed.status.phase === "Failed"
+    // What a component that is not where it should be waits for or failed on ("1/1 ready" says
+    // nothing the row does not). Its changes are detail: the Platform writes them at most once a second.
+    ...(observed.status.message && !["Ready", "Stopped"].includes(observed.status.phase ?? "")
       ? { message: observed.status.message }
       : {}),
   };

@@ -161,6 +161,18 @@ describe("planPlatform", () => {
     expect(plan.ready).toBe("3/7");
   });
 
+  it("gives a row the message of a component that waits or fails, not of one that is Ready", () => {
+    const target = desired("0.1.0");
+    const observed = target.map((d) => settledAs(d, "Ready"));
+    const web = observed.find((o) => o.spec.component === "web") as ObservedComponent;
+    web.status = { ...web.status, phase: "Pending", message: "waiting for api-server to be Ready" };
+    const postgres = observed.find((o) => o.spec.component === "postgres") as ObservedComponent;
+    postgres.status = { ...postgres.status, message: "1/1 ready" };
+    const plan = planPlatform(observe({ desired: target, observed, previousPhase: "Updating" }));
+    expect(plan.components.find((r) => r.name === "web")?.message).toBe("waiting for api-server to be Ready");
+    expect(plan.components.find((r) => r.name === "postgres")).not.toHaveProperty("message");
+  });
+
   it("updates one dependency level at a time, rolling, then reports the new version", () => {
     const old = desired("0.0.9").map((d) => settledAs(d, "Ready"));
     const run = drive(old, desired("0.1.0"), { previousPhase: "Running", runningVersion: "0.0.9" });
