@@ -1,3 +1,4 @@
+import { setNewest } from "./bounded-map.ts";
 import type { ResourceTypes } from "./discovery.ts";
 import { keyOf, resourcePath } from "./keys.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
@@ -33,11 +34,6 @@ function forApply(object: KubeObject, part: "object" | "status"): Record<string,
   return { ...body, metadata: cleanMetadata };
 }
 
-/**
- * The runtime's Client: server-side apply (with the manager's field manager, force), status apply on
- * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
- * cache first, so an unchanged finalizer list costs no request.
- */
 /** `status` with its conditions' lastTransitionTime left out. */
 function withoutTransitionTimes(status: unknown): unknown {
   const conditions = (status as { conditions?: unknown } | undefined)?.conditions;
@@ -51,6 +47,11 @@ function withoutTransitionTimes(status: unknown): unknown {
 /** How many objects' last status write the client remembers (oldest forgotten first). */
 const rememberedStatuses = 10_000;
 
+/**
+ * The runtime's Client: server-side apply (with the manager's field manager, force), status apply on
+ * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
+ * cache first, so an unchanged finalizer list costs no request.
+ */
 export class KubeClient implements Client {
   /**
    * Per object, the status last written and the resourceVersion of the copy it was computed from.
@@ -87,14 +88,9 @@ export class KubeClient implements Client {
     )
       return undefined;
     const written = await this.#apply(object, "status");
-    this.#lastStatus.delete(id);
-    if (basedOn) {
-      this.#lastStatus.set(id, { basedOn, status: structuredClone(status) });
-      if (this.#lastStatus.size > rememberedStatuses) {
-        const oldest = this.#lastStatus.keys().next().value;
-        if (oldest !== undefined) this.#lastStatus.delete(oldest);
-      }
-    }
+    if (basedOn)
+      setNewest(this.#lastStatus, id, { basedOn, status: structuredClone(status) }, rememberedStatuses);
+    else this.#lastStatus.delete(id);
     return written;
   }
 

@@ -5,6 +5,7 @@
  * when the interval is over. A fast rollout then costs the API server two or three status writes
  * instead of one per step, and a slow one still shows its progress.
  */
+import { setNewest } from "./bounded-map.ts";
 import { sameJson } from "./same-json.ts";
 import type { Client, KubeObject } from "./types.ts";
 
@@ -32,12 +33,7 @@ export class ProgressPacer<S extends object> {
 
   /** Records a status write of `uid` at `now`. */
   wrote(uid: string, now: number): void {
-    this.#writtenAt.delete(uid);
-    this.#writtenAt.set(uid, now);
-    if (this.#writtenAt.size > rememberedObjects) {
-      const oldest = this.#writtenAt.keys().next().value;
-      if (oldest !== undefined) this.#writtenAt.delete(oldest);
-    }
+    setNewest(this.#writtenAt, uid, now, rememberedObjects);
   }
 
   /**

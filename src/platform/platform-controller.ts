@@ -77,7 +77,8 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
     ...plan,
     reason: deleting ? "Deleting" : plan.phase,
   });
-  if (heldMs > 0) return { requeueAfterMs: deleting ? Math.min(heldMs, 5_000) : heldMs };
+  // a held-back detail is due within a second, before the teardown's own 5 s poll
+  if (heldMs > 0) return { requeueAfterMs: heldMs };
   return deleting ? { requeueAfterMs: 5_000 } : undefined;
 }
 
