@@ -52,10 +52,11 @@ export interface BundleObject extends KubernetesObject {
   [field: string]: unknown;
 }
 
-function labels(version: string): Record<string, string> {
+/** The labels of every object a release installs; `component` says which part of Slipway it serves. */
+export function labels(version: string, component = "operator"): Record<string, string> {
   return {
     "app.kubernetes.io/name": "slipway",
-    "app.kubernetes.io/component": "operator",
+    "app.kubernetes.io/component": component,
     "app.kubernetes.io/part-of": "slipway",
     "app.kubernetes.io/version": version,
   };

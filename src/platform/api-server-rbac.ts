@@ -6,7 +6,7 @@
  * `system:auth-delegator`. Whoever installs grants it (the release bundle, `slipway install`): the
  * operator then needs no right to create bindings (which it could only do for roles it holds).
  */
-import type { BundleObject } from "../bundle/bundle.ts";
+import { type BundleObject, labels } from "../bundle/bundle.ts";
 import { serviceName } from "./catalog.ts";
 
 export const tokenReviewerRole = "system:auth-delegator";
@@ -23,19 +23,16 @@ export function apiServerBinding(platform: string, version: string): BundleObjec
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
-    metadata: {
-      name,
-      labels: {
-        "app.kubernetes.io/name": "slipway",
-        "app.kubernetes.io/component": "api-server",
-        "app.kubernetes.io/part-of": "slipway",
-        "app.kubernetes.io/version": version,
-      },
-    },
+    metadata: { name, labels: labels(version, "api-server") },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: tokenReviewerRole },
     subjects: [{ kind: "ServiceAccount", name }],
   };
 }
 
-/** What the release bundle grants: the binding of the default platform ("slipway"); `install --platform` adds its own. */
-export const bundleGrants = (version: string) => [apiServerBinding("slipway", version)];
+/** What an install grants for the platform named `platform`: its api-server's binding. */
+export const grantsFor =
+  (platform: string) =>
+  (version: string): BundleObject[] => [apiServerBinding(platform, version)];
+
+/** What the release bundle grants: for the default platform name. */
+export const bundleGrants = grantsFor("slipway");

@@ -6,7 +6,7 @@ import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
 import { inNamespace } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { apiServerBinding } from "../../platform/api-server-rbac.ts";
+import { grantsFor } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
 import {
@@ -19,6 +19,7 @@ import {
 import { followPlatform, reportDone } from "./follow.ts";
 import { collect, deepMerge, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
+import { platformReleaseBundle } from "./operator-bundle.ts";
 import { knownVersion } from "./versions.ts";
 
 interface InstallFlags extends GlobalFlags {
@@ -83,16 +84,13 @@ async function install(flags: InstallFlags): Promise<void> {
   }
   await context.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } });
   // the api-server's right to review tokens, for this platform's name
-  const grant = (version: string) => [apiServerBinding(flags.platform, version)];
+  const binding = inNamespace(grantsFor(flags.platform)(ownVersion), context.namespace) as KubeObject[];
   const crds = allKinds.map((kind) => crdManifest(kind) as KubeObject);
   const objects: KubeObject[] = flags.dev
-    ? [...crds, ...inNamespace(grant(ownVersion), context.namespace)]
+    ? [...crds, ...binding]
     : flags.manifest
-      ? [
-          ...(await readManifest(flags.manifest, context.namespace)),
-          ...inNamespace(grant(ownVersion), context.namespace),
-        ]
-      : (await import("../../bundle/release.ts")).releaseBundle(context.namespace, { grants: grant });
+      ? withMissing(await readManifest(flags.manifest, context.namespace), binding)
+      : await platformReleaseBundle(context);
   for (const object of objects) await context.apply(object);
   context.say(
     flags.dev
@@ -128,6 +126,13 @@ type CrdView = KubeObject & { status?: { conditions?: { type: string; status: st
 const readPlatformCrd = (context: PlatformContext) => context.read<CrdView>(platformCrd);
 
 /** Reads the Platform; before the CRD exists there is none. */
+/** `objects` with those of `extra` it does not already hold (by kind and name) added. */
+function withMissing(objects: KubeObject[], extra: KubeObject[]): KubeObject[] {
+  const held = (e: KubeObject) =>
+    objects.some((o) => o.kind === e.kind && o.metadata?.name === e.metadata?.name);
+  return [...objects, ...extra.filter((e) => !held(e))];
+}
+
 async function readCrdAware(context: PlatformContext) {
   return (await readPlatformCrd(context)) ? context.readPlatform() : undefined;
 }

@@ -5,6 +5,7 @@
 import type { V1Deployment } from "@kubernetes/client-node";
 import { operatorName } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { grantsFor } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { workloadRolloutUnfinished } from "../../platform/component-status.ts";
 import { UserError } from "../run.ts";
@@ -17,6 +18,12 @@ const operatorDeployment = (namespace: string): KubeObject => ({
   metadata: { name: operatorName, namespace },
 });
 
+/** This release's bundle for the context's namespace, granting the api-server of the context's platform. */
+export async function platformReleaseBundle(context: PlatformContext): Promise<KubeObject[]> {
+  const { releaseBundle } = await import("../../bundle/release.ts");
+  return releaseBundle(context.namespace, { grants: grantsFor(context.flags.platform) }) as KubeObject[];
+}
+
 /** False when the operator runs outside the cluster (`install --dev`): then there is no bundle to apply. */
 export async function operatorInCluster(context: PlatformContext): Promise<boolean> {
   return (await context.read(operatorDeployment(context.namespace))) !== undefined;
@@ -28,8 +35,7 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
       `this CLI carries the bundle of release ${ownVersion}, not ${version}: use the ${version} CLI to update the operator`,
     );
   }
-  const { releaseBundle } = await import("../../bundle/release.ts");
-  for (const object of releaseBundle(context.namespace)) await context.apply(object as KubeObject);
+  for (const object of await platformReleaseBundle(context)) await context.apply(object as KubeObject);
   context.say(`applied the ${version} release bundle; waiting for the operator`);
   for (;;) {
     const d = await context.read<V1Deployment>(operatorDeployment(context.namespace));

@@ -5,11 +5,11 @@ import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { apiServerBinding } from "../../platform/api-server-rbac.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
 import { sleep } from "./follow.ts";
+import { platformReleaseBundle } from "./operator-bundle.ts";
 
 interface UninstallFlags extends GlobalFlags {
   yes?: boolean;
@@ -104,10 +104,9 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     await context.remove(object);
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
-  const { releaseBundle } = await import("../../bundle/release.ts");
-  const operatorObjects = releaseBundle(context.namespace, {
-    grants: (version) => [apiServerBinding(context.flags.platform, version)],
-  }).filter((o) => o.kind !== "CustomResourceDefinition");
+  const operatorObjects = (await platformReleaseBundle(context)).filter(
+    (o) => o.kind !== "CustomResourceDefinition",
+  );
   let removed = 0;
   for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;
   if (removed) context.say(`removed the operator (${removed} objects)`);

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { inNamespace } from "../../../src/bundle/bundle.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
-import { apiServerBinding, apiServerServiceAccount } from "../../../src/platform/api-server-rbac.ts";
+import {
+  apiServerBinding,
+  apiServerServiceAccount,
+  grantsFor,
+} from "../../../src/platform/api-server-rbac.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { renderServiceAccount, renderWorkload } from "../../../src/platform/component-objects.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
@@ -57,5 +61,19 @@ describe("the api-server's identity (TokenReview as its own ServiceAccount)", ()
     ]);
     const operator = bindings.find((b) => b.metadata?.name === "slipway-operator-ml");
     expect(operator?.roleRef).toMatchObject({ kind: "ClusterRole", name: "slipway-operator-ml" });
+  });
+
+  it("a bundle for another platform name grants that platform's api-server instead", () => {
+    const bindings = releaseBundle("ml", { grants: grantsFor("lab") }).filter(
+      (o) => o.kind === "ClusterRoleBinding",
+    );
+    expect(bindings.map((b) => b.metadata?.name).sort()).toEqual([
+      "lab-api-server-ml",
+      "slipway-operator-ml",
+    ]);
+    expect(bindings.find((b) => b.metadata?.name === "lab-api-server-ml")?.metadata?.labels).toMatchObject({
+      "app.kubernetes.io/component": "api-server",
+      "app.kubernetes.io/version": "0.1.0",
+    });
   });
 });
