@@ -21,8 +21,8 @@ import {
 import { toCrd } from "../src/apis/crd.ts";
 import { Platform } from "../src/apis/platform/platform.ts";
 import { buildServer } from "../src/server/app.ts";
+import { userKubeConfig } from "../src/server/auth.ts";
 import { releaseCatalog } from "../src/server/platform/releases.ts";
-import { tokenConfig } from "../test/support/service-account.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;
@@ -175,7 +175,7 @@ export default async function bench() {
       await response.arrayBuffer();
     });
     const getSeconds = (performance.now() - getStarted) / 1000;
-    const user = tokenConfig(admin, "user", token);
+    const user = userKubeConfig(admin, token);
     const plainObjects = user.makeApiClient(CustomObjectsApi);
     const floorStarted = performance.now();
     await pool(reading, concurrency, () =>

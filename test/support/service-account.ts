@@ -1,5 +1,11 @@
 import { writeFile } from "node:fs/promises";
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  type KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1PolicyRule,
+} from "@kubernetes/client-node";
+import { userKubeConfig } from "../../src/server/auth.ts";
 import { adminConfig } from "./cluster.ts";
 
 /**
@@ -17,21 +23,7 @@ export async function serviceAccountConfig(
     body: { spec: { expirationSeconds: 3600 } },
   });
   if (!minted.status?.token) throw new Error(`no token for ${namespace}/${name}`);
-  return tokenConfig(admin, name, minted.status.token);
-}
-
-/** A kubeconfig for the cluster of `admin` that authenticates with `token` (as user `name`). */
-export function tokenConfig(admin: KubeConfig, name: string, token: string): KubeConfig {
-  const cluster = admin.getCurrentCluster();
-  if (!cluster) throw new Error("the admin kubeconfig has no cluster");
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name, token }],
-    contexts: [{ name, cluster: cluster.name, user: name }],
-    currentContext: name,
-  });
-  return config;
+  return userKubeConfig(admin, minted.status.token);
 }
 
 /** A Role `name` with `rules` in `namespace`, bound to the namespace's ServiceAccount `serviceAccount`. */

@@ -9,9 +9,10 @@ import {
 import { onTestFinished } from "vitest";
 import { Platform, type PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
+import { userKubeConfig } from "../../../src/server/auth.ts";
 import { releaseCatalog } from "../../../src/server/platform/releases.ts";
 import { adminConfig } from "../../support/cluster.ts";
-import { grantRole, tokenConfig } from "../../support/service-account.ts";
+import { grantRole } from "../../support/service-account.ts";
 
 /** Starts `slipway server` in this process on a free port (as the admin identity); closed after the test. */
 export async function startServer(namespace: string, options: Partial<ServerOptions> = {}): Promise<string> {
@@ -61,7 +62,7 @@ export async function tokenReviewerConfig(namespace: string): Promise<KubeConfig
   onTestFinished(async () => {
     await rbac.deleteClusterRoleBinding({ name }).catch(() => {});
   });
-  return tokenConfig(adminConfig(), "slipway-server", token);
+  return userKubeConfig(adminConfig(), token);
 }
 
 /** Lets the ServiceAccount use the Platform API of its namespace with these verbs. */
