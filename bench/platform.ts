@@ -16,7 +16,7 @@ import {
   renderServiceAccount,
   renderWorkload,
 } from "../src/platform/component-objects.ts";
-import { rolloutUnfinished } from "../src/platform/component-status.ts";
+import { rolloutUnfinished, workloadView } from "../src/platform/component-status.ts";
 import { platformControllers } from "../src/platform/controllers.ts";
 import { type DesiredComponent, renderComponents } from "../src/platform/render.ts";
 import { types } from "../src/platform/resource-types.ts";
@@ -110,13 +110,7 @@ async function floorRun(
         "GET",
         resourcePath(type, { namespace, name: d.objectName }),
       );
-      const status = current.status as V1StatefulSet["status"];
-      const unfinished = rolloutUnfinished(generation, {
-        renderedFrom: Number(current.metadata?.annotations?.["platform.slipway.dev/component-generation"]),
-        generation: current.metadata?.generation ?? 0,
-        replicas: current.spec?.replicas ?? 1,
-        status: { ...status, conditions: undefined },
-      });
+      const unfinished = rolloutUnfinished(generation, workloadView(current));
       if (unfinished || !service) return !unfinished;
       const slices = await rest.request<{ items: V1EndpointSlice[] }>(
         "GET",

@@ -26,7 +26,7 @@ import {
   renderWorkload,
   workloadDrifted,
 } from "./component-objects.ts";
-import { type ComponentVerdict, componentVerdict, type WorkloadView } from "./component-status.ts";
+import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
 import { types } from "./resource-types.ts";
 
@@ -162,30 +162,6 @@ export function componentsGatedBy(changed: KubeObject, cache: Pick<Cache, "list"
 
 const templateHashOf = (workload: V1Deployment | V1StatefulSet) =>
   workload.spec?.template.metadata?.annotations?.[annotations.templateHash];
-
-function workloadView(workload: V1Deployment | V1StatefulSet): WorkloadView {
-  const renderedFrom = Number(workload.metadata?.annotations?.[annotations.renderedFrom]);
-  const status = workload.status;
-  return {
-    ...(Number.isFinite(renderedFrom) ? { renderedFrom } : {}),
-    ...(workload.metadata?.generation !== undefined ? { generation: workload.metadata.generation } : {}),
-    replicas: workload.spec?.replicas ?? 1,
-    status: {
-      observedGeneration: status?.observedGeneration,
-      replicas: status?.replicas,
-      updatedReplicas: status?.updatedReplicas,
-      readyReplicas: status?.readyReplicas,
-      availableReplicas: status?.availableReplicas,
-      ...("currentRevision" in (status ?? {})
-        ? {
-            currentRevision: (status as V1StatefulSet["status"])?.currentRevision,
-            updateRevision: (status as V1StatefulSet["status"])?.updateRevision,
-          }
-        : {}),
-      conditions: status?.conditions,
-    },
-  };
-}
 
 /** Writes the verdict as the Component's status; returns how long a detail-only change was held back. */
 async function writeStatus(

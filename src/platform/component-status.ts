@@ -2,7 +2,7 @@
  * A Component's phase from what Kubernetes reports about its workload, pods, Service endpoints and
  * Ingress (pure).
  */
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1Deployment, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentPhase } from "../apis/platform/component.ts";
 import { gateMessage } from "./component-gate.ts";
 import { annotations } from "./component-objects.ts";
@@ -21,6 +21,31 @@ export interface WorkloadView {
     currentRevision?: string;
     updateRevision?: string;
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+/** What the verdict reads of a Deployment or StatefulSet. */
+export function workloadView(workload: V1Deployment | V1StatefulSet): WorkloadView {
+  const renderedFrom = Number(workload.metadata?.annotations?.[annotations.renderedFrom]);
+  const status = workload.status;
+  return {
+    ...(Number.isFinite(renderedFrom) ? { renderedFrom } : {}),
+    ...(workload.metadata?.generation !== undefined ? { generation: workload.metadata.generation } : {}),
+    replicas: workload.spec?.replicas ?? 1,
+    status: {
+      observedGeneration: status?.observedGeneration,
+      replicas: status?.replicas,
+      updatedReplicas: status?.updatedReplicas,
+      readyReplicas: status?.readyReplicas,
+      availableReplicas: status?.availableReplicas,
+      ...("currentRevision" in (status ?? {})
+        ? {
+            currentRevision: (status as V1StatefulSet["status"])?.currentRevision,
+            updateRevision: (status as V1StatefulSet["status"])?.updateRevision,
+          }
+        : {}),
+      conditions: status?.conditions,
+    },
   };
 }
 

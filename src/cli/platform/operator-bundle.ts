@@ -7,7 +7,7 @@ import { operatorName } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { grantsFor } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
-import { workloadRolloutUnfinished } from "../../platform/component-status.ts";
+import { workloadRolloutUnfinished, workloadView } from "../../platform/component-status.ts";
 import { UserError } from "../run.ts";
 import type { PlatformContext } from "./context.ts";
 import { sleep } from "./follow.ts";
@@ -39,13 +39,7 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
   context.say(`applied the ${version} release bundle; waiting for the operator`);
   for (;;) {
     const d = await context.read<V1Deployment>(operatorDeployment(context.namespace));
-    const unfinished = d
-      ? workloadRolloutUnfinished({
-          generation: d.metadata?.generation ?? 0,
-          replicas: d.spec?.replicas ?? 1,
-          status: { ...d.status, conditions: undefined },
-        })
-      : "the operator Deployment is gone";
+    const unfinished = d ? workloadRolloutUnfinished(workloadView(d)) : "the operator Deployment is gone";
     if (!unfinished) return;
     if (Date.now() > deadline)
       throw new UserError(`timed out waiting for the ${version} operator to roll out (${unfinished})`);
