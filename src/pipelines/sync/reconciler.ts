@@ -158,15 +158,6 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
       recorded = { ...recorded, observedGeneration: input.generation };
     }
 
-    if (transition) {
-      context.events.event(
-        resource,
-        transition.warning ? "Warning" : "Normal",
-        transition.state,
-        transition.message,
-      );
-    }
-
     const shared = statusOf(recorded, previous, { message }, blocker, new Date(now));
     const observed =
       !input.deleting && recorded.state === "Succeeded" && kind.observe
@@ -176,8 +167,17 @@ export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, 
           })
         : undefined;
     const status = { ...shared, ...observed?.status };
-    if (!sameJson(status, previous ?? {})) {
-      await context.client.applyStatus({ ...resource, status });
+    const written = sameJson(status, previous ?? {})
+      ? undefined
+      : await context.client.applyStatus({ ...resource, status });
+    // a transition computed again from a copy the cache had not refreshed is not reported twice
+    if (transition && written) {
+      context.events.event(
+        resource,
+        transition.warning ? "Warning" : "Normal",
+        transition.state,
+        transition.message,
+      );
     }
     if (recorded.state === "Deleted") await context.client.removeFinalizer(kind.type, key, finalizer);
     if (observed?.expired) await context.client.delete(kind.type, key);
