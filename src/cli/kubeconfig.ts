@@ -8,7 +8,8 @@ export function loadKubeConfig(flags: { kubeconfig?: string; context?: string })
     if (flags.kubeconfig) config.loadFromFile(flags.kubeconfig);
     else config.loadFromDefault();
   } catch (error) {
-    throw new UserError(`cannot read the kubeconfig ${flags.kubeconfig ?? ""}: ${(error as Error).message}`);
+    const source = flags.kubeconfig ?? process.env.KUBECONFIG ?? "~/.kube/config";
+    throw new UserError(`cannot read the kubeconfig ${source}: ${(error as Error).message}`);
   }
   if (flags.context) {
     if (!config.getContextObject(flags.context))

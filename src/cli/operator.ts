@@ -21,6 +21,7 @@ export function registerOperatorCommand(program: Command): void {
       "--kubeconfig <path>",
       "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster credentials)",
     )
+    .option("--context <name>", "kubeconfig context (default: its current context)")
     .option("--namespace <name>", "watch only this namespace (default: all namespaces)")
     .option("--metrics-port <port>", "port for /metrics", "8080")
     .option("--health-port <port>", "port for /healthz and /readyz", "8081")
@@ -31,6 +32,7 @@ export function registerOperatorCommand(program: Command): void {
     .action(
       async (options: {
         kubeconfig?: string;
+        context?: string;
         namespace?: string;
         metricsPort: string;
         healthPort: string;
