@@ -16,7 +16,7 @@ import { labels, renderKanikoJob, timeoutSeconds } from "./kaniko-job.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 import { types } from "./resource-types.ts";
-import type { SecretReader } from "./secrets.ts";
+import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 
 export interface RunTarget {
   build: ImageBuild;
@@ -37,6 +37,11 @@ export interface BuildBackend {
   stop(target: RunTarget, context: ReconcileContext): Promise<void>;
 }
 
+/** A secret build argument whose Secret or key does not exist: the build fails, naming it. */
+export class BuildArgumentError extends Error {
+  override name = "BuildArgumentError";
+}
+
 /**
  * The build's secret build arguments (name → value), from the build owner's Secrets in the build's own
  * namespace (credentials Secrets, by contrast, come from the Job's namespace).
@@ -50,8 +55,14 @@ async function secretBuildArgs(
   for (const arg of build.spec.buildArgs ?? []) {
     if (!arg.valueFrom) continue;
     const { name, key } = arg.valueFrom.secretKeyRef;
-    const value = (await secrets.read(context.client, build.metadata.namespace ?? "", name))[key];
-    if (value === undefined) throw new Error(`build argument ${arg.name}: Secret ${name} has no key ${key}`);
+    const data = await secrets.read(context.client, build.metadata.namespace ?? "", name).catch((error) => {
+      if (error instanceof SecretNotFoundError)
+        throw new BuildArgumentError(`spec.buildArgs ${arg.name}: ${error.message}`);
+      throw error;
+    });
+    const value = data[key];
+    if (value === undefined)
+      throw new BuildArgumentError(`spec.buildArgs ${arg.name}: Secret ${name} has no key ${key}`);
     values[arg.name] = value;
   }
   return values;

@@ -17,7 +17,13 @@ import type {
   ReconcileResult,
 } from "../kube/types.ts";
 import { BuildAccess } from "./access.ts";
-import { type BuildBackend, KanikoBackend, LocalBackend, type RunTarget } from "./backends.ts";
+import {
+  BuildArgumentError,
+  type BuildBackend,
+  KanikoBackend,
+  LocalBackend,
+  type RunTarget,
+} from "./backends.ts";
 import { type BlobUri, parseBlobUri } from "./blob-uri.ts";
 import {
   buildArgsSecretName,
@@ -320,7 +326,13 @@ export class ImageBuildReconciler {
       if (backend.name === "kaniko" && isCrossNamespace(build, target.namespace))
         await context.client.addFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
       const { run } = await backend.observe(target, context);
-      await backend.start(target, context, run);
+      try {
+        await backend.start(target, context, run);
+      } catch (error) {
+        if (!(error instanceof BuildArgumentError)) throw error;
+        await this.#fail(build, "InvalidBuildArgument", this.secrets.redact(error.message), context);
+        return undefined;
+      }
       if (run.state !== "running") this.metrics.started.inc({ backend: backend.name });
     }
     const status = decision.status ? this.#redacted(decision.status) : undefined;

@@ -110,6 +110,23 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
     });
   }
 
+  it("a secret build argument whose Secret is missing fails the build naming it, with no Job", async () => {
+    const { builds, team, artifactUri } = await teamWithBuildNamespace("hang", true);
+    await createImageBuild(team, "scorer", {
+      project: "fraud",
+      name: "scorer",
+      version: `bn-missing-${team}`,
+      artifactUri,
+      buildArgs: [{ name: "PIP_TOKEN", valueFrom: { secretKeyRef: { name: "absent", key: "token" } } }],
+    });
+    const failed = await waitForPhase(team, "scorer", "Failed");
+    expect(failed.status?.conditions?.[0]).toMatchObject({
+      reason: "InvalidBuildArgument",
+      message: `spec.buildArgs PIP_TOKEN: Secret absent not found in namespace ${team}`,
+    });
+    expect(await jobsIn(builds)).toEqual([]);
+  });
+
   it("an operator watching only the ImageBuild's namespace: a Job failing there fails the build with the Job's message", async () => {
     const { team, artifactUri } = await teamWithBuildNamespace("fail", false);
     await createImageBuild(team, "scorer", {
