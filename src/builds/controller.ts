@@ -287,8 +287,17 @@ export class ImageBuildReconciler {
   }
 
   async #fail(build: ImageBuild, reason: string, message: string, context: ReconcileContext) {
-    const now = new Date().toISOString();
     const generation = build.metadata.generation ?? 0;
+    const condition = build.status?.conditions?.[0];
+    // An invalid override is looked at again on every reconcile: the same failure is reported once.
+    if (
+      build.status?.phase === "Failed" &&
+      build.status.observedGeneration === generation &&
+      condition?.reason === reason &&
+      condition.message === message
+    )
+      return;
+    const now = new Date().toISOString();
     await this.#writeStatus(
       build,
       {

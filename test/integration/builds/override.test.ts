@@ -42,6 +42,22 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
       new RegExp(`^ConfigMap slipway-builds in namespace ${namespace}, config.yaml: registry\\.type: `),
     );
 
+    // the ConfigMap changes but stays just as invalid: the failure is not written or reported again
+    await core.replaceNamespacedConfigMap({
+      name: "slipway-builds",
+      namespace,
+      body: {
+        ...configMap("registry: {type: quay}\n"),
+        metadata: { name: "slipway-builds", labels: { touched: "1" } },
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await readImageBuild(namespace, "scorer")).status?.completedAt).toBe(failed.status?.completedAt);
+    const warnings = (await core.listNamespacedEvent({ namespace })).items.filter(
+      (e) => e.reason === "InvalidOverride",
+    );
+    expect(warnings.map((e) => e.count ?? 1)).toEqual([1]);
+
     await core.replaceNamespacedConfigMap({
       name: "slipway-builds",
       namespace,
