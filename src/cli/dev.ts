@@ -103,7 +103,9 @@ export function registerDevCommands(program: Command): void {
     )
     .action(async (directory: string, name: string) => {
       const services = await readPlatformServices(dirOf());
-      if (!services) throw new UserError(`no dev platform in ${dirOf()} (run \`slipway dev up\`)`);
+      // a state file from before the build servers has no `builds`
+      if (!services?.builds)
+        throw new UserError(`no dev build servers in ${dirOf()} (run \`slipway dev up\`)`);
       if (!/^[a-z0-9][a-z0-9._/-]*$/.test(name))
         throw new UserError(
           `<name> must be a path of lowercase letters, digits, '.', '_', '-' and '/', not ${name}`,
@@ -140,7 +142,7 @@ export function registerDevCommands(program: Command): void {
       }
       const services = await readPlatformServices(dirOf());
       const lines = [`export KUBECONFIG=${state.kubeconfig}`];
-      if (services) {
+      if (services?.builds) {
         lines.push(`export SLIPWAY_DEV_REGISTRY=${services.builds.registry}`);
         lines.push(`export SLIPWAY_DEV_S3_ENDPOINT=${services.builds.s3Endpoint}`);
       }
@@ -153,7 +155,6 @@ function addresses(services: PlatformServices | undefined): Record<string, strin
   if (!services) return {};
   return {
     ui: services.uiAddress,
-    registry: services.builds.registry,
-    s3: services.builds.s3Endpoint,
+    ...(services.builds ? { registry: services.builds.registry, s3: services.builds.s3Endpoint } : {}),
   };
 }
