@@ -9,19 +9,16 @@ import { toCrd } from "../../src/apis/crd.ts";
 import { RegistryClient } from "../../src/builds/registry/client.ts";
 import { devS3Credentials } from "../../src/dev/dev-builds.ts";
 import type { PlatformServices } from "../../src/dev/platform-services.ts";
-import { isZombie } from "../../src/dev/processes.ts";
-import { slipway } from "../support/cli.ts";
+import { isRunning } from "../../src/dev/processes.ts";
+import { privateDev } from "../support/cli.ts";
 import { eventually } from "../support/cluster.ts";
-
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !isZombie(pid);
 
 // Its own control plane: `dev up` runs the operator, a registry and MinIO, which `dev down` stops.
 describe("slipway dev: image builds (its own control plane)", () => {
   it("up runs a registry and MinIO; an uploaded context is built and pushed there; down stops them", {
     timeout: 600_000,
   }, async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "slipway-dev-builds-")), "dev");
-    const dev = (...args: string[]) => slipway(["dev", "--dir", dir, ...args]);
+    const { dir, dev } = await privateDev("slipway-dev-builds-");
     onTestFinished(async () => void (await dev("down")));
 
     const up = await dev("up", "--nodes", "1");
@@ -131,7 +128,7 @@ describe("slipway dev: image builds (its own control plane)", () => {
 
     const down = await dev("down");
     expect(down.code, down.stderr).toBe(0);
-    for (const p of after.processes) expect(alive(p.pid), `${p.name} still running`).toBe(false);
+    for (const p of after.processes) expect(isRunning(p), `${p.name} still running`).toBe(false);
     expect(existsSync(dir)).toBe(false);
   });
 });

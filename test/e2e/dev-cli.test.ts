@@ -1,14 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DevStatus } from "../../src/dev/cluster.ts";
-import { isZombie } from "../../src/dev/processes.ts";
+import { isRunning } from "../../src/dev/processes.ts";
 import type { DevState } from "../../src/dev/state.ts";
-import { slipway } from "../support/cli.ts";
-
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !isZombie(pid);
+import { privateDev, slipway } from "../support/cli.ts";
 
 // A second, private control plane: this test stops and restarts its processes, which must not
 // disturb the shared one the other tests use.
@@ -16,8 +13,7 @@ describe("slipway dev (its own control plane)", () => {
   it("up is idempotent, status reports a dead process, up restarts it, down stops everything", {
     timeout: 600_000,
   }, async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "slipway-dev-")), "dev");
-    const dev = (...args: string[]) => slipway(["dev", "--dir", dir, ...args]);
+    const { dir, dev } = await privateDev("slipway-dev-");
 
     const first = await dev("up", "--nodes", "2");
     expect(first.code, first.stderr).toBe(0);
@@ -58,7 +54,7 @@ describe("slipway dev (its own control plane)", () => {
     const afterHeal = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as DevState;
     const stopped = await dev("down");
     expect(stopped.code, stopped.stderr).toBe(0);
-    for (const p of afterHeal.processes) expect(alive(p.pid), `${p.name} still running`).toBe(false);
+    for (const p of afterHeal.processes) expect(isRunning(p), `${p.name} still running`).toBe(false);
     expect(existsSync(dir)).toBe(false);
     expect((await dev("down")).code).toBe(0);
   });

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../../src/dev/paths.ts";
 
@@ -25,4 +27,10 @@ export function slipway(
       },
     );
   });
+}
+
+/** A fresh dev directory (under a new temporary one) and a runner of `slipway dev --dir <it> ...`. */
+export async function privateDev(prefix: string) {
+  const dir = join(await mkdtemp(join(tmpdir(), prefix)), "dev");
+  return { dir, dev: (...args: string[]) => slipway(["dev", "--dir", dir, ...args]) };
 }
