@@ -57,3 +57,29 @@ export function minioArgs(options: { dataDir: string; address: string; consoleAd
 /** Readiness URLs: the registry answers /v2/ with 200 (anonymous) or 401 (auth); MinIO has a ready endpoint. */
 export const registryProbeUrl = (address: string) => `http://${address}/v2/`;
 export const minioProbeUrl = (address: string) => `http://${address}/minio/health/ready`;
+
+/** How an S3 client reaches a MinIO: its one region, path-style addressing. */
+export function minioClientOptions(
+  endpoint: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+) {
+  return { endpoint, region: "us-east-1", forcePathStyle: true, credentials };
+}
+
+/** Creates `bucket` on the MinIO at `endpoint` unless it is there already. */
+export async function ensureBucket(
+  endpoint: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  bucket: string,
+): Promise<void> {
+  // loaded on use: every CLI command imports the dev modules, few need the AWS SDK
+  const { CreateBucketCommand, S3Client } = await import("@aws-sdk/client-s3");
+  const s3 = new S3Client(minioClientOptions(endpoint, credentials));
+  try {
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    if ((error as Error).name !== "BucketAlreadyOwnedByYou") throw error;
+  } finally {
+    s3.destroy();
+  }
+}

@@ -19,7 +19,9 @@ import { stringify } from "yaml";
 import { devBuildsConfig } from "../builds/config.ts";
 import {
   cachedBinary,
+  ensureBucket,
   minioArgs,
+  minioClientOptions,
   minioProbeUrl,
   registryCommand,
   registryConfig,
@@ -156,21 +158,7 @@ export async function provisionDevBuilds(
   namespace: string,
 ): Promise<void> {
   const credentials = await devS3Credentials(builds);
-  // loaded on use: every CLI command imports this module, few need the AWS SDK
-  const { CreateBucketCommand, S3Client } = await import("@aws-sdk/client-s3");
-  const s3 = new S3Client({
-    endpoint: builds.s3Endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials,
-  });
-  try {
-    await s3.send(new CreateBucketCommand({ Bucket: devBucket }));
-  } catch (error) {
-    if ((error as Error).name !== "BucketAlreadyOwnedByYou") throw error;
-  } finally {
-    s3.destroy();
-  }
+  await ensureBucket(builds.s3Endpoint, credentials, devBucket);
   const config = new KubeConfig();
   config.loadFromFile(kubeconfig);
   const api = KubernetesObjectApi.makeApiClient(config);
@@ -207,12 +195,7 @@ export async function uploadDevArtifact(builds: DevBuilds, localDir: string, nam
     import("../builds/blob-uri.ts"),
   ]);
   const prefix = `s3://${devBucket}/${name.replace(/^\/+|\/+$/g, "")}`;
-  const store = new S3BlobStore({
-    endpoint: builds.s3Endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: await devS3Credentials(builds),
-  });
+  const store = new S3BlobStore(minioClientOptions(builds.s3Endpoint, await devS3Credentials(builds)));
   const entries = await readdir(localDir, { recursive: true, withFileTypes: true });
   const files = entries.filter((entry) => entry.isFile());
   if (files.length === 0) throw new EmptyArtifactError(`${localDir} has no files to upload`);

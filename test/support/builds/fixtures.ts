@@ -1,10 +1,10 @@
 /** Shared setup of the controller tests: real registry and S3, a namespace with the credentials Secrets. */
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { BatchV1Api, CoreV1Api, type V1Job } from "@kubernetes/client-node";
 import { afterAll, beforeAll } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import { S3BlobStore } from "../../../src/builds/storage/s3.ts";
+import { ensureBucket, minioClientOptions } from "../../../src/dev/build-servers.ts";
 import { adminConfig, testNamespace } from "../cluster.ts";
 import { installCrds } from "../crds.ts";
 import { opaqueSecret, registrySecret } from "./operator.ts";
@@ -24,14 +24,11 @@ export async function startBuildServers(): Promise<BuildServers> {
     startRegistry({ [registryUser.username]: registryUser.password }),
     startMinio(),
   ]);
-  const client = new S3Client({
-    endpoint: s3.endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-  });
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  client.destroy();
+  await ensureBucket(
+    s3.endpoint,
+    { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    bucket,
+  );
   return { registry, s3, stop: async () => void (await Promise.all([registry.stop(), s3.stop()])) };
 }
 
@@ -51,12 +48,7 @@ export function useBuildServers(): BuildServers {
 
 export function s3Store(servers: BuildServers): S3BlobStore {
   const { endpoint, accessKeyId, secretAccessKey } = servers.s3;
-  return new S3BlobStore({
-    endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: { accessKeyId, secretAccessKey },
-  });
+  return new S3BlobStore(minioClientOptions(endpoint, { accessKeyId, secretAccessKey }));
 }
 
 /** Uploads a build context (file name → content) under s3://artifacts/<prefix>/ and returns its URI. */
