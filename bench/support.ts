@@ -1,9 +1,6 @@
 /** Helpers every benchmark shares. */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { down, up } from "../src/dev/cluster.ts";
+import { privateControlPlane } from "../src/dev/cluster.ts";
 
 /**
  * The control plane a benchmark runs on: the one SLIPWAY_BENCH_KUBECONFIG names, else a private one
@@ -14,16 +11,10 @@ export async function benchControlPlane(
   nodes?: number,
 ): Promise<{ kubeconfig: string; kubeConfig: KubeConfig; stop: () => Promise<void> }> {
   const external = process.env.SLIPWAY_BENCH_KUBECONFIG;
-  const dir = external ? undefined : join(await mkdtemp(join(tmpdir(), `slipway-bench-${name}-`)), "dev");
-  const kubeconfig = external ?? (await up({ dir: dir as string, ...(nodes ? { nodes } : {}) })).kubeconfig;
+  if (!external) return privateControlPlane(`slipway-bench-${name}-`, nodes);
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfig);
-  const stop = async () => {
-    if (!dir) return;
-    await down(dir);
-    await rm(join(dir, ".."), { recursive: true, force: true });
-  };
-  return { kubeconfig, kubeConfig, stop };
+  kubeConfig.loadFromFile(external);
+  return { kubeconfig: external, kubeConfig, stop: async () => {} };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,5 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from "@kubernetes/client-node";
 import { ensureBinaries } from "./binaries.ts";
@@ -202,4 +203,24 @@ export async function status(dir: string): Promise<DevStatus> {
     apiserver,
     components,
   };
+}
+
+/**
+ * A control plane of its own in a new temporary directory, for a test or benchmark that must not
+ * share one; `stop` takes it down and removes the directory.
+ */
+export async function privateControlPlane(
+  prefix: string,
+  nodes?: number,
+): Promise<{ kubeconfig: string; kubeConfig: KubeConfig; stop: () => Promise<void> }> {
+  const parent = await mkdtemp(join(tmpdir(), prefix));
+  const dir = join(parent, "dev");
+  const { kubeconfig } = await up({ dir, ...(nodes ? { nodes } : {}) });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfig);
+  const stop = async () => {
+    await down(dir);
+    await rm(parent, { recursive: true, force: true });
+  };
+  return { kubeconfig, kubeConfig, stop };
 }

@@ -5,16 +5,14 @@
  * running as its ServiceAccount (its cluster-wide objects have fixed names).
  */
 import { execFile } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import {
   ApiextensionsV1Api,
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  KubeConfig,
+  type KubeConfig,
   NetworkingV1Api,
   RbacAuthorizationV1Api,
 } from "@kubernetes/client-node";
@@ -23,7 +21,7 @@ import type { ComponentResource } from "../../../src/apis/platform/component.ts"
 import type { PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { operatorName } from "../../../src/bundle/bundle.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
-import { down, up } from "../../../src/dev/cluster.ts";
+import { privateControlPlane } from "../../../src/dev/cluster.ts";
 import { defaultClassAnnotation } from "../../../src/platform/ingress-readiness.ts";
 import { eventually } from "../../support/cluster.ts";
 import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
@@ -32,22 +30,20 @@ import { cliOn, type OperatorProcess, startOperator } from "./support.ts";
 const run = promisify(execFile);
 const namespace = "plat-private";
 const ingressClass = "test-default";
-let dir: string;
+let plane: Awaited<ReturnType<typeof privateControlPlane>> | undefined;
 let kubeconfig: string;
 let config: KubeConfig;
 let operator: OperatorProcess;
 
 beforeAll(async () => {
-  dir = join(await mkdtemp(join(tmpdir(), "slipway-plat-")), "dev");
-  kubeconfig = (await up({ dir, nodes: 1 })).kubeconfig;
-  config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
+  plane = await privateControlPlane("slipway-plat-", 1);
+  ({ kubeconfig, kubeConfig: config } = plane);
   operator = startOperator(namespace, { kubeconfig });
 }, 300_000);
 
 afterAll(async () => {
   await operator?.kill();
-  if (dir) await down(dir);
+  await plane?.stop();
 }, 120_000);
 
 const cli = (...args: string[]) => cliOn(kubeconfig, namespace, ...args);
@@ -203,7 +199,7 @@ describe.sequential("a platform on its own control plane", () => {
       config,
       namespace,
       operatorName,
-      join(dir, "operator.kubeconfig"),
+      join(dirname(kubeconfig), "operator.kubeconfig"),
     );
     operator = startOperator(namespace, { kubeconfig: operatorConfig });
     const running = await cli("status", "--wait", "Running", "--timeout", "3m");
