@@ -37,7 +37,7 @@ async function operatorRun(kubeConfig: KubeConfig, client: KubeClient, rest: Res
     fieldManager: "slipway-bench",
     log: pino({ level: "silent" }),
   });
-  for (const controller of platformControllers) manager.add(controller);
+  for (const controller of platformControllers()) manager.add(controller);
   await manager.start();
   const path = resourcePath(types.platform, { namespace, name: "slipway" });
   const runningAt = (version: string) => async () => {

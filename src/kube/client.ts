@@ -1,8 +1,6 @@
-import { setNewest } from "./bounded-map.ts";
 import type { ResourceTypes } from "./discovery.ts";
 import { keyOf, resourcePath } from "./keys.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
-import { sameJson } from "./same-json.ts";
 import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "./types.ts";
 
 const applyPatch = "application/apply-patch+yaml"; // JSON is YAML
@@ -18,13 +16,21 @@ const serverOwnedMetadata = [
   "selfLink",
 ];
 
-function forApply(object: KubeObject, part: "object" | "status"): Record<string, unknown> {
+/**
+ * The apply body: for status, only identity and `status`; `basedOn` (a resourceVersion) makes the write
+ * conditional on the object still being at that version (409 Conflict otherwise).
+ */
+function forApply(object: KubeObject, part: "object" | "status", basedOn?: string): Record<string, unknown> {
   const { metadata = {}, ...rest } = object as KubeObject & Record<string, unknown>;
   if (part === "status") {
     return {
       apiVersion: object.apiVersion,
       kind: object.kind,
-      metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}) },
+      metadata: {
+        name: metadata.name,
+        ...(metadata.namespace ? { namespace: metadata.namespace } : {}),
+        ...(basedOn ? { resourceVersion: basedOn } : {}),
+      },
       status: rest.status,
     };
   }
@@ -34,32 +40,12 @@ function forApply(object: KubeObject, part: "object" | "status"): Record<string,
   return { ...body, metadata: cleanMetadata };
 }
 
-/** `status` with its conditions' lastTransitionTime left out. */
-function withoutTransitionTimes(status: unknown): unknown {
-  const conditions = (status as { conditions?: unknown } | undefined)?.conditions;
-  if (!Array.isArray(conditions)) return status;
-  return {
-    ...(status as object),
-    conditions: conditions.map((condition) => ({ ...condition, lastTransitionTime: undefined })),
-  };
-}
-
-/** How many objects' last status write the client remembers (oldest forgotten first). */
-const rememberedStatuses = 10_000;
-
 /**
  * The runtime's Client: server-side apply (with the manager's field manager, force), status apply on
  * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
  * cache first, so an unchanged finalizer list costs no request.
  */
 export class KubeClient implements Client {
-  /**
-   * Per object, the status last written and the resourceVersion of the copy it was computed from.
-   * A reconcile that runs again before the cache holds that write computes the same status from the
-   * same copy (a condition's lastTransitionTime aside: it says when the transition was noticed, and
-   * the first write already recorded it); sending it again would change nothing, so it is not sent.
-   */
-  readonly #lastStatus = new Map<string, { basedOn: string; status: unknown }>();
   readonly #rest: RestClient;
   readonly #types: ResourceTypes;
   readonly #fieldManager: string;
@@ -76,22 +62,8 @@ export class KubeClient implements Client {
     return this.#apply(object, "object");
   }
 
-  async applyStatus<T extends KubeObject>(object: T): Promise<T | undefined> {
-    const id = `${object.apiVersion}/${object.kind}/${object.metadata?.namespace ?? ""}/${object.metadata?.name}`;
-    const basedOn = object.metadata?.resourceVersion;
-    const status = (object as { status?: unknown }).status;
-    const last = this.#lastStatus.get(id);
-    if (
-      basedOn &&
-      last?.basedOn === basedOn &&
-      sameJson(withoutTransitionTimes(last.status), withoutTransitionTimes(status))
-    )
-      return undefined;
-    const written = await this.#apply(object, "status");
-    if (basedOn)
-      setNewest(this.#lastStatus, id, { basedOn, status: structuredClone(status) }, rememberedStatuses);
-    else this.#lastStatus.delete(id);
-    return written;
+  async applyStatus<T extends KubeObject>(object: T, options: { basedOn?: string } = {}): Promise<T> {
+    return this.#apply(object, "status", options.basedOn);
   }
 
   async delete(
@@ -133,7 +105,7 @@ export class KubeClient implements Client {
     );
   }
 
-  async #apply<T extends KubeObject>(object: T, part: "object" | "status"): Promise<T> {
+  async #apply<T extends KubeObject>(object: T, part: "object" | "status", basedOn?: string): Promise<T> {
     const type = await this.#types.resolve(object.apiVersion, object.kind);
     const key = keyOf(object);
     if (type.namespaced && !key.namespace) {
@@ -144,7 +116,7 @@ export class KubeClient implements Client {
       resourcePath(type, { ...key, subresource: part === "status" ? "status" : undefined }),
       {
         query: { fieldManager: this.#fieldManager, force: true },
-        body: forApply(object, part),
+        body: forApply(object, part, basedOn),
         contentType: applyPatch,
       },
     );

@@ -49,10 +49,10 @@ export interface Client {
   apply<T extends KubeObject>(object: T): Promise<T>;
   /**
    * Server-side apply to the /status subresource; sends only the object's identity and `status`, so pass
-   * the object itself. Resolves to undefined, sending nothing, when this same status was already written
-   * from this same cached copy (the cache had not caught up): a transition seen twice is reported once.
+   * the object itself. `basedOn` (a resourceVersion) makes it conditional: 409 Conflict if the object
+   * changed since. Controllers write status through `StatusWriter` (status-writer.ts), not directly.
    */
-  applyStatus<T extends KubeObject>(object: T): Promise<T | undefined>;
+  applyStatus<T extends KubeObject>(object: T, options?: { basedOn?: string }): Promise<T>;
   /** Deletes; a missing object is not an error. */
   delete(
     type: ResourceType,

@@ -5,5 +5,5 @@ import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
 export function allControllers(): ControllerSpec[] {
-  return [...platformControllers, imageBuildController(), ...pipelineControllers()];
+  return [...platformControllers(), imageBuildController(), ...pipelineControllers()];
 }

@@ -5,7 +5,7 @@
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
-import { ProgressPacer } from "../kube/progress-pacer.ts";
+import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type {
   Cache,
   ControllerSpec,
@@ -32,7 +32,10 @@ import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
 
-async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
+type ComponentStatus = NonNullable<ComponentResource["status"]>;
+type Writer = StatusWriter<ComponentStatus>;
+
+async function reconcileComponent(writer: Writer, key: ObjectKey, context: ReconcileContext) {
   const { cache, client } = context;
   const component = cache.get<ComponentResource>(types.component, key);
   if (!component || component.metadata.deletionTimestamp) return undefined;
@@ -90,10 +93,10 @@ async function reconcileComponent(key: ObjectKey, context: ReconcileContext) {
     ...ingressObservation(cache, component, ingress !== undefined),
     waitingFor,
   });
-  const heldMs = await writeStatus(context, component, verdict);
+  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
-  if (heldMs > 0) return { requeueAfterMs: heldMs };
-  return final ? undefined : { requeueAfterMs: unsettledRequeueMs };
+  const next = soonerRequeue(requeueAfterMs, final ? undefined : unsettledRequeueMs);
+  return next ? { requeueAfterMs: next } : undefined;
 }
 
 /** `object` carrying the hash of its rendering, which tells a later reconcile it needs no write. */
@@ -163,12 +166,13 @@ export function componentsGatedBy(changed: KubeObject, cache: Pick<Cache, "list"
 const templateHashOf = (workload: V1Deployment | V1StatefulSet) =>
   workload.spec?.template.metadata?.annotations?.[annotations.templateHash];
 
-/** Writes the verdict as the Component's status; returns how long a detail-only change was held back. */
-async function writeStatus(
+/** Writes the verdict as the Component's status, with an Event when the phase changed. */
+function writeStatus(
+  writer: Writer,
   context: ReconcileContext,
   component: ComponentResource,
   verdict: ComponentVerdict,
-): Promise<number> {
+) {
   const generation = component.metadata.generation ?? 0;
   const previous = component.status ?? {};
   let conditions = setCondition(
@@ -201,21 +205,18 @@ async function writeStatus(
     observedGeneration: generation,
     conditions,
   };
-  const { written, heldMs } = await pacer.write(context.client, component, status);
   // Pending (created, or a change queued behind dependencies) is where a Component waits, not
   // something that happened to the service: the Platform's Event and message already say what waits.
-  if (written && previous.phase !== verdict.phase && verdict.phase !== "Pending") {
-    const type = verdict.phase === "Failed" ? "Warning" : "Normal";
-    context.events.event(component, type, verdict.phase, verdict.message);
-  }
-  return heldMs;
+  const event =
+    previous.phase !== verdict.phase && verdict.phase !== "Pending"
+      ? {
+          type: verdict.phase === "Failed" ? ("Warning" as const) : ("Normal" as const),
+          reason: verdict.phase,
+          message: verdict.message,
+        }
+      : undefined;
+  return writer.write(context, component, status, event);
 }
-
-/** A status write reports these at once; the message alone is refreshed at most once a second. */
-const pacer = new ProgressPacer<NonNullable<ComponentResource["status"]>>({
-  intervalMs: 1_000,
-  headline: ["phase", "version", "observedGeneration", "replicas", "readyReplicas"],
-});
 
 /** Pods and EndpointSlices are not owned by the Component; they carry its name in a label. */
 const byLabel =
@@ -233,25 +234,41 @@ export function componentsWithIngress(_ingressClass: KubeObject, cache: Pick<Cac
     .map((component) => ({ namespace: component.metadata.namespace, name: component.metadata.name ?? "" }));
 }
 
-export const componentController: ControllerSpec = {
-  name: "component",
-  for: types.component,
-  owns: [types.deployment, types.statefulSet, types.service, types.ingress, types.pvc, types.serviceAccount],
-  watches: [
-    { type: types.pod, map: byLabel(labels.component) },
-    { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
-    // a class added, removed or made the default changes whether Ingresses wait for an address
-    { type: types.ingressClass, map: componentsWithIngress },
-    { type: types.component, map: componentsGatedBy },
-  ],
-  reconcile: reconcileComponent,
-  permissions: [
-    { type: types.component, verbs: ["patch"], subresource: "status" },
-    { type: types.deployment, verbs: ["create", "patch", "delete"] },
-    { type: types.statefulSet, verbs: ["create", "patch", "delete"] },
-    { type: types.service, verbs: ["create", "patch", "delete"] },
-    { type: types.ingress, verbs: ["create", "patch", "delete"] },
-    { type: types.pvc, verbs: ["create", "patch", "delete"] },
-    { type: types.serviceAccount, verbs: ["create", "patch", "delete"] },
-  ],
-};
+export function componentController(): ControllerSpec {
+  // A status write reports these at once; the message alone is refreshed at most once a second.
+  const writer: Writer = new StatusWriter({
+    pacing: {
+      intervalMs: 1_000,
+      headline: ["phase", "version", "observedGeneration", "replicas", "readyReplicas"],
+    },
+  });
+  return {
+    name: "component",
+    for: types.component,
+    owns: [
+      types.deployment,
+      types.statefulSet,
+      types.service,
+      types.ingress,
+      types.pvc,
+      types.serviceAccount,
+    ],
+    watches: [
+      { type: types.pod, map: byLabel(labels.component) },
+      { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
+      // a class added, removed or made the default changes whether Ingresses wait for an address
+      { type: types.ingressClass, map: componentsWithIngress },
+      { type: types.component, map: componentsGatedBy },
+    ],
+    reconcile: (key, context) => reconcileComponent(writer, key, context),
+    permissions: [
+      { type: types.component, verbs: ["patch"], subresource: "status" },
+      { type: types.deployment, verbs: ["create", "patch", "delete"] },
+      { type: types.statefulSet, verbs: ["create", "patch", "delete"] },
+      { type: types.service, verbs: ["create", "patch", "delete"] },
+      { type: types.ingress, verbs: ["create", "patch", "delete"] },
+      { type: types.pvc, verbs: ["create", "patch", "delete"] },
+      { type: types.serviceAccount, verbs: ["create", "patch", "delete"] },
+    ],
+  };
+}

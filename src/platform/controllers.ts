@@ -2,5 +2,7 @@ import type { ControllerSpec } from "../kube/types.ts";
 import { componentController } from "./component-controller.ts";
 import { platformController } from "./platform-controller.ts";
 
-/** The platform's controllers, registered in src/operator/controllers.ts. */
-export const platformControllers: ControllerSpec[] = [platformController, componentController];
+/** The platform's controllers (fresh instances: no state shared between Managers). */
+export function platformControllers(): ControllerSpec[] {
+  return [platformController(), componentController()];
+}

@@ -6,7 +6,7 @@ import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import { type ConditionInput, setCondition } from "../kube/conditions.ts";
 import { ownerReference } from "../kube/owners.ts";
-import { ProgressPacer } from "../kube/progress-pacer.ts";
+import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.ts";
 import { findRelease, ownVersion, releases } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
@@ -17,7 +17,10 @@ import { types } from "./resource-types.ts";
 /** Held while Components are torn down in reverse dependency order. */
 export const teardownFinalizer = "platform.slipway.dev/ordered-teardown";
 
-async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
+type PlatformStatus = NonNullable<PlatformResource["status"]>;
+type Writer = StatusWriter<PlatformStatus>;
+
+async function reconcilePlatform(writer: Writer, key: ObjectKey, context: ReconcileContext) {
   const { cache, client } = context;
   const platform = cache.get<PlatformResource>(types.platform, key);
   if (!platform) return undefined;
@@ -40,12 +43,12 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
     }));
   if (!release && !deleting) {
     const known = releases.map((r) => r.version).join(", ");
-    const heldMs = await writeStatus(context, platform, {
+    const { requeueAfterMs } = await writeStatus(writer, context, platform, {
       phase: "Failed",
       message: `spec.version ${targetVersion} is not a release this operator knows (known: ${known})`,
       reason: "UnknownVersion",
     });
-    return heldMs > 0 ? { requeueAfterMs: heldMs } : undefined;
+    return requeueAfterMs > 0 ? { requeueAfterMs } : undefined;
   }
   const desired = release ? renderComponents(key.name, platform.spec, release) : [];
   const plan = planPlatform({
@@ -73,13 +76,13 @@ async function reconcilePlatform(key: ObjectKey, context: ReconcileContext) {
     await client.removeFinalizer(types.platform, key, teardownFinalizer);
     return undefined;
   }
-  const heldMs = await writeStatus(context, platform, {
+  const { requeueAfterMs } = await writeStatus(writer, context, platform, {
     ...plan,
     reason: deleting ? "Deleting" : plan.phase,
   });
   // a held-back detail is due within a second, before the teardown's own 5 s poll
-  if (heldMs > 0) return { requeueAfterMs: heldMs };
-  return deleting ? { requeueAfterMs: 5_000 } : undefined;
+  const next = soonerRequeue(requeueAfterMs, deleting ? 5_000 : undefined);
+  return next ? { requeueAfterMs: next } : undefined;
 }
 
 function componentObject(platform: PlatformResource, component: DesiredComponent): ComponentResource {
@@ -104,12 +107,13 @@ function componentObject(platform: PlatformResource, component: DesiredComponent
 type StatusInput = Pick<PlatformPlan, "phase" | "message"> &
   Partial<Pick<PlatformPlan, "version" | "ready" | "components">> & { reason: string };
 
-/** Writes the Platform's status; returns how long a detail-only change was held back. */
-async function writeStatus(
+/** Writes the Platform's status, with an Event when the phase changed. */
+function writeStatus(
+  writer: Writer,
   context: ReconcileContext,
   platform: PlatformResource,
   input: StatusInput,
-): Promise<number> {
+) {
   const generation = platform.metadata.generation ?? 0;
   const previous = platform.status ?? {};
   const progressing = ["Installing", "Updating", "Starting", "Stopping", "Deleting"].includes(input.phase);
@@ -143,32 +147,33 @@ async function writeStatus(
     conditions: conditions.reduce((list, c) => setCondition(list, c, generation), previous.conditions ?? []),
     components: input.components ?? previous.components ?? [],
   };
-  const { written, heldMs } = await pacer.write(context.client, platform, status);
-  if (written && previous.phase !== input.phase) {
-    const type = degraded ? "Warning" : "Normal";
-    context.events.event(platform, type, input.phase, input.message);
-  }
-  return heldMs;
+  const event =
+    previous.phase !== input.phase
+      ? {
+          type: degraded ? ("Warning" as const) : ("Normal" as const),
+          reason: input.phase,
+          message: input.message,
+        }
+      : undefined;
+  return writer.write(context, platform, status, event);
 }
 
-/**
- * A status write reports these at once. The ready count, the component rows and the message are
- * refreshed at most once a second (each Component reports its own at once).
- */
-const pacer = new ProgressPacer<NonNullable<PlatformResource["status"]>>({
-  intervalMs: 1_000,
-  headline: ["phase", "version", "observedGeneration"],
-});
-
-export const platformController: ControllerSpec = {
-  name: "platform",
-  for: types.platform,
-  owns: [types.component],
-  reconcile: reconcilePlatform,
-  concurrency: 2,
-  permissions: [
-    { type: types.platform, verbs: ["patch", "update"] },
-    { type: types.platform, verbs: ["patch"], subresource: "status" },
-    { type: types.component, verbs: ["create", "patch", "delete"] },
-  ],
-};
+export function platformController(): ControllerSpec {
+  // A status write reports these at once. The ready count, the component rows and the message are
+  // refreshed at most once a second (each Component reports its own at once).
+  const writer: Writer = new StatusWriter({
+    pacing: { intervalMs: 1_000, headline: ["phase", "version", "observedGeneration"] },
+  });
+  return {
+    name: "platform",
+    for: types.platform,
+    owns: [types.component],
+    reconcile: (key, context) => reconcilePlatform(writer, key, context),
+    concurrency: 2,
+    permissions: [
+      { type: types.platform, verbs: ["patch", "update"] },
+      { type: types.platform, verbs: ["patch"], subresource: "status" },
+      { type: types.component, verbs: ["create", "patch", "delete"] },
+    ],
+  };
+}

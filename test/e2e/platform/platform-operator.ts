@@ -13,5 +13,5 @@ if (!kubeconfig || !namespace) throw new Error("usage: platform-operator.ts <kub
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(kubeconfig);
 const manager = new Manager({ kubeConfig, namespace, fieldManager: "slipway-operator", log: pino() });
-for (const controller of platformControllers) manager.add(controller);
+for (const controller of platformControllers()) manager.add(controller);
 await manager.start();

@@ -33,7 +33,7 @@ async function startPlatformControllers(namespace: string): Promise<void> {
     leaderElection: false,
     log: pino({ level: "warn" }),
   });
-  for (const controller of platformControllers) manager.add(controller);
+  for (const controller of platformControllers()) manager.add(controller);
   await manager.start();
   onTestFinished(() => manager.stop());
 }

@@ -7,6 +7,7 @@ import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
+import { StatusWriter, staleCopyRetryMs } from "../../../src/kube/status-writer.ts";
 import type { ControllerSpec, KubeObject } from "../../../src/kube/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
@@ -168,40 +169,43 @@ test("finalizers added and removed concurrently by several writers all land (con
   expect((await read()).metadata.finalizers ?? []).toEqual([]);
 });
 
-test("a status computed again from the same copy is not sent again; a new status or a newer copy is", async () => {
+test("the status writer: nothing sent for an unchanged status; a stale copy is refused and reports nothing", async () => {
   const namespace = await testNamespace("ops");
   const api = KubernetesObjectApi.makeApiClient(adminConfig());
   const created = (await api.create(widget(namespace, "s", 1))) as WidgetObject;
   const patches: string[] = [];
   const rest = new RestClient(adminConfig(), { onRequest: (_code, method) => patches.push(method) });
   const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: "status-writer" });
-  const withStatus = (copy: WidgetObject, size: number): WidgetObject => ({ ...copy, status: { size } });
+  const recorded: string[] = [];
+  const events = { event: (_object: KubeObject, _type: string, reason: string) => recorded.push(reason) };
+  const writer = new StatusWriter<{ size: number }>();
+  const read = async () =>
+    (await api.read({ ...widget(namespace, "s", 1), metadata: { name: "s", namespace } })) as WidgetObject;
+  const sized = { type: "Normal" as const, reason: "Sized", message: "" };
 
-  const first = await client.applyStatus(withStatus(created, 1));
-  if (!first) throw new Error("the first status was not sent");
-  // the same copy, the same status: nothing to send, and the caller learns so
-  expect(await client.applyStatus(withStatus(created, 1))).toBeUndefined();
-  expect(patches.filter((m) => m === "PATCH")).toHaveLength(1);
-  await client.applyStatus(withStatus(created, 2)); // the same copy, another status
-  await client.applyStatus(withStatus(first, 1)); // a newer copy
-  expect(patches.filter((m) => m === "PATCH")).toHaveLength(3);
-  const stored = (await api.read({
-    ...widget(namespace, "s", 1),
-    metadata: { name: "s", namespace },
-  })) as WidgetObject;
-  expect(stored.status?.size).toBe(1);
-
-  // recomputed from the same copy, a condition noticed a second later is still the same status
-  const ready = (at: string) => ({
-    ...first,
-    status: {
-      size: 5,
-      conditions: [{ type: "Ready", status: "True", reason: "Sized", message: "", lastTransitionTime: at }],
-    },
+  expect(await writer.write({ client, events }, created, { size: 1 }, sized)).toEqual({
+    written: true,
+    requeueAfterMs: 0,
   });
-  expect(await client.applyStatus(ready("2026-11-30T10:00:00Z"))).toBeDefined();
-  expect(await client.applyStatus(ready("2026-11-30T10:00:01Z"))).toBeUndefined();
-  expect(patches.filter((m) => m === "PATCH")).toHaveLength(4);
+  expect(recorded).toEqual(["Sized"]);
+  // the same status as the copy: nothing to send
+  const fresh = await read();
+  expect(await writer.write({ client, events }, fresh, { size: 1 }, sized)).toEqual({
+    written: false,
+    requeueAfterMs: 0,
+  });
+  expect(patches.filter((m) => m === "PATCH")).toHaveLength(1);
+
+  // computed again from the copy a lagging cache still holds: the API server refuses it, no Event
+  const stale = await writer.write({ client, events }, created, { size: 2 }, sized);
+  expect(stale).toEqual({ written: false, requeueAfterMs: staleCopyRetryMs });
+  expect(recorded).toEqual(["Sized"]);
+  expect((await read()).status?.size).toBe(1);
+
+  // from the newer copy it is written
+  expect((await writer.write({ client, events }, fresh, { size: 2 }, sized)).written).toBe(true);
+  expect((await read()).status?.size).toBe(2);
+  expect(recorded).toEqual(["Sized", "Sized"]);
   rest.close();
 });
 
