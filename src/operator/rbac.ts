@@ -4,7 +4,8 @@
  * itself needs (Events, the leader-election Lease). Pure: the bundle turns the result into a Role
  * and, only for cluster-scoped kinds, a ClusterRole.
  */
-import type { ControllerSpec, Permission, ResourceType } from "../kube/types.ts";
+import { eventType, leaseType } from "../kube/runtime-types.ts";
+import type { ControllerSpec, Permission } from "../kube/types.ts";
 
 export type Verb = Permission["verbs"][number];
 
@@ -22,21 +23,6 @@ export interface DerivedRbac {
 }
 
 const READ: Verb[] = ["get", "list", "watch"];
-
-const eventType: ResourceType = {
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-};
-const leaseType: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  kind: "Lease",
-  plural: "leases",
-  namespaced: true,
-};
 
 /** What the runtime does whatever the controllers are: record Events (with aggregated repeats) and hold the leader Lease. */
 export const runtimePermissions: Permission[] = [

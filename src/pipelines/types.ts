@@ -1,4 +1,4 @@
-import type { Kind } from "../apis/kind.ts";
+import { resourceTypeOf } from "../apis/kind.ts";
 import {
   ExperimentKind,
   PipelineKind,
@@ -9,16 +9,12 @@ import {
 } from "../apis/pipelines/index.ts";
 import type { ResourceType } from "../kube/types.ts";
 
-function typeOf(kind: Kind): ResourceType {
-  return { group: kind.group, version: kind.version, kind: kind.kind, plural: kind.plural, namespaced: true };
-}
-
-export const providerType = typeOf(ProviderKind);
-export const pipelineType = typeOf(PipelineKind);
-export const experimentType = typeOf(ExperimentKind);
-export const runType = typeOf(RunKind);
-export const runScheduleType = typeOf(RunScheduleKind);
-export const runConfigurationType = typeOf(RunConfigurationKind);
+export const providerType = resourceTypeOf(ProviderKind);
+export const pipelineType = resourceTypeOf(PipelineKind);
+export const experimentType = resourceTypeOf(ExperimentKind);
+export const runType = resourceTypeOf(RunKind);
+export const runScheduleType = resourceTypeOf(RunScheduleKind);
+export const runConfigurationType = resourceTypeOf(RunConfigurationKind);
 
 const argo = (kind: string, plural: string): ResourceType => ({
   group: "argoproj.io",

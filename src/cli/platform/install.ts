@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
-import { Platform } from "../../apis/platform/platform.ts";
+import { PlatformKind } from "../../apis/platform/platform.ts";
 import { inNamespace } from "../../bundle/bundle.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { grantsFor } from "../../platform/api-server-rbac.ts";
@@ -99,8 +99,8 @@ async function install(flags: InstallFlags): Promise<void> {
   );
   await waitForCrd(context);
   const created = await context.apply<KubeObject>({
-    apiVersion: Platform.apiVersion,
-    kind: Platform.kind,
+    apiVersion: PlatformKind.apiVersion,
+    kind: PlatformKind.kind,
     metadata: context.platformKey,
     spec,
   } as KubeObject);

@@ -3,7 +3,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
-import { Platform } from "../../apis/platform/platform.ts";
+import { PlatformKind } from "../../apis/platform/platform.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
@@ -100,7 +100,11 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
   if (platform) {
     if (flags.keepData) context.say(`kept ${await keepClaims(context)} volume claim(s) and their data`);
     context.say(`removing platform ${platform.metadata.name} (components in reverse dependency order)`);
-    const object = { apiVersion: Platform.apiVersion, kind: Platform.kind, metadata: context.platformKey };
+    const object = {
+      apiVersion: PlatformKind.apiVersion,
+      kind: PlatformKind.kind,
+      metadata: context.platformKey,
+    };
     await context.remove(object);
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
