@@ -25,6 +25,8 @@ export interface KfpPipeline {
   spec: Pipeline["spec"];
   /** The Provider's `defaultBeamArgs` (the Pipeline's `beamArgs` override them by name). */
   defaultBeamArgs?: Named[];
+  /** The IR's `defaultPipelineRoot` (where KFP writes artifacts when a run names no root). */
+  pipelineRoot?: string;
 }
 
 export type CompileResult = { ok: true; ir: PipelineSpec } | { ok: false; field: string; error: string };
@@ -123,6 +125,7 @@ function build(input: KfpPipeline): PipelineSpec {
     ir.deploymentSpec.executors[executorLabel(step.name)] = container(input, step, field, kfpNames);
     ir.root.dag.tasks[taskName(step.name)] = task(step, inputs);
   });
+  if (input.pipelineRoot) ir.defaultPipelineRoot = input.pipelineRoot;
   if (parameters.length) ir.root.inputDefinitions = { parameters: rootInputs(parameters) };
   return canonical(ir) as PipelineSpec;
 }
