@@ -40,7 +40,7 @@ export function readPipelineDocument(text: string): ReadResult {
   try {
     document = parseYaml(text);
   } catch (error) {
-    return failure("(file)", `not YAML or JSON: ${(error as Error).message.split("\n")[0]}`);
+    return failure("(file)", `not one YAML or JSON document: ${(error as Error).message.split("\n")[0]}`);
   }
   const object = (document ?? {}) as { kind?: unknown; metadata?: { name?: unknown }; spec?: unknown };
   if (object.kind !== PipelineKind.kind) return failure("kind", `must be ${PipelineKind.kind}`);

@@ -82,7 +82,12 @@ function accelerator(requests: Quantities, limits: Quantities, field: string): R
   if (names.length > 1)
     throw new CompileError(`${field}.limits`, `KFP takes one accelerator per step, not ${names.join(", ")}`);
   const type = names[0] as string;
-  const count = limits[type] ?? requests[type] ?? "";
+  const count = limits[type];
+  if (count === undefined)
+    throw new CompileError(
+      `${field}.requests.${type}`,
+      "an accelerator needs a limit (KFP sets only its limit)",
+    );
   if (requests[type] !== undefined && requests[type] !== count)
     throw new CompileError(`${field}.requests.${type}`, "an accelerator's request must equal its limit");
   checked(count, /^[0-9]+$/, `${field}.limits.${type}`, "an accelerator count is a non-negative integer");

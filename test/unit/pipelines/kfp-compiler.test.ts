@@ -330,6 +330,12 @@ describe("compilePipeline: what KFP cannot take names the field", () => {
       /equal its limit/,
     ],
     [
+      "an accelerator without a limit",
+      { steps: [{ name: "a", resources: { requests: { "nvidia.com/gpu": "1" } } }] },
+      "spec.steps[0].resources.requests.nvidia.com/gpu",
+      /needs a limit/,
+    ],
+    [
       "half an accelerator",
       { steps: [{ name: "a", resources: { limits: { "nvidia.com/gpu": "0.5" } } }] },
       "spec.steps[0].resources.limits.nvidia.com/gpu",
