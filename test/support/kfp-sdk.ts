@@ -6,7 +6,8 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { PipelineStep } from "../../src/apis/pipelines/pipeline.ts";
+import fc from "fast-check";
+import type { Pipeline, PipelineStep } from "../../src/apis/pipelines/pipeline.ts";
 import { packageRoot } from "../../src/dev/paths.ts";
 import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
 import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
@@ -197,3 +198,47 @@ export function judgeWithSdk(python: string, cases: { ir: string; program?: stri
     child.stdin?.end(JSON.stringify(cases));
   });
 }
+
+const stepNames = ["prep", "train", "eval", "push", "report", "clean"];
+const defaults = fc.oneof(
+  fc.constant(undefined),
+  fc.string(),
+  fc.integer().map(String),
+  fc.constantFrom("true", "false", "0.25"),
+);
+const parameters = fc.uniqueArray(
+  fc.record({ name: fc.constantFrom("dataset", "epochs", "lr", "flag", "mode"), default: defaults }),
+  {
+    selector: (p) => p.name,
+    maxLength: 5,
+  },
+);
+/**
+ * Pipelines for property tests: a DAG (each step depends only on steps before it) whose steps refer
+ * to some of the parameters, with defaults of every type and free text in args and env.
+ */
+export const arbitraryPipelineSpec = fc
+  .tuple(
+    fc.integer({ min: 1, max: stepNames.length }),
+    parameters,
+    fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
+    fc.string(),
+  )
+  .map(([count, params, seeds, text]): Pipeline["spec"] => ({
+    provider: "kfp",
+    image: "alpine",
+    env: [{ name: "ZONE", value: "eu" }],
+    parameters: params.map((p) =>
+      p.default === undefined ? { name: p.name } : { name: p.name, default: p.default },
+    ),
+    steps: stepNames.slice(0, count).map((name, i) => ({
+      name,
+      command: ["run", name, text],
+      args: params
+        .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
+        .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
+      env: [{ name: "STEP", value: `${name}:${text}` }],
+      dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
+      resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
+    })),
+  }));

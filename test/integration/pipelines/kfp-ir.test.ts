@@ -7,10 +7,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compilePipeline, irJson, type KfpPipeline } from "../../../src/pipelines/kfp/compile.ts";
 import { slipway } from "../../support/cli.ts";
 import {
+  arbitraryPipelineSpec,
   dslProgram,
   type Judged,
   judgeWithSdk,
@@ -109,6 +111,11 @@ const pipelines: KfpPipeline[] = [
   },
 ];
 
+/** More, drawn at random (a fixed seed, so a failure repeats): free text in args and env, defaults of every type. */
+const randomPipelines: KfpPipeline[] = fc
+  .sample(arbitraryPipelineSpec, { numRuns: 12, seed: 17 })
+  .map((spec, i) => ({ name: `random-${i}`, spec }));
+
 function slipwayIr(pipeline: KfpPipeline): string {
   const result = compilePipeline(pipeline);
   if (!result.ok) throw new Error(result.error);
@@ -135,13 +142,16 @@ describe.skipIf(!python)(`Slipway's KFP IR and the KFP SDK ${kfpVersion}`, () =>
   let judged: Judged[];
   beforeAll(async () => {
     judged = await judgeWithSdk(python as string, [
-      ...pipelines.map((pipeline) => ({ ir: slipwayIr(pipeline), program: dslProgram(pipeline) })),
+      ...[...pipelines, ...randomPipelines].map((pipeline) => ({
+        ir: slipwayIr(pipeline),
+        program: dslProgram(pipeline),
+      })),
       { ir: JSON.stringify(broken) },
       { ir: JSON.stringify(wrongType) },
     ]);
   }, 300_000);
 
-  for (const [i, pipeline] of pipelines.entries())
+  for (const [i, pipeline] of [...pipelines, ...randomPipelines].entries())
     it(`${pipeline.name}: loads with the SDK and equals what kfp compiles from kfp.dsl`, () => {
       const { ours, theirs, error } = judged[i] as Judged;
       expect(error).toBeUndefined();
@@ -165,8 +175,9 @@ describe.skipIf(!python)(`Slipway's KFP IR and the KFP SDK ${kfpVersion}`, () =>
   });
 
   it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
-    expect(judged[pipelines.length]?.error).toMatch(/cpuLimits/);
-    expect(judged[pipelines.length + 1]?.error).toMatch(/dependentTasks|dependent_tasks/);
+    const cases = pipelines.length + randomPipelines.length;
+    expect(judged[cases]?.error).toMatch(/cpuLimits/);
+    expect(judged[cases + 1]?.error).toMatch(/dependentTasks|dependent_tasks/);
   });
 });
 

@@ -11,6 +11,7 @@ import { readPipelineDocument } from "../../../src/pipelines/kfp/document.ts";
 import { kfpName, kfpParameterName } from "../../../src/pipelines/kfp/names.ts";
 import { parameterType, typedValue } from "../../../src/pipelines/kfp/parameters.ts";
 import { cpuCores, memoryGB } from "../../../src/pipelines/kfp/resources.ts";
+import { arbitraryPipelineSpec } from "../../support/kfp-sdk.ts";
 
 type Spec = Pipeline["spec"];
 
@@ -40,52 +41,10 @@ function reversedKeys(value: unknown): unknown {
   );
 }
 
-const stepNames = ["prep", "train", "eval", "push", "report", "clean"];
-const defaults = fc.oneof(
-  fc.constant(undefined),
-  fc.string(),
-  fc.integer().map(String),
-  fc.constantFrom("true", "false", "0.25"),
-);
-const parameters = fc.uniqueArray(
-  fc.record({ name: fc.constantFrom("dataset", "epochs", "lr", "flag", "mode"), default: defaults }),
-  {
-    selector: (p) => p.name,
-    maxLength: 5,
-  },
-);
-/** A DAG: each step depends only on steps before it, and refers to some of the parameters. */
-const pipelineSpec = fc
-  .tuple(
-    fc.integer({ min: 1, max: stepNames.length }),
-    parameters,
-    fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
-  )
-  .map(
-    ([count, params, seeds]): Spec => ({
-      provider: "kfp",
-      image: "alpine",
-      env: [{ name: "ZONE", value: "eu" }],
-      parameters: params.map((p) =>
-        p.default === undefined ? { name: p.name } : { name: p.name, default: p.default },
-      ),
-      steps: stepNames.slice(0, count).map((name, i) => ({
-        name,
-        command: ["run", name],
-        args: params
-          .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
-          .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
-        env: [{ name: "STEP", value: name }],
-        dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
-        resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
-      })),
-    }),
-  );
-
 describe("compilePipeline: determinism", () => {
   it("gives the same bytes for the same spec, whatever its key order or the order of steps and parameters", () => {
     fc.assert(
-      fc.property(pipelineSpec, (spec) => {
+      fc.property(arbitraryPipelineSpec, (spec) => {
         const bytes = irJson(compiled({ name: "p", spec }));
         expect(irJson(compiled({ name: "p", spec: structuredClone(spec) }))).toBe(bytes);
         expect(irJson(compiled({ name: "p", spec: reversedKeys(spec) as Spec }))).toBe(bytes);
