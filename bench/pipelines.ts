@@ -3,17 +3,18 @@ import { pipelineKinds } from "../src/apis/pipelines/index.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { argoName } from "../src/pipelines/argo/names.ts";
 import { workflow } from "../src/pipelines/argo/workflow.ts";
+import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
-import { pipelineType, providerType, runType, workflowType } from "../src/pipelines/types.ts";
+import { types } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../test/integration/pipelines/support.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, pool, sleep, until } from "./support.ts";
 
 const runs = 1_000;
-const concurrency = runController().concurrency ?? 4;
+const concurrency = runController({ backends }).concurrency ?? 4;
 const group = "pipelines.slipway.dev/v1alpha1";
 
 const pipelineSpec = {
@@ -43,7 +44,7 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
   });
   api.rest
     .watch(
-      resourcePath(runType, { namespace }),
+      resourcePath(types.run, { namespace }),
       {},
       (event) => {
         const object = event.object as { metadata?: { name?: string }; status?: { state?: string } };
@@ -87,13 +88,13 @@ export default async function bench(): Promise<BenchFigures> {
         metadata: { name: namespace },
       },
     );
-    await api.create(providerType, {
+    await api.create(types.provider, {
       apiVersion: group,
       kind: "Provider",
       metadata: { name: "argo", namespace },
       spec: { type: "argo" },
     });
-    await api.create(pipelineType, {
+    await api.create(types.pipeline, {
       apiVersion: group,
       kind: "Pipeline",
       metadata: { name: "train", namespace },
@@ -103,7 +104,7 @@ export default async function bench(): Promise<BenchFigures> {
     await until(
       "the Pipeline synchronized",
       async () => {
-        const pipeline = await api.get<{ status?: { state?: string } }>(pipelineType, namespace, "train");
+        const pipeline = await api.get<{ status?: { state?: string } }>(types.pipeline, namespace, "train");
         return pipeline?.status?.state === "Succeeded";
       },
       { timeoutMs: 600_000, pollMs: 250 },
@@ -112,7 +113,7 @@ export default async function bench(): Promise<BenchFigures> {
 
     const createRuns = (names: string[]) =>
       pool(names, 16, (name) =>
-        api.create(runType, {
+        api.create(types.run, {
           apiVersion: group,
           kind: "Run",
           metadata: { name, namespace },
@@ -134,8 +135,8 @@ export default async function bench(): Promise<BenchFigures> {
     // one status write per Run, by a plain client at the same concurrency
     const floorRuns = Array.from({ length: runs }, (_, i) => `floor-${i}`);
     await createRuns(floorRuns);
-    const provider = await api.get<never>(providerType, namespace, "argo");
-    const pipeline = await api.get<{ spec: typeof pipelineSpec }>(pipelineType, namespace, "train");
+    const provider = await api.get<never>(types.provider, namespace, "argo");
+    const pipeline = await api.get<{ spec: typeof pipelineSpec }>(types.pipeline, namespace, "train");
     if (!provider || !pipeline) throw new Error("setup objects missing");
     const providerSettings = providerConfig(provider);
     const version = versionOf(pipeline.spec);
@@ -151,9 +152,9 @@ export default async function bench(): Promise<BenchFigures> {
         parameters: runSpec(Number(name.split("-")[1])).parameters,
         artifacts: [],
       };
-      await api.create(workflowType, workflow(id, run, providerSettings) as never);
+      await api.create(types.workflow, workflow(id, run, providerSettings) as never);
       await api.apply(
-        runType,
+        types.run,
         {
           apiVersion: group,
           kind: "Run",
@@ -179,7 +180,7 @@ export default async function bench(): Promise<BenchFigures> {
       );
     });
     const floorSeconds = (performance.now() - floorStarted) / 1000;
-    const workflows = (await api.list(workflowType, namespace)).length;
+    const workflows = (await api.list(types.workflow, namespace)).length;
     return {
       seconds: Number(seconds.toFixed(2)),
       floor_seconds: Number(floorSeconds.toFixed(2)),

@@ -13,6 +13,7 @@ import { Manager } from "../../../src/kube/manager.ts";
 import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
 import type { KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { argoCrds, argoVersion } from "../../../src/pipelines/argo/crds.ts";
+import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
 import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
 
@@ -117,7 +118,7 @@ export async function startPipelinesOperator(config: KubeConfig, run?: RunOption
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  for (const controller of pipelineControllers({ run })) manager.add(controller);
+  for (const controller of pipelineControllers({ backends, run })) manager.add(controller);
   await manager.start();
   return manager;
 }

@@ -59,8 +59,8 @@ const table: [string, Partial<SyncInput>, Action][] = [
   ],
   [
     "provider not allowed → blocked",
-    { providerProblem: { reason: "NamespaceNotAllowed", message: "no" }, recorded: synced },
-    { type: "blocked", reason: "NamespaceNotAllowed", message: "no" },
+    { providerProblem: { reason: "ProviderNotAllowed", message: "no" }, recorded: synced },
+    { type: "blocked", blocker: { reason: "ProviderNotAllowed", message: "no" } },
   ],
   [
     "Failed, backoff not elapsed → wait",
