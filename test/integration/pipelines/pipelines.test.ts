@@ -10,14 +10,21 @@ import { providerFilePath } from "../../../src/pipelines/argo/workflow.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { Api, installArgoCrds, renderProviders, startPipelinesOperator, watchConfigMaps } from "./support.ts";
+import {
+  Api,
+  type ConfigMapWatch,
+  installArgoCrds,
+  renderProviders,
+  startPipelinesOperator,
+  watchConfigMaps,
+} from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
 let api: Api;
 let operator: Manager;
-let configMaps: ReturnType<typeof watchConfigMaps> | undefined;
+let configMaps: ConfigMapWatch | undefined;
 
 beforeAll(async () => {
   api = new Api(adminConfig());
@@ -41,13 +48,13 @@ const condition = (object: Any, type: string) =>
 /** Namespaces for one test, watched for ConfigMaps from the start; the test ends by checking none appeared. */
 async function namespaces(count: number): Promise<string[]> {
   const names = await Promise.all(Array.from({ length: count }, () => testNamespace("pl")));
-  configMaps = watchConfigMaps(api, names);
+  configMaps = await watchConfigMaps(api, names);
   return names;
 }
 
-function expectNoConfigMaps() {
-  configMaps?.stop();
-  expect(configMaps?.seen).toEqual([]);
+async function expectNoConfigMaps() {
+  expect(configMaps).toBeDefined();
+  expect(await configMaps?.stop()).toEqual([]);
 }
 
 async function helmProvider(namespace: string, spec: Record<string, unknown>, name = "argo") {
@@ -159,7 +166,7 @@ describe("pipelines on the argo backend", () => {
       ],
       ([pipeline, template]) => pipeline === undefined && template === undefined,
     );
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   /** A step's node in a Workflow's status, as Argo's workflow-controller records it. */
@@ -260,7 +267,7 @@ describe("pipelines on the argo backend", () => {
       (r: Any) => r.status.completionState !== undefined,
     );
     expect(failed.status.completionState).toBe("Failed");
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a completed Run is deleted after its TTL, and its Workflow with it", async () => {
@@ -283,7 +290,7 @@ describe("pipelines on the argo backend", () => {
       ([r, w]) => r === undefined && w === undefined,
       30_000,
     );
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("RunConfiguration: two schedules → two RunSchedules → two CronWorkflows; removing one removes it; onChange pipeline → a new Run", async () => {
@@ -348,7 +355,7 @@ describe("pipelines on the argo backend", () => {
         l[0].spec.workflowSpec.templates.some((t: Any) => t.container?.args?.[0] === "--epochs=9"),
     );
     expect(crons2).toHaveLength(1);
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a chained RunConfiguration fires after the first one's run succeeds and receives its artifact through valueFrom", async () => {
@@ -407,7 +414,7 @@ describe("pipelines on the argo backend", () => {
     );
     const workflow: Any = await api.get(types.workflow, ns, deployRun.status.provider.id);
     expect(workflow.spec.arguments.parameters).toContainEqual({ name: "model", value: "s3://models/m1.tgz" });
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a resource naming a Provider it may not use is refused with a clear condition", async () => {
@@ -446,7 +453,7 @@ describe("pipelines on the argo backend", () => {
       () => api.list(types.workflowTemplate, providerNs),
       (l) => l.length === 0,
     );
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("changing a resource's Provider moves it: deleted from the old backend, created in the new one", async () => {
@@ -465,7 +472,7 @@ describe("pipelines on the argo backend", () => {
     expect(moved.status.provider).toMatchObject({ name: `${second}/argo`, id: `${ns}.train` });
     expect(await api.get(types.workflowTemplate, second, `${ns}.train`)).toBeDefined();
     expect(await api.get(types.workflowTemplate, first, `${ns}.train`)).toBeUndefined();
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a backend failure → Failed, retried with backoff shown in the condition; fixing the spec recovers", async () => {
@@ -509,6 +516,6 @@ describe("pipelines on the argo backend", () => {
       (s: Any) => s.status.state === "Succeeded" && !s.status.failedAttempts,
     );
     expect(await api.list(types.cronWorkflow, ns)).toHaveLength(1);
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 });
