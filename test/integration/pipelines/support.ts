@@ -146,13 +146,7 @@ export async function renderProviders(namespace: string, providers: Record<strin
     .filter((doc): doc is Obj => doc !== null);
 }
 
-const configMapType: ResourceType = {
-  group: "",
-  version: "v1",
-  kind: "ConfigMap",
-  plural: "configmaps",
-  namespaced: true,
-};
+const configMapsPath = (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`;
 
 /** Kubernetes itself publishes `kube-root-ca.crt` in every namespace (the root CA for service accounts). */
 const publishedByKubernetes = "kube-root-ca.crt";
@@ -178,7 +172,7 @@ export async function watchConfigMaps(api: Api, namespaces: string[]): Promise<C
   const listed = async (namespace: string) => {
     const list = await api.rest.request<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(
       "GET",
-      resourcePath(configMapType, { namespace }),
+      configMapsPath(namespace),
     );
     for (const item of list.items) record(namespace, item.metadata?.name);
     return list.metadata.resourceVersion;
@@ -186,7 +180,7 @@ export async function watchConfigMaps(api: Api, namespaces: string[]): Promise<C
   const watches = await Promise.all(
     namespaces.map(async (namespace) => {
       const resourceVersion = await listed(namespace);
-      const path = resourcePath(configMapType, { namespace });
+      const path = configMapsPath(namespace);
       return api.rest
         .watch(
           path,

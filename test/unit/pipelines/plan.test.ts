@@ -7,20 +7,13 @@ import type { SyncedResource } from "../../../src/pipelines/sync/kind.ts";
 import { planSync, type SyncCommand, type SyncObservation } from "../../../src/pipelines/sync/plan.ts";
 import type { Outcome, Recorded, SyncInput } from "../../../src/pipelines/sync/state-machine.ts";
 import { type SharedStatus, statusOf } from "../../../src/pipelines/sync/status.ts";
+import { synced } from "./fixtures.ts";
 
 const now = Date.parse("2026-01-01T00:00:00Z");
 const provider: ProviderConfig = {
   key: { namespace: "ml", name: "argo" },
   spec: { type: "argo" },
   version: "p1",
-};
-const synced: Recorded = {
-  state: "Succeeded",
-  provider: "ml/argo",
-  id: "wt-1",
-  version: "v1",
-  providerVersion: "p1",
-  observedGeneration: 1,
 };
 const statusFrom = (recorded: Recorded, message = "") =>
   statusOf(recorded, undefined, { message }, undefined, new Date(now));

@@ -7,16 +7,9 @@ import {
   type SyncInput,
   settle,
 } from "../../../src/pipelines/sync/state-machine.ts";
+import { synced } from "./fixtures.ts";
 
 const now = 1_000_000;
-const synced: Recorded = {
-  state: "Succeeded",
-  provider: "ml/argo",
-  id: "wt-1",
-  version: "v1",
-  providerVersion: "p1",
-  observedGeneration: 1,
-};
 
 function input(overrides: Partial<SyncInput> = {}): SyncInput {
   return {
