@@ -1,6 +1,8 @@
 /**
  * The backends this operator runs, by provider type. Adding a backend is its module and one line
- * here; a Provider whose type has no line is `Ready=False, BackendUnavailable`.
+ * here; a Provider whose type has no line is `Ready=False, BackendUnavailable`. The first line also
+ * cleans up after a resource whose Provider no longer exists (its type is not recorded in status;
+ * recording it is due when a second backend lands).
  */
 import { argoBackend } from "./argo/backend.ts";
 import type { BackendRegistry } from "./backend.ts";
@@ -8,9 +10,3 @@ import type { BackendRegistry } from "./backend.ts";
 export const backends: BackendRegistry = {
   argo: argoBackend,
 };
-
-/**
- * The backend of a resource whose Provider no longer exists (its type is not recorded): argo, the
- * only backend so far. Recording the type in status is due when a second backend lands.
- */
-export const defaultBackendType = "argo";

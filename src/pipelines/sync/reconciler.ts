@@ -7,7 +7,6 @@ import type { Provider } from "../../apis/pipelines/provider.ts";
 import { StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
 import type { Backend, BackendObjects, BackendRegistry, Owner, ProviderConfig } from "../backend.ts";
-import { defaultBackendType } from "../backends.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, types } from "../types.ts";
 import { versionOf } from "../version.ts";
@@ -24,14 +23,19 @@ export function providerConfig(provider: Provider): ProviderConfig {
   };
 }
 
-/** The backend of the Provider `namespace/name` names, by its type; undefined for a type without one. */
+/**
+ * The backend of the Provider `namespace/name` names, by its type; undefined for a type without one.
+ * A Provider that no longer exists has no type to go by: the registry's first backend cleans up.
+ */
 type BackendOf = (provider: string) => Backend | undefined;
 
 function backendsFor(registry: BackendRegistry, context: ReconcileContext): BackendOf {
   const made = new Map<string, Backend>();
   return (provider) => {
     const type =
-      context.cache.get<Provider>(types.provider, providerKey(provider, ""))?.spec.type ?? defaultBackendType;
+      context.cache.get<Provider>(types.provider, providerKey(provider, ""))?.spec.type ??
+      Object.keys(registry)[0] ??
+      "";
     const plugin = Object.hasOwn(registry, type) ? registry[type] : undefined;
     if (!plugin) return undefined;
     const backend = made.get(type) ?? plugin.create(context.client);
