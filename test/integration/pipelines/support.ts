@@ -177,30 +177,28 @@ export async function watchConfigMaps(api: Api, namespaces: string[]): Promise<C
     for (const item of list.items) record(namespace, item.metadata?.name);
     return list.metadata.resourceVersion;
   };
-  const watches = await Promise.all(
-    namespaces.map(async (namespace) => {
-      const resourceVersion = await listed(namespace);
-      const path = configMapsPath(namespace);
-      return api.rest
-        .watch(
-          path,
-          { resourceVersion },
-          (event) => {
-            if (event.type === "ERROR") errors.push(`${namespace}: ${JSON.stringify(event.object)}`);
-            else record(namespace, (event.object as KubeObject).metadata?.name);
-          },
-          abort.signal,
-        )
-        .then(
-          () => {
-            if (!abort.signal.aborted) errors.push(`${namespace}: the watch ended before stop()`);
-          },
-          (error: unknown) => {
-            if (!abort.signal.aborted) errors.push(`${namespace}: ${String(error)}`);
-          },
-        );
-    }),
-  );
+  const watch = (namespace: string, resourceVersion: string) =>
+    api.rest
+      .watch(
+        configMapsPath(namespace),
+        { resourceVersion },
+        (event) => {
+          if (event.type === "ERROR") errors.push(`${namespace}: ${JSON.stringify(event.object)}`);
+          else record(namespace, (event.object as KubeObject).metadata?.name);
+        },
+        abort.signal,
+      )
+      .then(
+        () => {
+          if (!abort.signal.aborted) errors.push(`${namespace}: the watch ended before stop()`);
+        },
+        (error: unknown) => {
+          if (!abort.signal.aborted) errors.push(`${namespace}: ${String(error)}`);
+        },
+      );
+  // listed first, all of them; the watches run until stop() (not awaited here)
+  const versions = await Promise.all(namespaces.map(listed));
+  const watches = namespaces.map((namespace, i) => watch(namespace, versions[i] ?? ""));
   return {
     async stop() {
       abort.abort();
