@@ -16,6 +16,8 @@ mkdir -p "$images"
 exec 9>"$images/.build.lock"
 flock 9
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
+# the project's Node 24 (the `node` devDependency) for vite and npm, not whatever node is on PATH
+export PATH="$root/node_modules/node/bin:$PATH"
 
 log() { printf '[tools/images] %s\n' "$*" >&2; }
 bah() { buildah --root "$images/storage" --runroot "$images/runroot" --storage-driver vfs "$@"; }
@@ -40,12 +42,15 @@ commit_scratch() {
   [ -z "$entrypoint" ] || bah config --entrypoint "$entrypoint" "$ctr"
   bah commit --quiet "$ctr" "$image" >/dev/null
   bah rm "$ctr" >/dev/null
+  rm -rf "$staging"
   [ -z "$archive" ] || save "$image" "$archive"
 }
 
+# save REF ARCHIVE: the image as a docker archive; older archives of the same image are removed
 save() {
   rm -f "$2.tmp"
   bah push --quiet "$1" "docker-archive:$2.tmp:$1"
+  rm -f "${2%-*}"-*.tar
   mv "$2.tmp" "$2"
 }
 
@@ -84,7 +89,7 @@ coredns_image() {
 node_base() {
   local node libs hash dir lib
   node=$(readlink -f "$root/node_modules/node/bin/node")
-  libs=$(ldd "$node" | awk '/=>/ {print $3} /^\s*\/lib/ {print $1}' | sort -u)
+  libs=$(ldd "$node" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u)
   # shellcheck disable=SC2086
   hash=$(cat "$node" $libs | digest)
   NODE_BASE="localhost/slipway/node-base:$hash"
