@@ -7,7 +7,7 @@ import { join } from "node:path";
  * The dev directory that runs it holds this claim (under /run, so a reboot clears it). A claim whose
  * directory has no state file any more is stale (the directory was removed without `dev down`).
  */
-const claimDir = process.env.SLIPWAY_REAL_NODE_CLAIM_DIR ?? "/run/slipway";
+const claimDir = "/run/slipway";
 const claimFile = join(claimDir, "real-node.json");
 
 /** The dev directory whose real node runs on this machine, if any. */
