@@ -196,6 +196,8 @@ export function realNodeSpecs(layout: RealNodeLayout): Omit<ProcessRecord, "pid"
         "--conntrack-tcp-timeout-established=0",
         "--conntrack-tcp-timeout-close-wait=0",
         "--iptables-localhost-nodeports=false",
+        // NodePorts on the bridge's address only, never on a device that leads off the machine
+        `--nodeport-addresses=${bridgeGateway}/32`,
         "--v=1",
       ],
     },

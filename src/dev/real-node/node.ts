@@ -201,6 +201,15 @@ async function applyNodeObjects(kubeconfig: string, dir: string): Promise<void> 
   const config = new KubeConfig();
   config.loadFromFile(kubeconfig);
   const api = KubernetesObjectApi.makeApiClient(config);
+  // a node drained by an earlier stop (its Node object outlives the kubelet) takes pods again
+  await api.patch(
+    { apiVersion: "v1", kind: "Node", metadata: { name: realNodeName }, spec: { unschedulable: false } },
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    PatchStrategy.MergePatch,
+  );
   const objects = [...coreDnsObjects(localImageReferences().coredns), ...realNodeStorageObjects(dir)];
   for (const object of objects)
     await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
