@@ -4,7 +4,7 @@
  * plane has no real node (SLIPWAY_REAL_NODE=0, or another directory on this machine runs the one real node).
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { AppsV1Api, CoreV1Api, type V1Container, type V1Pod } from "@kubernetes/client-node";
@@ -177,6 +177,24 @@ describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped}
     await withData("reader", `console.log(require("node:fs").readFileSync("/data/token", "utf8"))`);
     await podPhase(namespace, "reader", "Succeeded");
     expect((await kubectl("logs", "-n", namespace, "reader")).stdout.trim()).toBe(token);
+
+    // without its claim the volume is Released; the next `up` empties it and makes it Available again
+    const claim = await core().readNamespacedPersistentVolumeClaim({ namespace, name: "data" });
+    const volume = claim.spec?.volumeName ?? "";
+    await core().deleteNamespacedPod({ namespace, name: "reader", gracePeriodSeconds: 0 });
+    await core().deleteNamespacedPersistentVolumeClaim({ namespace, name: "data" });
+    await eventually(
+      `${volume} Released`,
+      () => core().readPersistentVolume({ name: volume }),
+      (pv) => pv.status?.phase === "Released",
+    );
+    await up({ dir: inject("devDir") });
+    const freed = await eventually(
+      `${volume} Available`,
+      () => core().readPersistentVolume({ name: volume }),
+      (pv) => pv.status?.phase === "Available",
+    );
+    expect(readdirSync(freed.spec?.hostPath?.path ?? "")).toEqual([]);
   });
 });
 

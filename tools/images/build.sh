@@ -35,7 +35,9 @@ for name in pause coredns slipway; do
 done
 
 # commit_scratch REF ARCHIVE ENTRYPOINT_JSON STAGING_DIR: an image of exactly STAGING_DIR's files.
+built=0
 commit_scratch() {
+  built=1
   local image=$1 archive=$2 entrypoint=$3 staging=$4 ctr
   ctr=$(bah from scratch)
   bah copy --quiet "$ctr" "$staging" / >/dev/null
@@ -152,10 +154,21 @@ slipway_image() {
       --build-arg "DEPS_FROM=$DEPS_IMAGE" --build-arg "WEB_FROM=$WEB_IMAGE" \
       -t "${ref[slipway]}" -f "$root/Dockerfile" "$root" >/dev/null
     save "${ref[slipway]}" "$archive"
+    built=1
   fi
   echo "${ref[slipway]} $archive"
+}
+
+# drops the intermediate images of earlier inputs (vfs keeps a full copy of each) and dangling layers
+prune() {
+  local keep=" $NODE_BASE $DEPS_IMAGE $WEB_IMAGE " image
+  for image in $(bah images --format '{{.Name}}:{{.Tag}}' | grep '^localhost/slipway/' || true); do
+    [[ $keep == *" $image "* ]] || bah rmi "$image" >/dev/null 2>&1 || true
+  done
+  bah rmi --prune >/dev/null 2>&1 || true
 }
 
 pause_image
 coredns_image
 slipway_image
+[ $built = 0 ] || prune

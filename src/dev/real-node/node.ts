@@ -33,6 +33,7 @@ import { ensureLocalImages, importImages, localImageReferences } from "./images.
 import { bridgeGateway, cniConfig, createNetwork, removeIptablesRules, removeNetwork } from "./network.ts";
 import { coreDnsObjects, realNodeStorageObjects, realNodeVolumeCount } from "./objects.ts";
 import { drainRealNode, killShims, removeContainers, unmountUnder } from "./teardown.ts";
+import { freeReleasedVolumes } from "./volumes.ts";
 
 const run = promisify(execFile);
 
@@ -213,6 +214,7 @@ async function applyNodeObjects(kubeconfig: string, dir: string): Promise<void> 
   const objects = [...coreDnsObjects(localImageReferences().coredns), ...realNodeStorageObjects(dir)];
   for (const object of objects)
     await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
+  await freeReleasedVolumes(config);
 }
 
 /**
