@@ -37,23 +37,18 @@ export async function createPki(dir: string): Promise<Pki> {
     serviceAccountKey: join(dir, "sa.key"),
     serviceAccountPub: join(dir, "sa.pub"),
   };
-  await run("openssl", [
-    "req",
-    "-x509",
-    "-new",
-    ...newKey,
-    "-keyout",
-    pki.caKey,
-    "-out",
-    pki.caCert,
-    ...days,
-    "-subj",
-    "/CN=slipway-dev-ca",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
-  ]);
+  await newCertificate(
+    {
+      key: pki.caKey,
+      cert: pki.caCert,
+      subject: "/CN=slipway-dev-ca",
+      extensions: [
+        "basicConstraints=critical,CA:TRUE",
+        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+      ],
+    },
+    [],
+  );
   const signed = (key: string, cert: string, subject: string, extensions: string[]) =>
     signCertificate(pki, { key, cert, subject, extensions });
   const names = [
@@ -96,6 +91,14 @@ export interface CertificateRequest {
 
 /** A new key and a certificate for it signed by the control plane's CA. */
 export async function signCertificate(ca: Pick<Pki, "caCert" | "caKey">, request: CertificateRequest) {
+  await newCertificate(
+    { ...request, extensions: ["basicConstraints=critical,CA:FALSE", ...request.extensions] },
+    ["-CA", ca.caCert, "-CAkey", ca.caKey],
+  );
+}
+
+/** A new key and its certificate: self-signed, or signed by the CA that `signer` names. */
+async function newCertificate(request: CertificateRequest, signer: string[]): Promise<void> {
   await run("openssl", [
     "req",
     "-x509",
@@ -108,12 +111,7 @@ export async function signCertificate(ca: Pick<Pki, "caCert" | "caKey">, request
     ...days,
     "-subj",
     request.subject,
-    "-CA",
-    ca.caCert,
-    "-CAkey",
-    ca.caKey,
-    "-addext",
-    "basicConstraints=critical,CA:FALSE",
+    ...signer,
     ...request.extensions.flatMap((extension) => ["-addext", extension]),
   ]);
 }

@@ -56,39 +56,7 @@ export function coreDnsObjects(image: string): Manifest[] {
       subjects: [{ kind: "ServiceAccount", name: "coredns", namespace }],
     },
     { apiVersion: "v1", kind: "ConfigMap", metadata, data: { Corefile: corefile } },
-    {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { ...metadata, labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            ...realNodePlacement(),
-            serviceAccountName: "coredns",
-            dnsPolicy: "Default",
-            containers: [
-              {
-                name: "coredns",
-                image,
-                imagePullPolicy: "IfNotPresent",
-                args: ["-conf", "/etc/coredns/Corefile"],
-                ports: [
-                  { name: "dns", containerPort: 53, protocol: "UDP" },
-                  { name: "dns-tcp", containerPort: 53, protocol: "TCP" },
-                ],
-                readinessProbe: { httpGet: { path: "/ready", port: 8181 }, periodSeconds: 2 },
-                livenessProbe: { httpGet: { path: "/health", port: 8080 }, periodSeconds: 10 },
-                volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
-              },
-            ],
-            volumes: [{ name: "config", configMap: { name: "coredns" } }],
-          },
-        },
-      },
-    },
+    coreDnsDeployment(image, metadata, labels),
     {
       apiVersion: "v1",
       kind: "Service",
@@ -103,6 +71,42 @@ export function coreDnsObjects(image: string): Manifest[] {
       },
     },
   ];
+}
+
+function coreDnsDeployment(image: string, metadata: Manifest, labels: Record<string, string>): Manifest {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { ...metadata, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          ...realNodePlacement(),
+          serviceAccountName: "coredns",
+          dnsPolicy: "Default",
+          containers: [
+            {
+              name: "coredns",
+              image,
+              imagePullPolicy: "IfNotPresent",
+              args: ["-conf", "/etc/coredns/Corefile"],
+              ports: [
+                { name: "dns", containerPort: 53, protocol: "UDP" },
+                { name: "dns-tcp", containerPort: 53, protocol: "TCP" },
+              ],
+              readinessProbe: { httpGet: { path: "/ready", port: 8181 }, periodSeconds: 2 },
+              livenessProbe: { httpGet: { path: "/health", port: 8080 }, periodSeconds: 10 },
+              volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
+            },
+          ],
+          volumes: [{ name: "config", configMap: { name: "coredns" } }],
+        },
+      },
+    },
+  };
 }
 
 /**
