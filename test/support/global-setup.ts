@@ -30,7 +30,8 @@ export default async function setup(project: TestProject) {
   // the shared plane gets the machine's real node (unless SLIPWAY_REAL_NODE=0); private ones never do
   const state = await up({ dir: devDir, log: (line) => console.error(`[control plane] ${line}`) });
   project.provide("kubeconfig", state.kubeconfig);
-  project.provide("realNodeSkipped", state.realNode ? "" : (state.realNodeSkipped ?? "no real node"));
+  const olderPlane = `the control plane in ${devDir} was started without one: \`slipway dev down --dir ${devDir}\` and run again`;
+  project.provide("realNodeSkipped", state.realNode ? "" : (state.realNodeSkipped ?? olderPlane));
   project.provide("devDir", devDir);
   return async () => {
     if (!wasRunning && process.env.SLIPWAY_TEST_KEEP !== "1") await down(devDir);
