@@ -12,6 +12,7 @@ import { describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../src/dev/binaries.ts";
 import { up } from "../../src/dev/cluster.ts";
 import { isRunning } from "../../src/dev/processes.ts";
+import { claimRealNode } from "../../src/dev/real-node/claim.ts";
 import { realNodePaths } from "../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../src/dev/real-node/images.ts";
 import {
@@ -132,7 +133,7 @@ describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped}
   });
 
   it("shows a container that exits non-zero in CrashLoopBackOff with its restart count and last termination message", {
-    timeout: 180_000,
+    timeout: 300_000,
   }, async () => {
     const namespace = await testNamespace("rn");
     const script = `console.error("giving up: no config"); process.exit(3)`;
@@ -143,7 +144,7 @@ describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped}
       "CrashLoopBackOff",
       () => core().readNamespacedPod({ namespace, name: "crash" }),
       (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff",
-      150_000,
+      240_000,
     );
     const status = pod.status?.containerStatuses?.[0];
     expect(status?.restartCount).toBeGreaterThanOrEqual(1);
@@ -206,6 +207,8 @@ describe.skipIf(skipped !== "")(`dev down of a real node${skipped ? ` (skipped: 
     timeout: 900_000,
   }, async () => {
     const shared = inject("devDir");
+    // while the shared plane holds the machine's real node, no other directory gets one
+    expect(await claimRealNode(join(shared, "..", "another"))).toEqual({ ok: false, holder: shared });
     const sharedState = await readState(shared);
     if (!sharedState) throw new Error(`no state in ${shared}`);
     await writeState(shared, await stopRealNode(shared, sharedState, true));
