@@ -3,9 +3,17 @@
 # TypeScript runs as is on Node 24 (type stripping): there is no compile step, only the web UI build.
 
 ARG NODE_VERSION=24
+# The base images. tools/images/build.sh passes locally built ones (this machine reaches no registry):
+# a Node base of its own with node at /nodejs/bin/node, as in distroless.
+ARG BUILD_BASE=node:${NODE_VERSION}-slim
+ARG RUNTIME_BASE=gcr.io/distroless/nodejs${NODE_VERSION}-debian12:nonroot
+# Where the production node_modules (/app/node_modules) and the built UI (/app/web/dist) come from: the
+# stages below, or (tools/images/build.sh, with no npm registry) an image that already holds them.
+ARG DEPS_FROM=deps
+ARG WEB_FROM=web
 
 # The web UI (web/dist), built with the dev dependencies.
-FROM node:${NODE_VERSION}-slim AS web
+FROM ${BUILD_BASE} AS web
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
@@ -15,21 +23,24 @@ COPY src ./src
 RUN npm run build:web
 
 # Production dependencies only.
-FROM node:${NODE_VERSION}-slim AS deps
+FROM ${BUILD_BASE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
+FROM ${DEPS_FROM} AS deps-output
+FROM ${WEB_FROM} AS web-output
+
 # Runtime: distroless Node 24, no shell, non-root (uid/gid 65532, as the bundle's Deployment runs it).
-FROM gcr.io/distroless/nodejs${NODE_VERSION}-debian12:nonroot
+FROM ${RUNTIME_BASE}
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps-output /app/node_modules ./node_modules
 COPY package.json ./
 COPY src ./src
 COPY tools/kube/versions.env ./tools/kube/versions.env
 COPY deploy ./deploy
-COPY --from=web /app/web/dist ./web/dist
+COPY --from=web-output /app/web/dist ./web/dist
 USER 65532:65532
 EXPOSE 8080
 ENTRYPOINT ["/nodejs/bin/node", "src/cli/main.ts"]

@@ -129,7 +129,7 @@ function runIdleChild(kubeconfig: string): Promise<{
 export default async function bench() {
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
-    const state = await up({ dir, nodes: 1 });
+    const state = await up({ dir, nodes: 1, realNode: false });
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(state.kubeconfig);
     const rest = new RestClient(kubeConfig);

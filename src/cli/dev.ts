@@ -37,12 +37,23 @@ export function registerDevCommands(program: Command): void {
     )
     .option("--nodes <n>", "number of fake nodes", "3")
     .option("--timeout <seconds>", "how long to wait for readiness", "120")
-    .action(async (options: { nodes: string; timeout: string }) => {
+    .option(
+      "--no-real-node",
+      "fake (kwok) nodes only: no containerd, kubelet or kube-proxy (or SLIPWAY_REAL_NODE=0)",
+    )
+    .action(async (options: { nodes: string; timeout: string; realNode: boolean }) => {
       const nodes = Number(options.nodes);
       if (!Number.isInteger(nodes) || nodes < 1)
         throw new UserError(`--nodes must be a positive integer, not ${options.nodes}`);
       const started = Date.now();
-      const state = await up({ dir: dirOf(), nodes, timeoutMs: Number(options.timeout) * 1000, log });
+      const realNode = options.realNode ? undefined : false;
+      const state = await up({
+        dir: dirOf(),
+        nodes,
+        timeoutMs: Number(options.timeout) * 1000,
+        log,
+        realNode,
+      });
       log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
       const services = await startPlatformServices(dirOf(), state.kubeconfig, log);
       log(`operator and server running (namespace ${devNamespace}); UI and API at ${services.uiAddress}`);

@@ -12,6 +12,8 @@ export interface Binaries {
   kubectl: string;
   kwok: string;
   helm: string;
+  kubelet: string;
+  kubeProxy: string;
 }
 
 export function binaryPaths(): Binaries {
@@ -26,6 +28,8 @@ export function binaryPaths(): Binaries {
     kubectl: join(kube, "kubectl"),
     kwok: join(bin, `kwok-${v.kwok}`, "kwok"),
     helm: join(bin, `helm-${v.helm}`, "helm"),
+    kubelet: join(kube, "kubelet"),
+    kubeProxy: join(kube, "kube-proxy"),
   };
 }
 
@@ -37,10 +41,14 @@ async function isExecutable(path: string): Promise<boolean> {
 }
 
 /** Builds whatever control-plane binary is missing (tools/kube/build.sh skips what is cached) and returns their paths. */
-export async function ensureBinaries(log: (line: string) => void = () => {}): Promise<Binaries> {
+export async function ensureBinaries(
+  log: (line: string) => void = () => {},
+  options: { realNode?: boolean } = {},
+): Promise<Binaries> {
   const paths = binaryPaths();
-  const { helm: _helmIsNotNeededToRun, ...controlPlane } = paths;
-  const present = await Promise.all(Object.values(controlPlane).map(isExecutable));
+  const { helm: _helmIsNotNeededToRun, kubelet, kubeProxy, ...controlPlane } = paths;
+  const needed = [...Object.values(controlPlane), ...(options.realNode ? [kubelet, kubeProxy] : [])];
+  const present = await Promise.all(needed.map(isExecutable));
   if (present.every(Boolean)) return paths;
   log("building the control-plane binaries from the Go module proxy (first time only; takes minutes)");
   await new Promise<void>((resolve, reject) => {

@@ -2,15 +2,18 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from "@kubernetes/client-node";
-import { ensureBinaries } from "./binaries.ts";
+import { type Binaries, ensureBinaries } from "./binaries.ts";
 import { componentSpecs, fakeNodeAnnotation, type Layout, type Ports, portNames } from "./components.ts";
 import { type Probe, probeApiserver, probeHttp, waitFor } from "./health.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createPki } from "./pki.ts";
 import { stopPlatformServices } from "./platform-services.ts";
 import { freePorts } from "./ports.ts";
-import { isRunning, startProcess, stopProcesses } from "./processes.ts";
+import { isRunning, type ProcessRecord, stopProcesses } from "./processes.ts";
+import { realNodeApiserverArgs } from "./real-node/config.ts";
+import { decideRealNode, startRealNode, stopRealNode } from "./real-node/node.ts";
 import { type DevState, readState, writeState } from "./state.ts";
+import { ensureProcess } from "./supervise.ts";
 import { pinnedVersions } from "./versions.ts";
 
 export interface UpOptions {
@@ -18,67 +21,95 @@ export interface UpOptions {
   nodes?: number;
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** start the machine's real node too (default: unless SLIPWAY_REAL_NODE=0); decided when the directory is new */
+  realNode?: boolean;
+  /** called when the control plane (API server and fake nodes) and then the real node are Ready */
+  onReady?: (part: "control plane" | "real node") => void;
 }
 
 export const fakeNodeName = (index: number) => `kwok-node-${index}`;
 
+/** Whether `up` starts a real node: the option if given, else unless SLIPWAY_REAL_NODE=0. */
+export function realNodeWanted(option: boolean | undefined, env = process.env): boolean {
+  return option ?? env.SLIPWAY_REAL_NODE !== "0";
+}
+
 /**
  * Starts the local control plane, or brings back whichever of its processes died (with their
- * original flags and ports), then waits until the API server is ready and every fake node is Ready.
- * Calling it again on a healthy control plane changes nothing.
+ * original flags and ports), then waits until the API server is ready and every fake node is Ready;
+ * then the same for the real node, if this directory has one. Calling it again on a healthy control
+ * plane changes nothing.
  */
 export async function up(options: UpOptions): Promise<DevState> {
   const { dir, log = () => {} } = options;
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const binaries = await ensureBinaries(log);
+  const wanted = realNodeWanted(options.realNode);
+  const binaries = await ensureBinaries(log, { realNode: wanted });
+  const existing = await readState(dir);
   const kubeVersion = pinnedVersions().kube;
-  let state = await readState(dir);
-  if (state && state.kubeVersion !== kubeVersion) {
+  if (existing && existing.kubeVersion !== kubeVersion) {
     throw new Error(
-      `the control plane in ${dir} runs Kubernetes ${state.kubeVersion}, not the pinned ${kubeVersion}: run \`slipway dev down\` first`,
+      `the control plane in ${dir} runs Kubernetes ${existing.kubeVersion}, not the pinned ${kubeVersion}: run \`slipway dev down\` first`,
     );
   }
-  if (!state) {
-    await mkdir(join(dir, "logs"), { recursive: true });
-    await mkdir(join(dir, "pki"), { recursive: true });
-    const allocated = await freePorts(portNames.length);
-    const ports = Object.fromEntries(portNames.map((name, i) => [name, allocated[i]])) as unknown as Ports;
-    const pki = await createPki(join(dir, "pki"));
-    const kubeconfig = join(dir, "kubeconfig");
-    await writeKubeconfig(kubeconfig, {
-      name: "slipway-dev",
-      server: `https://127.0.0.1:${ports.apiserver}`,
-      caCertFile: pki.caCert,
-      clientCertFile: pki.adminCert,
-      clientKeyFile: pki.adminKey,
-    });
-    state = { kubeVersion, kubeconfig, ports, pki, processes: [] };
-  }
+  let state = existing ?? (await newState(dir, wanted, binaries));
+  if (state.realNodeSkipped && wanted) log(`real node: not started: ${state.realNodeSkipped}`);
   const layout: Layout = { dir, ports: state.ports, pki: state.pki, kubeconfig: state.kubeconfig, binaries };
-  const byName = new Map(state.processes.map((p) => [p.name, p]));
-  for (const spec of componentSpecs(layout)) {
-    let record = byName.get(spec.name);
-    if (!record || !isRunning(record)) {
-      log(`starting ${spec.name}${record ? " (it had stopped)" : ""}`);
-      record = startProcess(spec);
-      byName.set(spec.name, record);
-      state = { ...state, processes: [...byName.values()] };
-      await writeState(dir, state);
-    }
-    const readiness = readinessProbe(state, spec.name);
-    const current = record;
-    if (readiness) await waitFor(spec.name, readiness, { timeoutMs, alive: () => isRunning(current) });
+  for (const spec of controlPlaneSpecs(layout, state)) {
+    state = await ensureProcess(dir, state, spec, {
+      log,
+      timeoutMs,
+      readiness: readinessProbe(state, spec.name),
+    });
   }
   await ensureFakeNodes(state.kubeconfig, options.nodes ?? 3);
   await ensureDefaultStorageClass(state.kubeconfig);
   await waitForNodesReady(state.kubeconfig, timeoutMs);
+  options.onReady?.("control plane");
+  if (state.realNode) {
+    state = await startRealNode(dir, state, binaries, { log, timeoutMs });
+    options.onReady?.("real node");
+  }
   return state;
+}
+
+async function newState(dir: string, wantRealNode: boolean, binaries: Binaries): Promise<DevState> {
+  const kubeVersion = pinnedVersions().kube;
+  await mkdir(join(dir, "logs"), { recursive: true });
+  await mkdir(join(dir, "pki"), { recursive: true });
+  const allocated = await freePorts(portNames.length);
+  const ports = Object.fromEntries(portNames.map((name, i) => [name, allocated[i]])) as unknown as Ports;
+  const pki = await createPki(join(dir, "pki"));
+  const kubeconfig = join(dir, "kubeconfig");
+  await writeKubeconfig(kubeconfig, {
+    name: "slipway-dev",
+    server: `https://127.0.0.1:${ports.apiserver}`,
+    caCertFile: pki.caCert,
+    clientCertFile: pki.adminCert,
+    clientKeyFile: pki.adminKey,
+  });
+  const state = await decideRealNode(
+    dir,
+    { kubeVersion, kubeconfig, ports, pki, processes: [] },
+    wantRealNode,
+    binaries,
+  );
+  await writeState(dir, state);
+  return state;
+}
+
+/** The control plane's processes; with a real node, the API server also advertises the bridge address and reaches kubelets. */
+function controlPlaneSpecs(layout: Layout, state: DevState): Omit<ProcessRecord, "pid">[] {
+  return componentSpecs(layout).map((spec) =>
+    spec.name === "kube-apiserver" && state.realNode
+      ? { ...spec, args: [...spec.args, ...realNodeApiserverArgs(state.pki)] }
+      : spec,
+  );
 }
 
 function readinessProbe(state: DevState, name: string): (() => Promise<Probe>) | undefined {
   if (name === "etcd") return () => probeHttp(`http://127.0.0.1:${state.ports.etcdClient}/health`);
-  if (name === "kube-apiserver")
-    return () => probeApiserver(`https://127.0.0.1:${state.ports.apiserver}/readyz`, state.pki);
+  if (name === "kube-apiserver") return () => apiserverProbe(state);
   return undefined;
 }
 
@@ -161,16 +192,24 @@ async function waitForNodesReady(kubeconfig: string, timeoutMs: number): Promise
   );
 }
 
-/** Stops exactly the processes `up` recorded (by PID, checked against their command) and removes the state. */
+/**
+ * Stops exactly the processes `up` recorded (by PID, checked against their command) and removes the
+ * state; a real node first, with everything it created (src/dev/real-node/node.ts).
+ */
 export async function down(dir: string): Promise<{ stopped: string[] }> {
   const services = await stopPlatformServices(dir);
-  const state = await readState(dir);
+  let state = await readState(dir);
+  const runningAtStart = state?.processes.filter(isRunning).map((p) => p.name) ?? [];
+  if (state?.realNode) state = await stopRealNode(dir, state, (await apiserverProbe(state)).ok);
   const running = state?.processes.filter(isRunning) ?? [];
   // reverse start order: nodes' agent and clients first, the store last
   await stopProcesses([...running].reverse());
   await rm(dir, { recursive: true, force: true });
-  return { stopped: [...services, ...running.map((p) => p.name)] };
+  return { stopped: [...services, ...runningAtStart] };
 }
+
+const apiserverProbe = (state: DevState) =>
+  probeApiserver(`https://127.0.0.1:${state.ports.apiserver}/readyz`, state.pki);
 
 export interface ComponentStatus {
   name: string;
@@ -184,6 +223,8 @@ export interface DevStatus {
   kubeconfig?: string;
   apiserver?: Probe;
   components: ComponentStatus[];
+  /** why there is no real node, when there is none */
+  realNodeSkipped?: string;
 }
 
 /** Which recorded processes are alive and whether the API server answers; `up` is false if anything died. */
@@ -196,12 +237,13 @@ export async function status(dir: string): Promise<DevStatus> {
     running: isRunning(p),
     log: p.log,
   }));
-  const apiserver = await probeApiserver(`https://127.0.0.1:${state.ports.apiserver}/readyz`, state.pki);
+  const apiserver = await apiserverProbe(state);
   return {
     up: apiserver.ok && components.length > 0 && components.every((c) => c.running),
     kubeconfig: state.kubeconfig,
     apiserver,
     components,
+    ...(state.realNodeSkipped ? { realNodeSkipped: state.realNodeSkipped } : {}),
   };
 }
 
@@ -215,7 +257,8 @@ export async function privateControlPlane(
 ): Promise<{ kubeconfig: string; kubeConfig: KubeConfig; stop: () => Promise<void> }> {
   const parent = await mkdtemp(join(tmpdir(), prefix));
   const dir = join(parent, "dev");
-  const { kubeconfig } = await up({ dir, ...(nodes ? { nodes } : {}) });
+  // never the machine's real node: benchmarks and tests run many private planes, one real node fits
+  const { kubeconfig } = await up({ dir, realNode: false, ...(nodes ? { nodes } : {}) });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfig);
   const stop = async () => {

@@ -3,6 +3,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { bridgeGateway } from "./real-node/network.ts";
 
 const run = promisify(execFile);
 
@@ -17,6 +18,7 @@ export interface Pki {
   serviceAccountPub: string;
 }
 
+const days = ["-days", "3650"];
 const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
 /**
@@ -35,48 +37,25 @@ export async function createPki(dir: string): Promise<Pki> {
     serviceAccountKey: join(dir, "sa.key"),
     serviceAccountPub: join(dir, "sa.pub"),
   };
-  const days = ["-days", "3650"];
-  await run("openssl", [
-    "req",
-    "-x509",
-    "-new",
-    ...newKey,
-    "-keyout",
-    pki.caKey,
-    "-out",
-    pki.caCert,
-    ...days,
-    "-subj",
-    "/CN=slipway-dev-ca",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
-  ]);
+  await newCertificate(
+    {
+      key: pki.caKey,
+      cert: pki.caCert,
+      subject: "/CN=slipway-dev-ca",
+      extensions: [
+        "basicConstraints=critical,CA:TRUE",
+        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+      ],
+    },
+    [],
+  );
   const signed = (key: string, cert: string, subject: string, extensions: string[]) =>
-    run("openssl", [
-      "req",
-      "-x509",
-      "-new",
-      ...newKey,
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      ...days,
-      "-subj",
-      subject,
-      "-CA",
-      pki.caCert,
-      "-CAkey",
-      pki.caKey,
-      "-addext",
-      "basicConstraints=critical,CA:FALSE",
-      ...extensions.flatMap((extension) => ["-addext", extension]),
-    ]);
+    signCertificate(pki, { key, cert, subject, extensions });
   const names = [
     "IP:127.0.0.1",
     "IP:10.96.0.1",
+    // the real node's bridge gateway, where pods reach the API server (src/dev/real-node/network.ts)
+    `IP:${bridgeGateway}`,
     "DNS:localhost",
     "DNS:kubernetes",
     "DNS:kubernetes.default",
@@ -100,4 +79,39 @@ export async function createPki(dir: string): Promise<Pki> {
   });
   await writeFile(pki.serviceAccountPub, publicKey.export({ type: "spki", format: "pem" }));
   return pki;
+}
+
+export interface CertificateRequest {
+  key: string;
+  cert: string;
+  subject: string;
+  /** openssl `-addext` values */
+  extensions: string[];
+}
+
+/** A new key and a certificate for it signed by the control plane's CA. */
+export async function signCertificate(ca: Pick<Pki, "caCert" | "caKey">, request: CertificateRequest) {
+  await newCertificate(
+    { ...request, extensions: ["basicConstraints=critical,CA:FALSE", ...request.extensions] },
+    ["-CA", ca.caCert, "-CAkey", ca.caKey],
+  );
+}
+
+/** A new key and its certificate: self-signed, or signed by the CA that `signer` names. */
+async function newCertificate(request: CertificateRequest, signer: string[]): Promise<void> {
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-new",
+    ...newKey,
+    "-keyout",
+    request.key,
+    "-out",
+    request.cert,
+    ...days,
+    "-subj",
+    request.subject,
+    ...signer,
+    ...request.extensions.flatMap((extension) => ["-addext", extension]),
+  ]);
 }

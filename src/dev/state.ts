@@ -3,6 +3,13 @@ import { join } from "node:path";
 import type { Ports } from "./components.ts";
 import type { Pki } from "./pki.ts";
 import type { ProcessRecord } from "./processes.ts";
+import type { RealNodePorts } from "./real-node/config.ts";
+
+/** The real node of this dev directory (src/dev/real-node/): its ports and the image archives imported into it. */
+export interface RealNodeState {
+  ports: RealNodePorts;
+  imported: string[];
+}
 
 /** What `slipway dev up` started, persisted so that `status`, `env` and `down` (from any process) agree. */
 export interface DevState {
@@ -11,6 +18,9 @@ export interface DevState {
   ports: Ports;
   pki: Pki;
   processes: ProcessRecord[];
+  realNode?: RealNodeState;
+  /** why this control plane has no real node (kwok only), in one line */
+  realNodeSkipped?: string;
 }
 
 export const stateFile = (dir: string) => join(dir, "state.json");

@@ -7,6 +7,7 @@ export interface ToolVersions {
   etcd: string;
   kwok: string;
   helm: string;
+  coredns: string;
 }
 
 /** Parses `KEY=value` lines of tools/kube/versions.env (comments and blank lines ignored). */
@@ -26,6 +27,7 @@ export function parseVersionsEnv(text: string): ToolVersions {
     etcd: get("ETCD_VERSION"),
     kwok: get("KWOK_VERSION"),
     helm: get("HELM_VERSION"),
+    coredns: get("COREDNS_VERSION"),
   };
 }
 

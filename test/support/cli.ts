@@ -29,8 +29,12 @@ export function slipway(
   });
 }
 
-/** A fresh dev directory (under a new temporary one) and a runner of `slipway dev --dir <it> ...`. */
-export async function privateDev(prefix: string) {
+/**
+ * A fresh dev directory (under a new temporary one) and a runner of `slipway dev --dir <it> ...`.
+ * Without the machine's real node unless asked (only one can run, and the shared plane has it).
+ */
+export async function privateDev(prefix: string, options: { realNode?: boolean } = {}) {
   const dir = join(await mkdtemp(join(tmpdir(), prefix)), "dev");
-  return { dir, dev: (...args: string[]) => slipway(["dev", "--dir", dir, ...args]) };
+  const env: Record<string, string> = options.realNode ? {} : { SLIPWAY_REAL_NODE: "0" };
+  return { dir, dev: (...args: string[]) => slipway(["dev", "--dir", dir, ...args], env) };
 }

@@ -7,6 +7,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     kubeconfig: string;
     devDir: string;
+    /** why the shared control plane has no real node ("" when it has one) */
+    realNodeSkipped: string;
   }
 }
 
@@ -21,11 +23,15 @@ export default async function setup(project: TestProject) {
   if (external) {
     project.provide("kubeconfig", resolve(external));
     project.provide("devDir", "");
+    project.provide("realNodeSkipped", "SLIPWAY_TEST_KUBECONFIG names an external cluster");
     return;
   }
   const wasRunning = (await readState(devDir)) !== undefined;
+  // the shared plane gets the machine's real node (unless SLIPWAY_REAL_NODE=0); private ones never do
   const state = await up({ dir: devDir, log: (line) => console.error(`[control plane] ${line}`) });
   project.provide("kubeconfig", state.kubeconfig);
+  const olderPlane = `the control plane in ${devDir} was started without one: \`slipway dev down --dir ${devDir}\` and run again`;
+  project.provide("realNodeSkipped", state.realNode ? "" : (state.realNodeSkipped ?? olderPlane));
   project.provide("devDir", devDir);
   return async () => {
     if (!wasRunning && process.env.SLIPWAY_TEST_KEEP !== "1") await down(devDir);

@@ -39,12 +39,13 @@ const layout: Layout = {
 describe("versions.env", () => {
   it("parses the pinned versions, ignoring comments", () => {
     const text =
-      "# c\nKUBE_VERSION=v1.36.3\nETCD_VERSION=v3.6.16\n\nKWOK_VERSION=v0.8.0\nHELM_VERSION=v3.19.5\n";
+      "# c\nKUBE_VERSION=v1.36.3\nETCD_VERSION=v3.6.16\n\nKWOK_VERSION=v0.8.0\nHELM_VERSION=v3.19.5\nCOREDNS_VERSION=v1.14.7\n";
     expect(parseVersionsEnv(text)).toEqual({
       kube: "v1.36.3",
       etcd: "v3.6.16",
       kwok: "v0.8.0",
       helm: "v3.19.5",
+      coredns: "v1.14.7",
     });
   });
   it("names a missing key", () => {

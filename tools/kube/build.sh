@@ -29,9 +29,11 @@ published_version() {
 # build TOOL_DIR MODULE VERSION LDFLAGS BINARY=PACKAGE...
 build() {
   local dir=$1 module=$2 version=$3 ldflags=$4; shift 4
-  local out="$cache/bin/$dir" missing=0 spec
-  for spec in "$@"; do [ -x "$out/${spec%%=*}" ] || missing=1; done
-  if [ $missing = 0 ]; then log "$dir: cached in $out"; return; fi
+  local out="$cache/bin/$dir" spec missing=()
+  # only the binaries not yet in the cache (a binary added to a tool's list builds alone)
+  for spec in "$@"; do [ -x "$out/${spec%%=*}" ] || missing+=("$spec"); done
+  if [ ${#missing[@]} = 0 ]; then log "$dir: cached in $out"; return; fi
+  set -- "${missing[@]}"
   local work="$cache/src/$dir"
   rm -rf "$work" && mkdir -p "$work" "$out"
   local modfile
@@ -73,7 +75,9 @@ case $only in all|kube)
     kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
     kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
     kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \
-    kubectl=k8s.io/kubernetes/cmd/kubectl ;;
+    kubectl=k8s.io/kubernetes/cmd/kubectl \
+    kubelet=k8s.io/kubernetes/cmd/kubelet \
+    kube-proxy=k8s.io/kubernetes/cmd/kube-proxy ;;
 esac
 case $only in all|etcd)
   build "etcd-$ETCD_VERSION" go.etcd.io/etcd/server/v3 "$ETCD_VERSION" "" \
@@ -82,6 +86,11 @@ esac
 case $only in all|kwok)
   build "kwok-$KWOK_VERSION" sigs.k8s.io/kwok "$KWOK_VERSION" \
     "-X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION" kwok=sigs.k8s.io/kwok/cmd/kwok ;;
+esac
+case $only in all|coredns)
+  # the real node's cluster DNS (issue 13); its go.mod has no relative replaces
+  build "coredns-$COREDNS_VERSION" github.com/coredns/coredns "$COREDNS_VERSION" \
+    "-X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION" coredns=github.com/coredns/coredns ;;
 esac
 case $only in all|helm)
   build "helm-$HELM_VERSION" helm.sh/helm/v3 "$HELM_VERSION" \

@@ -18,7 +18,7 @@ let kubeConfig: KubeConfig;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "slipway-runtime-"));
-  const state = await up({ dir, nodes: 1 });
+  const state = await up({ dir, nodes: 1, realNode: false });
   kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(state.kubeconfig);
   const api = KubernetesObjectApi.makeApiClient(kubeConfig);
@@ -55,7 +55,7 @@ async function restartApiserver(): Promise<void> {
     (gone) => gone,
     10_000,
   );
-  await up({ dir, nodes: 1 });
+  await up({ dir, nodes: 1, realNode: false });
 }
 
 /** Compacts etcd at its current revision through its JSON gateway: every older resourceVersion is gone. */

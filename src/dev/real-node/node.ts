@@ -1,0 +1,240 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type V1Node,
+} from "@kubernetes/client-node";
+import { stringify } from "yaml";
+import type { Binaries } from "../binaries.ts";
+import { type Probe, probeHttp, waitFor } from "../health.ts";
+import { signCertificate } from "../pki.ts";
+import { freePorts } from "../ports.ts";
+import { stopProcesses } from "../processes.ts";
+import type { DevState, RealNodeState } from "../state.ts";
+import { writeState } from "../state.ts";
+import { ensureProcess } from "../supervise.ts";
+import { claimRealNode, releaseRealNode } from "./claim.ts";
+import {
+  containerdConfig,
+  kubeletConfig,
+  type RealNodeLayout,
+  realNodeName,
+  realNodePaths,
+  realNodePortNames,
+  realNodeSpecs,
+} from "./config.ts";
+import { ensureLocalImages, importImages, localImageReferences } from "./images.ts";
+import { bridgeGateway, cniConfig, createNetwork, removeIptablesRules, removeNetwork } from "./network.ts";
+import { coreDnsObjects, realNodeStorageObjects, realNodeVolumeCount } from "./objects.ts";
+import { drainRealNode, killShims, removeContainers, unmountUnder } from "./teardown.ts";
+import { freeReleasedVolumes } from "./volumes.ts";
+
+const run = promisify(execFile);
+
+/** Names of the real node's processes in the state file (stopped first on the way down). */
+export const realNodeProcessNames = ["apiserver-bridge", "containerd", "kubelet", "kube-proxy"];
+
+/** Why a real node cannot run on this machine (one line), or undefined when it can. */
+export function realNodePreflight(binaries: Binaries): string | undefined {
+  if (process.getuid?.() !== 0) return "it needs root (containerd, the kubelet and iptables)";
+  const needed = [
+    "/usr/bin/containerd",
+    "/usr/sbin/runc",
+    "/usr/bin/ctr",
+    "/usr/lib/cni/bridge",
+    "/usr/sbin/iptables",
+  ];
+  const missing = needed.filter((path) => !existsSync(path));
+  if (missing.length) return `missing ${missing.join(", ")} (tools/setup/debian-packages.txt)`;
+  if (!existsSync(binaries.kubelet) || !existsSync(binaries.kubeProxy))
+    return "the kubelet or kube-proxy is not built (tools/kube/build.sh)";
+  return undefined;
+}
+
+/**
+ * Decides, for a new dev directory, whether it gets the machine's real node: wanted, possible here and
+ * not held by another directory. Records the decision (ports, or the reason) in the state.
+ */
+export async function decideRealNode(
+  dir: string,
+  state: DevState,
+  wanted: boolean,
+  binaries: Binaries,
+): Promise<DevState> {
+  const reason = wanted ? realNodePreflight(binaries) : "turned off (--no-real-node or SLIPWAY_REAL_NODE=0)";
+  if (reason) return { ...state, realNodeSkipped: reason };
+  await writeState(dir, state);
+  const claim = await claimRealNode(dir);
+  if (!claim.ok)
+    return {
+      ...state,
+      realNodeSkipped: `the real node of ${claim.holder} runs on this machine (one per machine)`,
+    };
+  const allocated = await freePorts(realNodePortNames.length);
+  const ports = Object.fromEntries(
+    realNodePortNames.map((name, i) => [name, allocated[i]]),
+  ) as unknown as RealNodeState["ports"];
+  return { ...state, realNode: { ports, imported: [] } };
+}
+
+function layoutOf(dir: string, state: DevState, realNode: RealNodeState, binaries: Binaries): RealNodeLayout {
+  return {
+    dir,
+    kubeconfig: state.kubeconfig,
+    pki: state.pki,
+    apiserverPort: state.ports.apiserver,
+    ports: realNode.ports,
+    binaries: { kubelet: binaries.kubelet, kubeProxy: binaries.kubeProxy },
+  };
+}
+
+async function writeNodeFiles(layout: RealNodeLayout): Promise<void> {
+  const p = realNodePaths(layout.dir);
+  for (const path of [dirname(p.containerdSocket), p.cniConfDir, p.cniIpamDir, p.kubeletRoot, p.volumes])
+    await mkdir(path, { recursive: true });
+  await writeFile(p.containerdConfig, containerdConfig(layout.dir, localImageReferences().pause));
+  await writeFile(
+    join(p.cniConfDir, "10-slipway.conflist"),
+    JSON.stringify(cniConfig(p.cniIpamDir), null, 2),
+  );
+  await writeFile(p.kubeletConfig, stringify(kubeletConfig(layout)));
+  for (let i = 0; i < realNodeVolumeCount; i++) {
+    const volume = join(p.volumes, `pv-${i}`);
+    await mkdir(volume, { recursive: true });
+    await chmod(volume, 0o777); // any pod user may write its claim
+  }
+  if (!existsSync(p.kubeletCert))
+    await signCertificate(layout.pki, {
+      key: p.kubeletKey,
+      cert: p.kubeletCert,
+      subject: `/CN=${realNodeName}`,
+      extensions: [
+        `subjectAltName=IP:${bridgeGateway},IP:127.0.0.1,DNS:${realNodeName}`,
+        "extendedKeyUsage=serverAuth",
+        "keyUsage=critical,digitalSignature,keyEncipherment",
+      ],
+    });
+}
+
+const commandProbe = (command: string, args: string[]) => async (): Promise<Probe> =>
+  run(command, args).then(
+    () => ({ ok: true, detail: "ok" }),
+    (error: Error) => ({ ok: false, detail: error.message.split("\n")[0] ?? "" }),
+  );
+
+/**
+ * Starts (or brings back) the real node of `dir`: network, containerd with the local images, the
+ * kubelet, kube-proxy; waits until the Node is Ready, then applies CoreDNS and the node's volumes.
+ */
+export async function startRealNode(
+  dir: string,
+  initial: DevState,
+  binaries: Binaries,
+  options: { log: (line: string) => void; timeoutMs: number },
+): Promise<DevState> {
+  const realNode = initial.realNode;
+  if (!realNode) return initial;
+  const claim = await claimRealNode(dir);
+  if (!claim.ok) throw new Error(`the real node of ${claim.holder} runs on this machine: stop it first`);
+  const layout = layoutOf(dir, initial, realNode, binaries);
+  const [archives] = await Promise.all([
+    ensureLocalImages(options.log),
+    writeNodeFiles(layout),
+    createNetwork(),
+  ]);
+  const paths = realNodePaths(dir);
+  const readiness: Record<string, () => Promise<Probe>> = {
+    containerd: commandProbe("ctr", ["--address", paths.containerdSocket, "version"]),
+    kubelet: () => probeHttp(`http://127.0.0.1:${realNode.ports.kubeletHealthz}/healthz`),
+  };
+  let state = initial;
+  for (const spec of realNodeSpecs(layout)) {
+    state = await ensureProcess(dir, state, spec, { ...options, readiness: readiness[spec.name] });
+    if (spec.name === "containerd")
+      state = await importMissing(dir, state, paths.containerdSocket, archives, options.log);
+  }
+  await waitForRealNodeReady(state.kubeconfig, options.timeoutMs);
+  await applyNodeObjects(state.kubeconfig, dir);
+  return state;
+}
+
+async function importMissing(
+  dir: string,
+  state: DevState,
+  socket: string,
+  archives: Awaited<ReturnType<typeof ensureLocalImages>>,
+  log: (line: string) => void,
+): Promise<DevState> {
+  const imported = state.realNode?.imported ?? [];
+  const missing = archives.filter((a) => !imported.includes(a.archive));
+  if (missing.length === 0 || !state.realNode) return state;
+  log(`importing ${missing.map((a) => a.reference).join(", ")} into the real node's containerd`);
+  await importImages(socket, missing);
+  const next = { ...state, realNode: { ...state.realNode, imported: archives.map((a) => a.archive) } };
+  await writeState(dir, next);
+  return next;
+}
+
+const isReady = (node: V1Node | undefined) =>
+  node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+
+export async function waitForRealNodeReady(kubeconfig: string, timeoutMs: number): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const core = config.makeApiClient(CoreV1Api);
+  await waitFor(
+    realNodeName,
+    async () => {
+      const node = await core.readNode({ name: realNodeName }).catch(() => undefined);
+      return { ok: isReady(node), detail: node ? "registered, not Ready" : "not registered" };
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+}
+
+async function applyNodeObjects(kubeconfig: string, dir: string): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const api = KubernetesObjectApi.makeApiClient(config);
+  // a node drained by an earlier stop (its Node object outlives the kubelet) takes pods again
+  await api.patch(
+    { apiVersion: "v1", kind: "Node", metadata: { name: realNodeName }, spec: { unschedulable: false } },
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    PatchStrategy.MergePatch,
+  );
+  const objects = [...coreDnsObjects(localImageReferences().coredns), ...realNodeStorageObjects(dir)];
+  for (const object of objects)
+    await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
+  await freeReleasedVolumes(config);
+}
+
+/**
+ * Stops the real node of `dir` and removes what it created: its pods (through the kubelet), the
+ * processes `up` started and containerd's shims, the mounts under its directory, the pod network
+ * namespaces, the bridge and the iptables chains. Every loop is bounded.
+ */
+export async function stopRealNode(dir: string, state: DevState, apiserverUp: boolean): Promise<DevState> {
+  const paths = realNodePaths(dir);
+  const record = (name: string) => state.processes.filter((p) => p.name === name);
+  if (apiserverUp && record("kubelet").length) await drainRealNode(state.kubeconfig).catch(() => {});
+  await stopProcesses([...record("kube-proxy"), ...record("kubelet")]);
+  await removeContainers(paths.containerdSocket);
+  await stopProcesses([...record("containerd"), ...record("apiserver-bridge")]);
+  await killShims(paths.containerdSocket);
+  await unmountUnder(paths.root);
+  await removeNetwork();
+  await removeIptablesRules();
+  await releaseRealNode(dir);
+  const next = { ...state, processes: state.processes.filter((p) => !realNodeProcessNames.includes(p.name)) };
+  if (next.realNode) next.realNode = { ...next.realNode, imported: [] };
+  return next;
+}

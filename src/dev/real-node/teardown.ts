@@ -1,0 +1,97 @@
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { realNodeName } from "./config.ts";
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Cordons the real node and deletes its pods, then waits (bounded) until the kubelet has stopped them:
+ * their sandboxes' networks and namespaces are torn down by containerd through CNI, as on any node.
+ */
+export async function drainRealNode(kubeconfig: string, timeoutMs = 30_000): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const core = config.makeApiClient(CoreV1Api);
+  await core.patchNode(
+    { name: realNodeName, body: { spec: { unschedulable: true } } },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  );
+  const onNode = async () =>
+    (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${realNodeName}` })).items;
+  for (const pod of await onNode()) {
+    const { name = "", namespace = "" } = pod.metadata ?? {};
+    await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 1 }).catch(() => {});
+  }
+  const deadline = Date.now() + timeoutMs;
+  while ((await onNode()).length > 0 && Date.now() < deadline) await sleep(250);
+}
+
+/** Kills and deletes whatever task and container containerd still has (what the kubelet did not stop). */
+export async function removeContainers(socket: string): Promise<void> {
+  const ctr = (...args: string[]) => run("ctr", ["--address", socket, "-n", "k8s.io", ...args]);
+  const ids = async (kind: string) =>
+    (await ctr(kind, "ls", "-q").catch(() => ({ stdout: "" }))).stdout.split("\n").filter(Boolean);
+  for (const id of await ids("tasks")) {
+    await ctr("tasks", "kill", "-s", "SIGKILL", id).catch(() => {});
+    await ctr("tasks", "delete", "-f", id).catch(() => {});
+  }
+  for (const id of await ids("containers")) await ctr("containers", "delete", id).catch(() => {});
+}
+
+/** PIDs of containerd shims serving the containerd at `socket` (they outlive containerd). */
+export function shimPids(socket: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[0]?.includes("containerd-shim") && argv.includes(socket)) pids.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+export async function killShims(socket: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let pids = shimPids(socket);
+  while (pids.length > 0 && Date.now() < deadline) {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    await sleep(100);
+    pids = shimPids(socket);
+  }
+}
+
+/** Mount points under `root` from /proc/self/mountinfo, deepest first (the order to unmount them). Pure. */
+export function mountsUnder(mountinfo: string, root: string): string[] {
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  const unescapeOctal = (path: string) =>
+    path.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8)));
+  const points = mountinfo
+    .split("\n")
+    .map((line) => unescapeOctal(line.split(" ")[4] ?? ""))
+    .filter((point) => point === root || point.startsWith(prefix));
+  return [...new Set(points)].sort((a, b) => b.split("/").length - a.split("/").length || b.localeCompare(a));
+}
+
+/** Unmounts everything containerd and the kubelet mounted under `root` (bounded: a few passes). */
+export async function unmountUnder(root: string): Promise<string[]> {
+  for (let pass = 0; pass < 5; pass++) {
+    const points = mountsUnder(await readFile("/proc/self/mountinfo", "utf8"), root);
+    if (points.length === 0) return [];
+    for (const point of points)
+      await run("umount", [point]).catch(() => run("umount", ["-l", point]).catch(() => {}));
+  }
+  return mountsUnder(await readFile("/proc/self/mountinfo", "utf8"), root);
+}

@@ -1,0 +1,239 @@
+/**
+ * Real containers on the shared control plane's real node (containerd, runc, the kubelet, kube-proxy,
+ * CoreDNS): what kwok's fake nodes cannot show. Skipped, with the reason in the name, when the shared
+ * plane has no real node (SLIPWAY_REAL_NODE=0, or another directory on this machine runs the one real node).
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { AppsV1Api, CoreV1Api, type V1Container, type V1Pod } from "@kubernetes/client-node";
+import { describe, expect, inject, it } from "vitest";
+import { binaryPaths } from "../../src/dev/binaries.ts";
+import { up } from "../../src/dev/cluster.ts";
+import { isRunning } from "../../src/dev/processes.ts";
+import { claimRealNode } from "../../src/dev/real-node/claim.ts";
+import { realNodePaths } from "../../src/dev/real-node/config.ts";
+import { localImageReferences } from "../../src/dev/real-node/images.ts";
+import {
+  bridgeName,
+  leftoverChains,
+  leftoverDevices,
+  podNetworkNamespaces,
+} from "../../src/dev/real-node/network.ts";
+import { stopRealNode } from "../../src/dev/real-node/node.ts";
+import { realNodePlacement, realNodeStorageClass } from "../../src/dev/real-node/objects.ts";
+import { mountsUnder, shimPids } from "../../src/dev/real-node/teardown.ts";
+import { type DevState, readState, writeState } from "../../src/dev/state.ts";
+import { privateDev } from "../support/cli.ts";
+import { adminConfig, eventually, testNamespace } from "../support/cluster.ts";
+
+const run = promisify(execFile);
+const skipped = inject("realNodeSkipped");
+const image = localImageReferences().slipway;
+const node = "/nodejs/bin/node";
+/** A tiny HTTP server in the Slipway image: "ok" on every path, on port 8080. */
+const httpServer = `require("node:http").createServer((q, s) => s.end("ok from " + process.env.HOSTNAME)).listen(8080)`;
+
+const core = () => adminConfig().makeApiClient(CoreV1Api);
+const kubectl = (...args: string[]) =>
+  run(binaryPaths().kubectl, ["--kubeconfig", inject("kubeconfig"), ...args], { timeout: 60_000 });
+
+function container(name: string, script: string, extra: Partial<V1Container> = {}): V1Container {
+  return { name, image, imagePullPolicy: "IfNotPresent", command: [node, "-e", script], ...extra };
+}
+
+async function createPod(
+  namespace: string,
+  name: string,
+  spec: Omit<V1Pod["spec"] & object, "containers"> & { containers: V1Container[] },
+) {
+  await core().createNamespacedPod({
+    namespace,
+    body: { metadata: { name }, spec: { ...realNodePlacement(), ...spec } },
+  });
+}
+
+const podPhase = (namespace: string, name: string, phase: string) =>
+  eventually(
+    `pod ${name} ${phase}`,
+    () => core().readNamespacedPod({ namespace, name }),
+    (pod) => pod.status?.phase === phase,
+    90_000,
+  );
+
+describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
+  it("runs a Deployment of the Slipway image to Available through its readiness probe, reachable by Service DNS name", {
+    timeout: 240_000,
+  }, async () => {
+    const namespace = await testNamespace("rn");
+    const labels = { app: "web" };
+    await adminConfig()
+      .makeApiClient(AppsV1Api)
+      .createNamespacedDeployment({
+        namespace,
+        body: {
+          metadata: { name: "web" },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: labels },
+            template: {
+              metadata: { labels },
+              spec: {
+                ...realNodePlacement(),
+                containers: [
+                  container("web", httpServer, {
+                    ports: [{ containerPort: 8080 }],
+                    readinessProbe: { httpGet: { path: "/healthz", port: 8080 }, periodSeconds: 1 },
+                  }),
+                ],
+              },
+            },
+          },
+        },
+      });
+    await core().createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name: "web" },
+        spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] },
+      },
+    });
+    await eventually(
+      "Deployment web Available",
+      () => adminConfig().makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace, name: "web" }),
+      (d) => d.status?.conditions?.some((c) => c.type === "Available" && c.status === "True") ?? false,
+      180_000,
+    );
+
+    // another pod resolves the Service by name (CoreDNS) and reaches it through its ClusterIP (kube-proxy)
+    const client = `require("node:dns").lookup("web", (e, address) => { if (e) throw e; console.log("resolved " + address);
+      fetch("http://web/").then((r) => r.text()).then((t) => console.log(t)) })`;
+    await createPod(namespace, "client", {
+      restartPolicy: "Never",
+      containers: [container("client", client)],
+    });
+    await podPhase(namespace, "client", "Succeeded");
+    const { stdout: logs } = await kubectl("logs", "-n", namespace, "client");
+    const service = await core().readNamespacedService({ namespace, name: "web" });
+    expect(logs).toContain(`resolved ${service.spec?.clusterIP}`);
+    expect(logs).toMatch(/ok from web-/);
+
+    const { stdout: exec } = await kubectl(
+      "exec",
+      "-n",
+      namespace,
+      "deploy/web",
+      "--",
+      node,
+      "-e",
+      "console.log(6 * 7)",
+    );
+    expect(exec.trim()).toBe("42");
+  });
+
+  it("shows a container that exits non-zero in CrashLoopBackOff with its restart count and last termination message", {
+    timeout: 300_000,
+  }, async () => {
+    const namespace = await testNamespace("rn");
+    const script = `console.error("giving up: no config"); process.exit(3)`;
+    await createPod(namespace, "crash", {
+      containers: [container("crash", script, { terminationMessagePolicy: "FallbackToLogsOnError" })],
+    });
+    const pod = await eventually(
+      "CrashLoopBackOff",
+      () => core().readNamespacedPod({ namespace, name: "crash" }),
+      (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff",
+      240_000,
+    );
+    const status = pod.status?.containerStatuses?.[0];
+    expect(status?.restartCount).toBeGreaterThanOrEqual(1);
+    expect(status?.lastState?.terminated?.exitCode).toBe(3);
+    expect(status?.lastState?.terminated?.message).toContain("giving up: no config");
+  });
+
+  it("keeps a PersistentVolumeClaim's data across pods", { timeout: 180_000 }, async () => {
+    const namespace = await testNamespace("rn");
+    await core().createNamespacedPersistentVolumeClaim({
+      namespace,
+      body: {
+        metadata: { name: "data" },
+        spec: {
+          storageClassName: realNodeStorageClass,
+          accessModes: ["ReadWriteOnce"],
+          resources: { requests: { storage: "100Mi" } },
+        },
+      },
+    });
+    const withData = (name: string, script: string) =>
+      createPod(namespace, name, {
+        restartPolicy: "Never",
+        containers: [container(name, script, { volumeMounts: [{ name: "data", mountPath: "/data" }] })],
+        volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }],
+      });
+    const token = `written-${Date.now()}`;
+    await withData("writer", `require("node:fs").writeFileSync("/data/token", "${token}")`);
+    await podPhase(namespace, "writer", "Succeeded");
+    await core().deleteNamespacedPod({ namespace, name: "writer" });
+    await withData("reader", `console.log(require("node:fs").readFileSync("/data/token", "utf8"))`);
+    await podPhase(namespace, "reader", "Succeeded");
+    expect((await kubectl("logs", "-n", namespace, "reader")).stdout.trim()).toBe(token);
+
+    // without its claim the volume is Released; the next `up` empties it and makes it Available again
+    const claim = await core().readNamespacedPersistentVolumeClaim({ namespace, name: "data" });
+    const volume = claim.spec?.volumeName ?? "";
+    await core().deleteNamespacedPod({ namespace, name: "reader", gracePeriodSeconds: 0 });
+    await core().deleteNamespacedPersistentVolumeClaim({ namespace, name: "data" });
+    await eventually(
+      `${volume} Released`,
+      () => core().readPersistentVolume({ name: volume }),
+      (pv) => pv.status?.phase === "Released",
+    );
+    await up({ dir: inject("devDir") });
+    const freed = await eventually(
+      `${volume} Available`,
+      () => core().readPersistentVolume({ name: volume }),
+      (pv) => pv.status?.phase === "Available",
+    );
+    expect(readdirSync(freed.spec?.hostPath?.path ?? "")).toEqual([]);
+  });
+});
+
+// One real node per machine: the shared plane's steps aside (stopRealNode, as `dev down` does), a
+// private directory runs `slipway dev up` + `dev down` with it, then the shared one is started again.
+// Last in this file, so the tests above have run on the shared one first.
+describe.skipIf(skipped !== "")(`dev down of a real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
+  it("leaves no process, network device, mount, network namespace or iptables chain behind", {
+    timeout: 900_000,
+  }, async () => {
+    const shared = inject("devDir");
+    // while the shared plane holds the machine's real node, no other directory gets one
+    expect(await claimRealNode(join(shared, "..", "another"))).toEqual({ ok: false, holder: shared });
+    const sharedState = await readState(shared);
+    if (!sharedState) throw new Error(`no state in ${shared}`);
+    await writeState(shared, await stopRealNode(shared, sharedState, true));
+    try {
+      const { dir, dev } = await privateDev("slipway-real-node-", { realNode: true });
+      const started = await dev("up", "--nodes", "1");
+      expect(started.code, started.stderr).toBe(0);
+      const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as DevState;
+      const names = state.processes.map((p) => p.name);
+      expect(names).toEqual(expect.arrayContaining(["containerd", "kubelet", "kube-proxy"]));
+      expect(await leftoverDevices()).toContain(bridgeName);
+      const socket = realNodePaths(dir).containerdSocket;
+      expect(shimPids(socket).length).toBeGreaterThan(0); // CoreDNS runs
+
+      const stopped = await dev("down");
+      expect(stopped.code, stopped.stderr).toBe(0);
+      for (const p of state.processes) expect(isRunning(p), `${p.name} still running`).toBe(false);
+      expect(shimPids(socket)).toEqual([]);
+      expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), dir)).toEqual([]);
+      expect(await leftoverDevices()).toEqual([]);
+      expect(await podNetworkNamespaces()).toEqual([]);
+      expect(await leftoverChains()).toEqual([]);
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      await up({ dir: shared });
+    }
+  });
+});

@@ -1,0 +1,3 @@
+module slipway.local/tools/images/pause
+
+go 1.24
