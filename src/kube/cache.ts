@@ -1,11 +1,9 @@
 import type { Logger } from "pino";
 import { type IndexFunction, Informer } from "./informer.ts";
-import { keyString, typeId } from "./keys.ts";
+import { keyString } from "./keys.ts";
+import { cacheId } from "./reads.ts";
 import type { RestClient } from "./rest.ts";
 import type { Cache, KubeObject, ObjectKey, ResourceType } from "./types.ts";
-
-const cacheId = (type: ResourceType) =>
-  type.fieldSelector ? `${typeId(type)}?fieldSelector=${type.fieldSelector}` : typeId(type);
 
 /**
  * The informer cache shared by every controller of a manager: one Informer per resource type,
@@ -88,7 +86,7 @@ export class InformerCache implements Cache {
     const informer = this.#informers.get(cacheId(type));
     if (!informer) {
       throw new Error(
-        `${type.plural}.${type.group || "core"} is not cached: name it in a controller's for/owns/watches`,
+        `${type.plural}.${type.group || "core"} is not cached: name it in a controller's for/owns/watches/indexes/reads`,
       );
     }
     return informer;

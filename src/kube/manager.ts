@@ -10,6 +10,7 @@ import { KubeEventRecorder } from "./events.ts";
 import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
+import { readKinds } from "./reads.ts";
 import { RestClient } from "./rest.ts";
 import type { ControllerSpec } from "./types.ts";
 
@@ -126,8 +127,9 @@ export class Manager {
     await this.#listen();
     if (this.#servers.length > 0) this.log.info({ ports: this.ports }, "operations endpoints listening");
     for (const spec of this.#specs) {
-      for (const type of [spec.for, ...(spec.owns ?? []), ...(spec.watches ?? []).map((w) => w.type)]) {
+      for (const type of readKinds(spec)) {
         this.#types.register(type);
+        this.cache.informer(type);
       }
       this.#controllers.push(
         new Controller(spec, {

@@ -1,9 +1,10 @@
 /**
  * RBAC derived from what the controllers declare (src/kube/types.ts ControllerSpec): the kinds they
- * read (for/owns/watches → get/list/watch), what they write (`permissions`), and what the runtime
+ * read (readKinds: for/owns/watches/indexes/reads → get/list/watch), what they write (`permissions`), and what the runtime
  * itself needs (Events, the leader-election Lease). Pure: the bundle turns the result into a Role
  * and, only for cluster-scoped kinds, a ClusterRole.
  */
+import { readKinds } from "../kube/reads.ts";
 import type { ControllerSpec, Permission, ResourceType } from "../kube/types.ts";
 
 export type Verb = Permission["verbs"][number];
@@ -46,11 +47,7 @@ export const runtimePermissions: Permission[] = [
 
 /** Every permission one controller needs, derived from its spec. */
 export function controllerPermissions(controller: ControllerSpec): Permission[] {
-  const reads = [
-    controller.for,
-    ...(controller.owns ?? []),
-    ...(controller.watches ?? []).map((w) => w.type),
-  ];
+  const reads = readKinds(controller);
   const owning: Permission[] =
     controller.owns && controller.owns.length > 0
       ? // blockOwnerDeletion on a child's owner reference needs update on the owner's finalizers
