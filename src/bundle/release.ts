@@ -3,8 +3,8 @@
 import packageJson from "../../package.json" with { type: "json" };
 import { allKinds } from "../apis/index.ts";
 import { allControllers } from "../operator/controllers.ts";
-import { bundleGrants } from "../platform/api-server-rbac.ts";
 import { type BundleObject, type BundleOptions, bundleFor, defaultResources } from "./bundle.ts";
+import { bundleGrants } from "./grants.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
 export const releaseVersion: string = packageJson.version;

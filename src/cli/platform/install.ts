@@ -5,8 +5,8 @@ import { crdManifest } from "../../apis/crd.ts";
 import { allKinds } from "../../apis/index.ts";
 import { Platform } from "../../apis/platform/platform.ts";
 import { inNamespace } from "../../bundle/bundle.ts";
+import { grantsFor } from "../../bundle/grants.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { grantsFor } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
 import {

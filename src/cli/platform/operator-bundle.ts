@@ -4,8 +4,8 @@
  */
 import type { V1Deployment } from "@kubernetes/client-node";
 import { operatorName } from "../../bundle/bundle.ts";
+import { grantsFor } from "../../bundle/grants.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { grantsFor } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { workloadRolloutUnfinished, workloadView } from "../../platform/component-status.ts";
 import { UserError } from "../run.ts";
