@@ -7,19 +7,21 @@ import type { Cache, KubeObject, ObjectKey, ResourceType } from "./types.ts";
 
 /**
  * The informer cache shared by every controller of a manager: one Informer per resource type,
- * created on first use, started once. Reads never call the API server.
+ * created on first use, started once; for namespaced types it lists and watches each served
+ * namespace (or the whole cluster). Reads never call the API server.
  */
 export class InformerCache implements Cache {
   readonly #informers = new Map<string, Informer>();
   readonly #rest: RestClient;
   readonly #log: Logger;
-  readonly #namespace: string | undefined;
+  readonly #namespaces: string[] | undefined;
   #started = false;
 
-  constructor(rest: RestClient, options: { log: Logger; namespace?: string }) {
+  /** `namespaces`: cache namespaced kinds of these namespaces only; default all. */
+  constructor(rest: RestClient, options: { log: Logger; namespaces?: string[] }) {
     this.#rest = rest;
     this.#log = options.log;
-    this.#namespace = options.namespace;
+    this.#namespaces = options.namespaces;
   }
 
   /** The informer of `type`, created if needed (and started if the cache already is). */
@@ -28,7 +30,7 @@ export class InformerCache implements Cache {
     let informer = this.#informers.get(id);
     if (!informer) {
       informer = new Informer(type, this.#rest, {
-        namespace: type.namespaced ? this.#namespace : undefined,
+        namespaces: this.#namespaces,
         log: this.#log,
       });
       this.#informers.set(id, informer);

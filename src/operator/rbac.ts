@@ -16,7 +16,7 @@ export interface PolicyRule {
 }
 
 export interface DerivedRbac {
-  /** Rules for the operator's own namespace (a Role). */
+  /** Rules for each namespace the operator serves (a Role in each, or part of a ClusterRole for all). */
   namespaced: PolicyRule[];
   /** Rules on cluster-scoped kinds only (a ClusterRole); empty when nothing needs one. */
   cluster: PolicyRule[];
@@ -39,10 +39,13 @@ const leaseType: ResourceType = {
   namespaced: true,
 };
 
+/** Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves). */
+export const leaderPermissions: Permission[] = [{ type: leaseType, verbs: ["get", "create", "update"] }];
+
 /** What the runtime does whatever the controllers are: record Events (with aggregated repeats) and hold the leader Lease. */
 export const runtimePermissions: Permission[] = [
   { type: eventType, verbs: ["create", "patch"] },
-  { type: leaseType, verbs: ["get", "create", "update"] },
+  ...leaderPermissions,
 ];
 
 /** Every permission one controller needs, derived from its spec. */

@@ -65,6 +65,7 @@ export interface ArgoCrd {
   kind: "CustomResourceDefinition";
   metadata: { name: string; labels: Record<string, string> };
   spec: Record<string, unknown>;
+  [field: string]: unknown;
 }
 
 /** Argo Workflows' minimal CRDs, labelled with the Argo version they are for and `labels`. */
