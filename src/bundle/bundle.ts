@@ -13,7 +13,7 @@ import type {
 import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
 import type { ControllerSpec } from "../kube/types.ts";
-import { namespaceArgs } from "../operator/namespaces.ts";
+import { namespaceArgs, namespacesFromArgs } from "../operator/namespaces.ts";
 import {
   type DerivedRbac,
   deriveRbac,
@@ -129,10 +129,18 @@ function rbacObjects(rbac: DerivedRbac, version: string, serves: BundleOptions["
   ];
 }
 
+const ownNamespaceArg = "--namespaces=$(POD_NAMESPACE)";
+
 /** The operator's namespace flags: its own namespace (from the pod), the list, or all. */
 function servedArgs(serves: BundleOptions["serves"]): string[] {
-  if (serves === undefined) return ["--namespaces=$(POD_NAMESPACE)"];
+  if (serves === undefined) return [ownNamespaceArg];
   return namespaceArgs(serves === "all" ? undefined : serves);
+}
+
+/** What an operator Deployment of a bundle, started with `args`, serves (servedArgs read back). */
+export function servesFromArgs(args: string[]): BundleOptions["serves"] {
+  if (args.includes(ownNamespaceArg)) return undefined;
+  return namespacesFromArgs(args) ?? "all";
 }
 
 function fieldEnv(name: string, fieldPath: string) {

@@ -103,3 +103,21 @@ export function argoMinimalCrds(argoVersion: string, labels: Record<string, stri
     },
   }));
 }
+
+/**
+ * Whether the workflow engine's CRD `existing` may be written (or removed) by an install: it is
+ * absent, or schema-less like ours. One with Argo's full schemas came from Argo's own install and
+ * is better than ours, so it stays.
+ */
+export function replaceableEngineCrd(existing: { spec?: unknown } | undefined): boolean {
+  if (!existing) return true;
+  const versions = (
+    existing.spec as { versions?: { schema?: { openAPIV3Schema?: Record<string, unknown> } }[] }
+  )?.versions;
+  return (
+    versions?.every((v) => v.schema?.openAPIV3Schema?.["x-kubernetes-preserve-unknown-fields"] === true) ??
+    true
+  );
+}
+
+export const isEngineCrd = (crd: object) => (crd as { spec?: { group?: string } }).spec?.group === group;

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { argoMinimalCrds } from "../../../src/pipelines/argo/crds.ts";
+import { argoMinimalCrds, replaceableEngineCrd } from "../../../src/pipelines/argo/crds.ts";
 import { argoCrdDirectory, argoCrds } from "../../support/argo-crds.ts";
 
 type Crd = {
@@ -48,5 +48,13 @@ describe("the workflow engine's minimal CRDs (written by src/pipelines/argo/crds
         "app.kubernetes.io/part-of": "slipway",
       });
     }
+  });
+
+  it("an install may replace a missing or schema-less CRD, never Argo's own with full schemas", {
+    timeout: 60_000,
+  }, async () => {
+    expect(replaceableEngineCrd(undefined)).toBe(true);
+    for (const crd of argoMinimalCrds("v3.6.2")) expect(replaceableEngineCrd(crd)).toBe(true);
+    for (const crd of await argoCrds(["workflowtemplates"])) expect(replaceableEngineCrd(crd)).toBe(false);
   });
 });
