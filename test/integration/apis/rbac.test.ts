@@ -224,6 +224,55 @@ describe("the operator with only the generated RBAC", () => {
   );
 });
 
+describe("the operator serving a list of namespaces, with the bundle's RBAC for it", () => {
+  it("reconciles in each served namespace and holds the Lease in its own, with no request refused", async () => {
+    const [own, a, b] = [
+      await testNamespace("rbac-own"),
+      await testNamespace("rbac-a"),
+      await testNamespace("rbac-b"),
+    ];
+    const bundle = bundleFor(own, { ...options, serves: [a, b] });
+    expect(
+      bundle.filter((o) => o.kind === "Role").map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`),
+    ).toEqual([`${own}/${operatorName}-leader`, `${a}/${operatorName}`, `${b}/${operatorName}`]);
+    await applyRbac(bundle);
+    const manager = new Manager({
+      kubeConfig: await serviceAccountConfig(adminConfig(), own, operatorName),
+      namespaces: [a, b],
+      fieldManager: "slipway-operator",
+      leaderElection: { leaseNamespace: own },
+      log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
+      shutdownDeadlineMs: 2_000,
+    });
+    manager.add(gadgetController);
+    void manager.start().catch(() => {});
+    onTestFinished(() => manager.stop());
+    await createGadget(a, 4);
+    await createGadget(b, 5);
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    for (const [namespace, size] of [
+      [a, 4],
+      [b, 5],
+    ] as const) {
+      await eventually(
+        `the Gadget in ${namespace} reconciled`,
+        () =>
+          api.getNamespacedCustomObject({
+            group: gadgetKind.group,
+            version: gadgetKind.version,
+            namespace,
+            plural: gadgetKind.plural,
+            name: "g",
+          }) as Promise<Gadget>,
+        (gadget) => gadget.status?.reconciledSize === size,
+        30_000,
+      );
+    }
+    expect(manager.leading).toBe(true);
+    expect(await forbiddenRequests(manager)).toBe(0);
+  });
+});
+
 describe("slipway operator with every controller and only the release bundle's RBAC", () => {
   it("syncs every cache, becomes leader and ready, with no request refused", async () => {
     await installCrds(allKinds);
