@@ -104,20 +104,27 @@ export function argoMinimalCrds(argoVersion: string, labels: Record<string, stri
   }));
 }
 
+type Schema = { properties?: Record<string, Schema> };
+
+/** Whether a schema describes an object's fields beyond its type and metadata (as Argo's full CRDs do). */
+function describesFields(schema: Schema | undefined): boolean {
+  return Object.entries(schema?.properties ?? {}).some(
+    ([name, field]) =>
+      !["apiVersion", "kind", "metadata"].includes(name) &&
+      (!["spec", "status"].includes(name) || field.properties !== undefined),
+  );
+}
+
 /**
  * Whether the workflow engine's CRD `existing` may be written (or removed) by an install: it is
- * absent, or schema-less like ours. One with Argo's full schemas came from Argo's own install and
- * is better than ours, so it stays.
+ * absent, or schema-less like ours and Argo's minimal ones. One with Argo's full schemas came from
+ * Argo's own install and validates better than ours, so it stays.
  */
-export function replaceableEngineCrd(existing: { spec?: unknown } | undefined): boolean {
-  if (!existing) return true;
+export function replaceableEngineCrd(existing: object | undefined): boolean {
   const versions = (
-    existing.spec as { versions?: { schema?: { openAPIV3Schema?: Record<string, unknown> } }[] }
-  )?.versions;
-  return (
-    versions?.every((v) => v.schema?.openAPIV3Schema?.["x-kubernetes-preserve-unknown-fields"] === true) ??
-    true
-  );
+    existing as { spec?: { versions?: { schema?: { openAPIV3Schema?: Schema } }[] } } | undefined
+  )?.spec?.versions;
+  return !versions?.some((version) => describesFields(version.schema?.openAPIV3Schema));
 }
 
 export const isEngineCrd = (crd: object) => (crd as { spec?: { group?: string } }).spec?.group === group;
