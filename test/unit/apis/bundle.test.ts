@@ -45,6 +45,19 @@ const options = (overrides: Partial<BundleOptions> = {}): BundleOptions => ({
   ...overrides,
 });
 
+/** A controller that reads a cluster-scoped kind (so the bundle has a ClusterRole). */
+const readingNodes = options({
+  controllers: [
+    {
+      name: "g",
+      for: gadgetType,
+      watches: [{ type: nodeType, map: () => [] }],
+      reconcile: async () => undefined,
+      permissions: [],
+    },
+  ],
+});
+
 const find = (objects: BundleObject[], kind: string) => objects.filter((o) => o.kind === kind);
 // biome-ignore lint/suspicious/noExplicitAny: test drills into plain objects
 type Any = any;
@@ -121,20 +134,7 @@ describe("bundleFor", () => {
   });
 
   it("adds a ClusterRole(Binding) named after the namespace only for cluster-scoped kinds", () => {
-    const withNodes = bundleFor(
-      "ml",
-      options({
-        controllers: [
-          {
-            name: "g",
-            for: gadgetType,
-            watches: [{ type: nodeType, map: () => [] }],
-            reconcile: async () => undefined,
-            permissions: [],
-          },
-        ],
-      }),
-    );
+    const withNodes = bundleFor("ml", readingNodes);
     const clusterRole = find(withNodes, "ClusterRole")[0] as Any;
     expect(clusterRole.metadata.name).toBe("slipway-operator-ml");
     expect(clusterRole.rules).toEqual([
@@ -147,18 +147,7 @@ describe("bundleFor", () => {
   });
 
   it("moves a bundle placed before (deploy/slipway.yaml, in slipway) into another namespace as if placed there at once", () => {
-    const withNodes = options({
-      controllers: [
-        {
-          name: "g",
-          for: gadgetType,
-          watches: [{ type: nodeType, map: () => [] }],
-          reconcile: async () => undefined,
-          permissions: [],
-        },
-      ],
-    });
-    expect(inNamespace(bundleFor("slipway", withNodes), "ml")).toEqual(bundleFor("ml", withNodes));
+    expect(inNamespace(bundleFor("slipway", readingNodes), "ml")).toEqual(bundleFor("ml", readingNodes));
   });
 
   it("serving a list of namespaces: a Role in each, the leader Lease's Role in its own, and the list as flags", () => {
