@@ -2,7 +2,7 @@ import type { KubeConfig, V1Deployment, V1EndpointSlice, V1StatefulSet } from "@
 import pino from "pino";
 import { crdManifest } from "../src/apis/crd.ts";
 import type { ComponentResource } from "../src/apis/platform/component.ts";
-import { Component, Platform, type PlatformResource } from "../src/apis/platform/index.ts";
+import { ComponentKind, PlatformKind, type PlatformResource } from "../src/apis/platform/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import { ResourceTypes } from "../src/kube/discovery.ts";
 import { resourcePath } from "../src/kube/keys.ts";
@@ -51,8 +51,8 @@ async function operatorRun(kubeConfig: KubeConfig, client: KubeClient, rest: Res
   try {
     const installStarted = performance.now();
     await client.apply({
-      apiVersion: Platform.apiVersion,
-      kind: Platform.kind,
+      apiVersion: PlatformKind.apiVersion,
+      kind: PlatformKind.kind,
       metadata: { name: "slipway", namespace },
       spec: { version: "0.0.9" },
     } as KubeObject);
@@ -88,8 +88,8 @@ async function floorRun(
     await Promise.all(d.spec.dependencies.map((dep) => done.get(dep)));
     const componentStarted = performance.now();
     const component: ComponentResource = {
-      apiVersion: Component.apiVersion,
-      kind: Component.kind,
+      apiVersion: ComponentKind.apiVersion,
+      kind: ComponentKind.kind,
       metadata: { name: d.objectName, namespace, uid: "00000000-0000-0000-0000-000000000000", generation },
       spec: d.spec,
     };
@@ -142,7 +142,7 @@ export default async function bench(): Promise<BenchFigures> {
   const rest = new RestClient(kubeConfig);
   const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: "slipway-bench" });
   try {
-    for (const kind of [Platform, Component]) await client.apply(crdManifest(kind) as KubeObject);
+    for (const kind of [PlatformKind, ComponentKind]) await client.apply(crdManifest(kind) as KubeObject);
     await sleep(2_000); // the CRDs served
     const rounds: Round[] = [];
     const namespaces: string[] = [];

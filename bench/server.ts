@@ -19,7 +19,7 @@ import {
   Watch,
 } from "@kubernetes/client-node";
 import { toCrd } from "../src/apis/crd.ts";
-import { Platform } from "../src/apis/platform/platform.ts";
+import { PlatformKind } from "../src/apis/platform/platform.ts";
 import { buildServer } from "../src/server/app.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
 import { releaseCatalog } from "../src/server/platform/releases.ts";
@@ -49,7 +49,7 @@ async function platformReady(kubeconfig: string) {
   const namespace = `bench-server-${randomBytes(3).toString("hex")}`;
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
   await KubernetesObjectApi.makeApiClient(admin).patch(
-    toCrd(Platform),
+    toCrd(PlatformKind),
     undefined,
     undefined,
     "bench",
@@ -57,9 +57,9 @@ async function platformReady(kubeconfig: string) {
     PatchStrategy.ServerSideApply,
   );
   const coordinates = {
-    group: Platform.group,
-    version: Platform.version,
-    plural: Platform.plural,
+    group: PlatformKind.group,
+    version: PlatformKind.version,
+    plural: PlatformKind.plural,
     namespace,
   };
   const objects = admin.makeApiClient(CustomObjectsApi);
@@ -68,8 +68,8 @@ async function platformReady(kubeconfig: string) {
       await objects.createNamespacedCustomObject({
         ...coordinates,
         body: {
-          apiVersion: Platform.apiVersion,
-          kind: Platform.kind,
+          apiVersion: PlatformKind.apiVersion,
+          kind: PlatformKind.kind,
           metadata: { name: "slipway" },
           spec: {},
         },
@@ -87,7 +87,13 @@ async function platformReady(kubeconfig: string) {
     namespace,
     body: {
       metadata: { name: "user" },
-      rules: [{ apiGroups: [Platform.group], resources: [Platform.plural], verbs: ["get", "list", "watch"] }],
+      rules: [
+        {
+          apiGroups: [PlatformKind.group],
+          resources: [PlatformKind.plural],
+          verbs: ["get", "list", "watch"],
+        },
+      ],
     },
   });
   await rbac.createNamespacedRoleBinding({
@@ -124,7 +130,7 @@ export default async function bench() {
     const viaServer = new Arrivals();
     const viaWatch = new Arrivals();
     const watch = await new Watch(admin).watch(
-      `/apis/${Platform.group}/${Platform.version}/namespaces/${namespace}/${Platform.plural}`,
+      `/apis/${PlatformKind.group}/${PlatformKind.version}/namespaces/${namespace}/${PlatformKind.plural}`,
       { fieldSelector: "metadata.name=slipway" },
       (_type, object: { status?: { message?: string } }) => {
         if (object.status?.message) viaWatch.arrived(object.status.message);

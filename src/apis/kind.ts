@@ -1,5 +1,6 @@
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { Static, TSchema } from "@sinclair/typebox";
+import type { ResourceType } from "../kube/types.ts";
 
 /** A CEL rule as the API server evaluates it (`x-kubernetes-validations`). */
 export interface CelRule {
@@ -62,3 +63,14 @@ export interface Resource<K extends Kind> {
 
 export type SpecOf<K extends Kind> = Static<K["spec"]>;
 export type StatusOf<K extends Kind> = Static<K["status"]>;
+
+/** The runtime's ResourceType of a Slipway kind (its scope honoured). */
+export function resourceTypeOf(kind: Kind): ResourceType {
+  return {
+    group: kind.group,
+    version: kind.version,
+    kind: kind.kind,
+    plural: kind.plural,
+    namespaced: kind.scope === "Namespaced",
+  };
+}

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import type { V1ConfigMap, V1Job } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import { shortHash } from "../kube/canonical.ts";
 import { keyOf } from "../kube/keys.ts";
 import { sameJson } from "../kube/same-json.ts";
 import type {
@@ -44,7 +45,6 @@ import {
   type ImageReference,
   imageReference,
   registryPrefix,
-  shortHash,
 } from "./naming.ts";
 import { applyOverride, overrideConfigMapName } from "./override.ts";
 import { types } from "./resource-types.ts";

@@ -4,17 +4,12 @@
  */
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
-import {
-  buildJobName,
-  formatImageReference,
-  type ImageReference,
-  registryPrefix,
-  shortHash,
-} from "./naming.ts";
+import { buildJobName, formatImageReference, type ImageReference, registryPrefix } from "./naming.ts";
 
 export const labels = {
   managedBy: "app.kubernetes.io/managed-by",

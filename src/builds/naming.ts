@@ -3,7 +3,7 @@
  * reference against the OCI distribution grammar (and Docker Hub's one-namespace rule), and
  * DNS-1123 Job names of at most 63 characters.
  */
-import { createHash } from "node:crypto";
+import { withHashSuffix } from "../kube/canonical.ts";
 
 export class NamingError extends Error {
   override name = "NamingError";
@@ -26,10 +26,6 @@ const pathComponent = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*$/;
 const tagPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const hostPattern =
   /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?$/;
-
-export function shortHash(text: string, length = 8): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, length);
-}
 
 /** Fills `{registry}`, `{project}`, `{name}`, `{version}`, `{hash}`; any other `{...}` is an error. */
 export function renderTemplate(template: string, values: TemplateValues): string {
@@ -102,13 +98,10 @@ export function imageReference(template: string, values: TemplateValues): ImageR
  * shorten to the same readable part apart.
  */
 export function buildJobName(reference: string): string {
-  const hash = shortHash(reference, 10);
   const readable = reference
     .replace(/^[^/]*\//, "") // the registry host says little and would eat the length budget
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "");
-  const budget = 63 - "build-".length - 1 - hash.length;
-  const trimmed = readable.slice(0, budget).replace(/-+$/, "");
-  return trimmed ? `build-${trimmed}-${hash}` : `build-${hash}`;
+  return withHashSuffix(`build-${readable}`, reference);
 }

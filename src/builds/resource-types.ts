@@ -1,16 +1,11 @@
 /** The resource types the image-build controller reads and writes. */
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import { resourceTypeOf } from "../apis/kind.ts";
 import type { ResourceType } from "../kube/types.ts";
 import { overrideConfigMapName } from "./override.ts";
 
 export const types = {
-  imageBuild: {
-    group: ImageBuildKind.group,
-    version: ImageBuildKind.version,
-    kind: ImageBuildKind.kind,
-    plural: ImageBuildKind.plural,
-    namespaced: true,
-  },
+  imageBuild: resourceTypeOf(ImageBuildKind),
   job: { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
   pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
   secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { resourcePath } from "./keys.ts";
 import { isNotFound, type RestClient } from "./rest.ts";
+import { eventType } from "./runtime-types.ts";
 import type { EventRecorder, KubeObject } from "./types.ts";
 
 const eventsPath = (namespace: string, name?: string) =>
-  `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events${name ? `/${encodeURIComponent(name)}` : ""}`;
+  resourcePath(eventType, { namespace, ...(name ? { name } : {}) });
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */
 const microTime = (date: Date) => `${date.toISOString().slice(0, 23)}000Z`;

@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
+import { resourcePath } from "./keys.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
+import { leaseType } from "./runtime-types.ts";
 
 export interface LeaderElectionOptions {
   leaseName: string;
@@ -201,8 +203,7 @@ export class LeaderElector {
   }
 
   #path(name?: string): string {
-    const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.#options.leaseNamespace)}/leases`;
-    return name ? `${base}/${encodeURIComponent(name)}` : base;
+    return resourcePath(leaseType, { namespace: this.#options.leaseNamespace, ...(name ? { name } : {}) });
   }
 
   #setLeading(leading: boolean): void {

@@ -5,7 +5,8 @@
  * and, only for cluster-scoped kinds, a ClusterRole.
  */
 import { readKinds } from "../kube/reads.ts";
-import type { ControllerSpec, Permission, ResourceType } from "../kube/types.ts";
+import { eventType, leaseType } from "../kube/runtime-types.ts";
+import type { ControllerSpec, Permission } from "../kube/types.ts";
 
 export type Verb = Permission["verbs"][number];
 
@@ -23,21 +24,6 @@ export interface DerivedRbac {
 }
 
 const READ: Verb[] = ["get", "list", "watch"];
-
-const eventType: ResourceType = {
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-};
-const leaseType: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  kind: "Lease",
-  plural: "leases",
-  namespaced: true,
-};
 
 /** Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves). */
 export const leaderPermissions: Permission[] = [{ type: leaseType, verbs: ["get", "create", "update"] }];

@@ -1,4 +1,5 @@
-import type { Kind } from "../apis/kind.ts";
+/** The resource types the pipelines controllers and the argo backend read and write. */
+import { resourceTypeOf } from "../apis/kind.ts";
 import {
   ExperimentKind,
   PipelineKind,
@@ -9,17 +10,6 @@ import {
 } from "../apis/pipelines/index.ts";
 import type { ResourceType } from "../kube/types.ts";
 
-function typeOf(kind: Kind): ResourceType {
-  return { group: kind.group, version: kind.version, kind: kind.kind, plural: kind.plural, namespaced: true };
-}
-
-export const providerType = typeOf(ProviderKind);
-export const pipelineType = typeOf(PipelineKind);
-export const experimentType = typeOf(ExperimentKind);
-export const runType = typeOf(RunKind);
-export const runScheduleType = typeOf(RunScheduleKind);
-export const runConfigurationType = typeOf(RunConfigurationKind);
-
 const argo = (kind: string, plural: string): ResourceType => ({
   group: "argoproj.io",
   version: "v1alpha1",
@@ -27,8 +17,24 @@ const argo = (kind: string, plural: string): ResourceType => ({
   plural,
   namespaced: true,
 });
-export const workflowTemplateType = argo("WorkflowTemplate", "workflowtemplates");
-export const workflowType = argo("Workflow", "workflows");
-export const cronWorkflowType = argo("CronWorkflow", "cronworkflows");
+
+export const types = {
+  provider: resourceTypeOf(ProviderKind),
+  pipeline: resourceTypeOf(PipelineKind),
+  experiment: resourceTypeOf(ExperimentKind),
+  run: resourceTypeOf(RunKind),
+  runSchedule: resourceTypeOf(RunScheduleKind),
+  runConfiguration: resourceTypeOf(RunConfigurationKind),
+  workflowTemplate: argo("WorkflowTemplate", "workflowtemplates"),
+  workflow: argo("Workflow", "workflows"),
+  cronWorkflow: argo("CronWorkflow", "cronworkflows"),
+  crd: {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    kind: "CustomResourceDefinition",
+    plural: "customresourcedefinitions",
+    namespaced: false,
+  },
+} satisfies Record<string, ResourceType>;
 
 export const finalizer = "pipelines.slipway.dev/backend";

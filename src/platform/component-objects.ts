@@ -2,7 +2,6 @@
  * The Kubernetes objects of one Component (pure): its Deployment or StatefulSet, Service, Ingress and
  * PersistentVolumeClaims, each owned by the Component.
  */
-import { createHash } from "node:crypto";
 import type {
   V1Container,
   V1Deployment,
@@ -15,6 +14,7 @@ import type {
   V1StatefulSet,
 } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
+import { contentHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
 
 export const labels = {
@@ -88,24 +88,8 @@ function podTemplate(component: ComponentResource): V1PodTemplateSpec {
   return template;
 }
 
-/** A short, stable hash of an object (key order does not matter). */
-export function objectHash(object: unknown): string {
-  const stable = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(stable)
-      : typeof value === "object" && value !== null
-        ? Object.fromEntries(
-            Object.entries(value)
-              .filter(([, v]) => v !== undefined)
-              .sort(([a], [b]) => (a < b ? -1 : 1))
-              .map(([k, v]) => [k, stable(v)]),
-          )
-        : value;
-  return createHash("sha256")
-    .update(JSON.stringify(stable(object)))
-    .digest("hex")
-    .slice(0, 12);
-}
+/** A short, stable hash of an object (key order does not matter; list order does). */
+export const objectHash = (object: unknown): string => contentHash(object);
 
 /**
  * The live workload no longer holds what was rendered for it in the fields people change by hand

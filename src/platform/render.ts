@@ -2,12 +2,12 @@
 
 import type { Static } from "@sinclair/typebox";
 import type { SpecOf } from "../apis/kind.ts";
-import type { Component } from "../apis/platform/component.ts";
+import type { ComponentKind } from "../apis/platform/component.ts";
 import type { PlatformSpec } from "../apis/platform/platform.ts";
 import { type ComponentName, defaultSizes } from "../apis/platform/schemas.ts";
 import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
 
-export type ComponentSpec = SpecOf<typeof Component>;
+export type ComponentSpec = SpecOf<typeof ComponentKind>;
 type Spec = Static<typeof PlatformSpec>;
 
 export interface DesiredComponent {

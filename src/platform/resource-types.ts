@@ -1,21 +1,13 @@
 /** The resource types the platform controllers read and write. */
 
-import type { Kind } from "../apis/kind.ts";
-import { Component } from "../apis/platform/component.ts";
-import { Platform } from "../apis/platform/platform.ts";
+import { resourceTypeOf } from "../apis/kind.ts";
+import { ComponentKind } from "../apis/platform/component.ts";
+import { PlatformKind } from "../apis/platform/platform.ts";
 import type { ResourceType } from "../kube/types.ts";
 
-const ofKind = (kind: Kind): ResourceType => ({
-  group: kind.group,
-  version: kind.version,
-  kind: kind.kind,
-  plural: kind.plural,
-  namespaced: kind.scope === "Namespaced",
-});
-
 export const types = {
-  platform: ofKind(Platform),
-  component: ofKind(Component),
+  platform: resourceTypeOf(PlatformKind),
+  component: resourceTypeOf(ComponentKind),
   deployment: { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", namespaced: true },
   statefulSet: {
     group: "apps",

@@ -1,4 +1,5 @@
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
 
 function StringEnum<const T extends readonly string[]>(
@@ -116,15 +117,6 @@ export const ImageBuildSpec = Type.Object({
 export const imageBuildPhases = ["Pending", "Building", "Succeeded", "Failed"] as const;
 export type ImageBuildPhase = (typeof imageBuildPhases)[number];
 
-export const Condition = Type.Object({
-  type: Type.String(),
-  status: StringEnum(["True", "False", "Unknown"] as const),
-  reason: Type.String(),
-  message: Type.String(),
-  observedGeneration: Optional(Type.Integer()),
-  lastTransitionTime: Type.String({ format: "date-time" }),
-});
-
 export const ImageBuildStatus = Type.Object({
   phase: Optional(StringEnum(imageBuildPhases)),
   image: Optional(Type.String({ description: "The full image reference." })),
@@ -137,9 +129,7 @@ export const ImageBuildStatus = Type.Object({
   startedAt: Optional(Type.String({ format: "date-time" })),
   completedAt: Optional(Type.String({ format: "date-time" })),
   message: Optional(Type.String()),
-  conditions: Optional(
-    Type.Array(Condition, { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
-  ),
+  conditions: Optional(Conditions),
   observedGeneration: Optional(Type.Integer()),
 });
 

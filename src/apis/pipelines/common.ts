@@ -1,4 +1,5 @@
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+import { Conditions } from "../condition.ts";
 
 /** A string enum as a CRD schema accepts it (`enum`, not TypeBox's anyOf of consts). */
 export function StringEnum<const T extends readonly string[]>(
@@ -117,20 +118,6 @@ export const Schedule = Type.Object(
     ],
   },
 );
-
-export const Condition = Type.Object({
-  type: Type.String(),
-  status: StringEnum(["True", "False", "Unknown"]),
-  reason: Type.String(),
-  message: Type.String(),
-  observedGeneration: Type.Optional(Type.Integer()),
-  lastTransitionTime: Type.String({ format: "date-time" }),
-});
-
-export const Conditions = Type.Array(Condition, {
-  "x-kubernetes-list-type": "map",
-  "x-kubernetes-list-map-keys": ["type"],
-});
 
 export const syncStates = ["Creating", "Updating", "Succeeded", "Deleting", "Deleted", "Failed"] as const;
 export type SyncStateName = (typeof syncStates)[number];

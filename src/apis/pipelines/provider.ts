@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { Conditions, dnsLabelPattern, group, NamedValues, StringEnum, version } from "./common.ts";
+import { dnsLabelPattern, group, NamedValues, StringEnum, version } from "./common.ts";
 
 export const providerTypes = ["argo", "kfp", "vertex"] as const;
 

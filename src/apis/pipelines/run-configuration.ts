@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { Conditions, group, ProviderReference, Schedule, StringEnum, version } from "./common.ts";
+import { group, ProviderReference, Schedule, StringEnum, version } from "./common.ts";
 import { ArtifactLocation, runFields } from "./run.ts";
 
 export const RunConfigurationKind = defineKind({

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { Condition, EnvVar, group, podSettings, version } from "./schemas.ts";
+import { EnvVar, group, podSettings, version } from "./schemas.ts";
 
 export const componentPhases = [
   "Pending",
@@ -66,10 +67,10 @@ export const ComponentStatus = Type.Object({
   ready: Type.Optional(Type.String({ description: "ready/desired pods, e.g. 1/1" })),
   message: Type.Optional(Type.String()),
   observedGeneration: Type.Optional(Type.Integer()),
-  conditions: Type.Optional(Type.Array(Condition)),
+  conditions: Type.Optional(Conditions),
 });
 
-export const Component = defineKind({
+export const ComponentKind = defineKind({
   group,
   version,
   kind: "Component",
@@ -86,4 +87,4 @@ export const Component = defineKind({
     { name: "Ready", type: "string", jsonPath: ".status.ready" },
   ],
 });
-export type ComponentResource = Resource<typeof Component>;
+export type ComponentResource = Resource<typeof ComponentKind>;

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
 import {
-  Condition,
   componentNames,
   defaultSizes,
   EnvVar,
@@ -111,11 +111,11 @@ export const PlatformStatus = Type.Object({
   ready: Type.Optional(Type.String({ description: "Ready components / enabled components, e.g. 5/7" })),
   message: Type.Optional(Type.String()),
   observedGeneration: Type.Optional(Type.Integer()),
-  conditions: Type.Optional(Type.Array(Condition)),
+  conditions: Type.Optional(Conditions),
   components: Type.Optional(Type.Array(PlatformComponentStatus)),
 });
 
-export const Platform = defineKind({
+export const PlatformKind = defineKind({
   group,
   version,
   kind: "Platform",
@@ -132,4 +132,4 @@ export const Platform = defineKind({
     { name: "Ready", type: "string", jsonPath: ".status.ready" },
   ],
 });
-export type PlatformResource = Resource<typeof Platform>;
+export type PlatformResource = Resource<typeof PlatformKind>;

@@ -25,16 +25,6 @@ export const defaultSizes = {
 
 export const logLevels = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 
-/** A Kubernetes condition (metav1.Condition). */
-export const Condition = Type.Object({
-  type: Type.String({ maxLength: 316 }),
-  status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
-  reason: Type.String({ maxLength: 1024 }),
-  message: Type.String({ maxLength: 32768 }),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  lastTransitionTime: Type.String({ format: "date-time" }),
-});
-
 export const EnvVar = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 256 }),
   value: Type.String({ maxLength: 4096 }),

@@ -1,7 +1,7 @@
 /** `slipway install`: the release bundle (or only the CRDs with --dev), the namespace, the Platform; then waits for Running. */
 
 import type { Command } from "commander";
-import { Platform } from "../../apis/platform/platform.ts";
+import { PlatformKind } from "../../apis/platform/platform.ts";
 import { type BundleOptions, inNamespace } from "../../bundle/bundle.ts";
 import { grantsFor } from "../../bundle/grants.ts";
 import type { KubeObject } from "../../kube/types.ts";
@@ -107,8 +107,8 @@ async function install(flags: InstallFlags): Promise<void> {
   );
   await waitForCrd(context);
   const created = await context.apply<KubeObject>({
-    apiVersion: Platform.apiVersion,
-    kind: Platform.kind,
+    apiVersion: PlatformKind.apiVersion,
+    kind: PlatformKind.kind,
     metadata: context.platformKey,
     spec,
   } as KubeObject);

@@ -1,7 +1,7 @@
 /** `slipway uninstall`: the Platform (torn down by the operator in reverse order), the operator, the namespace, the CRDs. */
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { Platform } from "../../apis/platform/platform.ts";
+import { PlatformKind } from "../../apis/platform/platform.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
@@ -101,7 +101,11 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
   if (platform) {
     if (flags.keepData) context.say(`kept ${await keepClaims(context)} volume claim(s) and their data`);
     context.say(`removing platform ${platform.metadata.name} (components in reverse dependency order)`);
-    const object = { apiVersion: Platform.apiVersion, kind: Platform.kind, metadata: context.platformKey };
+    const object = {
+      apiVersion: PlatformKind.apiVersion,
+      kind: PlatformKind.kind,
+      metadata: context.platformKey,
+    };
     await context.remove(object);
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }

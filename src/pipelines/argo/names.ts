@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { withHashSuffix } from "../../kube/canonical.ts";
 import type { Owner } from "../backend.ts";
 
 /** Argo keeps workflow names within 63 characters (they become label values). */
@@ -7,9 +7,7 @@ const maxName = 63;
 /** The name of the Argo object for `owner`: `<namespace>.<name>`, shortened with a hash when too long. */
 export function argoName(owner: Pick<Owner, "namespace" | "name">, suffix = ""): string {
   const full = `${owner.namespace}.${owner.name}${suffix}`;
-  if (full.length <= maxName) return full;
-  const hash = createHash("sha256").update(full).digest("hex").slice(0, 10);
-  return `${full.slice(0, maxName - 11).replace(/[-.]+$/, "")}-${hash}`;
+  return full.length <= maxName ? full : withHashSuffix(full, full, maxName);
 }
 
 export const labels = {

@@ -1,5 +1,5 @@
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
-import { Platform, type PlatformResource } from "../../apis/platform/platform.ts";
+import { PlatformKind, type PlatformResource } from "../../apis/platform/platform.ts";
 
 /** Which Platform the server shows: one per server, set on the command line. */
 export interface PlatformKey {
@@ -8,14 +8,14 @@ export interface PlatformKey {
 }
 
 const coordinates = (key: PlatformKey) => ({
-  group: Platform.group,
-  version: Platform.version,
-  plural: Platform.plural,
+  group: PlatformKind.group,
+  version: PlatformKind.version,
+  plural: PlatformKind.plural,
   namespace: key.namespace,
 });
 
 export const platformCollectionPath = (key: PlatformKey) =>
-  `/apis/${Platform.group}/${Platform.version}/namespaces/${key.namespace}/${Platform.plural}`;
+  `/apis/${PlatformKind.group}/${PlatformKind.version}/namespaces/${key.namespace}/${PlatformKind.plural}`;
 
 export async function readPlatform(kube: KubeConfig, key: PlatformKey): Promise<PlatformResource> {
   const api = kube.makeApiClient(CustomObjectsApi);

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { Condition } from "../../apis/condition.ts";
 import { PlatformComponentStatus } from "../../apis/platform/platform.ts";
-import { Condition } from "../../apis/platform/schemas.ts";
 
 /** What the API answers about a Platform: the parts a person follows, flattened from spec and status. */
 export const PlatformView = Type.Object({

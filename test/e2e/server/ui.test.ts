@@ -6,8 +6,8 @@ import pino from "pino";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { Component } from "../../../src/apis/platform/component.ts";
-import { Platform } from "../../../src/apis/platform/platform.ts";
+import { ComponentKind } from "../../../src/apis/platform/component.ts";
+import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
@@ -43,7 +43,7 @@ describe("web UI (headless Chromium)", () => {
   let webRoot: string;
 
   beforeAll(async () => {
-    await installCrds([Platform, Component]);
+    await installCrds([PlatformKind, ComponentKind]);
     webRoot = await mkdtemp(join(tmpdir(), "slipway-web-"));
     await build({
       configFile: join(packageRoot, "web/vite.config.ts"),
@@ -165,9 +165,9 @@ describe("web UI (headless Chromium)", () => {
       .makeApiClient(CustomObjectsApi)
       .patchNamespacedCustomObject(
         {
-          group: Platform.group,
-          version: Platform.version,
-          plural: Platform.plural,
+          group: PlatformKind.group,
+          version: PlatformKind.version,
+          plural: PlatformKind.plural,
           namespace,
           name: "slipway",
           body: {

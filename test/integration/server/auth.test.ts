@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Platform } from "../../../src/apis/platform/platform.ts";
+import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import {
@@ -12,7 +12,7 @@ import {
   tokenReviewerConfig,
 } from "./server.ts";
 
-beforeAll(() => installCrds([Platform]));
+beforeAll(() => installCrds([PlatformKind]));
 
 const get = (url: string, token?: string) =>
   fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });

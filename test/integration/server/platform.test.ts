@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { Platform } from "../../../src/apis/platform/platform.ts";
+import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import {
@@ -14,7 +14,7 @@ import {
   writePlatformStatus,
 } from "./server.ts";
 
-beforeAll(() => installCrds([Platform]));
+beforeAll(() => installCrds([PlatformKind]));
 
 /** A namespace with a Platform at `version`, a server for it, and an operator's token allowed to use it. */
 async function setup(version: string, heartbeatSeconds?: number) {

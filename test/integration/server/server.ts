@@ -7,7 +7,7 @@ import {
   setHeaderOptions,
 } from "@kubernetes/client-node";
 import { onTestFinished } from "vitest";
-import { Platform, type PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
 import { userKubeConfig } from "../../../src/server/auth.ts";
 import { releaseCatalog } from "../../../src/server/platform/releases.ts";
@@ -72,15 +72,15 @@ export async function grantPlatformAccess(
   verbs: string[],
 ): Promise<void> {
   await grantRole(namespace, serviceAccount, `${serviceAccount}-platforms`, [
-    { apiGroups: [Platform.group], resources: [Platform.plural], verbs },
+    { apiGroups: [PlatformKind.group], resources: [PlatformKind.plural], verbs },
   ]);
 }
 
 const platforms = () => adminConfig().makeApiClient(CustomObjectsApi);
 const coordinates = (namespace: string) => ({
-  group: Platform.group,
-  version: Platform.version,
-  plural: Platform.plural,
+  group: PlatformKind.group,
+  version: PlatformKind.version,
+  plural: PlatformKind.plural,
   namespace,
 });
 
@@ -88,8 +88,8 @@ export async function createPlatform(namespace: string, version: string): Promis
   return (await platforms().createNamespacedCustomObject({
     ...coordinates(namespace),
     body: {
-      apiVersion: Platform.apiVersion,
-      kind: Platform.kind,
+      apiVersion: PlatformKind.apiVersion,
+      kind: PlatformKind.kind,
       metadata: { name: "slipway" },
       spec: { version },
     },
