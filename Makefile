@@ -1,24 +1,20 @@
-# The two commands of the README, and the steps they stand on.
-.PHONY: demo test deps binaries web
+# The two commands of the README. Both start with the whole set-up (tools/setup/all.sh: Debian
+# packages, npm packages, the Go-built tools, Argo's CRDs), which skips what is already there.
+.PHONY: setup demo test web
 
-node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
-	touch $@
+setup:
+	tools/setup/all.sh
 
-deps: node_modules/.installed
-
-binaries:
-	tools/kube/build.sh
-
-web: deps
+web: setup
 	npm run build:web
 
-# Local control plane + operator + server, a platform installed until Running, the UI's address.
-demo: deps binaries web
+# Local control plane + operator + server, the catalog's oldest release installed until Running,
+# the UI's address and how to update.
+demo: setup web
 	bin/slipway dev demo
 
 # Type-check, lint, unit tests, then integration and end-to-end tests on a real local control plane.
-test: deps binaries
+test: setup
 	npm run typecheck
 	npm run lint
 	npm test

@@ -13,9 +13,18 @@ import type {
 import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
 import type { ControllerSpec } from "../kube/types.ts";
-import { type DerivedRbac, deriveRbac } from "../operator/rbac.ts";
+import { namespaceArgs, namespacesFromArgs } from "../operator/namespaces.ts";
+import {
+  type DerivedRbac,
+  deriveRbac,
+  leaderPermissions,
+  mergeRules,
+  type PolicyRule,
+} from "../operator/rbac.ts";
 
 export const operatorName = "slipway-operator";
+/** The namespace deploy/slipway.yaml installs into (like the install manifests users know). */
+export const defaultNamespace = "slipway";
 /** One port serves /metrics, /healthz and /readyz. */
 export const operatorHttpPort = 8080;
 
@@ -34,6 +43,10 @@ export interface BundleOptions {
   grants?: (version: string) => BundleObject[];
   /** Additions to the operator's pod, after its own (the Helm chart puts its optional parts' markers here). */
   operatorPod?: OperatorPodAdditions;
+  /** The namespaces the operator serves: its own (the default), these, or all. */
+  serves?: string[] | "all";
+  /** CRDs of other projects the release installs (the workflow engine's), after Slipway's own. */
+  engineCrds?: BundleObject[];
 }
 
 export interface OperatorPodAdditions {
@@ -68,42 +81,66 @@ function meta(name: string, version: string) {
   return { name, labels: labels(version) };
 }
 
-function rbacObjects(rbac: DerivedRbac, version: string): BundleObject[] {
-  const subject = { kind: "ServiceAccount", name: operatorName };
-  const roleRef = (kind: string, name: string) => ({ apiGroup: "rbac.authorization.k8s.io", kind, name });
-  const namespaced: BundleObject[] = [
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: meta(operatorName, version),
-      rules: rbac.namespaced,
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: meta(operatorName, version),
-      roleRef: roleRef("Role", operatorName),
-      subjects: [subject],
-    },
-  ];
-  if (rbac.cluster.length === 0) return namespaced;
-  const name = operatorName;
+const rbacApi = "rbac.authorization.k8s.io/v1";
+const subjects = [{ kind: "ServiceAccount", name: operatorName }];
+const roleRef = (kind: string, name: string) => ({ apiGroup: "rbac.authorization.k8s.io", kind, name });
+
+/** A Role and its RoleBinding to the operator; without `namespace` they go where the bundle is placed. */
+function roleAndBinding(name: string, rules: PolicyRule[], version: string, namespace?: string) {
+  const metadata = () => ({ ...meta(name, version), ...(namespace ? { namespace } : {}) });
   return [
-    ...namespaced,
+    { apiVersion: rbacApi, kind: "Role", metadata: metadata(), rules },
     {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: meta(name, version),
-      rules: rbac.cluster,
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: meta(name, version),
-      roleRef: roleRef("ClusterRole", name),
-      subjects: [subject],
+      apiVersion: rbacApi,
+      kind: "RoleBinding",
+      metadata: metadata(),
+      roleRef: roleRef("Role", name),
+      subjects,
     },
   ];
+}
+
+function clusterRoleAndBinding(rules: PolicyRule[], version: string): BundleObject[] {
+  return [
+    { apiVersion: rbacApi, kind: "ClusterRole", metadata: meta(operatorName, version), rules },
+    {
+      apiVersion: rbacApi,
+      kind: "ClusterRoleBinding",
+      metadata: meta(operatorName, version),
+      roleRef: roleRef("ClusterRole", operatorName),
+      subjects,
+    },
+  ];
+}
+
+/**
+ * The operator's RBAC for the namespaces it serves: its own (a Role there), a list (a Role in each,
+ * and one for the leader Lease in its own), or all (one ClusterRole). Cluster-scoped kinds always
+ * take a ClusterRole.
+ */
+function rbacObjects(rbac: DerivedRbac, version: string, serves: BundleOptions["serves"]): BundleObject[] {
+  if (serves === "all") return clusterRoleAndBinding([...rbac.namespaced, ...rbac.cluster], version);
+  const cluster = rbac.cluster.length > 0 ? clusterRoleAndBinding(rbac.cluster, version) : [];
+  if (serves === undefined) return [...roleAndBinding(operatorName, rbac.namespaced, version), ...cluster];
+  return [
+    ...roleAndBinding(`${operatorName}-leader`, mergeRules(leaderPermissions), version),
+    ...serves.flatMap((namespace) => roleAndBinding(operatorName, rbac.namespaced, version, namespace)),
+    ...cluster,
+  ];
+}
+
+const ownNamespaceArg = "--namespaces=$(POD_NAMESPACE)";
+
+/** The operator's namespace flags: its own namespace (from the pod), the list, or all. */
+function servedArgs(serves: BundleOptions["serves"]): string[] {
+  if (serves === undefined) return [ownNamespaceArg];
+  return namespaceArgs(serves === "all" ? undefined : serves);
+}
+
+/** What an operator Deployment of a bundle, started with `args`, serves (servedArgs read back). */
+export function servesFromArgs(args: string[]): BundleOptions["serves"] {
+  if (args.includes(ownNamespaceArg)) return undefined;
+  return namespacesFromArgs(args) ?? "all";
 }
 
 function fieldEnv(name: string, fieldPath: string) {
@@ -145,10 +182,10 @@ function deployment(options: BundleOptions): BundleObject {
               name: "operator",
               image: options.image,
               imagePullPolicy: options.imagePullPolicy,
-              // Watches only its own namespace: the Role grants nothing elsewhere.
+              // Serves the namespaces its RBAC grants (rbacObjects): its own by default.
               args: [
                 "operator",
-                "--namespace=$(POD_NAMESPACE)",
+                ...servedArgs(options.serves),
                 "--leader-elect",
                 `--metrics-port=${operatorHttpPort}`,
                 `--health-port=${operatorHttpPort}`,
@@ -195,21 +232,30 @@ const clusterScoped = new Set(["CustomResourceDefinition", "ClusterRole", "Clust
 const clusterRbac = new Set(["ClusterRole", "ClusterRoleBinding"]);
 
 /**
- * Puts a namespace-free bundle (e.g. parsed from deploy/slipway.yaml) into `namespace`: namespaced
- * objects get it, ServiceAccount subjects point into it, and its cluster-wide RBAC is named after it
- * so installs in two namespaces do not share one ClusterRole(Binding). Role references to a
- * ClusterRole of the bundle follow the rename; built-in ones (e.g. system:auth-delegator) stay.
+ * Puts a bundle into `namespace`: a namespace-free one (the template) or one placed before (e.g.
+ * deploy/slipway.yaml, in `slipway`; its Namespace object says where). Objects of the bundle's
+ * namespace (or of none) move there, ServiceAccount subjects point there, the Namespace object is
+ * renamed, and the bundle's cluster-wide RBAC is named after it so installs in two namespaces do
+ * not share one ClusterRole(Binding). Role references to a ClusterRole of the bundle follow the
+ * rename; built-in ones (e.g. system:auth-delegator) stay. Roles in other namespaces (those the
+ * operator serves) stay where they are.
  */
 export function inNamespace(objects: BundleObject[], namespace: string): BundleObject[] {
+  const prior = objects.find((o) => o.kind === "Namespace")?.metadata?.name;
   const ownClusterRoles = new Set(
     objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata?.name ?? ""),
   );
-  const placedName = (name: string) => `${name}-${namespace}`;
+  const baseName = (name: string) =>
+    prior && name.endsWith(`-${prior}`) ? name.slice(0, -prior.length - 1) : name;
+  const placedName = (name: string) => `${baseName(name)}-${namespace}`;
   return objects.map((object) => {
     const kind = object.kind ?? "";
-    const placed: BundleObject = clusterScoped.has(kind)
+    const current = object.metadata?.namespace;
+    const stays = clusterScoped.has(kind) || (current !== undefined && current !== prior);
+    const placed: BundleObject = stays
       ? { ...object }
       : { ...object, metadata: { ...object.metadata, namespace } };
+    if (kind === "Namespace") placed.metadata = { ...object.metadata, name: namespace };
     if (Array.isArray(object.subjects)) {
       placed.subjects = (object.subjects as { kind: string }[]).map((subject) =>
         subject.kind === "ServiceAccount" ? { ...subject, namespace } : subject,
@@ -227,8 +273,8 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
 }
 
 /**
- * The bundle's objects in install order (CRDs first), in `namespace`. Without a namespace it is
- * the namespace-free template deploy/slipway.yaml holds (see inNamespace).
+ * The bundle's objects in install order (the Namespace, then CRDs), in `namespace`. Without a
+ * namespace it is the namespace-free template (see inNamespace), with no Namespace object.
  */
 export function bundleFor(namespace: string | undefined, options: BundleOptions): BundleObject[] {
   const serviceAccount: BundleObject = {
@@ -238,11 +284,14 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
   };
   const template = [
     ...options.kinds.map((kind) => crdManifest(kind)),
+    ...(options.engineCrds ?? []),
     serviceAccount,
-    ...rbacObjects(deriveRbac(options.controllers), options.version),
+    ...rbacObjects(deriveRbac(options.controllers), options.version, options.serves),
     ...(options.grants?.(options.version) ?? []),
     deployment(options),
     service(options),
   ];
-  return namespace === undefined ? template : inNamespace(template, namespace);
+  if (namespace === undefined) return template;
+  const namespaceObject = { apiVersion: "v1", kind: "Namespace", metadata: meta(namespace, options.version) };
+  return [namespaceObject, ...inNamespace(template, namespace)];
 }

@@ -4,7 +4,7 @@
  */
 import { crdManifest } from "../apis/crd.ts";
 import type { BundleOptions } from "./bundle.ts";
-import { bundleFor } from "./bundle.ts";
+import { bundleFor, defaultNamespace } from "./bundle.ts";
 import { chartDir, chartFiles, chartValues, mergeValues } from "./helm.ts";
 import { toYaml } from "./yaml.ts";
 
@@ -14,20 +14,21 @@ export const crdDir = "deploy/crds";
 export const bundlePath = "deploy/slipway.yaml";
 export const valuesPath = `${chartDir}/values.yaml`;
 
-const bundleHeader = `${header}# Namespace-free: install with \`slipway install -n NAMESPACE [--manifest slipway.yaml]\` or the Helm chart
-# (both place it with inNamespace() from src/bundle/bundle.ts). With plain \`kubectl apply -n NAMESPACE\`, first set
-# the namespace of the ClusterRoleBinding's ServiceAccount subject, if the bundle has one.
+const bundleHeader = `${header}# Installs into namespace ${defaultNamespace} with plain \`kubectl apply -f slipway.yaml\`: the Namespace, Slipway's CRDs and the
+# workflow engine's (Argo Workflows' minimal CRDs), the operator serving its own namespace. Another namespace or served
+# namespaces: \`slipway install -n NAMESPACE [--namespaces a,b | --all-namespaces] [--manifest slipway.yaml]\` or the Helm chart.
 `;
 
 /** Every generated file except values.yaml (which is merged, see valuesFile). */
 export function generatedFiles(options: BundleOptions): Map<string, string> {
   const files = new Map<string, string>();
-  for (const kind of options.kinds) {
-    const crd = `${header}${toYaml(crdManifest(kind))}`;
-    files.set(`${crdDir}/${kind.plural}.${kind.group}.yaml`, crd);
-    files.set(`${chartDir}/crds/${kind.plural}.${kind.group}.yaml`, crd);
+  const crds = [...options.kinds.map((kind) => crdManifest(kind)), ...(options.engineCrds ?? [])];
+  for (const crd of crds) {
+    const content = `${header}${toYaml(crd)}`;
+    files.set(`${crdDir}/${crd.metadata?.name}.yaml`, content);
+    files.set(`${chartDir}/crds/${crd.metadata?.name}.yaml`, content);
   }
-  const objects = bundleFor(undefined, options);
+  const objects = bundleFor(defaultNamespace, options);
   files.set(bundlePath, `${bundleHeader}${objects.map((object) => `---\n${toYaml(object)}`).join("")}`);
   for (const [path, content] of chartFiles(options, header)) files.set(`${chartDir}/${path}`, content);
   return files;

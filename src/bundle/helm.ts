@@ -17,9 +17,20 @@ export interface ChartValues {
   replicas: number;
   logLevel: string;
   resources: BundleOptions["resources"];
+  /** The namespaces the operator serves instead of its own (empty: the release namespace). */
+  namespaces: string[];
+  /** The operator serves every namespace (a ClusterRole); wins over `namespaces`. */
+  allNamespaces: boolean;
 }
 
-const valueKeys: (keyof ChartValues)[] = ["image", "replicas", "logLevel", "resources"];
+const valueKeys: (keyof ChartValues)[] = [
+  "image",
+  "replicas",
+  "logLevel",
+  "resources",
+  "namespaces",
+  "allNamespaces",
+];
 
 /** `repository:tag` split at the tag's colon (not a registry port's); the chart needs both parts. */
 export function splitImage(image: string): { repository: string; tag: string } {
@@ -34,6 +45,8 @@ export function chartValues(options: BundleOptions): ChartValues {
     replicas: options.replicas,
     logLevel: options.logLevel,
     resources: options.resources,
+    namespaces: Array.isArray(options.serves) ? options.serves : [],
+    allNamespaces: options.serves === "all",
   };
 }
 
@@ -45,6 +58,7 @@ const markers = {
   logLevel: "HELM-LOG-LEVEL",
   version: "HELM-VERSION",
   resources: "HELM-RESOURCES",
+  servedNamespace: "HELM-SERVED-NAMESPACE",
 } as const;
 
 const expressions: [string, string][] = [
@@ -54,6 +68,7 @@ const expressions: [string, string][] = [
   [markers.replicas, "{{ .Values.replicas }}"],
   [markers.logLevel, "{{ .Values.logLevel | quote }}"],
   [markers.version, "{{ .Chart.AppVersion | quote }}"],
+  [markers.servedNamespace, "{{ . }}"],
 ];
 
 /** Markers that stand for a whole line (`key: MARKER` or `- MARKER`): it becomes these lines, indented like it. */
@@ -86,29 +101,77 @@ function template(object: BundleObject): string {
     });
 }
 
+/** The operator's namespace flag for the values (the three forms of servedArgs in bundle.ts). */
+function servedArgsTemplate(text: string): string {
+  return text.replace(/^( *)- --namespaces=\$\(POD_NAMESPACE\)$/m, (line, indent: string) =>
+    [
+      "{{- if .Values.allNamespaces }}",
+      `${indent}- --all-namespaces`,
+      "{{- else if .Values.namespaces }}",
+      `${indent}- --namespaces={{ join "," .Values.namespaces }}`,
+      "{{- else }}",
+      line,
+      "{{- end }}",
+    ].join("\n"),
+  );
+}
+
+const rbacKinds = ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"];
+const documents = (objects: BundleObject[]) => objects.map((object) => `---\n${template(object)}`).join("");
+
+/**
+ * templates/rbac.yaml: the bundle's RBAC for each way of serving namespaces, chosen by the values;
+ * a served namespace's Role and RoleBinding repeat for each of `namespaces` (inside `range`, the
+ * chart's own fields are `$.`).
+ */
+function rbacTemplate(render: (serves: BundleOptions["serves"]) => BundleObject[]): string {
+  const rbac = (serves: BundleOptions["serves"]) =>
+    render(serves).filter((o) => rbacKinds.includes(o.kind ?? ""));
+  const listed = rbac([markers.servedNamespace]);
+  const inServed = (o: BundleObject) => o.metadata?.namespace === markers.servedNamespace;
+  const perNamespace = documents(listed.filter(inServed)).replace(
+    /(?<=[{\s(])\.(Release|Chart|Values)\./g,
+    "$.$1.",
+  );
+  return [
+    "{{- if .Values.allNamespaces }}",
+    documents(rbac("all")),
+    "{{- else if .Values.namespaces }}",
+    documents(listed.filter((o) => !inServed(o))),
+    "{{- range .Values.namespaces }}",
+    perNamespace,
+    "{{- end }}",
+    "{{- else }}",
+    documents(rbac(undefined)),
+    "{{- end }}",
+  ].join("\n");
+}
+
 /** templates/<file> → the objects of the bundle (by kind) it renders. */
 const templateFiles: [string, string[]][] = [
   ["serviceaccount.yaml", ["ServiceAccount"]],
-  ["rbac.yaml", ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"]],
   ["deployment.yaml", ["Deployment"]],
   ["service.yaml", ["Service"]],
 ];
 
-export const ownedTemplates = templateFiles.map(([file]) => `templates/${file}`);
+export const ownedTemplates = [...templateFiles.map(([file]) => `templates/${file}`), "templates/rbac.yaml"];
 
 /** Chart.yaml and templates/* (path relative to the chart → content). */
 export function chartFiles(options: BundleOptions, header: string): Map<string, string> {
-  const marked = bundleFor(markers.namespace, {
-    ...options,
-    kinds: [],
-    image: markers.image,
-    imagePullPolicy: markers.pullPolicy as BundleOptions["imagePullPolicy"],
-    replicas: markers.replicas as unknown as number,
-    logLevel: markers.logLevel as BundleOptions["logLevel"],
-    version: markers.version,
-    resources: markers.resources as unknown as BundleOptions["resources"],
-    operatorPod: buildsPodMarkers,
-  });
+  const marked = (serves: BundleOptions["serves"]) =>
+    bundleFor(markers.namespace, {
+      ...options,
+      serves,
+      kinds: [],
+      image: markers.image,
+      imagePullPolicy: markers.pullPolicy as BundleOptions["imagePullPolicy"],
+      replicas: markers.replicas as unknown as number,
+      logLevel: markers.logLevel as BundleOptions["logLevel"],
+      version: markers.version,
+      resources: markers.resources as unknown as BundleOptions["resources"],
+      operatorPod: buildsPodMarkers,
+    });
+  const ownNamespace = marked(undefined);
   const files = new Map<string, string>();
   files.set(
     "Chart.yaml",
@@ -122,9 +185,10 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
     })}`,
   );
   for (const [file, kinds] of templateFiles) {
-    const objects = marked.filter((object) => kinds.includes(object.kind ?? ""));
-    files.set(`templates/${file}`, header + objects.map(template).join("---\n"));
+    const objects = ownNamespace.filter((object) => kinds.includes(object.kind ?? ""));
+    files.set(`templates/${file}`, header + servedArgsTemplate(objects.map(template).join("---\n")));
   }
+  files.set("templates/rbac.yaml", `${header}${rbacTemplate(marked)}\n`);
   return files;
 }
 

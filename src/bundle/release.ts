@@ -3,11 +3,21 @@
 import packageJson from "../../package.json" with { type: "json" };
 import { allKinds } from "../apis/index.ts";
 import { allControllers } from "../operator/controllers.ts";
-import { bundleGrants } from "../platform/api-server-rbac.ts";
-import { type BundleObject, type BundleOptions, bundleFor, defaultResources } from "./bundle.ts";
+import { argoMinimalCrds } from "../pipelines/argo/crds.ts";
+import { findRelease } from "../platform/catalog.ts";
+import { type BundleObject, type BundleOptions, bundleFor, defaultResources, labels } from "./bundle.ts";
+import { bundleGrants } from "./grants.ts";
+import { splitImage } from "./helm.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
 export const releaseVersion: string = packageJson.version;
+
+/** The workflow engine's version in the catalog's entry for `version` (its image's tag). */
+export function workflowEngineVersion(version: string): string {
+  const image = findRelease(version)?.images["workflow-engine"];
+  if (!image) throw new Error(`the catalog has no workflow-engine image for release ${version}`);
+  return splitImage(image).tag;
+}
 
 export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOptions {
   return {
@@ -20,6 +30,10 @@ export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOp
     resources: defaultResources,
     version: releaseVersion,
     grants: bundleGrants,
+    engineCrds: argoMinimalCrds(
+      workflowEngineVersion(releaseVersion),
+      labels(releaseVersion, "workflow-engine"),
+    ),
     ...overrides,
   };
 }

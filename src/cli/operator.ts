@@ -1,6 +1,16 @@
 import type { Command } from "commander";
+import { namespacesFromFlags } from "../operator/namespaces.ts";
 import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
+
+/** `parse()`'s error as a UserError (a message for the user, not a stack trace). */
+function userError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
+}
 
 function port(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -22,7 +32,9 @@ export function registerOperatorCommand(program: Command): void {
       "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster credentials)",
     )
     .option("--context <name>", "kubeconfig context (default: its current context)")
-    .option("--namespace <name>", "watch only this namespace (default: all namespaces)")
+    .option("--namespaces <a,b>", "serve only these namespaces (default: all namespaces)")
+    .option("--namespace <name>", "serve only this namespace (as --namespaces with one name)")
+    .option("--all-namespaces", "serve every namespace (the default)")
     .option("--metrics-port <port>", "port for /metrics", "8080")
     .option("--health-port <port>", "port for /healthz and /readyz", "8081")
     .option("--leader-elect", "campaign for the leader Lease; only the leader runs controllers", true)
@@ -34,6 +46,8 @@ export function registerOperatorCommand(program: Command): void {
         kubeconfig?: string;
         context?: string;
         namespace?: string;
+        namespaces?: string;
+        allNamespaces?: boolean;
         metricsPort: string;
         healthPort: string;
         leaderElect: boolean;
@@ -48,12 +62,13 @@ export function registerOperatorCommand(program: Command): void {
         }
         const metricsPort = port("--metrics-port", options.metricsPort);
         const healthPort = port("--health-port", options.healthPort);
+        const namespaces = userError(() => namespacesFromFlags(options));
         const kubeConfig = loadKubeConfig(options);
         // loaded on use: the controllers are heavy and other commands do not need them
         const { runOperator } = await import("../operator/main.ts");
         process.exitCode = await runOperator({
           kubeConfig,
-          namespace: options.namespace,
+          namespaces,
           metricsPort,
           healthPort,
           leaderElect: options.leaderElect,

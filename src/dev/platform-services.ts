@@ -65,8 +65,8 @@ function newPlatformServices(
       "slipway-operator",
       [
         "operator",
-        "--namespace",
-        devNamespace,
+        // every namespace, so a team's Provider and Pipelines work as well as the platform
+        "--all-namespaces",
         "--no-leader-elect",
         "--metrics-port",
         String(health),

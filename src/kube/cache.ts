@@ -1,27 +1,27 @@
 import type { Logger } from "pino";
 import { type IndexFunction, Informer } from "./informer.ts";
-import { keyString, typeId } from "./keys.ts";
+import { keyString } from "./keys.ts";
+import { cacheId } from "./reads.ts";
 import type { RestClient } from "./rest.ts";
 import type { Cache, KubeObject, ObjectKey, ResourceType } from "./types.ts";
 
-const cacheId = (type: ResourceType) =>
-  type.fieldSelector ? `${typeId(type)}?fieldSelector=${type.fieldSelector}` : typeId(type);
-
 /**
  * The informer cache shared by every controller of a manager: one Informer per resource type,
- * created on first use, started once. Reads never call the API server.
+ * created on first use, started once; for namespaced types it lists and watches each served
+ * namespace (or the whole cluster). Reads never call the API server.
  */
 export class InformerCache implements Cache {
   readonly #informers = new Map<string, Informer>();
   readonly #rest: RestClient;
   readonly #log: Logger;
-  readonly #namespace: string | undefined;
+  readonly #namespaces: string[] | undefined;
   #started = false;
 
-  constructor(rest: RestClient, options: { log: Logger; namespace?: string }) {
+  /** `namespaces`: cache namespaced kinds of these namespaces only; default all. */
+  constructor(rest: RestClient, options: { log: Logger; namespaces?: string[] }) {
     this.#rest = rest;
     this.#log = options.log;
-    this.#namespace = options.namespace;
+    this.#namespaces = options.namespaces;
   }
 
   /** The informer of `type`, created if needed (and started if the cache already is). */
@@ -30,7 +30,7 @@ export class InformerCache implements Cache {
     let informer = this.#informers.get(id);
     if (!informer) {
       informer = new Informer(type, this.#rest, {
-        namespace: type.namespaced ? this.#namespace : undefined,
+        namespaces: this.#namespaces,
         log: this.#log,
       });
       this.#informers.set(id, informer);
@@ -88,7 +88,7 @@ export class InformerCache implements Cache {
     const informer = this.#informers.get(cacheId(type));
     if (!informer) {
       throw new Error(
-        `${type.plural}.${type.group || "core"} is not cached: name it in a controller's for/owns/watches`,
+        `${type.plural}.${type.group || "core"} is not cached: name it in a controller's for/owns/watches/indexes/reads`,
       );
     }
     return informer;

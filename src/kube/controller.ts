@@ -6,6 +6,7 @@ import { groupOf, keyOf, keyString, parseKey } from "./keys.ts";
 import type { RuntimeMetrics } from "./metrics.ts";
 import { controllerOf } from "./owners.ts";
 import { WorkQueue } from "./queue.ts";
+import { readKinds } from "./reads.ts";
 import {
   type Client,
   type ControllerSpec,
@@ -52,13 +53,7 @@ export class Controller {
 
   /** The kinds this controller reads: its workers need their caches synced. */
   types(): ResourceType[] {
-    const spec = this.spec;
-    return [
-      spec.for,
-      ...(spec.owns ?? []),
-      ...(spec.watches ?? []).map((w) => w.type),
-      ...(spec.indexes ?? []).map((i) => i.type),
-    ];
+    return readKinds(this.spec);
   }
 
   /** Starts the workers; the caches must be synced. */

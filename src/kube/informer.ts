@@ -28,8 +28,8 @@ export interface InformerStats {
 }
 
 export interface InformerOptions {
-  /** Only this namespace (namespaced types); default all. */
-  namespace?: string;
+  /** Only these namespaces (namespaced types), one list+watch each; default all, with one cluster-wide list+watch. */
+  namespaces?: string[];
   log: Logger;
   pageSize?: number;
   /** Reconnect backoff bounds. */
@@ -37,10 +37,18 @@ export interface InformerOptions {
   maxBackoffMs?: number;
 }
 
+/** One list+watch of an informer: cluster-wide (no namespace) or of one namespace. */
+interface Stream {
+  namespace?: string;
+  resourceVersion: string;
+  synced: boolean;
+}
+
 /**
  * A list+watch cache of one resource type: lists (paged), then watches from the list's
  * resourceVersion with bookmarks; relists on 410 Gone (HTTP status or ERROR event); reconnects
  * with capped exponential backoff on any other failure. It never stops until stop() is called.
+ * Given namespaces, it runs one such stream per namespace into one store, synced once all are.
  */
 export class Informer {
   readonly type: ResourceType;
@@ -52,7 +60,7 @@ export class Informer {
   readonly #indices = new Map<string, Map<string, Set<string>>>();
   readonly #handlers: InformerHandlers[] = [];
   readonly #abort = new AbortController();
-  #resourceVersion = "";
+  readonly #streams: Stream[];
   #synced = false;
   #syncWaiters: (() => void)[] = [];
   #running: Promise<void> | undefined;
@@ -61,6 +69,9 @@ export class Informer {
     this.type = type;
     this.#rest = rest;
     this.#options = options;
+    const scopes = type.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
+    if (scopes.length === 0) throw new Error(`informer of ${type.plural}: namespaces is empty`);
+    this.#streams = scopes.map((namespace) => ({ namespace, resourceVersion: "", synced: false }));
     this.addIndex(controllerIndex, (object) => {
       const uid = controllerOf(object)?.uid;
       return uid ? [uid] : [];
@@ -78,10 +89,6 @@ export class Informer {
 
   get size(): number {
     return this.#store.size;
-  }
-
-  get resourceVersion(): string {
-    return this.#resourceVersion;
   }
 
   addHandlers(handlers: InformerHandlers): void {
@@ -125,7 +132,7 @@ export class Informer {
   }
 
   start(): void {
-    this.#running ??= this.#run();
+    this.#running ??= Promise.all(this.#streams.map((stream) => this.#run(stream))).then(() => {});
   }
 
   waitForSync(signal?: AbortSignal): Promise<void> {
@@ -144,7 +151,7 @@ export class Informer {
     await this.#running;
   }
 
-  async #run(): Promise<void> {
+  async #run(stream: Stream): Promise<void> {
     const signal = this.#abort.signal;
     const { minBackoffMs = 200, maxBackoffMs = 10_000 } = this.#options;
     let backoff = minBackoffMs;
@@ -152,23 +159,31 @@ export class Informer {
     while (!signal.aborted) {
       try {
         if (needList) {
-          await this.#list(signal);
+          await this.#list(stream, signal);
           needList = false;
         }
         this.stats.watches++;
-        await this.#watch(signal);
+        await this.#watch(stream, signal);
         backoff = minBackoffMs; // the server closed a healthy watch (timeoutSeconds): resume at once
       } catch (error) {
         if (signal.aborted) break;
         if (error instanceof ApiError && error.status === 410) {
           this.stats.relistsAfterGone++;
-          this.#options.log.info({ resource: this.type.plural }, "watch expired (410 Gone); relisting");
+          this.#options.log.info(
+            { resource: this.type.plural, namespace: stream.namespace },
+            "watch expired (410 Gone); relisting",
+          );
           needList = true;
           continue;
         }
         this.stats.watchErrors++;
         this.#options.log.warn(
-          { resource: this.type.plural, err: (error as Error).message, retryInMs: backoff },
+          {
+            resource: this.type.plural,
+            namespace: stream.namespace,
+            err: (error as Error).message,
+            retryInMs: backoff,
+          },
           "list/watch failed; retrying",
         );
         await abortableSleep(backoff * (0.8 + Math.random() * 0.4), signal);
@@ -177,11 +192,11 @@ export class Informer {
     }
   }
 
-  #path(): string {
-    return resourcePath(this.type, { namespace: this.#options.namespace });
+  #path(stream: Stream): string {
+    return resourcePath(this.type, { namespace: stream.namespace });
   }
 
-  async #list(signal: AbortSignal): Promise<void> {
+  async #list(stream: Stream, signal: AbortSignal): Promise<void> {
     this.stats.lists++;
     const listed = new Map<string, KubeObject>();
     let continueToken: string | undefined;
@@ -191,7 +206,7 @@ export class Informer {
       const page = await this.#rest.request<{
         metadata: { resourceVersion: string; continue?: string };
         items: KubeObject[];
-      }>("GET", this.#path(), {
+      }>("GET", this.#path(stream), {
         query: {
           limit: this.#options.pageSize ?? 500,
           continue: continueToken,
@@ -208,39 +223,41 @@ export class Informer {
       resourceVersion = page.metadata.resourceVersion;
       continueToken = page.metadata.continue || undefined;
     } while (continueToken);
-    this.#replace(listed);
-    this.#resourceVersion = resourceVersion;
-    this.#markSynced();
+    this.#replace(listed, stream.namespace);
+    stream.resourceVersion = resourceVersion;
+    this.#markSynced(stream);
   }
 
-  #replace(listed: Map<string, KubeObject>): void {
+  /** The store's objects of `namespace` (all, without one) become `listed`. */
+  #replace(listed: Map<string, KubeObject>, namespace: string | undefined): void {
     for (const [key, old] of this.#store) {
+      if (namespace !== undefined && old.metadata?.namespace !== namespace) continue;
       if (!listed.has(key)) this.#delete(key, old);
     }
     for (const [key, object] of listed) this.#upsert(key, object);
   }
 
-  async #watch(signal: AbortSignal): Promise<void> {
+  async #watch(stream: Stream, signal: AbortSignal): Promise<void> {
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
     await this.#rest.watch(
-      this.#path(),
+      this.#path(stream),
       {
-        resourceVersion: this.#resourceVersion,
+        resourceVersion: stream.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds,
         fieldSelector: this.type.fieldSelector,
       },
-      (event) => this.#onEvent(event),
+      (event) => this.#onEvent(stream, event),
       signal,
       // the server ends the watch after timeoutSeconds and sends bookmarks meanwhile: silence beyond that is a dead connection
       (timeoutSeconds + 60) * 1000,
     );
   }
 
-  #onEvent(event: WatchEvent): void {
+  #onEvent(stream: Stream, event: WatchEvent): void {
     if (event.type === "ERROR") {
       const status = event.object as { code?: number; message?: string; reason?: string };
-      throw new ApiError(status.code ?? 500, "WATCH", this.#path(), status);
+      throw new ApiError(status.code ?? 500, "WATCH", this.#path(stream), status);
     }
     const object = event.object as KubeObject;
     const resourceVersion = object.metadata?.resourceVersion;
@@ -253,7 +270,7 @@ export class Informer {
         this.#upsert(key, object);
       }
     }
-    if (resourceVersion) this.#resourceVersion = resourceVersion;
+    if (resourceVersion) stream.resourceVersion = resourceVersion;
   }
 
   #upsert(key: string, object: KubeObject): void {
@@ -321,8 +338,9 @@ export class Informer {
     }
   }
 
-  #markSynced(): void {
-    if (this.#synced) return;
+  #markSynced(stream: Stream): void {
+    stream.synced = true;
+    if (this.#synced || !this.#streams.every((s) => s.synced)) return;
     this.#synced = true;
     for (const resolve of this.#syncWaiters.splice(0)) resolve();
   }

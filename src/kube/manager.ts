@@ -10,12 +10,15 @@ import { KubeEventRecorder } from "./events.ts";
 import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
+import { readKinds } from "./reads.ts";
 import { RestClient } from "./rest.ts";
 import type { ControllerSpec } from "./types.ts";
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
-  /** Watch only this namespace (namespaced kinds); default all namespaces. */
+  /** Serve only these namespaces (namespaced kinds: one list+watch per namespace); default all namespaces. */
+  namespaces?: string[];
+  /** Shorthand for `namespaces: [namespace]`. */
   namespace?: string;
   fieldManager: string;
   /** Off when absent or false. */
@@ -42,6 +45,20 @@ export interface ManagerOptions {
 
 export type ManagerOutcome = "stopped" | "leadership-lost";
 
+/** The namespaces a manager serves (undefined: all), from `namespaces` or its shorthand `namespace`. */
+export function servedNamespaces(
+  options: Pick<ManagerOptions, "namespace" | "namespaces">,
+): string[] | undefined {
+  if (options.namespace !== undefined && options.namespaces !== undefined) {
+    throw new Error("Manager: give namespace or namespaces, not both");
+  }
+  const namespaces =
+    options.namespaces ?? (options.namespace === undefined ? undefined : [options.namespace]);
+  if (namespaces?.length === 0)
+    throw new Error("Manager: namespaces is empty (omit it to serve all namespaces)");
+  return namespaces;
+}
+
 /**
  * Owns what controllers share: one REST client, one informer cache (each type listed/watched once),
  * one Client, one EventRecorder, metrics and health endpoints, and leader election. Caches warm
@@ -55,6 +72,8 @@ export class Manager {
   readonly events: KubeEventRecorder;
   readonly log: Logger;
   readonly identity: string;
+  /** The namespaces it serves; undefined: all. */
+  readonly namespaces: string[] | undefined;
   /** Ports the ops endpoints listen on, once started. */
   readonly ports: { metrics?: number; health?: number } = {};
   readonly #options: ManagerOptions;
@@ -81,7 +100,8 @@ export class Manager {
       userAgent: `slipway-operator/${options.fieldManager}`,
     });
     this.#types = new ResourceTypes(this.rest);
-    this.cache = new InformerCache(this.rest, { log: this.log, namespace: options.namespace });
+    this.namespaces = servedNamespaces(options);
+    this.cache = new InformerCache(this.rest, { log: this.log, namespaces: this.namespaces });
     this.client = new KubeClient(this.rest, this.#types, {
       fieldManager: options.fieldManager,
       cache: this.cache,
@@ -126,8 +146,9 @@ export class Manager {
     await this.#listen();
     if (this.#servers.length > 0) this.log.info({ ports: this.ports }, "operations endpoints listening");
     for (const spec of this.#specs) {
-      for (const type of [spec.for, ...(spec.owns ?? []), ...(spec.watches ?? []).map((w) => w.type)]) {
+      for (const type of readKinds(spec)) {
         this.#types.register(type);
+        this.cache.informer(type);
       }
       this.#controllers.push(
         new Controller(spec, {

@@ -107,12 +107,18 @@ export interface ControllerSpec {
   owns?: ResourceType[];
   /** Other kinds whose events map to keys of `for` (the map may read the cache, e.g. an index). */
   watches?: { type: ResourceType; map: (object: KubeObject, cache: Cache) => ObjectKey[] }[];
+  /**
+   * Kinds the reconciler reads from the cache whose events enqueue nothing (e.g. the pods of a Job
+   * it owns). Like every kind above they are cached, waited for and granted get/list/watch
+   * (readKinds in reads.ts).
+   */
+  reads?: ResourceType[];
   /** Indexes this controller needs on a cached kind (name → values of an object). */
   indexes?: { type: ResourceType; name: string; values: (object: KubeObject) => string[] }[];
   reconcile: Reconcile;
   /** Reconciles running at once (never two for one key). Default 4. */
   concurrency?: number;
-  /** What the controller writes, beyond the get/list/watch the runtime derives from for/owns/watches. */
+  /** What the controller writes, beyond the get/list/watch the runtime derives from what it reads (readKinds). */
   permissions: Permission[];
   /** The controller's own metrics, served on the operator's /metrics beside the runtime's. */
   metrics?: Registry;

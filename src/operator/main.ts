@@ -6,11 +6,12 @@ import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
+import { describeNamespaces } from "./namespaces.ts";
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
-  /** Watch only this namespace; default all. */
-  namespace?: string;
+  /** Serve only these namespaces; default all. */
+  namespaces?: string[];
   metricsPort?: number;
   healthPort?: number;
   leaderElect: boolean;
@@ -25,13 +26,13 @@ export interface OperatorOptions {
 
 const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** Where the leader Lease lives: the flag, else the pod's own namespace, else the watched one, else "default". */
-function defaultLeaseNamespace(watched?: string): string {
+/** Where the leader Lease lives: the flag, else the pod's own namespace, else the first served one, else "default". */
+function defaultLeaseNamespace(served?: string[]): string {
   if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
   try {
     return readFileSync(`${serviceAccountDir}/namespace`, "utf8").trim();
   } catch {
-    return watched ?? "default";
+    return served?.[0] ?? "default";
   }
 }
 
@@ -44,11 +45,11 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
     options.log ?? pino({ base: { component: "operator" }, level: process.env.LOG_LEVEL ?? "info" });
   const manager = new Manager({
     kubeConfig: options.kubeConfig,
-    namespace: options.namespace,
+    namespaces: options.namespaces,
     fieldManager: "slipway-operator",
     leaderElection: options.leaderElect
       ? {
-          leaseNamespace: options.leaseNamespace ?? defaultLeaseNamespace(options.namespace),
+          leaseNamespace: options.leaseNamespace ?? defaultLeaseNamespace(options.namespaces),
           leaseName: options.leaseName ?? "slipway-operator",
         }
       : false,
@@ -65,7 +66,10 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   };
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
-  log.info({ identity: manager.identity, namespace: options.namespace ?? "(all)" }, "operator starting");
+  log.info(
+    { identity: manager.identity, namespaces: options.namespaces ?? "(all)" },
+    `operator starting: serves ${describeNamespaces(options.namespaces)}`,
+  );
   await manager.start();
   const outcome = await manager.done;
   process.off("SIGTERM", onSignal);

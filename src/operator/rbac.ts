@@ -1,9 +1,10 @@
 /**
  * RBAC derived from what the controllers declare (src/kube/types.ts ControllerSpec): the kinds they
- * read (for/owns/watches → get/list/watch), what they write (`permissions`), and what the runtime
+ * read (readKinds: for/owns/watches/indexes/reads → get/list/watch), what they write (`permissions`), and what the runtime
  * itself needs (Events, the leader-election Lease). Pure: the bundle turns the result into a Role
  * and, only for cluster-scoped kinds, a ClusterRole.
  */
+import { readKinds } from "../kube/reads.ts";
 import { eventType, leaseType } from "../kube/runtime-types.ts";
 import type { ControllerSpec, Permission } from "../kube/types.ts";
 
@@ -16,7 +17,7 @@ export interface PolicyRule {
 }
 
 export interface DerivedRbac {
-  /** Rules for the operator's own namespace (a Role). */
+  /** Rules for each namespace the operator serves (a Role in each, or part of a ClusterRole for all). */
   namespaced: PolicyRule[];
   /** Rules on cluster-scoped kinds only (a ClusterRole); empty when nothing needs one. */
   cluster: PolicyRule[];
@@ -24,19 +25,18 @@ export interface DerivedRbac {
 
 const READ: Verb[] = ["get", "list", "watch"];
 
+/** Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves). */
+export const leaderPermissions: Permission[] = [{ type: leaseType, verbs: ["get", "create", "update"] }];
+
 /** What the runtime does whatever the controllers are: record Events (with aggregated repeats) and hold the leader Lease. */
 export const runtimePermissions: Permission[] = [
   { type: eventType, verbs: ["create", "patch"] },
-  { type: leaseType, verbs: ["get", "create", "update"] },
+  ...leaderPermissions,
 ];
 
 /** Every permission one controller needs, derived from its spec. */
 export function controllerPermissions(controller: ControllerSpec): Permission[] {
-  const reads = [
-    controller.for,
-    ...(controller.owns ?? []),
-    ...(controller.watches ?? []).map((w) => w.type),
-  ];
+  const reads = readKinds(controller);
   const owning: Permission[] =
     controller.owns && controller.owns.length > 0
       ? // blockOwnerDeletion on a child's owner reference needs update on the owner's finalizers

@@ -1,12 +1,12 @@
 /** `slipway install`: the release bundle (or only the CRDs with --dev), the namespace, the Platform; then waits for Running. */
 
 import type { Command } from "commander";
-import { crdManifest } from "../../apis/crd.ts";
-import { allKinds } from "../../apis/index.ts";
 import { PlatformKind } from "../../apis/platform/platform.ts";
-import { inNamespace } from "../../bundle/bundle.ts";
+import { type BundleOptions, inNamespace } from "../../bundle/bundle.ts";
+import { grantsFor } from "../../bundle/grants.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { grantsFor } from "../../platform/api-server-rbac.ts";
+import { describeNamespaces, namespacesFromFlags } from "../../operator/namespaces.ts";
+import { isEngineCrd, replaceableEngineCrd } from "../../pipelines/argo/crds.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
 import {
@@ -32,6 +32,8 @@ interface InstallFlags extends GlobalFlags {
   multiNode?: boolean;
   manifest?: string;
   dev?: boolean;
+  namespaces?: string;
+  allNamespaces?: boolean;
   set?: string[];
   timeout: string;
   wait: boolean;
@@ -85,17 +87,23 @@ async function install(flags: InstallFlags): Promise<void> {
   await context.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } });
   // the api-server's right to review tokens, for this platform's name
   const binding = inNamespace(grantsFor(flags.platform)(ownVersion), context.namespace) as KubeObject[];
-  const crds = allKinds.map((kind) => crdManifest(kind) as KubeObject);
+  const serves = servesFromFlags(flags);
+  const bundle = await platformReleaseBundle(context, serves);
+  // Slipway's and the workflow engine's
+  const crds = await writableCrds(context, bundle);
   const objects: KubeObject[] = flags.dev
     ? [...crds, ...binding]
     : flags.manifest
       ? withMissing(await readManifest(flags.manifest, context.namespace), binding)
-      : await platformReleaseBundle(context);
-  for (const object of objects) await context.apply(object);
+      : bundle;
+  for (const object of objects) {
+    if (object.kind === "CustomResourceDefinition" && !crds.includes(object)) continue;
+    await context.apply(object);
+  }
   context.say(
     flags.dev
       ? `applied ${crds.length} CRDs and the api-server's ClusterRoleBinding; run the operator yourself (\`slipway dev up\` does)`
-      : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}`,
+      : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}; the operator serves ${servedText(serves, context.namespace)}`,
   );
   await waitForCrd(context);
   const created = await context.apply<KubeObject>({
@@ -113,6 +121,35 @@ async function install(flags: InstallFlags): Promise<void> {
     timeoutMs,
   });
   reportDone(context, platform);
+}
+
+/**
+ * The bundle's CRDs an install may write or remove: Slipway's, and the workflow engine's unless the
+ * cluster has Argo's own (with full schemas: see replaceableEngineCrd).
+ */
+export async function writableCrds(context: PlatformContext, objects: KubeObject[]): Promise<KubeObject[]> {
+  const writable: KubeObject[] = [];
+  for (const crd of objects.filter((object) => object.kind === "CustomResourceDefinition")) {
+    if (isEngineCrd(crd) && !replaceableEngineCrd(await context.read<KubeObject & { spec?: unknown }>(crd))) {
+      continue;
+    }
+    writable.push(crd);
+  }
+  return writable;
+}
+
+/** What the operator should serve: its own namespace (no flag), the --namespaces list, or all. */
+function servesFromFlags(flags: InstallFlags): BundleOptions["serves"] {
+  if (flags.namespaces === undefined && !flags.allNamespaces) return undefined;
+  try {
+    return namespacesFromFlags({ namespaces: flags.namespaces, allNamespaces: flags.allNamespaces }) ?? "all";
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
+}
+
+export function servedText(serves: BundleOptions["serves"], own: string): string {
+  return describeNamespaces(serves === "all" ? undefined : (serves ?? [own]));
 }
 
 const platformCrd = {
@@ -162,6 +199,8 @@ export function registerInstall(program: Command): void {
         .option("--multi-node", "ReadWriteMany volumes (default: single node, ReadWriteOnce)")
         .option("--manifest <file|url>", "a release bundle to apply instead of this release's")
         .option("--dev", "apply only the CRDs: the operator runs outside the cluster")
+        .option("--namespaces <a,b>", "the namespaces the operator serves (default: the install namespace)")
+        .option("--all-namespaces", "the operator serves every namespace (a ClusterRole instead of Roles)")
         .option(
           "--set <path=value>",
           "set a Platform spec field, e.g. components.web.replicas=2 (repeatable)",

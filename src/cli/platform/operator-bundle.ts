@@ -3,9 +3,9 @@
  * included) and waits for the operator Deployment's rollout before the Platform's version changes.
  */
 import type { V1Deployment } from "@kubernetes/client-node";
-import { operatorName } from "../../bundle/bundle.ts";
+import { type BundleOptions, operatorName, servesFromArgs } from "../../bundle/bundle.ts";
+import { grantsFor } from "../../bundle/grants.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { grantsFor } from "../../platform/api-server-rbac.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { workloadRolloutUnfinished, workloadView } from "../../platform/component-status.ts";
 import { UserError } from "../run.ts";
@@ -18,10 +18,23 @@ const operatorDeployment = (namespace: string): KubeObject => ({
   metadata: { name: operatorName, namespace },
 });
 
-/** This release's bundle for the context's namespace, granting the api-server of the context's platform. */
-export async function platformReleaseBundle(context: PlatformContext): Promise<KubeObject[]> {
+/**
+ * This release's bundle for the context's namespace, granting the api-server of the context's
+ * platform, its operator serving `serves` (default: its own namespace).
+ */
+export async function platformReleaseBundle(
+  context: PlatformContext,
+  serves?: BundleOptions["serves"],
+): Promise<KubeObject[]> {
   const { releaseBundle } = await import("../../bundle/release.ts");
-  return releaseBundle(context.namespace, { grants: grantsFor(context.flags.platform) }) as KubeObject[];
+  const options = { grants: grantsFor(context.flags.platform), ...(serves ? { serves } : {}) };
+  return releaseBundle(context.namespace, options) as KubeObject[];
+}
+
+/** The operator Deployment's container arguments; undefined when it does not run in the cluster. */
+export async function operatorArgs(context: PlatformContext): Promise<string[] | undefined> {
+  const deployment = await context.read<V1Deployment>(operatorDeployment(context.namespace));
+  return deployment?.spec?.template.spec?.containers[0]?.args;
 }
 
 /** False when the operator runs outside the cluster (`install --dev`): then there is no bundle to apply. */
@@ -35,7 +48,11 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
       `this CLI carries the bundle of release ${ownVersion}, not ${version}: use the ${version} CLI to update the operator`,
     );
   }
-  for (const object of await platformReleaseBundle(context)) await context.apply(object as KubeObject);
+  // the operator keeps serving the namespaces it was installed for
+  const args = await operatorArgs(context);
+  const serves = args ? servesFromArgs(args) : undefined;
+  for (const object of await platformReleaseBundle(context, serves))
+    await context.apply(object as KubeObject);
   context.say(`applied the ${version} release bundle; waiting for the operator`);
   for (;;) {
     const d = await context.read<V1Deployment>(operatorDeployment(context.namespace));

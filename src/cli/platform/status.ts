@@ -1,12 +1,15 @@
 /** `slipway status`: phase, version and a table of components; `--wait PHASE` follows until that phase. */
 import type { Command } from "commander";
 import { type PlatformPhase, type PlatformResource, platformPhases } from "../../apis/platform/platform.ts";
+import { servesFromArgs } from "../../bundle/bundle.ts";
 import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
 import { followPlatform, summary } from "./follow.ts";
+import { servedText } from "./install.ts";
+import { operatorArgs } from "./operator-bundle.ts";
 
-/** The text form of a Platform's status. */
-export function statusText(platform: PlatformResource): string {
+/** The text form of a Platform's status; `operator` says where the operator runs and what it serves. */
+export function statusText(platform: PlatformResource, operator?: string): string {
   const status = platform.status ?? {};
   const rows = (status.components ?? []).map((c) => [
     c.name,
@@ -29,9 +32,18 @@ export function statusText(platform: PlatformResource): string {
     `phase:   ${status.phase ?? "Pending"}${status.message ? ` — ${status.message}` : ""}`,
     `version: ${status.version ?? "-"}${platform.spec.version && platform.spec.version !== status.version ? ` (target ${platform.spec.version})` : ""}`,
     `ready:   ${status.ready ?? "0/0"}`,
+    ...(operator ? [`operator: ${operator}`] : []),
     "",
     ...lines,
   ].join("\n");
+}
+
+/** Which namespaces the operator in the platform's namespace serves, or that it runs outside the cluster. */
+async function operatorText(context: PlatformContext): Promise<string> {
+  const args = await operatorArgs(context);
+  if (!args)
+    return `not in namespace ${context.namespace} (runs outside the cluster; \`slipway dev up\`'s serves all namespaces)`;
+  return `serves ${servedText(servesFromArgs(args), context.namespace)}`;
 }
 
 export function registerStatus(program: Command): void {
@@ -54,8 +66,11 @@ export function registerStatus(program: Command): void {
         timeoutMs: parseDuration(flags.timeout),
       });
     }
+    const operator = await operatorText(context);
     process.stdout.write(
-      context.json ? `${JSON.stringify(summary(platform), null, 2)}\n` : `${statusText(platform)}\n`,
+      context.json
+        ? `${JSON.stringify({ ...summary(platform), operator }, null, 2)}\n`
+        : `${statusText(platform, operator)}\n`,
     );
   });
 }

@@ -1,14 +1,13 @@
 /** `slipway uninstall`: the Platform (torn down by the operator in reverse order), the operator, the namespace, the CRDs. */
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { crdManifest } from "../../apis/crd.ts";
-import { allKinds } from "../../apis/index.ts";
 import { PlatformKind } from "../../apis/platform/platform.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
 import { sleep } from "./follow.ts";
+import { writableCrds } from "./install.ts";
 import { platformReleaseBundle } from "./operator-bundle.ts";
 
 interface UninstallFlags extends GlobalFlags {
@@ -78,7 +77,9 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     kind: "Namespace",
     metadata: { name: context.namespace },
   };
-  const crds = allKinds.map((kind) => crdManifest(kind) as KubeObject);
+  const bundle = await platformReleaseBundle(context);
+  // Slipway's and the workflow engine's (unless Argo's own: writableCrds)
+  const crds = await writableCrds(context, bundle);
   const namespaceExists = (await context.read(namespace)) !== undefined;
   const platformCrdExists =
     (await context.read({
@@ -91,7 +92,7 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     return;
   }
   if (!flags.yes) {
-    const what = `the platform, the operator and namespace ${context.namespace}${flags.keepCrds ? "" : " and the Slipway CRDs"}`;
+    const what = `the platform, the operator and namespace ${context.namespace}${flags.keepCrds ? "" : " and the CRDs of Slipway and its workflow engine"}`;
     if (!process.stdin.isTTY) throw new UserError(`uninstall removes ${what}: pass --yes to confirm`);
     if (!(await confirm(`Remove ${what}?`))) throw new UserError("uninstall cancelled");
   }
@@ -108,8 +109,8 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     await context.remove(object);
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
-  const operatorObjects = (await platformReleaseBundle(context)).filter(
-    (o) => o.kind !== "CustomResourceDefinition",
+  const operatorObjects = bundle.filter(
+    (o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace",
   );
   let removed = 0;
   for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;

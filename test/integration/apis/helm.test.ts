@@ -65,7 +65,13 @@ async function render(namespace: string, ...set: string[]): Promise<BundleObject
 }
 
 const byKindAndName = (a: BundleObject, b: BundleObject) =>
-  `${a.kind}/${a.metadata?.name}`.localeCompare(`${b.kind}/${b.metadata?.name}`);
+  `${a.kind}/${a.metadata?.namespace}/${a.metadata?.name}`.localeCompare(
+    `${b.kind}/${b.metadata?.namespace}/${b.metadata?.name}`,
+  );
+
+/** The bundle's objects a chart renders: all but the Namespace (Helm installs into an existing one). */
+const chartObjects = (objects: BundleObject[]) =>
+  objects.filter((o) => o.kind !== "Namespace").sort(byKindAndName);
 
 describe("the Helm chart", () => {
   it("passes helm lint --strict", async () => {
@@ -84,7 +90,18 @@ describe("the Helm chart", () => {
   it("renders exactly the bundle's objects with the default values", async () => {
     const rendered = await render("ml-platform");
     const bundle = bundleFor("ml-platform", releaseOptions());
-    expect(rendered.sort(byKindAndName)).toEqual([...bundle].sort(byKindAndName));
+    expect(rendered.sort(byKindAndName)).toEqual(chartObjects(bundle));
+  });
+
+  it("renders the bundle serving the namespaces given, or all of them", async () => {
+    const listed = await render("ops", "namespaces={team-a,team-b}");
+    expect(listed.sort(byKindAndName)).toEqual(
+      chartObjects(bundleFor("ops", releaseOptions({ serves: ["team-a", "team-b"] }))),
+    );
+    const all = await render("ops", "allNamespaces=true");
+    expect(all.sort(byKindAndName)).toEqual(
+      chartObjects(bundleFor("ops", releaseOptions({ serves: "all" }))),
+    );
   });
 
   it("renders the bundle of the values given", async () => {
@@ -104,6 +121,6 @@ describe("the Helm chart", () => {
         resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1Gi" } },
       }),
     );
-    expect(rendered.sort(byKindAndName)).toEqual([...bundle].sort(byKindAndName));
+    expect(rendered.sort(byKindAndName)).toEqual(chartObjects(bundle));
   });
 });

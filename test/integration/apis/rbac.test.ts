@@ -127,11 +127,11 @@ async function applyTestRbac(namespace: string, rules?: PolicyRule[]): Promise<v
   await applyRbac(bundle, rules);
 }
 
-/** Starts the Manager as the ServiceAccount, watching only `namespace`, leader-elected there. */
-async function startOperator(namespace: string): Promise<Manager> {
+/** Starts the Manager as the ServiceAccount of `namespace`, serving it (or `served`), leader-elected there. */
+async function startOperator(namespace: string, served = [namespace]): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
-    namespace,
+    namespaces: served,
     fieldManager: "slipway-operator",
     leaderElection: { leaseNamespace: namespace },
     log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
@@ -155,6 +155,24 @@ async function createGadget(namespace: string, size: number): Promise<void> {
     });
 }
 
+/** Waits until the operator wrote the status of `namespace`'s Gadget for `size`. */
+async function reconciled(namespace: string, size: number): Promise<void> {
+  const api = adminConfig().makeApiClient(CustomObjectsApi);
+  await eventually(
+    `the status of the Gadget in ${namespace} written by the operator`,
+    () =>
+      api.getNamespacedCustomObject({
+        group: gadgetKind.group,
+        version: gadgetKind.version,
+        namespace,
+        plural: gadgetKind.plural,
+        name: "g",
+      }) as Promise<Gadget>,
+    (gadget) => gadget.status?.reconciledSize === size,
+    30_000,
+  );
+}
+
 async function forbiddenRequests(manager: Manager): Promise<number> {
   const values = (await manager.metrics.restRequests.get()).values;
   return values.filter((v) => String(v.labels.code) === "403").reduce((sum, v) => sum + v.value, 0);
@@ -169,20 +187,7 @@ describe("the operator with only the generated RBAC", () => {
     const manager = await startOperator(namespace);
     await createGadget(namespace, 7);
 
-    const api = adminConfig().makeApiClient(CustomObjectsApi);
-    await eventually(
-      "the Gadget's status written by the operator",
-      () =>
-        api.getNamespacedCustomObject({
-          group: gadgetKind.group,
-          version: gadgetKind.version,
-          namespace,
-          plural: gadgetKind.plural,
-          name: "g",
-        }) as Promise<Gadget>,
-      (gadget) => gadget.status?.reconciledSize === 7,
-      30_000,
-    );
+    await reconciled(namespace, 7);
     const child = await adminConfig()
       .makeApiClient(CoreV1Api)
       .readNamespacedConfigMap({ name: "g", namespace });
@@ -222,6 +227,28 @@ describe("the operator with only the generated RBAC", () => {
       );
     },
   );
+});
+
+describe("the operator serving a list of namespaces, with the bundle's RBAC for it", () => {
+  it("reconciles in each served namespace and holds the Lease in its own, with no request refused", async () => {
+    const [own, a, b] = [
+      await testNamespace("rbac-own"),
+      await testNamespace("rbac-a"),
+      await testNamespace("rbac-b"),
+    ];
+    const bundle = bundleFor(own, { ...options, serves: [a, b] });
+    expect(
+      bundle.filter((o) => o.kind === "Role").map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`),
+    ).toEqual([`${own}/${operatorName}-leader`, `${a}/${operatorName}`, `${b}/${operatorName}`]);
+    await applyRbac(bundle);
+    const manager = await startOperator(own, [a, b]);
+    await createGadget(a, 4);
+    await createGadget(b, 5);
+    await reconciled(a, 4);
+    await reconciled(b, 5);
+    expect(manager.leading).toBe(true);
+    expect(await forbiddenRequests(manager)).toBe(0);
+  });
 });
 
 describe("slipway operator with every controller and only the release bundle's RBAC", () => {

@@ -12,10 +12,10 @@ import { resourcePath } from "../../../src/kube/keys.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
 import type { KubeObject, ResourceType } from "../../../src/kube/types.ts";
-import { argoCrds, argoVersion } from "../../../src/pipelines/argo/crds.ts";
 import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
 import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
+import { argoCrds, argoVersion } from "../../support/argo-crds.ts";
 
 const crdType: ResourceType = {
   group: "apiextensions.k8s.io",

@@ -45,6 +45,19 @@ const options = (overrides: Partial<BundleOptions> = {}): BundleOptions => ({
   ...overrides,
 });
 
+/** A controller that reads a cluster-scoped kind (so the bundle has a ClusterRole). */
+const readingNodes = options({
+  controllers: [
+    {
+      name: "g",
+      for: gadgetType,
+      watches: [{ type: nodeType, map: () => [] }],
+      reconcile: async () => undefined,
+      permissions: [],
+    },
+  ],
+});
+
 const find = (objects: BundleObject[], kind: string) => objects.filter((o) => o.kind === kind);
 // biome-ignore lint/suspicious/noExplicitAny: test drills into plain objects
 type Any = any;
@@ -55,8 +68,9 @@ describe("bundleFor", () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
 
-  it("holds CRDs first, then the ServiceAccount, Role, RoleBinding, Deployment and Service, all in the namespace", () => {
+  it("holds the Namespace and CRDs first, then the ServiceAccount, Role, RoleBinding, Deployment and Service, all in the namespace", () => {
     expect(objects.map((o) => o.kind)).toEqual([
+      "Namespace",
       "CustomResourceDefinition",
       "ServiceAccount",
       "Role",
@@ -64,8 +78,9 @@ describe("bundleFor", () => {
       "Deployment",
       "Service",
     ]);
-    for (const object of objects.slice(1)) expect(object.metadata?.namespace).toBe("ml");
-    expect(objects[0]?.metadata?.namespace).toBeUndefined();
+    expect(objects[0]?.metadata?.name).toBe("ml");
+    for (const object of objects.slice(2)) expect(object.metadata?.namespace).toBe("ml");
+    expect(objects[1]?.metadata?.namespace).toBeUndefined();
   });
 
   it("runs the operator non-root, read-only, without privilege escalation or capabilities, under RuntimeDefault seccomp", () => {
@@ -83,7 +98,7 @@ describe("bundleFor", () => {
     expect(container.resources).toEqual(defaultResources);
     expect(container.args).toEqual([
       "operator",
-      "--namespace=$(POD_NAMESPACE)",
+      "--namespaces=$(POD_NAMESPACE)",
       "--leader-elect",
       "--metrics-port=8080",
       "--health-port=8080",
@@ -119,20 +134,7 @@ describe("bundleFor", () => {
   });
 
   it("adds a ClusterRole(Binding) named after the namespace only for cluster-scoped kinds", () => {
-    const withNodes = bundleFor(
-      "ml",
-      options({
-        controllers: [
-          {
-            name: "g",
-            for: gadgetType,
-            watches: [{ type: nodeType, map: () => [] }],
-            reconcile: async () => undefined,
-            permissions: [],
-          },
-        ],
-      }),
-    );
+    const withNodes = bundleFor("ml", readingNodes);
     const clusterRole = find(withNodes, "ClusterRole")[0] as Any;
     expect(clusterRole.metadata.name).toBe("slipway-operator-ml");
     expect(clusterRole.rules).toEqual([
@@ -141,7 +143,57 @@ describe("bundleFor", () => {
     const binding = find(withNodes, "ClusterRoleBinding")[0] as Any;
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
     expect(binding.roleRef.name).toBe("slipway-operator-ml");
-    expect(inNamespace(bundleFor(undefined, options()), "ml")).toEqual(bundleFor("ml", options()));
+    expect(inNamespace(bundleFor(undefined, options()), "ml")).toEqual(bundleFor("ml", options()).slice(1));
+  });
+
+  it("moves a bundle placed before (deploy/slipway.yaml, in slipway) into another namespace as if placed there at once", () => {
+    expect(inNamespace(bundleFor("slipway", readingNodes), "ml")).toEqual(bundleFor("ml", readingNodes));
+  });
+
+  it("serving a list of namespaces: a Role in each, the leader Lease's Role in its own, and the list as flags", () => {
+    const placed = bundleFor("ops", options({ serves: ["team-a", "team-b"] }));
+    const roles = find(placed, "Role") as Any[];
+    expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual([
+      "ops/slipway-operator-leader",
+      "team-a/slipway-operator",
+      "team-b/slipway-operator",
+    ]);
+    expect(roles[0].rules).toEqual([
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
+    ]);
+    expect(roles[1].rules).toContainEqual({
+      apiGroups: [gadget.group],
+      resources: ["gadgets"],
+      verbs: ["get", "list", "watch"],
+    });
+    for (const binding of find(placed, "RoleBinding") as Any[]) {
+      expect(binding.roleRef.name).toBe(binding.metadata.name);
+      expect(binding.subjects).toEqual([
+        { kind: "ServiceAccount", name: "slipway-operator", namespace: "ops" },
+      ]);
+    }
+    const container = (find(placed, "Deployment")[0] as Any).spec.template.spec.containers[0];
+    expect(container.args).toContain("--namespaces=team-a,team-b");
+    expect(find(placed, "ClusterRole")).toEqual([]);
+  });
+
+  it("serving all namespaces: one ClusterRole with every rule, bound to the operator, and --all-namespaces", () => {
+    const placed = bundleFor("ops", options({ serves: "all" }));
+    expect(find(placed, "Role")).toEqual([]);
+    expect(find(placed, "RoleBinding")).toEqual([]);
+    const clusterRole = find(placed, "ClusterRole")[0] as Any;
+    expect(clusterRole.metadata.name).toBe("slipway-operator-ops");
+    expect(clusterRole.rules).toContainEqual({
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      verbs: ["create", "get", "update"],
+    });
+    const binding = find(placed, "ClusterRoleBinding")[0] as Any;
+    expect(binding.subjects).toEqual([
+      { kind: "ServiceAccount", name: "slipway-operator", namespace: "ops" },
+    ]);
+    const container = (find(placed, "Deployment")[0] as Any).spec.template.spec.containers[0];
+    expect(container.args).toContain("--all-namespaces");
   });
 
   it("leaves namespaced objects without a namespace when none is given", () => {

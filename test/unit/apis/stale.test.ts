@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { bundleFor } from "../../../src/bundle/bundle.ts";
+import { bundleFor, defaultNamespace } from "../../../src/bundle/bundle.ts";
 import { bundlePath, crdDir, generatedFiles, valuesFile, valuesPath } from "../../../src/bundle/files.ts";
 import { chartDir, ownValues } from "../../../src/bundle/helm.ts";
 import { releaseOptions } from "../../../src/bundle/release.ts";
@@ -36,8 +36,8 @@ describe("deploy/", () => {
     );
   });
 
-  it("deploy/slipway.yaml parses back into the bundle's objects", async () => {
+  it("deploy/slipway.yaml parses back into the bundle's objects, placed in the default namespace", async () => {
     const documents = parseAllDocuments(await read(bundlePath)).map((d) => d.toJS());
-    expect(documents).toEqual(bundleFor(undefined, options));
+    expect(documents).toEqual(bundleFor(defaultNamespace, options));
   });
 });

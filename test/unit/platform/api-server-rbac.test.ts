@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { inNamespace } from "../../../src/bundle/bundle.ts";
+import { apiServerBinding, grantsFor } from "../../../src/bundle/grants.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
-import {
-  apiServerBinding,
-  apiServerServiceAccount,
-  grantsFor,
-} from "../../../src/platform/api-server-rbac.ts";
+import { apiServerServiceAccount } from "../../../src/platform/api-server-rbac.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { renderServiceAccount, renderWorkload } from "../../../src/platform/component-objects.ts";
 import { renderComponents } from "../../../src/platform/render.ts";

@@ -1,0 +1,31 @@
+/**
+ * Cluster RBAC the installer grants other parts of Slipway (the release bundle, `slipway install`),
+ * so the operator needs no right to create bindings (which it could only do for roles it holds).
+ * Today: the in-cluster api-server's right to review tokens (src/platform/api-server-rbac.ts says
+ * why it needs it), a ClusterRoleBinding to the built-in `system:auth-delegator`.
+ */
+import { apiServerServiceAccount, tokenReviewerRole } from "../platform/api-server-rbac.ts";
+import { type BundleObject, labels } from "./bundle.ts";
+
+/**
+ * Namespace-free like the bundle's other objects: inNamespace() (bundle.ts) names it after the
+ * namespace and points its subject there.
+ */
+export function apiServerBinding(platform: string, version: string): BundleObject {
+  const name = apiServerServiceAccount(platform);
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name, labels: labels(version, "api-server") },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: tokenReviewerRole },
+    subjects: [{ kind: "ServiceAccount", name }],
+  };
+}
+
+/** What an install grants for the platform named `platform`: its api-server's binding. */
+export const grantsFor =
+  (platform: string) =>
+  (version: string): BundleObject[] => [apiServerBinding(platform, version)];
+
+/** What the release bundle grants: for the default platform name. */
+export const bundleGrants = grantsFor("slipway");

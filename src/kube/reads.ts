@@ -1,0 +1,29 @@
+/**
+ * What a controller reads, derived in one place from its ControllerSpec: the manager caches these
+ * kinds, the controller waits for their caches before its workers start, and the RBAC generator
+ * (src/operator/rbac.ts) grants get/list/watch on them.
+ */
+import { typeId } from "./keys.ts";
+import type { ControllerSpec, ResourceType } from "./types.ts";
+
+/** The identity of a type's cache: a field-selected type has a cache of its own. */
+export const cacheId = (type: ResourceType): string =>
+  type.fieldSelector ? `${typeId(type)}?fieldSelector=${type.fieldSelector}` : typeId(type);
+
+/** Every kind `spec` reads from the cache (for, owns, watches, indexes, reads), each cache once, in that order. */
+export function readKinds(spec: ControllerSpec): ResourceType[] {
+  const all = [
+    spec.for,
+    ...(spec.owns ?? []),
+    ...(spec.watches ?? []).map((watch) => watch.type),
+    ...(spec.indexes ?? []).map((index) => index.type),
+    ...(spec.reads ?? []),
+  ];
+  const seen = new Set<string>();
+  return all.filter((type) => {
+    const id = cacheId(type);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}

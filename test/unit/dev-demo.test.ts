@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { demoClosing, demoReleases } from "../../src/dev/demo.ts";
+import { compareVersions, releases } from "../../src/platform/catalog.ts";
+
+describe("the demo", () => {
+  it("installs the catalog's oldest release, so there is a newer one to update to", () => {
+    const { install, updateTo } = demoReleases();
+    for (const release of releases) expect(compareVersions(install, release.version)).toBeLessThanOrEqual(0);
+    expect(compareVersions(updateTo, install)).toBeGreaterThan(0);
+  });
+
+  it("ends with the UI, the token and how to update from the CLI and from the UI's Update page", () => {
+    const { install, updateTo } = demoReleases();
+    const text = demoClosing("http://127.0.0.1:4321/", "TOKEN", "/dev/kubeconfig").join("\n");
+    expect(text).toContain("UI: http://127.0.0.1:4321/");
+    expect(text).toContain("TOKEN");
+    expect(text).toContain(`release ${install} is installed`);
+    expect(text).toContain(`bin/slipway update --version ${updateTo}`);
+    expect(text).toContain("Update page: http://127.0.0.1:4321/update");
+  });
+});
