@@ -20,9 +20,9 @@ import {
 } from "@kubernetes/client-node";
 import { toCrd } from "../src/apis/crd.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
+import { releaseCatalog } from "../src/platform/version-change.ts";
 import { buildServer } from "../src/server/app.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
-import { releaseCatalog } from "../src/server/platform/releases.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;

@@ -38,7 +38,7 @@ export function registerServerCommand(program: Command): void {
       }
       // loaded on use: the server and its routes are heavy and other commands do not need them
       const { buildServer } = await import("../server/app.ts");
-      const { releaseCatalog } = await import("../server/platform/releases.ts");
+      const { releaseCatalog } = await import("../platform/version-change.ts");
       const app = await buildServer({
         kubeConfig: loadKubeConfig(flags),
         platform: { namespace: flags.namespace, name: flags.platform },

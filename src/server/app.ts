@@ -6,10 +6,10 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import Fastify, { type FastifyInstance } from "fastify";
 import { imageBuildRoutes } from "../builds/routes.ts";
 import { pipelineRoutes } from "../pipelines/routes.ts";
+import type { ReleaseCatalog } from "../platform/version-change.ts";
 import { authenticationHook, TokenAuthenticator } from "./auth.ts";
 import { errorBody, errorHandler } from "./errors.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
-import type { ReleaseCatalog } from "./platform/releases.ts";
 import { platformRoutes } from "./platform/routes.ts";
 import { closeStreamsOnShutdown } from "./sse.ts";
 

@@ -1,12 +1,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { Version } from "../../apis/platform/schemas.ts";
+import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { openEventStream } from "../sse.ts";
 import { followPlatform } from "./follow.ts";
 import { type PlatformKey, readPlatform, setPlatformVersion } from "./platforms.ts";
-import type { ReleaseCatalog } from "./releases.ts";
-import { decideUpdate } from "./update.ts";
 import { PlatformView, platformChanges, platformView } from "./view.ts";
 
 export interface PlatformRouteOptions {
@@ -39,6 +38,20 @@ const UpdateAnswer = Type.Object({
 });
 
 const errors = errorResponses(400, 401, 403, 404, 409, 502);
+
+/** An unknown version is a bad request (400); a downgrade conflicts with what runs or was asked for (409). */
+function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpError {
+  if (decision.reason === "unknown-version") {
+    const known = decision.known.join(", ");
+    return new HttpError(
+      400,
+      `unknown version ${decision.target}: the release catalog has ${known}`,
+      "body.version",
+    );
+  }
+  const message = `${decision.target} is a downgrade from ${decision.from}: refused unless forced (force: true)`;
+  return new HttpError(409, message, "body.version");
+}
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformRouteOptions): Promise<void> {
   const { platform: key, releases } = options;
@@ -95,16 +108,11 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformRout
     },
     async (request, reply) => {
       const platform = await read(request);
-      const decision = decideUpdate({
-        running: platform.status?.version,
-        desired: platform.spec.version,
-        target: releases.find(request.body.version) ?? request.body.version,
+      const decision = checkUpdate(platform.status?.version, platform.spec.version, request.body.version, {
         force: request.body.force ?? false,
-        known: releases.versions,
-        compare: releases.compare,
+        catalog: releases,
       });
-      if (decision.action === "refuse")
-        throw new HttpError(decision.statusCode, decision.message, "body.version");
+      if (decision.action === "refuse") throw refusal(decision);
       if (decision.action === "unchanged") {
         return reply
           .status(200)
