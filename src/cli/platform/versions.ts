@@ -30,7 +30,8 @@ export function updateVersion(
   if (decision.action === "update") return decision.to;
   if (decision.action === "unchanged") return decision.version;
   if (decision.reason === "unknown-version") throw unknownRelease("--version", target, decision.known);
+  const which = decision.from === platform.status?.version ? "running" : "requested";
   throw new UserError(
-    `--version ${decision.target} is older than ${decision.from}: a downgrade needs --force`,
+    `--version ${decision.target} is older than the ${which} ${decision.from}: a downgrade needs --force`,
   );
 }

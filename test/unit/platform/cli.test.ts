@@ -57,7 +57,9 @@ describe("CLI decisions", () => {
 
   it("refuses unknown versions and downgrades unless forced", () => {
     expect(updateVersion(running("0.0.9"), "v0.1.0", false)).toBe("0.1.0");
-    expect(() => updateVersion(running("0.1.0"), "0.0.9", false)).toThrow("a downgrade needs --force");
+    expect(() => updateVersion(running("0.1.0"), "0.0.9", false)).toThrow(
+      "--version 0.0.9 is older than the running 0.1.0: a downgrade needs --force",
+    );
     expect(updateVersion(running("0.1.0"), "0.0.9", true)).toBe("0.0.9");
     expect(() => updateVersion(running("0.1.0"), "7.0.0", true)).toThrow(
       "--version 7.0.0 is not a known Slipway release (known: 0.0.9, 0.1.0)",
@@ -67,12 +69,12 @@ describe("CLI decisions", () => {
   it("judges a downgrade from the version asked for mid-update, as the REST API does", () => {
     // 0.1.0 asked for while 0.0.9 still runs: going back to 0.0.9 is a downgrade
     expect(() => updateVersion(running("0.0.9", "0.1.0"), "0.0.9", false)).toThrow(
-      "--version 0.0.9 is older than 0.1.0: a downgrade needs --force",
+      "--version 0.0.9 is older than the requested 0.1.0: a downgrade needs --force",
     );
     // the case, on a catalog that has 0.2.0
     const catalog = { ...releaseCatalog, versions: ["0.0.9", "0.1.0", "0.2.0"], find: (v: string) => v };
     expect(() => updateVersion(running("0.0.9", "0.2.0"), "0.1.0", false, catalog)).toThrow(
-      "--version 0.1.0 is older than 0.2.0: a downgrade needs --force",
+      "--version 0.1.0 is older than the requested 0.2.0: a downgrade needs --force",
     );
     expect(updateVersion(running("0.0.9", "0.2.0"), "0.1.0", true, catalog)).toBe("0.1.0");
   });
