@@ -171,6 +171,7 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformRout
           stream?.close();
         },
         signal: controller.signal,
+        log: request.log,
       }).catch((error: unknown) => {
         controller.abort();
         throw error;
