@@ -1,0 +1,65 @@
+/** `POST /platform/update`: moves the Platform to another release, by the rule `slipway update` follows. */
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { PlatformResource } from "../../apis/platform/platform.ts";
+import { Version } from "../../apis/platform/schemas.ts";
+import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
+import { HttpError } from "../errors.ts";
+import { type PlatformKey, setPlatformVersion } from "./platforms.ts";
+import { PlatformView, platformView } from "./view.ts";
+
+export const UpdateBody = Type.Object(
+  {
+    version: { ...Version, description: "The release to move to; must be in the release catalog" },
+    force: Type.Optional(Type.Boolean({ default: false, description: "Allow a downgrade" })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAnswer = Type.Object({
+  changed: Type.Boolean(),
+  from: Type.Optional(Type.String()),
+  to: Type.String(),
+  platform: PlatformView,
+});
+
+/** An unknown version is a bad request (400); a downgrade conflicts with what runs or was asked for (409). */
+function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpError {
+  if (decision.reason === "unknown-version") {
+    const known = decision.known.join(", ");
+    return new HttpError(
+      400,
+      `unknown version ${decision.target}: the release catalog has ${known}`,
+      "body.version",
+    );
+  }
+  const message = `${decision.target} is a downgrade from ${decision.from}: refused unless forced (force: true)`;
+  return new HttpError(409, message, "body.version");
+}
+
+/** The handler: 202 with the updated view, 200 when the version was already asked for. */
+export function platformUpdateHandler(
+  key: PlatformKey,
+  releases: ReleaseCatalog,
+  read: (request: FastifyRequest) => Promise<PlatformResource>,
+) {
+  return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>, reply: FastifyReply) => {
+    const platform = await read(request);
+    const { version, force = false } = request.body;
+    const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
+      force,
+      catalog: releases,
+    });
+    if (decision.action === "refuse") throw refusal(decision);
+    if (decision.action === "unchanged") {
+      return reply
+        .status(200)
+        .send({ changed: false, to: decision.version, platform: platformView(platform) });
+    }
+    const resourceVersion = platform.metadata.resourceVersion ?? "";
+    const updated = await setPlatformVersion(request.kube, key, resourceVersion, decision.to);
+    const { from, to } = decision;
+    request.log.info({ user: request.user.username, from, to }, "platform update started");
+    return reply.status(202).send({ changed: true, from, to, platform: platformView(updated) });
+  };
+}
