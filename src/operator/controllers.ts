@@ -1,9 +1,10 @@
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
 export function allControllers(): ControllerSpec[] {
-  return [...platformControllers(), imageBuildController(), ...pipelineControllers()];
+  return [...platformControllers(), imageBuildController(), ...pipelineControllers({ backends })];
 }
