@@ -12,15 +12,39 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
+import { Type } from "@sinclair/typebox";
 import pino from "pino";
 import { toCrd } from "../src/apis/crd.ts";
+import { defineKind, type Resource, resourceTypeOf } from "../src/apis/kind.ts";
 import { down, up } from "../src/dev/cluster.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
 import type { ControllerSpec } from "../src/kube/types.ts";
-import { Widget, type WidgetObject, widget, widgetType } from "../test/support/test-kind.ts";
 import { pool, sleep } from "./support.ts";
+
+/** The benchmark's own kind (its own group, so it never meets the tests' Widget CRD): status echoes spec. */
+const Widget = defineKind({
+  group: "bench.slipway.dev",
+  version: "v1",
+  kind: "Widget",
+  plural: "widgets",
+  singular: "widget",
+  shortNames: [],
+  scope: "Namespaced",
+  description: "An object the runtime benchmark reconciles.",
+  spec: Type.Object({ size: Type.Integer({ minimum: 0 }) }),
+  status: Type.Object({ size: Type.Optional(Type.Integer()) }),
+  printerColumns: [],
+});
+type WidgetObject = Resource<typeof Widget>;
+const widgetType = resourceTypeOf(Widget);
+const widget = (namespace: string, name: string, size: number): WidgetObject => ({
+  apiVersion: Widget.apiVersion,
+  kind: Widget.kind,
+  metadata: { name, namespace },
+  spec: { size },
+});
 
 const objects = 2_000;
 const cachedObjects = 10_000;

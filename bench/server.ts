@@ -20,9 +20,9 @@ import {
 } from "@kubernetes/client-node";
 import { toCrd } from "../src/apis/crd.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
+import { releaseCatalog } from "../src/platform/version-change.ts";
 import { buildServer } from "../src/server/app.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
-import { releaseCatalog } from "../src/server/platform/releases.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;
@@ -41,6 +41,43 @@ class Arrivals {
     if (this.#seen.has(message)) return Promise.resolve();
     return new Promise((resolve) => this.#waiting.set(message, resolve));
   }
+}
+
+/** A ServiceAccount `user` that may get, list and watch Platforms in `namespace`, and its token. */
+async function userToken(admin: KubeConfig, namespace: string): Promise<string> {
+  const core = admin.makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "user" } } });
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: "user" },
+      rules: [
+        {
+          apiGroups: [PlatformKind.group],
+          resources: [PlatformKind.plural],
+          verbs: ["get", "list", "watch"],
+        },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: "user" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "user" },
+      subjects: [{ kind: "ServiceAccount", name: "user", namespace }],
+    },
+  });
+  return (
+    (
+      await core.createNamespacedServiceAccountToken({
+        namespace,
+        name: "user",
+        body: { spec: { audiences: [] } },
+      })
+    ).status?.token ?? ""
+  );
 }
 
 async function platformReady(kubeconfig: string) {
@@ -80,39 +117,85 @@ async function platformReady(kubeconfig: string) {
       await sleep(200);
     }
   }
-  const core = admin.makeApiClient(CoreV1Api);
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "user" } } });
-  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name: "user" },
-      rules: [
-        {
-          apiGroups: [PlatformKind.group],
-          resources: [PlatformKind.plural],
-          verbs: ["get", "list", "watch"],
-        },
-      ],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name: "user" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "user" },
-      subjects: [{ kind: "ServiceAccount", name: "user", namespace }],
-    },
-  });
-  const token =
-    (
-      await core.createNamespacedServiceAccountToken({
-        namespace,
-        name: "user",
-        body: { spec: { audiences: [] } },
-      })
-    ).status?.token ?? "";
+  const token = await userToken(admin, namespace);
   return { admin, namespace, coordinates, objects, token };
+}
+
+/** Reads the server's event stream, telling `arrivals` the message of every `phase` event. */
+async function followEvents(
+  url: string,
+  token: string,
+  signal: AbortSignal,
+  arrivals: Arrivals,
+): Promise<void> {
+  const stream = await fetch(url, {
+    headers: { authorization: `Bearer ${token}` },
+    signal,
+  });
+  void (async () => {
+    let buffer = "";
+    for await (const chunk of stream.body ?? []) {
+      buffer += Buffer.from(chunk).toString();
+      const last = buffer.lastIndexOf("\n\n");
+      const end = last < 0 ? 0 : last + 2; // the frames complete so far
+      for (const match of buffer.slice(0, end).matchAll(/^event: phase\ndata: (.*)$/gm)) {
+        const message = (JSON.parse(match[1] as string) as { message?: string }).message;
+        if (message) arrivals.arrived(message);
+      }
+      buffer = buffer.slice(end);
+    }
+  })().catch(() => {});
+}
+
+/** 500 GET /api/v1/platform through the server, then 500 plain reads as the same user, 8 at a time. */
+async function readTimes(
+  url: string,
+  user: KubeConfig,
+  token: string,
+  coordinates: { group: string; version: string; plural: string; namespace: string },
+): Promise<{ getSeconds: number; getFloorSeconds: number }> {
+  const reading = Array.from({ length: reads }, (_, i) => i);
+  const getStarted = performance.now();
+  await pool(reading, concurrency, async () => {
+    const response = await fetch(`${url}/api/v1/platform`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (response.status !== 200) throw new Error(`GET /api/v1/platform answered ${response.status}`);
+    await response.arrayBuffer();
+  });
+  const getSeconds = (performance.now() - getStarted) / 1000;
+  const plainObjects = user.makeApiClient(CustomObjectsApi);
+  const floorStarted = performance.now();
+  await pool(reading, concurrency, () =>
+    plainObjects.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+  );
+  const getFloorSeconds = (performance.now() - floorStarted) / 1000;
+
+  return { getSeconds, getFloorSeconds };
+}
+
+/** Writes the Platform's status `writes` times, each until both followers saw it; their total waits. */
+async function timeWrites(
+  objects: CustomObjectsApi,
+  coordinates: { group: string; version: string; plural: string; namespace: string },
+  viaServer: Arrivals,
+  viaWatch: Arrivals,
+): Promise<{ serverMs: number; watchMs: number }> {
+  let serverMs = 0;
+  let watchMs = 0;
+  for (let i = 0; i < writes; i++) {
+    const message = `write ${i}`;
+    const started = performance.now();
+    const server = viaServer.wait(message).then(() => performance.now() - started);
+    const plain = viaWatch.wait(message).then(() => performance.now() - started);
+    await objects.patchNamespacedCustomObjectStatus(
+      { ...coordinates, name: "slipway", body: { status: { phase: "Running", message } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    serverMs += await server;
+    watchMs += await plain;
+  }
+  return { serverMs, watchMs };
 }
 
 export default async function bench() {
@@ -137,58 +220,17 @@ export default async function bench() {
       },
       () => {},
     );
-    const stream = await fetch(`${url}/api/v1/platform/events`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: stop.signal,
-    });
-    void (async () => {
-      let buffer = "";
-      for await (const chunk of stream.body ?? []) {
-        buffer += Buffer.from(chunk).toString();
-        const last = buffer.lastIndexOf("\n\n");
-        const end = last < 0 ? 0 : last + 2; // the frames complete so far
-        for (const match of buffer.slice(0, end).matchAll(/^event: phase\ndata: (.*)$/gm)) {
-          const message = (JSON.parse(match[1] as string) as { message?: string }).message;
-          if (message) viaServer.arrived(message);
-        }
-        buffer = buffer.slice(end);
-      }
-    })().catch(() => {});
+    await followEvents(`${url}/api/v1/platform/events`, token, stop.signal, viaServer);
 
-    let serverMs = 0;
-    let watchMs = 0;
-    for (let i = 0; i < writes; i++) {
-      const message = `write ${i}`;
-      const started = performance.now();
-      const server = viaServer.wait(message).then(() => performance.now() - started);
-      const plain = viaWatch.wait(message).then(() => performance.now() - started);
-      await objects.patchNamespacedCustomObjectStatus(
-        { ...coordinates, name: "slipway", body: { status: { phase: "Running", message } } },
-        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-      );
-      serverMs += await server;
-      watchMs += await plain;
-    }
+    const { serverMs, watchMs } = await timeWrites(objects, coordinates, viaServer, viaWatch);
     watch.abort();
 
-    const reading = Array.from({ length: reads }, (_, i) => i);
-    const getStarted = performance.now();
-    await pool(reading, concurrency, async () => {
-      const response = await fetch(`${url}/api/v1/platform`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      if (response.status !== 200) throw new Error(`GET /api/v1/platform answered ${response.status}`);
-      await response.arrayBuffer();
-    });
-    const getSeconds = (performance.now() - getStarted) / 1000;
-    const user = userKubeConfig(admin, token);
-    const plainObjects = user.makeApiClient(CustomObjectsApi);
-    const floorStarted = performance.now();
-    await pool(reading, concurrency, () =>
-      plainObjects.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+    const { getSeconds, getFloorSeconds } = await readTimes(
+      url,
+      userKubeConfig(admin, token),
+      token,
+      coordinates,
     );
-    const getFloorSeconds = (performance.now() - floorStarted) / 1000;
-
     return {
       seconds: Number((serverMs / 1000).toFixed(3)),
       floor_seconds: Number((watchMs / 1000).toFixed(3)),

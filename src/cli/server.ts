@@ -1,8 +1,10 @@
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { packageRoot } from "../dev/paths.ts";
 import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
+
+/** The built UI of this checkout or package (npm run build:web). */
+const builtWebUi = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 interface ServerFlags {
   kubeconfig?: string;
@@ -29,7 +31,7 @@ export function registerServerCommand(program: Command): void {
     .option("--platform <name>", "name of the Platform", "slipway")
     .option("--port <port>", "port to listen on (0: any free port)", "8080")
     .option("--host <address>", "address to listen on", "127.0.0.1")
-    .option("--web-root <dir>", "directory of the built UI", join(packageRoot, "web/dist"))
+    .option("--web-root <dir>", "directory of the built UI", builtWebUi)
     .option("--log-level <level>", "trace, debug, info, warn, error", "info")
     .action(async (flags: ServerFlags) => {
       const port = Number(flags.port);
@@ -38,7 +40,7 @@ export function registerServerCommand(program: Command): void {
       }
       // loaded on use: the server and its routes are heavy and other commands do not need them
       const { buildServer } = await import("../server/app.ts");
-      const { releaseCatalog } = await import("../server/platform/releases.ts");
+      const { releaseCatalog } = await import("../platform/version-change.ts");
       const app = await buildServer({
         kubeConfig: loadKubeConfig(flags),
         platform: { namespace: flags.namespace, name: flags.platform },

@@ -35,6 +35,11 @@ export interface InformerOptions {
   /** Reconnect backoff bounds. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Told of every failed list or watch (a 410 Gone is a relist, not a failure) with how many failed
+   * in a row; a caller that should give up (e.g. a user who lost access) calls stop().
+   */
+  onError?: (error: unknown, failuresInARow: number) => void;
 }
 
 /** One list+watch of an informer: cluster-wide (no namespace) or of one namespace. */
@@ -155,6 +160,7 @@ export class Informer {
     const signal = this.#abort.signal;
     const { minBackoffMs = 200, maxBackoffMs = 10_000 } = this.#options;
     let backoff = minBackoffMs;
+    let failures = 0;
     let needList = true;
     while (!signal.aborted) {
       try {
@@ -165,6 +171,7 @@ export class Informer {
         this.stats.watches++;
         await this.#watch(stream, signal);
         backoff = minBackoffMs; // the server closed a healthy watch (timeoutSeconds): resume at once
+        failures = 0;
       } catch (error) {
         if (signal.aborted) break;
         if (error instanceof ApiError && error.status === 410) {
@@ -177,6 +184,8 @@ export class Informer {
           continue;
         }
         this.stats.watchErrors++;
+        this.#options.onError?.(error, ++failures);
+        if (signal.aborted) break;
         this.#options.log.warn(
           {
             resource: this.type.plural,

@@ -72,13 +72,6 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
   const templateHash = workload && templateHashOf(workload);
-  const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {
-    namespace,
-    labels: { "kubernetes.io/service-name": name },
-  });
-  const readyEndpoints = slices
-    .flatMap((slice) => slice.endpoints ?? [])
-    .filter((endpoint) => endpoint.conditions?.ready !== false).length;
   const verdict = componentVerdict({
     generation: component.metadata.generation ?? 0,
     stopped: component.spec.stopped,
@@ -89,7 +82,7 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
     pods,
     ...(templateHash ? { templateHash } : {}),
     hasService: service !== undefined,
-    readyEndpoints,
+    readyEndpoints: readyEndpoints(cache, namespace, name),
     ...ingressObservation(cache, component, ingress !== undefined),
     waitingFor,
   });
@@ -97,6 +90,17 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
   const next = soonerRequeue(requeueAfterMs, final ? undefined : unsettledRequeueMs);
   return next ? { requeueAfterMs: next } : undefined;
+}
+
+/** How many endpoints of the Service `name` are ready (not known to be unready). */
+function readyEndpoints(cache: ReconcileContext["cache"], namespace: string, name: string): number {
+  const slices = cache.list<V1EndpointSlice>(types.endpointSlice, {
+    namespace,
+    labels: { "kubernetes.io/service-name": name },
+  });
+  return slices
+    .flatMap((slice) => slice.endpoints ?? [])
+    .filter((endpoint) => endpoint.conditions?.ready !== false).length;
 }
 
 /** `object` carrying the hash of its rendering, which tells a later reconcile it needs no write. */

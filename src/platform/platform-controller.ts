@@ -32,15 +32,7 @@ async function reconcilePlatform(writer: Writer, key: ObjectKey, context: Reconc
 
   const targetVersion = platform.spec.version ?? ownVersion;
   const release = findRelease(targetVersion);
-  const observed = cache
-    .byIndex<ComponentResource>(types.component, "controller", platform.metadata.uid ?? "")
-    .map((c) => ({
-      objectName: c.metadata.name ?? "",
-      spec: c.spec,
-      generation: c.metadata.generation ?? 0,
-      deleting: Boolean(c.metadata.deletionTimestamp),
-      status: c.status ?? {},
-    }));
+  const observed = observedComponents(cache, platform);
   if (!release && !deleting) {
     const known = releases.map((r) => r.version).join(", ");
     const { requeueAfterMs } = await writeStatus(writer, context, platform, {
@@ -62,16 +54,7 @@ async function reconcilePlatform(writer: Writer, key: ObjectKey, context: Reconc
     observed,
   });
 
-  for (const wave of plan.apply) {
-    await Promise.all(wave.map((component) => client.apply(componentObject(platform, component))));
-  }
-  for (const name of plan.delete) {
-    await client.delete(
-      types.component,
-      { namespace: key.namespace, name },
-      { propagationPolicy: "Foreground" },
-    );
-  }
+  await carryOut(client, platform, plan);
   if (deleting && plan.finished) {
     await client.removeFinalizer(types.platform, key, teardownFinalizer);
     return undefined;
@@ -83,6 +66,30 @@ async function reconcilePlatform(writer: Writer, key: ObjectKey, context: Reconc
   // a held-back detail is due within a second, before the teardown's own 5 s poll
   const next = soonerRequeue(requeueAfterMs, deleting ? 5_000 : undefined);
   return next ? { requeueAfterMs: next } : undefined;
+}
+
+/** The Platform's Components as the plan reads them. */
+function observedComponents(cache: ReconcileContext["cache"], platform: PlatformResource) {
+  return cache
+    .byIndex<ComponentResource>(types.component, "controller", platform.metadata.uid ?? "")
+    .map((c) => ({
+      objectName: c.metadata.name ?? "",
+      spec: c.spec,
+      generation: c.metadata.generation ?? 0,
+      deleting: Boolean(c.metadata.deletionTimestamp),
+      status: c.status ?? {},
+    }));
+}
+
+/** Applies the plan's Components wave by wave (each wave at once), then deletes what it removes. */
+async function carryOut(client: ReconcileContext["client"], platform: PlatformResource, plan: PlatformPlan) {
+  for (const wave of plan.apply) {
+    await Promise.all(wave.map((component) => client.apply(componentObject(platform, component))));
+  }
+  for (const name of plan.delete) {
+    const key = { namespace: platform.metadata.namespace, name };
+    await client.delete(types.component, key, { propagationPolicy: "Foreground" });
+  }
 }
 
 function componentObject(platform: PlatformResource, component: DesiredComponent): ComponentResource {

@@ -75,6 +75,39 @@ function settled(
   return observed !== undefined && sameJson(observed.spec, desired) && settledIn(observed, phase);
 }
 
+type PlanBase = Pick<PlatformPlan, "ready" | "components" | "version" | "finished">;
+
+/** Deleting: in reverse order, a Component goes only when nothing that still exists depends on it. */
+function planTeardown(input: PlatformObservation, base: PlanBase): PlatformPlan {
+  const remaining = input.observed;
+  const nodes = remaining.map((c) => ({
+    name: c.objectName,
+    dependencies: dependencyObjects(c, input.observed),
+  }));
+  const deletable = remaining
+    .filter((c) => !c.deleting && dependentsOf(nodes, c.objectName).length === 0)
+    .map((c) => c.objectName);
+  return {
+    ...base,
+    apply: [],
+    delete: deletable,
+    phase: "Deleting",
+    message:
+      remaining.length === 0
+        ? "every component removed"
+        : `removing ${remaining.map((c) => shortName(c)).join(", ")}`,
+    finished: remaining.length === 0,
+  };
+}
+
+/** The changed Components in dependency waves (reversed when stopping: dependents stop first). */
+function applyWaves(input: PlatformObservation, changes: DesiredComponent[]): DesiredComponent[][] {
+  const order = waves(input.desired.map((d) => ({ name: d.name, dependencies: d.spec.dependencies })));
+  return (input.stopped ? order.reverse() : order)
+    .map((wave) => changes.filter((d) => wave.includes(d.name)))
+    .filter((wave) => wave.length > 0);
+}
+
 export function planPlatform(input: PlatformObservation): PlatformPlan {
   const observedByName = new Map(input.observed.map((c) => [c.objectName, c]));
   const desiredByName = new Map(input.desired.map((d) => [d.objectName, d]));
@@ -84,29 +117,7 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
   ).length;
   const ready = `${readyCount}/${input.desired.length}`;
   const base = { ready, components: rows, version: input.runningVersion, finished: false };
-
-  if (input.deleting) {
-    // Reverse order: a Component goes only when nothing that still exists depends on it.
-    const remaining = input.observed;
-    const nodes = remaining.map((c) => ({
-      name: c.objectName,
-      dependencies: dependencyObjects(c, input.observed),
-    }));
-    const deletable = remaining
-      .filter((c) => !c.deleting && dependentsOf(nodes, c.objectName).length === 0)
-      .map((c) => c.objectName);
-    return {
-      ...base,
-      apply: [],
-      delete: deletable,
-      phase: "Deleting",
-      message:
-        remaining.length === 0
-          ? "every component removed"
-          : `removing ${remaining.map((c) => shortName(c)).join(", ")}`,
-      finished: remaining.length === 0,
-    };
-  }
+  if (input.deleting) return planTeardown(input, base);
 
   // Components no longer desired (disabled) are removed right away.
   const toDelete = input.observed
@@ -118,10 +129,7 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
   });
   // a component that was never created has nothing to stop
   const changes = input.stopped ? pending.filter((d) => observedByName.has(d.objectName)) : pending;
-  const order = waves(input.desired.map((d) => ({ name: d.name, dependencies: d.spec.dependencies })));
-  const apply = (input.stopped ? order.reverse() : order)
-    .map((wave) => changes.filter((d) => wave.includes(d.name)))
-    .filter((wave) => wave.length > 0);
+  const apply = applyWaves(input, changes);
 
   const wanted: ComponentPhase = input.stopped ? "Stopped" : "Ready";
   const converged =
@@ -132,30 +140,38 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     .map((d) => ({ d, o: observedByName.get(d.objectName) }))
     .filter(({ o }) => o?.status.phase === "Failed" && o.status.observedGeneration === o.generation);
   const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
-  const progress = describeProgress(input, changes, wanted);
-  const plan = (phase: PlatformPhase, message: string, version = input.runningVersion): PlatformPlan => ({
-    ...base,
-    apply,
-    delete: toDelete,
-    phase,
-    message,
-    version,
-  });
+  const facts = {
+    converged,
+    changed: pending.length > 0 || input.specChanged,
+    failure: failed.length > 0 ? failure : undefined,
+    progress: describeProgress(input, changes, wanted),
+    rows,
+  };
+  const { phase, message, version = input.runningVersion } = verdict(input, facts);
+  return { ...base, apply, delete: toDelete, phase, message, version };
+}
 
+/** The phase and message a Platform is in, from what the plan found. */
+function verdict(
+  input: PlatformObservation,
+  facts: { converged: boolean; changed: boolean; failure?: string; progress: string; rows: ComponentRow[] },
+): { phase: PlatformPhase; message: string; version?: string } {
+  const { converged, changed, failure, progress } = facts;
+  const plan = (phase: PlatformPhase, message: string) => ({ phase, message });
   if (input.stopped) {
     if (converged) return plan("Stopped", `every component stopped (${input.desired.length})`);
     return plan("Stopping", progress);
   }
   if (converged) {
-    return plan("Running", `every component ready at ${input.targetVersion}`, input.targetVersion);
+    const version = input.targetVersion;
+    return { phase: "Running", message: `every component ready at ${version}`, version };
   }
   const previous = input.previousPhase;
-  const changed = pending.length > 0 || input.specChanged;
   const changing = changed || (previous !== "Running" && previous !== "Degraded");
-  if (failed.length > 0) return changing ? plan("Failed", failure) : plan("Degraded", failure);
+  if (failure !== undefined) return changing ? plan("Failed", failure) : plan("Degraded", failure);
   if (previous === "Running" || previous === "Degraded") {
     if (!changed) {
-      const notReady = rows.filter((r) => r.phase !== "Ready").map((r) => `${r.name} is ${r.phase}`);
+      const notReady = facts.rows.filter((r) => r.phase !== "Ready").map((r) => `${r.name} is ${r.phase}`);
       return plan("Degraded", notReady.join("; ") || progress);
     }
     return plan("Updating", progress);

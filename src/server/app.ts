@@ -5,11 +5,11 @@ import fastifySwagger from "@fastify/swagger";
 import type { KubeConfig } from "@kubernetes/client-node";
 import Fastify, { type FastifyInstance } from "fastify";
 import { imageBuildRoutes } from "../builds/routes.ts";
+import type { ReleaseCatalog } from "../platform/version-change.ts";
 import { authenticationHook, TokenAuthenticator } from "./auth.ts";
 import { errorBody, errorHandler } from "./errors.ts";
 import { pipelineRoutes } from "./pipelines/routes.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
-import type { ReleaseCatalog } from "./platform/releases.ts";
 import { platformRoutes } from "./platform/routes.ts";
 import { closeStreamsOnShutdown } from "./sse.ts";
 
@@ -50,18 +50,36 @@ const kubernetesSchemaKeywords = [
   "x-kubernetes-map-type",
 ];
 
+/** pino options: the level, where lines go, and never the Authorization header or a token. */
+function loggerOptions(options: ServerOptions) {
+  return {
+    level: options.logLevel ?? "info",
+    ...(options.logStream ? { stream: options.logStream } : {}),
+    ...(options.prettyLogs && !options.logStream ? { transport: { target: "pino-pretty" } } : {}),
+    redact: {
+      paths: ["req.headers.authorization", "headers.authorization", "token"],
+      censor: "[redacted]",
+    },
+  };
+}
+
+const openApiInfo = {
+  openapi: {
+    info: {
+      title: "Slipway API",
+      version: "v1",
+      description:
+        "Send `Authorization: Bearer <Kubernetes token>`; Kubernetes RBAC decides what the caller may do.",
+    },
+    components: { securitySchemes: { bearer: { type: "http" as const, scheme: "bearer" } } },
+    security: [{ bearer: [] }],
+  },
+};
+
 /** The Slipway API server: REST + server-sent events under /api/v1 (authenticated), the web UI elsewhere. */
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: {
-      level: options.logLevel ?? "info",
-      ...(options.logStream ? { stream: options.logStream } : {}),
-      ...(options.prettyLogs && !options.logStream ? { transport: { target: "pino-pretty" } } : {}),
-      redact: {
-        paths: ["req.headers.authorization", "headers.authorization", "token"],
-        censor: "[redacted]",
-      },
-    },
+    logger: loggerOptions(options),
     ajv: {
       customOptions: {
         removeAdditional: false,
@@ -77,19 +95,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.decorateRequest("user", null as never);
   app.decorateRequest("kube", null as never);
   closeStreamsOnShutdown(app);
-
-  await app.register(fastifySwagger, {
-    openapi: {
-      info: {
-        title: "Slipway API",
-        version: "v1",
-        description:
-          "Send `Authorization: Bearer <Kubernetes token>`; Kubernetes RBAC decides what the caller may do.",
-      },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-      security: [{ bearer: [] }],
-    },
-  });
+  await app.register(fastifySwagger, openApiInfo);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get(`${apiPrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
@@ -109,7 +115,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     { prefix: apiPrefix },
   );
 
-  const webRoot = options.webRoot ? resolve(options.webRoot) : undefined;
+  await serveWebUi(app, options.webRoot);
+  return app;
+}
+
+/** The built UI at `root` (when it is there), with its client-side routes; a JSON 404 for anything else. */
+async function serveWebUi(app: FastifyInstance, root: string | undefined): Promise<void> {
+  const webRoot = root ? resolve(root) : undefined;
   const serveUi = webRoot !== undefined && existsSync(resolve(webRoot, "index.html"));
   if (webRoot && !serveUi)
     app.log.warn({ webRoot }, "no built UI there (run npm run build:web); serving the API only");
@@ -122,5 +134,4 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (serveUi && isPage) return reply.type("text/html").sendFile("index.html");
     return reply.status(404).send(errorBody(404, `no route ${request.method} ${path}`));
   });
-  return app;
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { ApiException } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "../kube/rest.ts";
 
 /** The JSON body of every 4xx/5xx answer. */
 export interface ErrorBody {
@@ -98,17 +99,18 @@ function kubernetesMessage(body: unknown): string | undefined {
   return undefined;
 }
 
+/** A refusal of the Kubernetes API (as the caller) is the caller's answer; its failure is a 502. */
+function kubernetesErrorBody(code: number, message: string | undefined): ErrorBody {
+  if (code === 401) return errorBody(401, "the Kubernetes API refused the credentials");
+  if (code >= 400 && code < 500) return errorBody(code, message ?? `the Kubernetes API answered ${code}`);
+  return errorBody(502, `the Kubernetes API failed (${code})${message ? `: ${message}` : ""}`);
+}
+
 /** Maps any error a handler throws to the status and JSON body the client gets. */
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) return errorBody(error.statusCode, error.message, error.field);
-  if (error instanceof ApiException) {
-    const message = kubernetesMessage(error.body);
-    if (error.code === 401) return errorBody(401, "the Kubernetes API refused the credentials");
-    if (error.code >= 400 && error.code < 500) {
-      return errorBody(error.code, message ?? `the Kubernetes API answered ${error.code}`);
-    }
-    return errorBody(502, `the Kubernetes API failed (${error.code})${message ? `: ${message}` : ""}`);
-  }
+  if (error instanceof ApiException) return kubernetesErrorBody(error.code, kubernetesMessage(error.body));
+  if (error instanceof ApiError) return kubernetesErrorBody(error.status, error.message);
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation?.length) {
     const issue = fastifyError.validation[0] as ValidationIssue;

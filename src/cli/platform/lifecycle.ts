@@ -13,7 +13,7 @@ import {
 } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
 import { applyBundleAndWait, operatorInCluster } from "./operator-bundle.ts";
-import { checkUpdate } from "./versions.ts";
+import { updateVersion } from "./versions.ts";
 
 interface WaitFlags extends GlobalFlags {
   timeout: string;
@@ -73,6 +73,10 @@ export function setExpression(expression: string): Record<string, unknown> {
   return keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `source` over `target`: objects merge key by key; anything else, arrays included, replaces. */
 export function deepMerge(
   target: Record<string, unknown>,
   source: Record<string, unknown>,
@@ -80,10 +84,7 @@ export function deepMerge(
   const out = { ...target };
   for (const [key, value] of Object.entries(source)) {
     const existing = out[key];
-    out[key] =
-      typeof value === "object" && value !== null && typeof existing === "object" && existing !== null
-        ? deepMerge(existing as Record<string, unknown>, value as Record<string, unknown>)
-        : value;
+    out[key] = isPlainObject(existing) && isPlainObject(value) ? deepMerge(existing, value) : value;
   }
   return out;
 }
@@ -119,8 +120,7 @@ export function registerLifecycle(program: Command): void {
   ).action(async (flags: WaitFlags & { version: string; force?: boolean }) => {
     const context = new PlatformContext(flags);
     const platform = await context.requirePlatform();
-    const current = platform.status?.version ?? platform.spec.version;
-    const version = checkUpdate(current, flags.version, flags.force ?? false);
+    const version = updateVersion(platform, flags.version, flags.force ?? false);
     if (await operatorInCluster(context)) {
       await applyBundleAndWait(context, version, Date.now() + parseDuration(flags.timeout));
     }

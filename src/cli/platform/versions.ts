@@ -1,24 +1,37 @@
 /** Which version changes the CLI allows (pure). */
-import { compareVersions, findRelease, releases } from "../../platform/catalog.ts";
+import type { PlatformResource } from "../../apis/platform/platform.ts";
+import { checkUpdate, type ReleaseCatalog, releaseCatalog } from "../../platform/version-change.ts";
 import { UserError } from "../run.ts";
+
+const unknownRelease = (flag: string, version: string, known: readonly string[]) =>
+  new UserError(`${flag} ${version} is not a known Slipway release (known: ${known.join(", ")})`);
 
 /** The catalog's spelling of `version`, or a UserError listing the known ones. */
 export function knownVersion(version: string, flag = "--version"): string {
-  const release = findRelease(version);
-  if (!release) {
-    const known = releases.map((r) => r.version).join(", ");
-    throw new UserError(`${flag} ${version} is not a known Slipway release (known: ${known})`);
-  }
-  return release.version;
+  const known = releaseCatalog.find(version);
+  if (known === undefined) throw unknownRelease(flag, version, releaseCatalog.versions);
+  return known;
 }
 
-/** Refuses a downgrade unless forced; returns the target version. */
-export function checkUpdate(current: string | undefined, target: string, force: boolean): string {
-  const version = knownVersion(target);
-  if (current && compareVersions(version, current) < 0 && !force) {
-    throw new UserError(
-      `--version ${version} is older than the running ${current}: a downgrade needs --force`,
-    );
-  }
-  return version;
+/**
+ * `slipway update --version target`: the version to write, by the rule the REST API follows
+ * (checkUpdate); a UserError naming --version or --force when it refuses.
+ */
+export function updateVersion(
+  platform: Pick<PlatformResource, "spec" | "status">,
+  target: string,
+  force: boolean,
+  catalog?: ReleaseCatalog,
+): string {
+  const decision = checkUpdate(platform.status?.version, platform.spec.version, target, {
+    force,
+    ...(catalog ? { catalog } : {}),
+  });
+  if (decision.action === "update") return decision.to;
+  if (decision.action === "unchanged") return decision.version;
+  if (decision.reason === "unknown-version") throw unknownRelease("--version", target, decision.known);
+  const which = decision.from === platform.status?.version ? "running" : "requested";
+  throw new UserError(
+    `--version ${decision.target} is older than the ${which} ${decision.from}: a downgrade needs --force`,
+  );
 }

@@ -1,6 +1,11 @@
-import { type KubeConfig, Watch } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { FastifyBaseLogger } from "fastify";
+import type { Logger } from "pino";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
-import { listPlatform, type PlatformKey, platformCollectionPath } from "./platforms.ts";
+import { Informer } from "../../kube/informer.ts";
+import { RestClient } from "../../kube/rest.ts";
+import { types } from "../../platform/resource-types.ts";
+import type { PlatformKey } from "./platforms.ts";
 
 export interface FollowOptions {
   /** Called with the Platform after every change; undefined when it does not exist (or was deleted). */
@@ -8,17 +13,17 @@ export interface FollowOptions {
   /** A failure that ended the follow (e.g. the caller lost access); the stream should close. */
   onFailure: (error: unknown) => void;
   signal: AbortSignal;
+  log: FastifyBaseLogger;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const isGone = (object: unknown) =>
-  typeof object === "object" && object !== null && (object as { code?: number }).code === 410;
+/** Failed lists or watches in a row after which the follow ends (the caller's access is gone, say). */
+const failuresToGiveUp = 5;
 
 /**
- * Follows one Platform with a watch as the caller: lists it first (its state, and the
- * resourceVersion to watch from), then watches; a watch the API server ends is resumed from the last
- * resourceVersion seen, and a 410 Gone (history compacted) starts over with a fresh list.
- * The first list's errors reject (the caller answers them as HTTP errors); later ones go to onFailure.
+ * Follows one Platform as the caller, with the runtime's informer (list, watch from the list's
+ * resourceVersion, resume, relist on 410 Gone) on a field selector for its name. The first list's
+ * error rejects (the caller answers it as an HTTP error); later failures back off and retry, and the
+ * fifth in a row goes to onFailure.
  */
 export async function followPlatform(
   kube: KubeConfig,
@@ -26,73 +31,30 @@ export async function followPlatform(
   options: FollowOptions,
 ): Promise<void> {
   const { onState, onFailure, signal } = options;
-  const first = await listPlatform(kube, key);
-  onState(first.platform);
-  void (async () => {
-    let resourceVersion: string | undefined = first.resourceVersion;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        if (resourceVersion === undefined) {
-          const listed = await listPlatform(kube, key);
-          onState(listed.platform);
-          resourceVersion = listed.resourceVersion;
-        }
-        resourceVersion = await watchOnce(kube, key, resourceVersion, onState, signal);
-        failures = 0;
-      } catch (error) {
-        failures += 1;
-        if (failures >= 5) {
-          if (!signal.aborted) onFailure(error);
-          return;
-        }
-        await sleep(200 * 2 ** failures);
-      }
-    }
-  })();
-}
-
-/** One watch from `resourceVersion` until it ends; resolves with the version to resume from (undefined: relist). */
-function watchOnce(
-  kube: KubeConfig,
-  key: PlatformKey,
-  resourceVersion: string,
-  onState: FollowOptions["onState"],
-  signal: AbortSignal,
-): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    let latest: string | undefined = resourceVersion;
-    let controller: AbortController | undefined;
-    let ended = false; // we ended the watch on purpose: its AbortError is not a failure
-    const stop = () => {
-      ended = true;
-      controller?.abort();
-    };
-    signal.addEventListener("abort", stop, { once: true });
-    const finish = (error: unknown) => {
-      signal.removeEventListener("abort", stop);
-      if (error && !ended) reject(error);
-      else resolve(latest);
-    };
-    new Watch(kube)
-      .watch(
-        platformCollectionPath(key),
-        { fieldSelector: `metadata.name=${key.name}`, resourceVersion, allowWatchBookmarks: true },
-        (type, object: PlatformResource) => {
-          if (type === "ERROR") {
-            latest = isGone(object) ? undefined : latest;
-            stop();
-            return;
-          }
-          latest = object.metadata?.resourceVersion ?? latest;
-          if (type === "BOOKMARK") return;
-          onState(type === "DELETED" ? undefined : object);
-        },
-        finish,
-      )
-      .then((started) => {
-        controller = started;
-        if (signal.aborted) started.abort();
-      }, finish);
+  const rest = new RestClient(kube, { userAgent: "slipway-server" });
+  let rejectFirstList: (error: unknown) => void = () => {};
+  const firstList = new Promise<never>((_, reject) => {
+    rejectFirstList = reject;
   });
+  const informer = new Informer({ ...types.platform, fieldSelector: `metadata.name=${key.name}` }, rest, {
+    namespace: key.namespace,
+    log: options.log as Logger,
+    minBackoffMs: 400,
+    onError: (error, failuresInARow) => {
+      if (!informer.synced) rejectFirstList(error);
+      else if (failuresInARow >= failuresToGiveUp) onFailure(error);
+      else return;
+      void stop();
+    },
+  });
+  const stop = () => informer.stop().finally(() => rest.close());
+  signal.addEventListener("abort", () => void stop(), { once: true });
+  informer.addHandlers({
+    add: (platform) => onState(platform as PlatformResource),
+    update: (_, platform) => onState(platform as PlatformResource),
+    delete: () => onState(undefined),
+  });
+  informer.start();
+  await Promise.race([informer.waitForSync(), firstList]);
+  if (informer.size === 0) onState(undefined);
 }

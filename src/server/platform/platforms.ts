@@ -14,25 +14,9 @@ const coordinates = (key: PlatformKey) => ({
   namespace: key.namespace,
 });
 
-export const platformCollectionPath = (key: PlatformKey) =>
-  `/apis/${PlatformKind.group}/${PlatformKind.version}/namespaces/${key.namespace}/${PlatformKind.plural}`;
-
 export async function readPlatform(kube: KubeConfig, key: PlatformKey): Promise<PlatformResource> {
   const api = kube.makeApiClient(CustomObjectsApi);
   return (await api.getNamespacedCustomObject({ ...coordinates(key), name: key.name })) as PlatformResource;
-}
-
-/** The Platform (or none) and the collection's resourceVersion to watch from. */
-export async function listPlatform(
-  kube: KubeConfig,
-  key: PlatformKey,
-): Promise<{ platform: PlatformResource | undefined; resourceVersion: string }> {
-  const api = kube.makeApiClient(CustomObjectsApi);
-  const list = (await api.listNamespacedCustomObject({
-    ...coordinates(key),
-    fieldSelector: `metadata.name=${key.name}`,
-  })) as { items: PlatformResource[]; metadata: { resourceVersion: string } };
-  return { platform: list.items[0], resourceVersion: list.metadata.resourceVersion };
 }
 
 /**

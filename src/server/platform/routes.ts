@@ -1,27 +1,18 @@
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { Version } from "../../apis/platform/schemas.ts";
-import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
-import { openEventStream } from "../sse.ts";
-import { followPlatform } from "./follow.ts";
-import { type PlatformKey, readPlatform, setPlatformVersion } from "./platforms.ts";
-import type { ReleaseCatalog } from "./releases.ts";
-import { decideUpdate } from "./update.ts";
-import { PlatformView, platformChanges, platformView } from "./view.ts";
+import type { PlatformResource } from "../../apis/platform/platform.ts";
+import type { ReleaseCatalog } from "../../platform/version-change.ts";
+import { errorResponses, notFoundAs } from "../errors.ts";
+import { platformEventsHandler } from "./events.ts";
+import { type PlatformKey, readPlatform } from "./platforms.ts";
+import { platformUpdateHandler, UpdateAnswer, UpdateBody } from "./update.ts";
+import { PlatformView, platformView } from "./view.ts";
 
 export interface PlatformRouteOptions {
   platform: PlatformKey;
   releases: ReleaseCatalog;
   heartbeatMs?: number;
 }
-
-const UpdateBody = Type.Object(
-  {
-    version: { ...Version, description: "The release to move to; must be in the release catalog" },
-    force: Type.Optional(Type.Boolean({ default: false, description: "Allow a downgrade" })),
-  },
-  { additionalProperties: false },
-);
 
 const VersionsView = Type.Object({
   running: Type.Optional(Type.String()),
@@ -31,146 +22,74 @@ const VersionsView = Type.Object({
   ),
 });
 
-const UpdateAnswer = Type.Object({
-  changed: Type.Boolean(),
-  from: Type.Optional(Type.String()),
-  to: Type.String(),
-  platform: PlatformView,
-});
-
 const errors = errorResponses(400, 401, 403, 404, 409, 502);
+
+/** The catalog's versions, oldest first, marked against what runs (or, before anything runs, was asked for). */
+export function versionsView(platform: PlatformResource, releases: ReleaseCatalog) {
+  const running = platform.status?.version;
+  const desired = platform.spec.version;
+  const base = running ?? desired;
+  return {
+    running,
+    desired,
+    versions: [...releases.versions].sort(releases.compare).map((version) => ({
+      version,
+      current: version === base,
+      upgrade: base === undefined || releases.compare(version, base) > 0,
+    })),
+  };
+}
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformRouteOptions): Promise<void> {
   const { platform: key, releases } = options;
   const read = (request: { kube: Parameters<typeof readPlatform>[0] }) =>
     readPlatform(request.kube, key).catch(notFoundAs(`platform ${key.namespace}/${key.name}`));
+  const tags = ["platform"];
 
   app.get(
     "/platform",
     {
       schema: {
-        tags: ["platform"],
+        tags,
         summary: "The Platform and its components",
         response: { 200: PlatformView, ...errors },
       },
     },
     async (request) => platformView(await read(request)),
   );
-
   app.get(
     "/platform/versions",
     {
       schema: {
-        tags: ["platform"],
+        tags,
         summary: "The versions the release catalog offers",
         response: { 200: VersionsView, ...errors },
       },
     },
-    async (request) => {
-      const platform = await read(request);
-      const running = platform.status?.version;
-      const desired = platform.spec.version;
-      const base = running ?? desired;
-      return {
-        running,
-        desired,
-        versions: [...releases.versions].sort(releases.compare).map((version) => ({
-          version,
-          current: version === base,
-          upgrade: base === undefined || releases.compare(version, base) > 0,
-        })),
-      };
-    },
+    async (request) => versionsView(await read(request), releases),
   );
-
-  app.post<{ Body: Static<typeof UpdateBody> }>(
+  app.post(
     "/platform/update",
     {
       schema: {
-        tags: ["platform"],
+        tags,
         summary: "Moves the Platform to another release (as `slipway update` does)",
         body: UpdateBody,
         response: { 202: UpdateAnswer, 200: UpdateAnswer, ...errors },
       },
     },
-    async (request, reply) => {
-      const platform = await read(request);
-      const decision = decideUpdate({
-        running: platform.status?.version,
-        desired: platform.spec.version,
-        target: releases.find(request.body.version) ?? request.body.version,
-        force: request.body.force ?? false,
-        known: releases.versions,
-        compare: releases.compare,
-      });
-      if (decision.action === "refuse")
-        throw new HttpError(decision.statusCode, decision.message, "body.version");
-      if (decision.action === "unchanged") {
-        return reply
-          .status(200)
-          .send({ changed: false, to: decision.version, platform: platformView(platform) });
-      }
-      const resourceVersion = platform.metadata.resourceVersion ?? "";
-      const updated = await setPlatformVersion(request.kube, key, resourceVersion, decision.to);
-      request.log.info(
-        { user: request.user.username, from: decision.from, to: decision.to },
-        "platform update started",
-      );
-      return reply
-        .status(202)
-        .send({ changed: true, from: decision.from, to: decision.to, platform: platformView(updated) });
-    },
+    platformUpdateHandler(key, releases, read),
   );
-
   app.get(
     "/platform/events",
     {
       schema: {
-        tags: ["platform"],
+        tags,
         summary: "Server-sent events: `platform` (full view), `phase`, `component`, `absent`",
         produces: ["text/event-stream"],
         response: errors,
       },
     },
-    async (request, reply) => {
-      const controller = new AbortController();
-      let previous: PlatformView | undefined;
-      let stream: ReturnType<typeof openEventStream> | undefined;
-      const pending: (() => void)[] = [];
-      const publish = (platform: Parameters<typeof platformView>[0] | undefined) => {
-        const send = () => {
-          if (!stream) return;
-          if (!platform) {
-            if (previous) stream.send("absent", { name: key.name, namespace: key.namespace });
-            previous = undefined;
-            return;
-          }
-          const next = platformView(platform);
-          const changes = platformChanges(previous, next);
-          previous = next;
-          if (changes.length === 0) return;
-          stream.send("platform", next);
-          for (const change of changes) stream.send(change.event, change.data);
-        };
-        if (stream) send();
-        else pending.push(send);
-      };
-      // The first list runs before the response is taken over, so a 403/404 is still a JSON answer.
-      await followPlatform(request.kube, key, {
-        onState: publish,
-        onFailure: (error) => {
-          request.log.warn({ err: error }, "platform watch failed; closing the event stream");
-          stream?.close();
-        },
-        signal: controller.signal,
-      }).catch((error: unknown) => {
-        controller.abort();
-        throw error;
-      });
-      stream = openEventStream(request, reply, options.heartbeatMs);
-      stream.onClose(() => controller.abort());
-      for (const send of pending.splice(0)) send();
-      if (!previous) stream.send("absent", { name: key.name, namespace: key.namespace });
-    },
+    platformEventsHandler(key, options.heartbeatMs),
   );
 }

@@ -1,47 +1,65 @@
-/** The outcome of asking to move a Platform to a version. */
-export type UpdateDecision =
-  | { action: "update"; from: string | undefined; to: string }
-  | { action: "unchanged"; version: string }
-  | { action: "refuse"; statusCode: 400 | 409; message: string };
+/** `POST /platform/update`: moves the Platform to another release, by the rule `slipway update` follows. */
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { PlatformResource } from "../../apis/platform/platform.ts";
+import { Version } from "../../apis/platform/schemas.ts";
+import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
+import { HttpError } from "../errors.ts";
+import { type PlatformKey, setPlatformVersion } from "./platforms.ts";
+import { PlatformView, platformView } from "./view.ts";
 
-export interface UpdateRequest {
-  /** status.version: what runs now. */
-  running: string | undefined;
-  /** spec.version: what was last asked for. */
-  desired: string | undefined;
-  target: string;
-  force: boolean;
-  /** Every version the release catalog knows. */
-  known: readonly string[];
-  /** Negative when a < b, as the release catalog orders versions. */
-  compare: (a: string, b: string) => number;
+export const UpdateBody = Type.Object(
+  {
+    version: { ...Version, description: "The release to move to; must be in the release catalog" },
+    force: Type.Optional(Type.Boolean({ default: false, description: "Allow a downgrade" })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAnswer = Type.Object({
+  changed: Type.Boolean(),
+  from: Type.Optional(Type.String()),
+  to: Type.String(),
+  platform: PlatformView,
+});
+
+/** An unknown version is a bad request (400); a downgrade conflicts with what runs or was asked for (409). */
+function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpError {
+  if (decision.reason === "unknown-version") {
+    const known = decision.known.join(", ");
+    return new HttpError(
+      400,
+      `unknown version ${decision.target}: the release catalog has ${known}`,
+      "body.version",
+    );
+  }
+  const message = `${decision.target} is a downgrade from ${decision.from}: refused unless forced (force: true)`;
+  return new HttpError(409, message, "body.version");
 }
 
-/**
- * Decides an update as `slipway update` does: an unknown version is refused (400), a version below
- * what runs or was asked for is a downgrade, refused (409) unless forced; asking for the version
- * already asked for changes nothing.
- */
-export function decideUpdate(request: UpdateRequest): UpdateDecision {
-  const { running, desired, target, force, known, compare } = request;
-  if (!known.includes(target)) {
-    return {
-      action: "refuse",
-      statusCode: 400,
-      message: `unknown version ${target}: the release catalog has ${known.join(", ")}`,
-    };
-  }
-  if (desired === target) return { action: "unchanged", version: target };
-  const highest = [running, desired]
-    .filter((version): version is string => version !== undefined && known.includes(version))
-    .sort(compare)
-    .at(-1);
-  if (highest !== undefined && compare(target, highest) < 0 && !force) {
-    return {
-      action: "refuse",
-      statusCode: 409,
-      message: `${target} is a downgrade from ${highest}: refused unless forced (force: true)`,
-    };
-  }
-  return { action: "update", from: running ?? desired, to: target };
+/** The handler: 202 with the updated view, 200 when the version was already asked for. */
+export function platformUpdateHandler(
+  key: PlatformKey,
+  releases: ReleaseCatalog,
+  read: (request: FastifyRequest) => Promise<PlatformResource>,
+) {
+  return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>, reply: FastifyReply) => {
+    const platform = await read(request);
+    const { version, force = false } = request.body;
+    const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
+      force,
+      catalog: releases,
+    });
+    if (decision.action === "refuse") throw refusal(decision);
+    if (decision.action === "unchanged") {
+      return reply
+        .status(200)
+        .send({ changed: false, to: decision.version, platform: platformView(platform) });
+    }
+    const resourceVersion = platform.metadata.resourceVersion ?? "";
+    const updated = await setPlatformVersion(request.kube, key, resourceVersion, decision.to);
+    const { from, to } = decision;
+    request.log.info({ user: request.user.username, from, to }, "platform update started");
+    return reply.status(202).send({ changed: true, from, to, platform: platformView(updated) });
+  };
 }

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { setCondition } from "../../../src/kube/conditions.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { ownerReference } from "../../../src/kube/owners.ts";
+import { StatusWriter } from "../../../src/kube/status-writer.ts";
 import { type ControllerSpec, TerminalError } from "../../../src/kube/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
@@ -13,8 +14,12 @@ beforeAll(() => installCrds([Widget]));
 
 const quiet = pino({ level: "silent" });
 
-/** A Widget controller: a ConfigMap child carrying the size, and status echoing the spec. */
-function widgetController(reconciled: string[]): ControllerSpec {
+/**
+ * A Widget controller: a ConfigMap child carrying the size, and status echoing the spec, written
+ * with the StatusWriter; `statusWrites` gets the generation of every status write the API server took.
+ */
+function widgetController(reconciled: string[], statusWrites: number[] = []): ControllerSpec {
+  const writer = new StatusWriter<NonNullable<WidgetObject["status"]>>();
   return {
     name: "widget",
     for: widgetType,
@@ -41,21 +46,19 @@ function widgetController(reconciled: string[]): ControllerSpec {
         });
       }
       const generation = object.metadata.generation;
-      if (object.status?.observedGeneration !== generation) {
-        await client.applyStatus({
-          ...widget(key.namespace as string, key.name, 0),
-          status: {
-            observedGeneration: generation,
-            size: object.spec.size,
-            conditions: setCondition(
-              object.status?.conditions as never,
-              { type: "Ready", status: "True", reason: "Reconciled", message: "size copied" },
-              generation,
-            ),
-          },
-        });
-        events.event(object, "Normal", "Reconciled", `size ${object.spec.size}`);
-      }
+      const status = {
+        observedGeneration: generation,
+        size: object.spec.size,
+        conditions: setCondition(
+          object.status?.conditions as never,
+          { type: "Ready", status: "True", reason: "Reconciled", message: "size copied" },
+          generation,
+        ),
+      };
+      const event = { type: "Normal", reason: "Reconciled", message: `size ${object.spec.size}` } as const;
+      const result = await writer.write({ client, events }, object, status, event);
+      if (result.written) statusWrites.push(generation ?? 0);
+      if (result.requeueAfterMs > 0) return { requeueAfterMs: result.requeueAfterMs };
       return undefined;
     },
   };
@@ -87,7 +90,8 @@ describe("a controller on the real API server", () => {
     const api = KubernetesObjectApi.makeApiClient(adminConfig());
     const core = adminConfig().makeApiClient(CoreV1Api);
     const reconciled: string[] = [];
-    const manager = await startManager(namespace, widgetController(reconciled));
+    const statusWrites: number[] = [];
+    const manager = await startManager(namespace, widgetController(reconciled, statusWrites));
     await api.create(widget(namespace, "a", 3));
 
     const ready = await eventually(
@@ -143,6 +147,15 @@ describe("a controller on the real API server", () => {
       (l) => l.items.filter((e) => e.reason === "Reconciled").length >= 2,
     );
     expect(list.items.find((e) => e.reason === "Reconciled")?.regarding?.uid).toBe(ready.metadata.uid);
+    // the finalizer, the child's update and its re-creation each reconciled the widget again, but
+    // its status was written once for each of its two generations, and each write's Event once
+    expect(reconciled.length).toBeGreaterThan(statusWrites.length);
+    expect(statusWrites).toEqual([1, 2]);
+    const reconciledEvents = list.items.filter((e) => e.reason === "Reconciled");
+    expect(reconciledEvents.map((e) => [e.note, e.series?.count]).sort()).toEqual([
+      ["size 3", undefined],
+      ["size 5", undefined],
+    ]);
 
     // deletion: the finalizer is removed and the object goes away
     await api.delete(widget(namespace, "a", 0));

@@ -8,9 +8,9 @@ import {
 } from "@kubernetes/client-node";
 import { onTestFinished } from "vitest";
 import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { releaseCatalog } from "../../../src/platform/version-change.ts";
 import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
 import { userKubeConfig } from "../../../src/server/auth.ts";
-import { releaseCatalog } from "../../../src/server/platform/releases.ts";
 import { adminConfig } from "../../support/cluster.ts";
 import { grantRole } from "../../support/service-account.ts";
 

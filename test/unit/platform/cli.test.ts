@@ -3,11 +3,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "../../../src/cli/platform/context.ts";
 import { platformSpecFromFlags } from "../../../src/cli/platform/install.ts";
-import { patchSpecFromFlags, setExpression } from "../../../src/cli/platform/lifecycle.ts";
+import { deepMerge, patchSpecFromFlags, setExpression } from "../../../src/cli/platform/lifecycle.ts";
 import { placeObjects } from "../../../src/cli/platform/manifest.ts";
-import { checkUpdate } from "../../../src/cli/platform/versions.ts";
+import { updateVersion } from "../../../src/cli/platform/versions.ts";
 import { UserError } from "../../../src/cli/run.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
+import { releaseCatalog } from "../../../src/platform/version-change.ts";
+
+/** A Platform running `version` (status), asked to run `requested` (spec). */
+const running = (version: string, requested = version) => ({
+  spec: { version: requested },
+  status: { version },
+});
 
 const globals = {
   namespace: "slipway",
@@ -27,6 +34,16 @@ describe("CLI decisions", () => {
     expect(() => setExpression("no-value")).toThrow("expected path=value");
   });
 
+  it("merges --set values object by object; an array replaces the one before it", () => {
+    expect(deepMerge({ args: ["x", "y"], env: { A: "1" } }, { args: ["z"], env: { B: "2" } })).toEqual({
+      args: ["z"],
+      env: { A: "1", B: "2" },
+    });
+    expect(patchSpecFromFlags({ set: ["components.web.args=[x, y]", "components.web.args=[z]"] })).toEqual({
+      components: { web: { args: ["z"] } },
+    });
+  });
+
   it("builds a patch from --log-level and --set, refusing an unknown level or an empty patch", () => {
     expect(patchSpecFromFlags({ logLevel: "debug", set: ["storage.artifactsSize=60Gi"] })).toEqual({
       logLevel: "DEBUG",
@@ -39,12 +56,27 @@ describe("CLI decisions", () => {
   });
 
   it("refuses unknown versions and downgrades unless forced", () => {
-    expect(checkUpdate("0.0.9", "v0.1.0", false)).toBe("0.1.0");
-    expect(() => checkUpdate("0.1.0", "0.0.9", false)).toThrow("a downgrade needs --force");
-    expect(checkUpdate("0.1.0", "0.0.9", true)).toBe("0.0.9");
-    expect(() => checkUpdate("0.1.0", "7.0.0", true)).toThrow(
-      "--version 7.0.0 is not a known Slipway release",
+    expect(updateVersion(running("0.0.9"), "v0.1.0", false)).toBe("0.1.0");
+    expect(() => updateVersion(running("0.1.0"), "0.0.9", false)).toThrow(
+      "--version 0.0.9 is older than the running 0.1.0: a downgrade needs --force",
     );
+    expect(updateVersion(running("0.1.0"), "0.0.9", true)).toBe("0.0.9");
+    expect(() => updateVersion(running("0.1.0"), "7.0.0", true)).toThrow(
+      "--version 7.0.0 is not a known Slipway release (known: 0.0.9, 0.1.0)",
+    );
+  });
+
+  it("judges a downgrade from the version asked for mid-update, as the REST API does", () => {
+    // 0.1.0 asked for while 0.0.9 still runs: going back to 0.0.9 is a downgrade
+    expect(() => updateVersion(running("0.0.9", "0.1.0"), "0.0.9", false)).toThrow(
+      "--version 0.0.9 is older than the requested 0.1.0: a downgrade needs --force",
+    );
+    // the issue's case, on a catalog that has 0.2.0
+    const catalog = { ...releaseCatalog, versions: ["0.0.9", "0.1.0", "0.2.0"], find: (v: string) => v };
+    expect(() => updateVersion(running("0.0.9", "0.2.0"), "0.1.0", false, catalog)).toThrow(
+      "--version 0.1.0 is older than the requested 0.2.0: a downgrade needs --force",
+    );
+    expect(updateVersion(running("0.0.9", "0.2.0"), "0.1.0", true, catalog)).toBe("0.1.0");
   });
 
   it("parses durations and names the flag when one is wrong", () => {

@@ -1,5 +1,6 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import { ApiError } from "../../../src/kube/rest.ts";
 import { bearerToken } from "../../../src/server/auth.ts";
 import { HttpError, notFoundAs, toErrorBody } from "../../../src/server/errors.ts";
 
@@ -46,6 +47,18 @@ describe("toErrorBody", () => {
       error: "Forbidden",
       message: 'platforms "p" is forbidden: no',
     });
+  });
+  it("answers the runtime client's ApiError (an event stream's list) by its status as well", () => {
+    const forbidden = new ApiError(403, "GET", "/apis/x", { message: 'platforms "p" is forbidden: no' });
+    expect(toErrorBody(forbidden)).toEqual({
+      statusCode: 403,
+      error: "Forbidden",
+      message: 'GET /apis/x: 403 platforms "p" is forbidden: no',
+    });
+    expect(toErrorBody(new ApiError(401, "GET", "/apis/x", {})).message).toBe(
+      "the Kubernetes API refused the credentials",
+    );
+    expect(toErrorBody(new ApiError(503, "GET", "/apis/x", {})).statusCode).toBe(502);
   });
   it("turns a Kubernetes 5xx into 502 and anything unexpected into a generic 500", () => {
     expect(toErrorBody(new ApiException(500, "boom", "{}", {})).statusCode).toBe(502);

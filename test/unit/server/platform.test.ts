@@ -1,38 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideUpdate } from "../../../src/server/platform/update.ts";
 import { type PlatformLike, platformChanges, platformView } from "../../../src/server/platform/view.ts";
-
-const compare = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
-const known = ["0.0.9", "0.1.0", "0.2.0"];
-const decide = (running: string | undefined, desired: string | undefined, target: string, force = false) =>
-  decideUpdate({ running, desired, target, force, known, compare });
-
-describe("decideUpdate", () => {
-  it("updates to a newer known version", () => {
-    expect(decide("0.1.0", "0.1.0", "0.2.0")).toEqual({ action: "update", from: "0.1.0", to: "0.2.0" });
-  });
-  it("refuses an unknown version with 400, listing the known ones", () => {
-    expect(decide("0.1.0", "0.1.0", "9.9.9")).toEqual({
-      action: "refuse",
-      statusCode: 400,
-      message: "unknown version 9.9.9: the release catalog has 0.0.9, 0.1.0, 0.2.0",
-    });
-  });
-  it("refuses a downgrade with 409 unless forced", () => {
-    const refused = decide("0.1.0", "0.1.0", "0.0.9");
-    expect(refused).toMatchObject({ action: "refuse", statusCode: 409 });
-    expect(decide("0.1.0", "0.1.0", "0.0.9", true)).toEqual({ action: "update", from: "0.1.0", to: "0.0.9" });
-  });
-  it("counts a version already asked for (mid-update) when judging a downgrade", () => {
-    expect(decide("0.0.9", "0.2.0", "0.1.0")).toMatchObject({ action: "refuse", statusCode: 409 });
-  });
-  it("changes nothing when the version is already the one asked for", () => {
-    expect(decide("0.1.0", "0.2.0", "0.2.0")).toEqual({ action: "unchanged", version: "0.2.0" });
-  });
-  it("updates a platform that has no version yet", () => {
-    expect(decide(undefined, undefined, "0.0.9")).toEqual({ action: "update", from: undefined, to: "0.0.9" });
-  });
-});
 
 const platform = (status: PlatformLike["status"], version = "0.2.0"): PlatformLike => ({
   metadata: { name: "slipway", namespace: "ns", generation: 2 },

@@ -1,0 +1,58 @@
+/** Whether a Platform may move to a version: the one rule `slipway update` and the REST API share (pure). */
+import { compareVersions, findRelease, releases } from "./catalog.ts";
+
+/** The versions a Platform may run, from a release catalog. */
+export interface ReleaseCatalog {
+  versions: readonly string[];
+  /** The catalog's spelling of a version ("v0.1.0" → "0.1.0"), or undefined when unknown. */
+  find: (version: string) => string | undefined;
+  /** Negative when a < b. */
+  compare: (a: string, b: string) => number;
+}
+
+/** The release catalog this build of Slipway ships (catalog.ts). */
+export const releaseCatalog: ReleaseCatalog = {
+  versions: releases.map((release) => release.version),
+  find: (version) => findRelease(version)?.version,
+  compare: compareVersions,
+};
+
+/** The outcome of asking to move a Platform to a version. */
+export type UpdateDecision =
+  | { action: "update"; from: string | undefined; to: string }
+  | { action: "unchanged"; version: string }
+  | { action: "refuse"; reason: "unknown-version"; target: string; known: readonly string[] }
+  | { action: "refuse"; reason: "downgrade"; target: string; from: string };
+
+export interface UpdateOptions {
+  /** Allow a downgrade. */
+  force: boolean;
+  catalog?: ReleaseCatalog;
+}
+
+/**
+ * Decides an update: an unknown version is refused; a version below the higher of what runs
+ * (status.version) and what was last asked for (spec.version, e.g. mid-update) is a downgrade, refused
+ * unless forced; asking for the version already asked for changes nothing.
+ */
+export function checkUpdate(
+  running: string | undefined,
+  requested: string | undefined,
+  target: string,
+  options: UpdateOptions,
+): UpdateDecision {
+  const catalog = options.catalog ?? releaseCatalog;
+  const version = catalog.find(target);
+  if (version === undefined) {
+    return { action: "refuse", reason: "unknown-version", target, known: catalog.versions };
+  }
+  if (requested !== undefined && catalog.find(requested) === version) return { action: "unchanged", version };
+  const highest = [running, requested]
+    .flatMap((known) => (known === undefined ? [] : (catalog.find(known) ?? [])))
+    .sort(catalog.compare)
+    .at(-1);
+  if (highest !== undefined && catalog.compare(version, highest) < 0 && !options.force) {
+    return { action: "refuse", reason: "downgrade", target: version, from: highest };
+  }
+  return { action: "update", from: running ?? requested, to: version };
+}

@@ -1,0 +1,140 @@
+/**
+ * The import rules between the tree's parts, read from the import statements of src/** and bench/**:
+ * - production code (src) imports no test code, and only src/dev and src/cli import src/dev;
+ * - benchmarks import no test code;
+ * - only src/server and src/cli import src/server (an area's REST routes live in src/server/<area>);
+ * - the top-level folders of src import each other without cycles.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+interface ImportEdge {
+  /** Both repository-relative, e.g. src/cli/server.ts → src/dev/paths.ts. */
+  from: string;
+  to: string;
+}
+
+/**
+ * Edges that break a rule today and are removed by work in flight on other branches; the lead
+ * deletes each entry when that work merges (an entry that matches nothing fails the test).
+ */
+const pendingMoves: { edge: string; move: string }[] = [
+  { edge: "src/builds/routes.ts → src/server/", move: "the builds routes move to src/server/builds/" },
+  { edge: "src/server/app.ts → src/builds/routes.ts", move: "the builds routes move to src/server/builds/" },
+  {
+    edge: "src/pipelines/argo/crds.ts → src/dev/paths.ts",
+    move: "the pipelines engineer stops reading test fixtures through dev/paths.ts",
+  },
+  {
+    edge: "src/platform/api-server-rbac.ts → src/bundle/",
+    move: "the fresh-machine engineer breaks platform → bundle → operator → platform",
+  },
+  {
+    // found at the merge of structure-pipelines: with bundle → operator → pipelines it closes a cycle
+    edge: "src/pipelines/kfp/compile.ts → src/bundle/release.ts",
+    move: "for the lead: releaseVersion is package.json's version; pipelines should take it from below bundle",
+  },
+  { edge: "bench/builds.ts → test/", move: "the builds engineer's bench stops importing test support" },
+  { edge: "bench/pipelines.ts → test/", move: "the pipelines engineer's bench stops importing test support" },
+];
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { recursive: true, encoding: "utf8" })
+    .filter((file) => /\.tsx?$/.test(file) && !file.endsWith(".d.ts"))
+    .map((file) => join(folder, file));
+}
+
+/** Every relative import of `file` (static, type-only, re-exports and dynamic import()). */
+function importsOf(file: string): ImportEdge[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
+  return importedFiles
+    .map((imported) => imported.fileName)
+    .filter((name) => name.startsWith("."))
+    .map((name) => ({ from: file, to: relative(root, join(root, dirname(file), name)) }));
+}
+
+const edges = ["src", "bench"].flatMap(sourceFiles).flatMap(importsOf);
+const show = (edge: ImportEdge) => `${edge.from} → ${edge.to}`;
+const pending = (edge: ImportEdge) => pendingMoves.some((entry) => matches(entry.edge, edge));
+function matches(pattern: string, edge: ImportEdge): boolean {
+  const [from = "", to = ""] = pattern.split(" → ");
+  return edge.from === from && (to.endsWith("/") ? edge.to.startsWith(to) : edge.to === to);
+}
+/** The top-level folder of a src path (src/kube/x.ts → kube), undefined outside src. */
+const area = (path: string) => (path.startsWith("src/") ? path.split("/")[1] : undefined);
+
+function ruleBreaks(edge: ImportEdge): string | undefined {
+  const [from, to] = [area(edge.from), area(edge.to)];
+  if (edge.to.startsWith("test/")) return "imports test code";
+  if (from && to === "dev" && from !== "dev" && from !== "cli") return "production code imports src/dev";
+  if (from && to === "server" && from !== "server" && from !== "cli") return "an area imports src/server";
+  return undefined;
+}
+
+/** Every cycle between src's top-level folders, each as the folders and one import per step. */
+function folderCycles(imports: readonly ImportEdge[]): string[] {
+  const next = new Map<string, Map<string, ImportEdge>>();
+  for (const edge of imports) {
+    const [from, to] = [area(edge.from), area(edge.to)];
+    if (!from || !to || from === to) continue;
+    if (!next.has(from)) next.set(from, new Map());
+    next.get(from)?.set(to, next.get(from)?.get(to) ?? edge);
+  }
+  const cycles = new Set<string>();
+  const walk = (path: string[]) => {
+    // each cycle once: from its alphabetically first folder
+    for (const to of next.get(path.at(-1) ?? "")?.keys() ?? []) {
+      if (to === path[0]) cycles.add(describeCycle([...path, to], next));
+      else if (!path.includes(to) && to > (path[0] ?? "")) walk([...path, to]);
+    }
+  };
+  for (const folder of [...next.keys()].sort()) walk([folder]);
+  return [...cycles].sort();
+}
+
+function describeCycle(folders: string[], next: Map<string, Map<string, ImportEdge>>): string {
+  const steps = folders.slice(1).map((to, i) => next.get(folders[i] ?? "")?.get(to) as ImportEdge);
+  return `${folders.join(" → ")} (${steps.map(show).join(", ")})`;
+}
+
+describe("layering", () => {
+  it("no production module imports test code or src/dev, no bench imports test code, no area imports src/server", () => {
+    const violations = edges
+      .filter((edge) => !pending(edge))
+      .flatMap((edge) => {
+        const rule = ruleBreaks(edge);
+        return rule ? [`${show(edge)}: ${rule}`] : [];
+      });
+    expect(violations).toEqual([]);
+  });
+
+  it("the top-level folders of src have no import cycle", () => {
+    expect(folderCycles(edges.filter((edge) => !pending(edge)))).toEqual([]);
+  });
+
+  it("every pending-move entry still names an import that exists (delete it once the move merged)", () => {
+    const stale = pendingMoves.filter((entry) => !edges.some((edge) => matches(entry.edge, edge)));
+    expect(stale).toEqual([]);
+  });
+
+  it("finds a cycle and a forbidden import when there is one", () => {
+    const cycle = [
+      { from: "src/a/x.ts", to: "src/b/y.ts" },
+      { from: "src/b/y.ts", to: "src/c/z.ts" },
+      { from: "src/c/z.ts", to: "src/a/w.ts" },
+    ];
+    expect(folderCycles(cycle)).toEqual([
+      "a → b → c → a (src/a/x.ts → src/b/y.ts, src/b/y.ts → src/c/z.ts, src/c/z.ts → src/a/w.ts)",
+    ]);
+    expect(ruleBreaks({ from: "src/kube/a.ts", to: "src/dev/paths.ts" })).toBe(
+      "production code imports src/dev",
+    );
+    expect(ruleBreaks({ from: "bench/a.ts", to: "test/support/x.ts" })).toBe("imports test code");
+    expect(ruleBreaks({ from: "src/cli/dev.ts", to: "src/dev/cluster.ts" })).toBeUndefined();
+  });
+});

@@ -1,0 +1,52 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { startVitest } from "vitest/node";
+import SummaryReporter, { summaryLine } from "../support/summary-reporter.ts";
+
+const fixtures = fileURLToPath(new URL("fixtures/summary-reporter", import.meta.url));
+
+/**
+ * Runs vitest on the fixture files (one passes and skips one, one fails on import, one fails in
+ * beforeAll) with the summary reporter; returns the lines it printed.
+ */
+async function summaryOfFixtures(): Promise<string> {
+  const printed: string[] = [];
+  const reporter = new SummaryReporter();
+  const write = process.stdout.write;
+  const capture = {
+    onTestRunEnd: (...args: Parameters<SummaryReporter["onTestRunEnd"]>) => {
+      process.stdout.write = ((chunk: string) => printed.push(chunk) > 0) as typeof process.stdout.write;
+      try {
+        reporter.onTestRunEnd(...args);
+      } finally {
+        process.stdout.write = write;
+      }
+    },
+  };
+  const vitest = await startVitest(
+    "test",
+    [],
+    { config: false, root: fixtures, include: ["*.check.ts"], watch: false, reporters: [capture] },
+    {},
+  );
+  await vitest.close();
+  process.exitCode = undefined; // the fixtures' failures are this test's subject, not this run's
+  return printed.join("").trim();
+}
+
+describe("the summary reporter", () => {
+  it("counts files that fail before their tests run, and the tests in them, as failed", async () => {
+    expect(await summaryOfFixtures()).toBe(
+      "1 passed, 3 failed, 1 skipped (2 test file(s) failed outside their tests)",
+    );
+  });
+
+  it("adds unhandled errors to the failures", () => {
+    expect(summaryLine({ passed: 4, failed: 0, skipped: 0, failedFiles: 0 }, 1)).toBe(
+      "4 passed, 1 failed, 0 skipped (1 unhandled error(s))",
+    );
+    expect(summaryLine({ passed: 4, failed: 0, skipped: 0, failedFiles: 0 })).toBe(
+      "4 passed, 0 failed, 0 skipped",
+    );
+  });
+});
