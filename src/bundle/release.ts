@@ -1,16 +1,16 @@
 /** The bundle of this release: every registered kind and controller, the image of this version. */
 
-import packageJson from "../../package.json" with { type: "json" };
 import { allKinds } from "../apis/index.ts";
 import { allControllers } from "../operator/controllers.ts";
 import { argoMinimalCrds } from "../pipelines/argo/crds.ts";
-import { findRelease } from "../platform/catalog.ts";
+import { findRelease, ownVersion } from "../platform/catalog.ts";
 import { type BundleObject, type BundleOptions, bundleFor, defaultResources, labels } from "./bundle.ts";
 import { bundleGrants } from "./grants.ts";
 import { splitImage } from "./helm.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
-export const releaseVersion: string = packageJson.version;
+/** This release: the operator's own version. */
+export const releaseVersion = ownVersion;
 
 /** The workflow engine's version in the catalog's entry for `version` (its image's tag). */
 export function workflowEngineVersion(version: string): string {

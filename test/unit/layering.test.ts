@@ -23,25 +23,7 @@ interface ImportEdge {
  * Edges that break a rule today and are removed by work in flight on other branches; the lead
  * deletes each entry when that work merges (an entry that matches nothing fails the test).
  */
-const pendingMoves: { edge: string; move: string }[] = [
-  { edge: "src/builds/routes.ts → src/server/", move: "the builds routes move to src/server/builds/" },
-  { edge: "src/server/app.ts → src/builds/routes.ts", move: "the builds routes move to src/server/builds/" },
-  {
-    edge: "src/pipelines/argo/crds.ts → src/dev/paths.ts",
-    move: "the pipelines engineer stops reading test fixtures through dev/paths.ts",
-  },
-  {
-    edge: "src/platform/api-server-rbac.ts → src/bundle/",
-    move: "the fresh-machine engineer breaks platform → bundle → operator → platform",
-  },
-  {
-    // found at the merge of structure-pipelines: with bundle → operator → pipelines it closes a cycle
-    edge: "src/pipelines/kfp/compile.ts → src/bundle/release.ts",
-    move: "for the lead: releaseVersion is package.json's version; pipelines should take it from below bundle",
-  },
-  { edge: "bench/builds.ts → test/", move: "the builds engineer's bench stops importing test support" },
-  { edge: "bench/pipelines.ts → test/", move: "the pipelines engineer's bench stops importing test support" },
-];
+const pendingMoves: { edge: string; move: string }[] = [];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, encoding: "utf8" })

@@ -7,8 +7,8 @@ import type { Static } from "@sinclair/typebox";
 import { stringify as yamlStringify } from "yaml";
 import type { NamedValue } from "../../apis/pipelines/common.ts";
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
-import { releaseVersion } from "../../bundle/release.ts";
 import { canonical } from "../../kube/canonical.ts";
+import { ownVersion } from "../../platform/catalog.ts";
 import { CompileError } from "./errors.ts";
 import type { ComponentSpec, ContainerSpec, ParameterSpec, PipelineSpec, TaskSpec } from "./ir.ts";
 import { componentName, executorLabel, pipelineNamePattern, taskName } from "./names.ts";
@@ -32,7 +32,7 @@ export interface KfpPipeline {
 export type CompileResult = { ok: true; ir: PipelineSpec } | { ok: false; field: string; error: string };
 
 /** What `sdkVersion` says made the IR (the SDK writes `kfp-<version>`). */
-export const sdkVersion = `slipway-${releaseVersion}`;
+export const sdkVersion = `slipway-${ownVersion}`;
 
 /** Later lists override earlier ones by name, keeping the first position (env order matters to `$(VAR)`). */
 function mergeNamed(...lists: (Named[] | undefined)[]): Named[] {

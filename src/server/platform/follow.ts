@@ -37,7 +37,7 @@ export async function followPlatform(
     rejectFirstList = reject;
   });
   const informer = new Informer({ ...types.platform, fieldSelector: `metadata.name=${key.name}` }, rest, {
-    namespace: key.namespace,
+    namespaces: [key.namespace],
     log: options.log as Logger,
     minBackoffMs: 400,
     onError: (error, failuresInARow) => {
