@@ -36,7 +36,7 @@ import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, median, pool, sleep } from "./support.ts";
 
 const builds = 500;
-const concurrency = imageBuildController().concurrency ?? 4;
+const concurrency = imageBuildController({ config: undefined }).concurrency ?? 4;
 const apply = { contentType: "application/apply-patch+yaml", query: { fieldManager: "bench", force: true } };
 
 const spec = (version: string) => ({
@@ -130,7 +130,7 @@ async function runOperator(
   });
   manager.add(spec);
   await manager.start();
-  return { manager, metrics: spec.reconciler.metrics };
+  return { manager, metrics: spec.buildMetrics };
 }
 
 /** The floor: what any implementation must do per build, by a plain client at the same concurrency. */

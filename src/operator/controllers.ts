@@ -1,9 +1,14 @@
+import type { BuildsConfig } from "../builds/config.ts";
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
-export function allControllers(): ControllerSpec[] {
-  return [...platformControllers(), imageBuildController(), ...pipelineControllers()];
+export function allControllers(options: { builds?: BuildsConfig } = {}): ControllerSpec[] {
+  return [
+    ...platformControllers(),
+    imageBuildController({ config: options.builds }),
+    ...pipelineControllers(),
+  ];
 }

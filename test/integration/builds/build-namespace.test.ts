@@ -63,7 +63,7 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       expect(await jobsIn(team)).toEqual([]);
       const [job, ...others] = await jobsIn(builds);
       expect(others).toEqual([]);
-      expect(job?.metadata?.name).toBe(build.status?.jobName);
+      expect(build.status?.job).toEqual({ namespace: builds, name: job?.metadata?.name });
       expect(job?.metadata?.ownerReferences).toBeUndefined();
       // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
       expect(JSON.stringify(job)).not.toContain(pipToken);

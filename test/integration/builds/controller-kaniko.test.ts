@@ -86,13 +86,14 @@ describe("ImageBuild controller, Kaniko backend", () => {
     const build = await waitForPhase(namespace, "scorer", "Failed");
     expect(build.status?.message).toContain(uri);
     expect(build.status?.conditions?.[0]?.reason).toBe("ArtifactMissing");
+    expect(await jobsIn(namespace)).toEqual([]);
 
     const bare = await buildNamespace(servers);
     await startBuildOperator(bare, buildsConfig(servers, { storage: undefined }));
     await createImageBuild(bare, "scorer", spec(uri));
     const unconfigured = await waitForPhase(bare, "scorer", "Failed");
     expect(unconfigured.status?.message).toMatch(/no blob store is configured/);
-    expect(await jobsIn(namespace)).toEqual([]);
+    expect(await jobsIn(bare)).toEqual([]);
   });
 
   it("image missing → a Kaniko Job, completed by kwok; the pushed image's digest from the registry → Succeeded", async () => {
@@ -127,7 +128,11 @@ describe("ImageBuild controller, Kaniko backend", () => {
       registryUser,
     );
     const build = await waitForPhase(namespace, "scorer", "Succeeded");
-    expect(build.status).toMatchObject({ reused: false, digest, jobName: job?.metadata?.name });
+    expect(build.status).toMatchObject({
+      reused: false,
+      digest,
+      job: { namespace, name: job?.metadata?.name },
+    });
 
     // No secret value in the Job, the status, the Events or the operator's log.
     const everything = JSON.stringify([
@@ -244,9 +249,9 @@ describe("ImageBuild controller, Kaniko backend", () => {
       waitForPhase(namespace, "first", "Building"),
       waitForPhase(namespace, "second", "Building"),
     ]);
-    expect(first.status?.jobName).toBe(second.status?.jobName);
+    expect(first.status?.job).toEqual(second.status?.job);
     const jobs = await jobsIn(namespace);
-    expect(jobs.map((j) => j.metadata?.name)).toEqual([first.status?.jobName]);
+    expect(jobs.map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
 
     const owner = jobs[0]?.metadata?.ownerReferences?.[0]?.name ?? "";
     await deleteImageBuild(namespace, owner);

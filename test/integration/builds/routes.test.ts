@@ -1,7 +1,8 @@
+import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { readImageBuild } from "../../support/builds/operator.ts";
-import { testNamespace } from "../../support/cluster.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
@@ -87,5 +88,68 @@ describe("REST API of image builds", () => {
         "/api/v1/namespaces/{namespace}/imagebuilds/{name}/logs",
       ]),
     );
+  });
+
+  it("logs: the pod is looked for where the status says the Job runs (a buildNamespace), not in the build's namespace", async () => {
+    const namespace = await testNamespace("ib-logs");
+    const builds = await testNamespace("ib-logs-builds");
+    const url = await startServer(namespace);
+    const token = await serviceAccountToken(namespace, "builder");
+    await grantImageBuilds(namespace, "builder");
+    // the caller may read pods in the build namespace (a Role there, bound to its ServiceAccount)
+    const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+    const rules = [{ apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] }];
+    await rbac.createNamespacedRole({ namespace: builds, body: { metadata: { name: "build-pods" }, rules } });
+    await rbac.createNamespacedRoleBinding({
+      namespace: builds,
+      body: {
+        metadata: { name: "build-pods" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "build-pods" },
+        subjects: [{ kind: "ServiceAccount", name: "builder", namespace }],
+      },
+    });
+    const crd = {
+      group: ImageBuildKind.group,
+      version: ImageBuildKind.version,
+      plural: ImageBuildKind.plural,
+    };
+    const objects = adminConfig().makeApiClient(CustomObjectsApi);
+    await objects.createNamespacedCustomObject({
+      ...crd,
+      namespace,
+      body: {
+        apiVersion: ImageBuildKind.apiVersion,
+        kind: ImageBuildKind.kind,
+        metadata: { name: "scorer" },
+        spec,
+      },
+    });
+    const job = { namespace: builds, name: "build-fraud-scorer-v1" };
+    await objects.replaceNamespacedCustomObjectStatus({
+      ...crd,
+      namespace,
+      name: "scorer",
+      body: { ...(await readImageBuild(namespace, "scorer")), status: { phase: "Building", job } },
+    });
+    // a pod of the Job that no node takes: nothing logged yet (and no kubelet asked)
+    await adminConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedPod({
+        namespace: builds,
+        body: {
+          metadata: { name: "build-fraud-scorer-v1-x", labels: { "job-name": job.name } },
+          spec: {
+            nodeSelector: { "slipway.dev/no-such-node": "true" },
+            containers: [{ name: "kaniko", image: "kaniko" }],
+          },
+        },
+      });
+    const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds/scorer/logs`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 200,
+      body: { pod: "build-fraud-scorer-v1-x", container: "kaniko", logs: "" },
+    });
   });
 });
