@@ -1,7 +1,7 @@
 /**
- * Carrying out a decision of `decide`: stop or start the run, write the status (through the
- * controller's StatusWriter, which records the transition's Event only if the write happened) and
- * count what finished. Every message that leaves here is redacted of secret values.
+ * Carrying out a decision of `decide`: write the status (through the controller's StatusWriter,
+ * which records the transition's Event only if the write happened), count what finished, then stop
+ * or start the run. Every message that leaves here is redacted of secret values.
  */
 import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
 import { keyOf } from "../kube/keys.ts";
@@ -30,14 +30,15 @@ async function runEffects(
   decision: Decision & { kind: "act" },
   context: ReconcileContext,
 ): Promise<void> {
-  const { wiring, target, observed, secretArgs } = gathered;
+  const { wiring, target, secretArgs } = gathered;
   const { backend } = wiring;
   if (decision.deleteRun) await backend.stop(target, context);
   if (!decision.startRun) return;
   // before the Job exists, so that no Job in another namespace can outlive its build
   if (backend.name === "kaniko" && isCrossNamespace(target.build, target.namespace))
     await context.client.addFinalizer(types.imageBuild, keyOf(target.build), jobCleanupFinalizer);
-  const run = observed.run ?? { state: "absent" };
+  // looked at again just before: another build of this reference may have started it meanwhile
+  const { run } = await backend.observe(target, context);
   await backend.start(target, context, run, secretArgs);
   if (run.state === "absent") executor.metrics.started.inc({ backend: backend.name });
 }
@@ -52,6 +53,11 @@ function redacted(secrets: SecretReader, status: ImageBuildStatus): ImageBuildSt
   };
 }
 
+/**
+ * Writes the decided status, then carries out the run's change — only if the status was written or
+ * already stood: a status refused as stale was decided from an old copy, and so was its change (a
+ * Job deleted on a timeout seen in an old copy would be started again from the next one).
+ */
 export async function execute(
   executor: Executor,
   build: ImageBuild,
@@ -59,7 +65,6 @@ export async function execute(
   decision: Decision & { kind: "act" },
   context: ReconcileContext,
 ): Promise<ReconcileResult | undefined> {
-  if ("observed" in gathered) await runEffects(executor, gathered, decision, context);
   const { secrets, writer, metrics } = executor;
   let writeRequeueMs = 0;
   const status = decision.status && redacted(secrets, decision.status);
@@ -70,8 +75,10 @@ export async function execute(
       const backend = "wiring" in gathered ? gathered.wiring.backend.name : "none";
       metrics.countFinished(build.status?.phase, status, backend);
     }
+    // this writer does not pace: a write neither made nor needed was refused as stale
     writeRequeueMs = result.requeueAfterMs;
   }
+  if (writeRequeueMs === 0 && "observed" in gathered) await runEffects(executor, gathered, decision, context);
   const pollMs =
     status?.phase === "Building"
       ? Math.min(decision.requeueAfterMs ?? buildingPollMs, buildingPollMs)
