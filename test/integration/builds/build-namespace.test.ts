@@ -24,6 +24,17 @@ import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts
 
 const pipToken = "pip-token-3c9d4e21";
 
+const imageBuildsIn = (namespace: string) =>
+  adminConfig()
+    .makeApiClient(CustomObjectsApi)
+    .listNamespacedCustomObject({
+      group: ImageBuildKind.group,
+      version: ImageBuildKind.version,
+      plural: ImageBuildKind.plural,
+      namespace,
+    })
+    .then((list) => (list as { items: unknown[] }).items.length);
+
 describe("buildNamespace: build Jobs and credentials in the platform's namespace", () => {
   const servers = useBuildServers();
 
@@ -92,19 +103,10 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
         (names) => !names.includes(copy.metadata?.name),
         30_000,
       );
-      const objects = adminConfig().makeApiClient(CustomObjectsApi);
       await eventually(
         "the ImageBuild gone (finalizer removed)",
-        () =>
-          objects
-            .listNamespacedCustomObject({
-              group: ImageBuildKind.group,
-              version: ImageBuildKind.version,
-              plural: ImageBuildKind.plural,
-              namespace: team,
-            })
-            .then((list) => (list as { items: unknown[] }).items.length),
-        (count) => count === 0,
+        () => imageBuildsIn(team),
+        (n) => n === 0,
         30_000,
       );
     });

@@ -1,7 +1,7 @@
 import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { readImageBuild } from "../../support/builds/operator.ts";
+import { createImageBuild, readImageBuild } from "../../support/builds/operator.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
@@ -18,6 +18,35 @@ async function grantImageBuilds(namespace: string, serviceAccount: string) {
   ]);
 }
 
+/** A Role in `namespace` letting ServiceAccount `serviceAccount` of `accountNamespace` read pods and their logs. */
+async function allowPodReading(namespace: string, accountNamespace: string, serviceAccount: string) {
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  const rules = [{ apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] }];
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name: "build-pods" }, rules } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: "build-pods" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "build-pods" },
+      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace: accountNamespace }],
+    },
+  });
+}
+
+/** Calls the image-build routes of `namespace` with `token`. */
+const caller =
+  (url: string, namespace: string, token: string) => async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
 const spec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };
 
 describe("REST API of image builds", () => {
@@ -28,17 +57,7 @@ describe("REST API of image builds", () => {
     const url = await startServer(namespace);
     const token = await serviceAccountToken(namespace, "builder");
     await grantImageBuilds(namespace, "builder");
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body ? { "content-type": "application/json" } : {}),
-        },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    };
+    const call = caller(url, namespace, token);
 
     const created = await call("POST", "", { name: "scorer", spec });
     expect(created.status).toBe(202);
@@ -96,41 +115,19 @@ describe("REST API of image builds", () => {
     const url = await startServer(namespace);
     const token = await serviceAccountToken(namespace, "builder");
     await grantImageBuilds(namespace, "builder");
-    // the caller may read pods in the build namespace (a Role there, bound to its ServiceAccount)
-    const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
-    const rules = [{ apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] }];
-    await rbac.createNamespacedRole({ namespace: builds, body: { metadata: { name: "build-pods" }, rules } });
-    await rbac.createNamespacedRoleBinding({
-      namespace: builds,
-      body: {
-        metadata: { name: "build-pods" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "build-pods" },
-        subjects: [{ kind: "ServiceAccount", name: "builder", namespace }],
-      },
-    });
-    const crd = {
-      group: ImageBuildKind.group,
-      version: ImageBuildKind.version,
-      plural: ImageBuildKind.plural,
-    };
-    const objects = adminConfig().makeApiClient(CustomObjectsApi);
-    await objects.createNamespacedCustomObject({
-      ...crd,
-      namespace,
-      body: {
-        apiVersion: ImageBuildKind.apiVersion,
-        kind: ImageBuildKind.kind,
-        metadata: { name: "scorer" },
-        spec,
-      },
-    });
+    await allowPodReading(builds, namespace, "builder");
+    await createImageBuild(namespace, "scorer", spec);
     const job = { namespace: builds, name: "build-fraud-scorer-v1" };
-    await objects.replaceNamespacedCustomObjectStatus({
-      ...crd,
-      namespace,
-      name: "scorer",
-      body: { ...(await readImageBuild(namespace, "scorer")), status: { phase: "Building", job } },
-    });
+    await adminConfig()
+      .makeApiClient(CustomObjectsApi)
+      .replaceNamespacedCustomObjectStatus({
+        group: ImageBuildKind.group,
+        version: ImageBuildKind.version,
+        plural: ImageBuildKind.plural,
+        namespace,
+        name: "scorer",
+        body: { ...(await readImageBuild(namespace, "scorer")), status: { phase: "Building", job } },
+      });
     // a pod of the Job that no node takes: nothing logged yet (and no kubelet asked)
     await adminConfig()
       .makeApiClient(CoreV1Api)
@@ -144,10 +141,7 @@ describe("REST API of image builds", () => {
           },
         },
       });
-    const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds/scorer/logs`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect({ status: response.status, body: await response.json() }).toEqual({
+    expect(await caller(url, namespace, token)("GET", "/scorer/logs")).toEqual({
       status: 200,
       body: { pod: "build-fraud-scorer-v1-x", container: "kaniko", logs: "" },
     });
