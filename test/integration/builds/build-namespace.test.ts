@@ -6,13 +6,8 @@ import {
   jobCleanupFinalizer,
   ownerLabels,
 } from "../../../src/builds/build-namespace.ts";
-import {
-  buildNamespace,
-  buildsConfig,
-  jobsIn,
-  uploadContext,
-  useBuildServers,
-} from "../../support/builds/fixtures.ts";
+import { uploadContext } from "../../../src/dev/build-server-children.ts";
+import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
   deleteImageBuild,

@@ -1,12 +1,13 @@
 import { Storage } from "@google-cloud/storage";
 import { describe, expect, it } from "vitest";
+import { startFakeGcs, uploadContext } from "../../../src/dev/build-server-children.ts";
+import { pushImage } from "../../../src/dev/push-image.ts";
 import {
   buildNamespace,
   buildsConfig,
   eventsIn,
   jobsIn,
   registryUser,
-  uploadContext,
   useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {
@@ -17,8 +18,6 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
-import { pushImage } from "../../support/builds/push.ts";
-import { startFakeGcs } from "../../support/builds/servers.ts";
 import { eventually } from "../../support/cluster.ts";
 
 const dockerfile = "FROM scratch\nCOPY model.txt /model.txt\n";

@@ -1,5 +1,6 @@
 import { CoreV1Api, EventsV1Api } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import { pushImage } from "../../../src/dev/push-image.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -13,7 +14,6 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
-import { pushImage } from "../../support/builds/push.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 
 describe("per-namespace override: ConfigMap slipway-builds", () => {

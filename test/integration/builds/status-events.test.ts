@@ -4,6 +4,7 @@ import type { ImageBuild } from "../../../src/apis/builds/imagebuild.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
 import { types } from "../../../src/builds/resource-types.ts";
+import { pushImage } from "../../../src/dev/push-image.ts";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
@@ -15,7 +16,6 @@ import {
   useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import { createImageBuild, readImageBuild } from "../../support/builds/operator.ts";
-import { pushImage } from "../../support/builds/push.ts";
 import { adminConfig } from "../../support/cluster.ts";
 
 /** A cache that holds exactly one ImageBuild, as it was when copied: what a lagging informer serves. */
