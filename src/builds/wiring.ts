@@ -48,11 +48,6 @@ export class Wirings {
     this.#localBuilder = options.localBuilder;
   }
 
-  /** The operator's own configuration (undefined: it has none). */
-  get base(): BuildsConfig | undefined {
-    return this.#base;
-  }
-
   /** The wiring of builds in `namespace`, whose override ConfigMap is `configMap` (if any). */
   for(namespace: string, configMap: V1ConfigMap | undefined): WiringResult {
     if (!this.#base) return { blocker: notConfigured };
