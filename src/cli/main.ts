@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { registerDevCommands } from "./dev.ts";
 import { registerOperatorCommand } from "./operator.ts";
+import { registerPipelinesCommands } from "./pipelines.ts";
 import { registerPlatformCommands } from "./platform/register.ts";
 import { runCli } from "./run.ts";
 import { registerServerCommand } from "./server.ts";
@@ -13,5 +14,6 @@ registerDevCommands(program);
 registerPlatformCommands(program);
 registerOperatorCommand(program);
 registerServerCommand(program);
+registerPipelinesCommands(program);
 
 await runCli(program, process.argv);

@@ -1,6 +1,7 @@
 import type { BuildsConfig } from "../builds/config.ts";
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
@@ -9,6 +10,6 @@ export function allControllers(options: { builds?: BuildsConfig } = {}): Control
   return [
     ...platformControllers(),
     imageBuildController({ config: options.builds }),
-    ...pipelineControllers(),
+    ...pipelineControllers({ backends }),
   ];
 }

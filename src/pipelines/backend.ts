@@ -1,12 +1,12 @@
 /**
  * What a pipeline backend does, whatever runs it. `argo` implements it (src/pipelines/argo/); `kfp`
- * and `vertex` will, through the same interface.
+ * and `vertex` will, through the same interface, each registered by one line in backends.ts.
  */
 import type { Static } from "@sinclair/typebox";
 import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
 import type { Pipeline } from "../apis/pipelines/pipeline.ts";
 import type { Provider } from "../apis/pipelines/provider.ts";
-import type { KubeObject, ObjectKey } from "../kube/types.ts";
+import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../kube/types.ts";
 
 export interface ProviderConfig {
   key: Required<ObjectKey>;
@@ -68,7 +68,14 @@ export interface BackendObjects<Definition> {
   delete(provider: Required<ObjectKey>, id: string): Promise<void>;
 }
 
+/** Whether the backend answers (a Provider's Ready condition); the message says what is missing. */
+export interface BackendReadiness {
+  ready: boolean;
+  message: string;
+}
+
 export interface Backend {
+  readiness(): Promise<BackendReadiness>;
   /** Whether deleting a resource in `namespace` must clean up explicitly (a finalizer), or owner references suffice. */
   needsFinalizer(namespace: string, provider: Required<ObjectKey>): boolean;
   pipelines: BackendObjects<PipelineDefinition>;
@@ -83,3 +90,15 @@ export interface Backend {
     ): Promise<RunCompletion | undefined>;
   };
 }
+
+/** One backend as the operator registers it: how to make it, and what it touches (the controllers' RBAC). */
+export interface BackendPlugin {
+  create(client: Client): Backend;
+  /** The kinds it writes for each pipeline kind. */
+  writes: Record<"pipeline" | "experiment" | "run" | "runSchedule", ResourceType[]>;
+  /** What readiness() reads. */
+  readinessPermissions: Permission[];
+}
+
+/** Provider type (`spec.type`) → its backend. The accepted provider types are exactly its keys. */
+export type BackendRegistry = Readonly<Record<string, BackendPlugin>>;

@@ -1,5 +1,7 @@
 import type { Provider } from "../apis/pipelines/provider.ts";
 import type { ObjectKey } from "../kube/types.ts";
+import type { BackendRegistry } from "./backend.ts";
+import type { ProviderBlocker } from "./blockers.ts";
 
 /** The Provider a `name` or `namespace/name` reference names, from a resource in `namespace`. */
 export function providerKey(reference: string, namespace: string): Required<ObjectKey> {
@@ -13,15 +15,13 @@ export function keyText(key: Required<ObjectKey>): string {
   return `${key.namespace}/${key.name}`;
 }
 
-/** Backends this operator has; kfp and vertex come later. */
-export const availableBackends = ["argo"];
-
-/** Why a resource in `namespace` cannot use `provider` (undefined when it can). */
+/** Why a resource in `namespace` cannot use `provider` (undefined when it can); `backends` are the types this operator runs. */
 export function providerProblem(
   reference: string,
   namespace: string,
   provider: Provider | undefined,
-): { reason: string; message: string } | undefined {
+  backends: BackendRegistry,
+): ProviderBlocker | undefined {
   const key = keyText(providerKey(reference, namespace));
   if (!provider)
     return { reason: "ProviderNotFound", message: `spec.provider: Provider ${key} does not exist` };
@@ -33,7 +33,7 @@ export function providerProblem(
       message: `spec.provider: Provider ${key} does not allow namespace ${namespace} (its spec.allowedNamespaces: ${allowed.length ? allowed.join(", ") : "none"})`,
     };
   }
-  if (!availableBackends.includes(provider.spec.type)) {
+  if (!Object.hasOwn(backends, provider.spec.type)) {
     return {
       reason: "BackendUnavailable",
       message: `spec.provider: Provider ${key} has type ${provider.spec.type}, which this operator does not run yet`,

@@ -1,3 +1,4 @@
+/** The resource types the pipelines controllers and the argo backend read and write. */
 import { resourceTypeOf } from "../apis/kind.ts";
 import {
   ExperimentKind,
@@ -9,13 +10,6 @@ import {
 } from "../apis/pipelines/index.ts";
 import type { ResourceType } from "../kube/types.ts";
 
-export const providerType = resourceTypeOf(ProviderKind);
-export const pipelineType = resourceTypeOf(PipelineKind);
-export const experimentType = resourceTypeOf(ExperimentKind);
-export const runType = resourceTypeOf(RunKind);
-export const runScheduleType = resourceTypeOf(RunScheduleKind);
-export const runConfigurationType = resourceTypeOf(RunConfigurationKind);
-
 const argo = (kind: string, plural: string): ResourceType => ({
   group: "argoproj.io",
   version: "v1alpha1",
@@ -23,8 +17,24 @@ const argo = (kind: string, plural: string): ResourceType => ({
   plural,
   namespaced: true,
 });
-export const workflowTemplateType = argo("WorkflowTemplate", "workflowtemplates");
-export const workflowType = argo("Workflow", "workflows");
-export const cronWorkflowType = argo("CronWorkflow", "cronworkflows");
+
+export const types = {
+  provider: resourceTypeOf(ProviderKind),
+  pipeline: resourceTypeOf(PipelineKind),
+  experiment: resourceTypeOf(ExperimentKind),
+  run: resourceTypeOf(RunKind),
+  runSchedule: resourceTypeOf(RunScheduleKind),
+  runConfiguration: resourceTypeOf(RunConfigurationKind),
+  workflowTemplate: argo("WorkflowTemplate", "workflowtemplates"),
+  workflow: argo("Workflow", "workflows"),
+  cronWorkflow: argo("CronWorkflow", "cronworkflows"),
+  crd: {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    kind: "CustomResourceDefinition",
+    plural: "customresourcedefinitions",
+    namespaced: false,
+  },
+} satisfies Record<string, ResourceType>;
 
 export const finalizer = "pipelines.slipway.dev/backend";

@@ -7,13 +7,15 @@ import type { Client, KubeObject, ObjectKey, ResourceType } from "../../kube/typ
 import type {
   Backend,
   BackendObjects,
+  BackendPlugin,
+  BackendReadiness,
   Owner,
   PipelineDefinition,
   ProviderConfig,
   RunDefinition,
   RunScheduleDefinition,
 } from "../backend.ts";
-import { cronWorkflowType, workflowTemplateType, workflowType } from "../types.ts";
+import { types } from "../types.ts";
 import { type ArgoWorkflowStatus, runCompletion } from "./completion.ts";
 import { argoName } from "./names.ts";
 import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
@@ -27,6 +29,13 @@ export function argoCronProblem(expression: string): string | undefined {
     : `spec.schedule.cronExpression: the argo backend takes 5 cron fields (minute resolution), not ${fields}`;
 }
 
+/** The Argo kinds the argo backend writes; the backend answers when the API server serves all of them. */
+export const argoCrdNames = [types.workflowTemplate, types.workflow, types.cronWorkflow].map(
+  (type) => `${type.plural}.${type.group}`,
+);
+
+type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
+
 export class ArgoBackend implements Backend {
   readonly #client: Client;
   readonly #now: () => number;
@@ -34,6 +43,16 @@ export class ArgoBackend implements Backend {
   constructor(client: Client, now: () => number = Date.now) {
     this.#client = client;
     this.#now = now;
+  }
+
+  async readiness(): Promise<BackendReadiness> {
+    for (const name of argoCrdNames) {
+      const crd = await this.#client.get<Crd>(types.crd, { name });
+      if (!crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
+        return { ready: false, message: `the API server does not serve ${name}: install Argo Workflows` };
+      }
+    }
+    return { ready: true, message: "Argo Workflows is installed" };
   }
 
   /** In the resource's own namespace, owner references let the garbage collector clean up. */
@@ -71,7 +90,7 @@ export class ArgoBackend implements Backend {
     };
   }
 
-  readonly pipelines = this.#objects<PipelineDefinition>(workflowTemplateType, workflowTemplate);
+  readonly pipelines = this.#objects<PipelineDefinition>(types.workflowTemplate, workflowTemplate);
 
   readonly experiments: Backend["experiments"] = {
     create: async (_provider, definition) => argoName(definition.owner),
@@ -80,18 +99,18 @@ export class ArgoBackend implements Backend {
   };
 
   readonly runSchedules = this.#objects<RunScheduleDefinition>(
-    cronWorkflowType,
+    types.cronWorkflow,
     (name, definition, provider) => cronWorkflow(name, definition, provider, this.#now()),
     (definition) => argoCronProblem(definition.schedule.cronExpression),
   );
 
   readonly runs: Backend["runs"] = {
-    ...this.#objects<RunDefinition>(workflowType, workflow),
+    ...this.#objects<RunDefinition>(types.workflow, workflow),
     // A Workflow runs what it was created with: an update (the Run's spec is immutable) changes nothing.
     update: async (_provider, id) => id,
     // A live read, not an informer: the operator must start where Argo is not installed.
     completion: async (provider, id, wanted) => {
-      const found = await this.#client.get<KubeObject & { status?: ArgoWorkflowStatus }>(workflowType, {
+      const found = await this.#client.get<KubeObject & { status?: ArgoWorkflowStatus }>(types.workflow, {
         namespace: provider.namespace,
         name: id,
       });
@@ -100,3 +119,14 @@ export class ArgoBackend implements Backend {
     },
   };
 }
+
+export const argoBackend: BackendPlugin = {
+  create: (client) => new ArgoBackend(client),
+  writes: {
+    pipeline: [types.workflowTemplate],
+    experiment: [],
+    run: [types.workflow],
+    runSchedule: [types.cronWorkflow],
+  },
+  readinessPermissions: [{ type: types.crd, verbs: ["get"] }],
+};

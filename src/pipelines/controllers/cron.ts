@@ -1,8 +1,8 @@
 import { Cron } from "croner";
-import type { Blocker } from "../sync/reconciler.ts";
+import type { DefinitionBlocker } from "../blockers.ts";
 
 /** The API server's pattern only shapes a cron expression; croner checks that it means something. */
-export function checkCron(expression: string): Blocker | undefined {
+export function checkCron(expression: string): DefinitionBlocker | undefined {
   try {
     new Cron(expression, { paused: true }).stop();
     return undefined;

@@ -1,4 +1,5 @@
 import type { ControllerSpec } from "../../kube/types.ts";
+import type { BackendRegistry } from "../backend.ts";
 import { experimentController } from "./experiment.ts";
 import { pipelineController } from "./pipeline.ts";
 import { providerController } from "./provider.ts";
@@ -6,14 +7,14 @@ import { type RunOptions, runController } from "./run.ts";
 import { runConfigurationController } from "./run-configuration.ts";
 import { runScheduleController } from "./run-schedule.ts";
 
-/** The controllers of the pipelines.slipway.dev kinds. */
-export function pipelineControllers(options: { run?: RunOptions } = {}): ControllerSpec[] {
+/** The controllers of the pipelines.slipway.dev kinds, running the backends of `backends` (by provider type). */
+export function pipelineControllers(deps: { backends: BackendRegistry; run?: RunOptions }): ControllerSpec[] {
   return [
-    providerController(),
-    pipelineController(),
-    experimentController(),
-    runController(options.run),
-    runScheduleController(),
+    providerController(deps),
+    pipelineController(deps),
+    experimentController(deps),
+    runController(deps),
+    runScheduleController(deps),
     runConfigurationController(),
   ];
 }

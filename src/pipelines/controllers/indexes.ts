@@ -2,7 +2,7 @@
 import type { Cache, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
 import { keyText, providerKey } from "../provider-ref.ts";
 import { parsePipelineReference } from "../resolve.ts";
-import { pipelineType, providerType } from "../types.ts";
+import { types } from "../types.ts";
 
 type WithSpec = KubeObject & { spec?: { provider?: string; pipeline?: string; run?: { pipeline?: string } } };
 
@@ -34,7 +34,7 @@ function mapBy(type: ResourceType, index: string) {
 export function providerWatch(type: ResourceType) {
   return {
     index: { type, name: byProvider, values: providerValues },
-    watch: { type: providerType, map: mapBy(type, byProvider) },
+    watch: { type: types.provider, map: mapBy(type, byProvider) },
   };
 }
 
@@ -42,6 +42,6 @@ export function providerWatch(type: ResourceType) {
 export function pipelineWatch(type: ResourceType) {
   return {
     index: { type, name: byPipeline, values: pipelineValues },
-    watch: { type: pipelineType, map: mapBy(type, byPipeline) },
+    watch: { type: types.pipeline, map: mapBy(type, byPipeline) },
   };
 }

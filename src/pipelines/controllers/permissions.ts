@@ -1,7 +1,13 @@
 import type { Permission, ResourceType } from "../../kube/types.ts";
+import type { BackendPlugin, BackendRegistry } from "../backend.ts";
 
-/** A synced kind writes its own finalizers and status, and the backend objects it makes. */
-export function syncedPermissions(type: ResourceType, backendTypes: ResourceType[]): Permission[] {
+/** A synced kind writes its own finalizers and status, and what every registered backend makes for it. */
+export function syncedPermissions(
+  type: ResourceType,
+  registry: BackendRegistry,
+  role: keyof BackendPlugin["writes"],
+): Permission[] {
+  const backendTypes = Object.values(registry).flatMap((plugin) => plugin.writes[role]);
   return [
     { type, verbs: ["patch", "update"] },
     { type, verbs: ["patch", "update"], subresource: "status" },

@@ -1,32 +1,31 @@
 import type { Pipeline } from "../../apis/pipelines/pipeline.ts";
 import type { ControllerSpec } from "../../kube/types.ts";
-import type { PipelineDefinition } from "../backend.ts";
-import { type SyncedKind, syncReconciler } from "../sync/reconciler.ts";
-import { pipelineType, workflowTemplateType } from "../types.ts";
+import type { BackendRegistry, PipelineDefinition } from "../backend.ts";
+import { ready } from "../blockers.ts";
+import type { SyncedKind } from "../sync/kind.ts";
+import { syncReconciler } from "../sync/reconciler.ts";
+import { types } from "../types.ts";
 import { versionOf } from "../version.ts";
 import { providerWatch } from "./indexes.ts";
 import { syncedPermissions } from "./permissions.ts";
 
 export const pipelineKind: SyncedKind<Pipeline, PipelineDefinition> = {
-  type: pipelineType,
+  type: types.pipeline,
+  role: "pipeline",
   version: (pipeline) => versionOf(pipeline.spec),
-  definition: (pipeline, owner) => ({
-    owner,
-    name: owner.name,
-    version: versionOf(pipeline.spec),
-    spec: pipeline.spec,
-  }),
+  definition: (pipeline, owner) =>
+    ready({ owner, name: owner.name, version: versionOf(pipeline.spec), spec: pipeline.spec }),
   objects: (backend) => backend.pipelines,
 };
 
-export function pipelineController(): ControllerSpec {
-  const provider = providerWatch(pipelineType);
+export function pipelineController(deps: { backends: BackendRegistry }): ControllerSpec {
+  const provider = providerWatch(types.pipeline);
   return {
     name: "pipeline",
-    for: pipelineType,
+    for: types.pipeline,
     watches: [provider.watch],
     indexes: [provider.index],
-    reconcile: syncReconciler(pipelineKind),
-    permissions: syncedPermissions(pipelineType, [workflowTemplateType]),
+    reconcile: syncReconciler(pipelineKind, deps.backends),
+    permissions: syncedPermissions(types.pipeline, deps.backends, pipelineKind.role),
   };
 }

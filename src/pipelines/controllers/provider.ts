@@ -1,52 +1,19 @@
+/** The Provider controller: Ready says whether the backend of the Provider's type answers. */
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import { type ConditionInput, getCondition, setCondition } from "../../kube/conditions.ts";
-import type { Client, ControllerSpec, KubeObject, ReconcileContext, ResourceType } from "../../kube/types.ts";
-import { availableBackends } from "../provider-ref.ts";
-import { providerType } from "../types.ts";
+import { type StatusEvent, StatusWriter, soonerRequeue } from "../../kube/status-writer.ts";
+import type { ControllerSpec, ObjectKey, ReconcileContext } from "../../kube/types.ts";
+import type { BackendReadiness, BackendRegistry } from "../backend.ts";
+import { types } from "../types.ts";
 
-const crdType: ResourceType = {
-  group: "apiextensions.k8s.io",
-  version: "v1",
-  kind: "CustomResourceDefinition",
-  plural: "customresourcedefinitions",
-  namespaced: false,
-};
+type ProviderStatus = NonNullable<Provider["status"]>;
 
-/** The Argo kinds the argo backend writes; the backend answers when the API server serves all of them. */
-export const argoCrds = [
-  "workflowtemplates.argoproj.io",
-  "workflows.argoproj.io",
-  "cronworkflows.argoproj.io",
-];
+/** A Provider that is not Ready is looked at again after this long (its backend may be installed meanwhile). */
+export const notReadyRequeueMs = 30_000;
 
-async function argoReadiness(client: Client): Promise<ConditionInput> {
-  for (const name of argoCrds) {
-    const crd = await client.get<
-      KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
-    >(crdType, {
-      name,
-    });
-    const established = crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
-    if (!established) {
-      return {
-        type: "Ready",
-        status: "False",
-        reason: "BackendUnavailable",
-        message: `the API server does not serve ${name}: install Argo Workflows`,
-      };
-    }
-  }
-  return {
-    type: "Ready",
-    status: "True",
-    reason: "BackendAvailable",
-    message: "Argo Workflows is installed",
-  };
-}
-
-/** Ready: the backend answers with this configuration. */
-export async function providerReadiness(provider: Provider, client: Client): Promise<ConditionInput> {
-  if (!availableBackends.includes(provider.spec.type)) {
+/** Ready from the backend's answer; undefined: the operator has no backend of this type. */
+export function readyCondition(provider: Provider, readiness: BackendReadiness | undefined): ConditionInput {
+  if (!readiness) {
     return {
       type: "Ready",
       status: "False",
@@ -54,49 +21,62 @@ export async function providerReadiness(provider: Provider, client: Client): Pro
       message: `spec.type: this operator does not run the ${provider.spec.type} backend yet`,
     };
   }
-  return argoReadiness(client);
+  return readiness.ready
+    ? { type: "Ready", status: "True", reason: "BackendAvailable", message: readiness.message }
+    : { type: "Ready", status: "False", reason: "BackendUnavailable", message: readiness.message };
 }
 
-async function reconcileProvider(key: { namespace?: string; name: string }, context: ReconcileContext) {
-  const provider = context.cache.get<Provider>(providerType, key);
-  if (!provider) return undefined;
-  const ready = await providerReadiness(provider, context.client);
+/** The status to write, the Event when Ready flips, and when to look again (pure). */
+export function providerStatus(
+  provider: Provider,
+  ready: ConditionInput,
+): { status: ProviderStatus; event?: StatusEvent; requeueAfterMs?: number } {
   const generation = provider.metadata.generation;
   const before = getCondition(provider.status?.conditions, "Ready");
-  if (
-    before?.status === ready.status &&
-    before.reason === ready.reason &&
-    before.message === ready.message &&
-    provider.status?.observedGeneration === generation
-  ) {
-    return ready.status === "True" ? undefined : { requeueAfterMs: 30_000 };
-  }
-  const written = await context.client.applyStatus({
-    ...provider,
+  const flipped = before?.status !== ready.status;
+  return {
     status: {
       observedGeneration: generation,
       conditions: setCondition(provider.status?.conditions, ready, generation),
     },
-  });
-  if (written && before?.status !== ready.status) {
-    context.events.event(
-      provider,
-      ready.status === "True" ? "Normal" : "Warning",
-      ready.reason,
-      ready.message,
-    );
-  }
-  return ready.status === "True" ? undefined : { requeueAfterMs: 30_000 };
+    ...(flipped
+      ? {
+          event: {
+            type: ready.status === "True" ? "Normal" : "Warning",
+            reason: ready.reason,
+            message: ready.message,
+          },
+        }
+      : {}),
+    ...(ready.status === "True" ? {} : { requeueAfterMs: notReadyRequeueMs }),
+  };
 }
 
-export function providerController(): ControllerSpec {
+async function reconcileProvider(
+  deps: { backends: BackendRegistry; writer: StatusWriter<ProviderStatus> },
+  key: ObjectKey,
+  context: ReconcileContext,
+) {
+  const provider = context.cache.get<Provider>(types.provider, key);
+  if (!provider) return undefined;
+  const type = provider.spec.type;
+  const plugin = Object.hasOwn(deps.backends, type) ? deps.backends[type] : undefined;
+  const readiness = plugin ? await plugin.create(context.client).readiness() : undefined;
+  const next = providerStatus(provider, readyCondition(provider, readiness));
+  const written = await deps.writer.write(context, provider, next.status, next.event);
+  const requeueAfterMs = soonerRequeue(written.requeueAfterMs, next.requeueAfterMs);
+  return requeueAfterMs ? { requeueAfterMs } : undefined;
+}
+
+export function providerController(deps: { backends: BackendRegistry }): ControllerSpec {
+  const writer = new StatusWriter<ProviderStatus>();
   return {
     name: "provider",
-    for: providerType,
-    reconcile: reconcileProvider,
+    for: types.provider,
+    reconcile: (key, context) => reconcileProvider({ backends: deps.backends, writer }, key, context),
     permissions: [
-      { type: providerType, verbs: ["patch", "update"], subresource: "status" },
-      { type: crdType, verbs: ["get"] },
+      { type: types.provider, verbs: ["patch", "update"], subresource: "status" },
+      ...Object.values(deps.backends).flatMap((plugin) => plugin.readinessPermissions),
     ],
   };
 }

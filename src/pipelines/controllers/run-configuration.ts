@@ -4,11 +4,11 @@ import type { RunConfiguration } from "../../apis/pipelines/run-configuration.ts
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import { type ConditionInput, setCondition } from "../../kube/conditions.ts";
 import { ownerReference } from "../../kube/owners.ts";
-import { sameJson } from "../../kube/same-json.ts";
+import { type StatusEvent, StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import { parsePipelineReference } from "../resolve.ts";
-import { planRunConfiguration } from "../run-configuration-plan.ts";
-import { pipelineType, runConfigurationType, runScheduleType, runType } from "../types.ts";
+import { planRunConfiguration, type RunConfigurationPlan } from "../run-configuration-plan.ts";
+import { types } from "../types.ts";
 import { pipelineWatch } from "./indexes.ts";
 
 const byTrigger = "triggered-by";
@@ -41,61 +41,45 @@ function schedulesCondition(schedules: RunSchedule[], wanted: number): Condition
   };
 }
 
-async function reconcileRunConfiguration(key: ObjectKey, context: ReconcileContext) {
-  const { cache, client } = context;
-  const configuration = cache.get<RunConfiguration>(runConfigurationType, key);
-  if (!configuration || configuration.metadata.deletionTimestamp) return undefined;
+type RunConfigurationStatus = NonNullable<RunConfiguration["status"]>;
+type Writer = StatusWriter<RunConfigurationStatus>;
+
+/** What the plan's RunConfiguration observes in the cache. */
+function observed(cache: Cache, configuration: RunConfiguration, owned: OwnedBy) {
   const namespace = configuration.metadata.namespace ?? "";
-  const uid = configuration.metadata.uid ?? "";
-  const owned = <T extends KubeObject>(type: typeof runType) => cache.byIndex<T>(type, "controller", uid);
-  const ownedSchedules = owned<RunSchedule>(runScheduleType);
-  const pipeline = cache.get<Pipeline>(pipelineType, {
+  const pipeline = cache.get<Pipeline>(types.pipeline, {
     namespace,
     name: parsePipelineReference(configuration.spec.run.pipeline).name,
   });
   const sourceRuns = Object.fromEntries(
     (configuration.spec.triggers?.runConfigurations ?? []).map((name) => [
       name,
-      cache.get<RunConfiguration>(runConfigurationType, { namespace, name })?.status?.latestRuns?.succeeded
+      cache.get<RunConfiguration>(types.runConfiguration, { namespace, name })?.status?.latestRuns?.succeeded
         ?.id,
     ]),
   );
-  const plan = planRunConfiguration(configuration, {
+  return {
     pipelineVersion: pipeline?.status?.state === "Succeeded" ? pipeline.status.version : undefined,
     sourceRuns,
-    runs: owned<Run>(runType),
-    schedules: ownedSchedules.map((s) => s.metadata?.name ?? ""),
-  });
+    runs: owned.runs,
+    schedules: owned.schedules.map((s) => s.metadata?.name ?? ""),
+  };
+}
 
-  const ownerReferences = [ownerReference(configuration)];
-  const labels = { [configurationLabel]: configuration.metadata.name ?? "" };
-  for (const schedule of plan.schedules) {
-    await client.apply({
-      apiVersion: configuration.apiVersion,
-      kind: "RunSchedule",
-      metadata: { name: schedule.name, namespace, labels, ownerReferences },
-      spec: schedule.spec,
-    });
-  }
-  for (const name of plan.deleteSchedules) await client.delete(runScheduleType, { namespace, name });
-  if (plan.run) {
-    await client.apply({
-      apiVersion: configuration.apiVersion,
-      kind: "Run",
-      metadata: { name: plan.run.name, namespace, labels, ownerReferences },
-      spec: plan.run.spec,
-    });
-    context.events.event(
-      configuration,
-      "Normal",
-      "RunCreated",
-      `Run ${plan.run.name}: ${plan.run.reasons.join(", ")}`,
-    );
-  }
+interface OwnedBy {
+  runs: Run[];
+  schedules: RunSchedule[];
+}
 
+/** The status a plan leads to, and the Event of the Run it creates (recorded with the write only). */
+export function runConfigurationStatus(
+  configuration: RunConfiguration,
+  plan: RunConfigurationPlan,
+  schedules: RunSchedule[],
+): { status: RunConfigurationStatus; event?: StatusEvent } {
   const generation = configuration.metadata.generation;
   const condition = schedulesCondition(
-    ownedSchedules.filter((s) => !plan.deleteSchedules.includes(s.metadata?.name ?? "")),
+    schedules.filter((s) => !plan.deleteSchedules.includes(s.metadata?.name ?? "")),
     plan.schedules.length,
   );
   const status = {
@@ -105,10 +89,40 @@ async function reconcileRunConfiguration(key: ObjectKey, context: ReconcileConte
     ...(Object.keys(plan.triggers).length ? { triggers: plan.triggers } : {}),
     ...(plan.latestRuns.succeeded ? { latestRuns: plan.latestRuns } : {}),
   };
-  if (!sameJson(status, configuration.status ?? {})) {
-    await client.applyStatus({ ...configuration, status });
-  }
-  return undefined;
+  if (!plan.run) return { status };
+  const message = `Run ${plan.run.name}: ${plan.run.reasons.join(", ")}`;
+  return { status, event: { type: "Normal", reason: "RunCreated", message } };
+}
+
+async function reconcileRunConfiguration(writer: Writer, key: ObjectKey, context: ReconcileContext) {
+  const { cache, client } = context;
+  const configuration = cache.get<RunConfiguration>(types.runConfiguration, key);
+  if (!configuration || configuration.metadata.deletionTimestamp) return undefined;
+  const namespace = configuration.metadata.namespace ?? "";
+  const uid = configuration.metadata.uid ?? "";
+  const owned: OwnedBy = {
+    runs: cache.byIndex<Run>(types.run, "controller", uid),
+    schedules: cache.byIndex<RunSchedule>(types.runSchedule, "controller", uid),
+  };
+  const plan = planRunConfiguration(configuration, observed(cache, configuration, owned));
+
+  const ownerReferences = [ownerReference(configuration)];
+  const labels = { [configurationLabel]: configuration.metadata.name ?? "" };
+  const child = (kind: string, name: string, spec: unknown) => ({
+    apiVersion: configuration.apiVersion,
+    kind,
+    metadata: { name, namespace, labels, ownerReferences },
+    spec,
+  });
+  for (const schedule of plan.schedules)
+    await client.apply(child("RunSchedule", schedule.name, schedule.spec));
+  for (const name of plan.deleteSchedules) await client.delete(types.runSchedule, { namespace, name });
+  // the Run's name is derived from what triggered it: applying it again from a stale copy is harmless
+  if (plan.run) await client.apply(child("Run", plan.run.name, plan.run.spec));
+
+  const { status, event } = runConfigurationStatus(configuration, plan, owned.schedules);
+  const written = await writer.write(context, configuration, status, event);
+  return written.requeueAfterMs ? { requeueAfterMs: written.requeueAfterMs } : undefined;
 }
 
 function triggerValues(object: KubeObject): string[] {
@@ -121,25 +135,26 @@ function triggerValues(object: KubeObject): string[] {
 /** A RunConfiguration's change (its latest succeeded run) reaches those it triggers. */
 function triggeredBy(object: KubeObject, cache: Cache): ObjectKey[] {
   const value = `${object.metadata?.namespace}/${object.metadata?.name}`;
-  return cache.byIndex(runConfigurationType, byTrigger, value).map((c) => ({
+  return cache.byIndex(types.runConfiguration, byTrigger, value).map((c) => ({
     namespace: c.metadata?.namespace,
     name: c.metadata?.name ?? "",
   }));
 }
 
 export function runConfigurationController(): ControllerSpec {
-  const pipeline = pipelineWatch(runConfigurationType);
+  const writer: Writer = new StatusWriter();
+  const pipeline = pipelineWatch(types.runConfiguration);
   return {
     name: "runconfiguration",
-    for: runConfigurationType,
-    owns: [runType, runScheduleType],
-    watches: [pipeline.watch, { type: runConfigurationType, map: triggeredBy }],
-    indexes: [pipeline.index, { type: runConfigurationType, name: byTrigger, values: triggerValues }],
-    reconcile: reconcileRunConfiguration,
+    for: types.runConfiguration,
+    owns: [types.run, types.runSchedule],
+    watches: [pipeline.watch, { type: types.runConfiguration, map: triggeredBy }],
+    indexes: [pipeline.index, { type: types.runConfiguration, name: byTrigger, values: triggerValues }],
+    reconcile: (key, context) => reconcileRunConfiguration(writer, key, context),
     permissions: [
-      { type: runConfigurationType, verbs: ["patch", "update"], subresource: "status" },
-      { type: runType, verbs: ["create", "patch", "delete"] },
-      { type: runScheduleType, verbs: ["create", "patch", "delete"] },
+      { type: types.runConfiguration, verbs: ["patch", "update"], subresource: "status" },
+      { type: types.run, verbs: ["create", "patch", "delete"] },
+      { type: types.runSchedule, verbs: ["create", "patch", "delete"] },
     ],
   };
 }

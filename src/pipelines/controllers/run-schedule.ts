@@ -1,16 +1,19 @@
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import type { ControllerSpec } from "../../kube/types.ts";
-import type { RunScheduleDefinition } from "../backend.ts";
-import { pipelineVersion, resolveParameters, resolvePipeline } from "../resolve.ts";
-import { type SyncedKind, syncReconciler } from "../sync/reconciler.ts";
-import { cronWorkflowType, runScheduleType } from "../types.ts";
+import type { BackendRegistry, RunScheduleDefinition } from "../backend.ts";
+import { ready } from "../blockers.ts";
+import { pipelineVersion, resolveRunDefinition } from "../resolve.ts";
+import type { SyncedKind } from "../sync/kind.ts";
+import { syncReconciler } from "../sync/reconciler.ts";
+import { types } from "../types.ts";
 import { versionOf } from "../version.ts";
 import { checkCron } from "./cron.ts";
 import { pipelineWatch, providerWatch } from "./indexes.ts";
 import { syncedPermissions } from "./permissions.ts";
 
 export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
-  type: runScheduleType,
+  type: types.runSchedule,
+  role: "runSchedule",
   // the CronWorkflow embeds the pipeline: a new pipeline version is a new schedule version
   version: (schedule, cache) =>
     versionOf({
@@ -19,32 +22,22 @@ export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
     }),
   definition: (schedule, owner, cache) => {
     const cron = checkCron(schedule.spec.schedule.cronExpression);
-    if (cron) return cron;
-    const pipeline = resolvePipeline(cache, owner.namespace, schedule.spec.pipeline);
-    if ("reason" in pipeline) return pipeline;
-    const parameters = resolveParameters(cache, owner.namespace, schedule.spec.parameters);
-    if ("reason" in parameters) return parameters;
-    return {
-      owner,
-      pipeline,
-      experimentName: schedule.spec.experimentName,
-      parameters,
-      artifacts: schedule.spec.artifacts ?? [],
-      schedule: schedule.spec.schedule,
-    };
+    if (cron) return { type: "blocked", blocker: cron };
+    const run = resolveRunDefinition(cache, owner, schedule.spec);
+    return run.type === "blocked" ? run : ready({ ...run.value, schedule: schedule.spec.schedule });
   },
   objects: (backend) => backend.runSchedules,
 };
 
-export function runScheduleController(): ControllerSpec {
-  const provider = providerWatch(runScheduleType);
-  const pipeline = pipelineWatch(runScheduleType);
+export function runScheduleController(deps: { backends: BackendRegistry }): ControllerSpec {
+  const provider = providerWatch(types.runSchedule);
+  const pipeline = pipelineWatch(types.runSchedule);
   return {
     name: "runschedule",
-    for: runScheduleType,
+    for: types.runSchedule,
     watches: [provider.watch, pipeline.watch],
     indexes: [provider.index, pipeline.index],
-    reconcile: syncReconciler(runScheduleKind),
-    permissions: syncedPermissions(runScheduleType, [cronWorkflowType]),
+    reconcile: syncReconciler(runScheduleKind, deps.backends),
+    permissions: syncedPermissions(types.runSchedule, deps.backends, runScheduleKind.role),
   };
 }

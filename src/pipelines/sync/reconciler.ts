@@ -1,59 +1,19 @@
 /**
- * Runs the state machine for one kind of pipeline resource: reads the resource and its Provider
- * from the cache, decides, performs the backend operation, and writes status and an Event per
- * transition. What differs between kinds is in a SyncedKind.
+ * Runs a synchronized kind: observes the resource and its Provider in the cache, lets plan.ts decide
+ * the commands, and executes them in order — finalizers, the backend call, the status write (through
+ * a StatusWriter: the transition's Event only when the write happened), deletion, requeue.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
-import { getCondition } from "../../kube/conditions.ts";
-import { sameJson } from "../../kube/same-json.ts";
-import type {
-  Cache,
-  KubeObject,
-  ObjectKey,
-  Reconcile,
-  ReconcileContext,
-  ReconcileResult,
-  ResourceType,
-} from "../../kube/types.ts";
-import { ArgoBackend } from "../argo/backend.ts";
-import type { Backend, BackendObjects, Owner, ProviderConfig } from "../backend.ts";
+import { StatusWriter } from "../../kube/status-writer.ts";
+import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
+import type { Backend, BackendObjects, BackendRegistry, Owner, ProviderConfig } from "../backend.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
-import { finalizer, providerType } from "../types.ts";
+import { finalizer, types } from "../types.ts";
 import { versionOf } from "../version.ts";
-import { type Action, decide, type Outcome, type SyncInput, settle } from "./state-machine.ts";
-import { recordedOf, type SharedStatus, statusOf } from "./status.ts";
-
-export interface SyncedResource extends KubeObject {
-  metadata: NonNullable<KubeObject["metadata"]>;
-  spec: { provider: string };
-  status?: SharedStatus;
-}
-
-export type Blocker = { reason: string; message: string };
-
-export interface SyncedKind<R extends SyncedResource, D> {
-  type: ResourceType;
-  /** The version of what the backend should have (a hash of the spec and what it depends on). */
-  version(resource: R, cache: Cache): string;
-  /** What the backend gets, or why it cannot be built yet. */
-  definition(resource: R, owner: Owner, cache: Cache, provider: ProviderConfig): D | Blocker;
-  objects(backend: Backend): BackendObjects<D>;
-  /**
-   * After a reconcile, status fields of this kind only (e.g. a Run's completion), and whether to
-   * come back or delete the resource.
-   */
-  observe?(
-    resource: R,
-    backend: Backend,
-    status: SharedStatus,
-    context: ReconcileContext,
-    at: { now: number; justSynchronized: boolean },
-  ): Promise<{ status?: Record<string, unknown>; requeueAfterMs?: number; expired?: boolean }>;
-}
-
-export function backendFor(context: ReconcileContext): Backend {
-  return new ArgoBackend(context.client);
-}
+import type { SyncedKind, SyncedResource } from "./kind.ts";
+import { type BackendOperation, planSync, type SyncCommand, type SyncObservation } from "./plan.ts";
+import type { Outcome } from "./state-machine.ts";
+import { recordedOf, type SharedStatus } from "./status.ts";
 
 export function providerConfig(provider: Provider): ProviderConfig {
   return {
@@ -63,150 +23,159 @@ export function providerConfig(provider: Provider): ProviderConfig {
   };
 }
 
-function isBlocker(value: unknown): value is Blocker {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    "reason" in value &&
-    "message" in value &&
-    !("owner" in value)
-  );
-}
+/**
+ * The backend of the Provider `namespace/name` names, by its type; undefined for a type without one.
+ * A Provider that no longer exists has no type to go by: the registry's first backend cleans up.
+ */
+type BackendOf = (provider: string) => Backend | undefined;
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-export function syncReconciler<R extends SyncedResource, D>(kind: SyncedKind<R, D>): Reconcile {
-  return async (key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | undefined> => {
-    const resource = context.cache.get<R>(kind.type, key);
-    if (!resource) return undefined;
-    const namespace = resource.metadata.namespace ?? "";
-    const owner: Owner = {
-      object: resource,
-      kind: kind.type.kind,
-      namespace,
-      name: resource.metadata.name ?? "",
-    };
-    const pKey = providerKey(resource.spec.provider, namespace);
-    const provider = context.cache.get<Provider>(providerType, pKey);
-    const config = provider ? providerConfig(provider) : undefined;
-    const backend = backendFor(context);
-    const now = Date.now();
-
-    const blocker = providerProblem(resource.spec.provider, namespace, provider);
-    let definition: D | undefined;
-    const input: SyncInput = {
-      generation: resource.metadata.generation ?? 0,
-      deleting: Boolean(resource.metadata.deletionTimestamp),
-      finalizerPresent: resource.metadata.finalizers?.includes(finalizer) ?? false,
-      needsFinalizer: backend.needsFinalizer(namespace, pKey),
-      provider: keyText(pKey),
-      providerProblem: blocker,
-      version: kind.version(resource, context.cache),
-      providerVersion: config?.version ?? "",
-      recorded: recordedOf(resource.status),
-      now,
-    };
-    let action: Action = decide(input);
-    if (action.type === "addFinalizer") {
-      await context.client.addFinalizer(kind.type, key, finalizer);
-      input.finalizerPresent = true;
-      action = decide(input);
-    }
-    if (action.type === "removeFinalizer") {
-      await context.client.removeFinalizer(kind.type, key, finalizer);
-      return undefined;
-    }
-    if (input.deleting && action.type === "none") return undefined;
-    if ((action.type === "create" || action.type === "update" || action.type === "move") && config) {
-      const built = kind.definition(resource, owner, context.cache, config);
-      if (isBlocker(built)) {
-        action = { type: "blocked", ...built };
-      } else definition = built;
-    }
-
-    const previous = resource.status;
-    const previousMessage = getCondition(previous?.conditions, "Synchronized")?.message ?? "";
-    let recorded = input.recorded;
-    let message = previousMessage;
-    let requeueAfterMs: number | undefined;
-    /** The transition this reconcile makes (one Event; a state passed through within it is named in the note). */
-    let transition: { state: string; message: string; warning: boolean } | undefined;
-
-    if (action.type === "blocked") {
-      recorded = { ...recorded, state: "Failed", retryAt: undefined, observedGeneration: input.generation };
-      message = action.message;
-      // a provider problem is re-examined when the Provider changes (watch); others are polled
-      if (!blocker) requeueAfterMs = 30_000;
-      if (previous?.state !== "Failed" || previousMessage !== message) {
-        transition = { state: "Failed", message, warning: true };
-      }
-    } else if (action.type === "wait") {
-      requeueAfterMs = action.afterMs;
-    } else if (action.type !== "none" && "state" in action) {
-      const outcome = await perform(action, kind.objects(backend), config, definition);
-      const settled = settle(input, action, outcome);
-      recorded = settled.recorded;
-      message = settled.message;
-      transition = {
-        state: recorded.state ?? "",
-        message: `${action.state} → ${recorded.state}: ${message}`,
-        warning: recorded.state === "Failed",
-      };
-      if (recorded.state === "Failed" && recorded.retryAt !== undefined)
-        requeueAfterMs = recorded.retryAt - now;
-    } else if (previous?.observedGeneration !== input.generation) {
-      recorded = { ...recorded, observedGeneration: input.generation };
-    }
-
-    const shared = statusOf(recorded, previous, { message }, blocker, new Date(now));
-    const observed =
-      !input.deleting && recorded.state === "Succeeded" && kind.observe
-        ? await kind.observe(resource, backend, shared, context, {
-            now,
-            justSynchronized: transition !== undefined,
-          })
-        : undefined;
-    const status = { ...shared, ...observed?.status };
-    const written = sameJson(status, previous ?? {})
-      ? undefined
-      : await context.client.applyStatus({ ...resource, status });
-    // a transition computed again from a copy the cache had not refreshed is not reported twice
-    if (transition && written) {
-      context.events.event(
-        resource,
-        transition.warning ? "Warning" : "Normal",
-        transition.state,
-        transition.message,
-      );
-    }
-    if (recorded.state === "Deleted") await context.client.removeFinalizer(kind.type, key, finalizer);
-    if (observed?.expired) await context.client.delete(kind.type, key);
-    const next = [requeueAfterMs, observed?.requeueAfterMs].filter((ms): ms is number => ms !== undefined);
-    return next.length ? { requeueAfterMs: Math.max(0, Math.min(...next)) } : undefined;
+function backendsFor(registry: BackendRegistry, context: ReconcileContext): BackendOf {
+  const made = new Map<string, Backend>();
+  return (provider) => {
+    const type =
+      context.cache.get<Provider>(types.provider, providerKey(provider, ""))?.spec.type ??
+      Object.keys(registry)[0] ??
+      "";
+    const plugin = Object.hasOwn(registry, type) ? registry[type] : undefined;
+    if (!plugin) return undefined;
+    const backend = made.get(type) ?? plugin.create(context.client);
+    made.set(type, backend);
+    return backend;
   };
 }
 
-async function perform<D>(
-  action: Extract<Action, { state: string }>,
-  objects: BackendObjects<D>,
-  provider: ProviderConfig | undefined,
-  definition: D | undefined,
+function observe<R extends SyncedResource, D>(
+  kind: SyncedKind<R, D>,
+  resource: R,
+  cache: Cache,
+  registry: BackendRegistry,
+  backendOf: BackendOf,
+): SyncObservation<D> {
+  const namespace = resource.metadata.namespace ?? "";
+  const owner: Owner = {
+    object: resource,
+    kind: kind.type.kind,
+    namespace,
+    name: resource.metadata.name ?? "",
+  };
+  const key = providerKey(resource.spec.provider, namespace);
+  const provider = cache.get<Provider>(types.provider, key);
+  const config = provider ? providerConfig(provider) : undefined;
+  const deleting = Boolean(resource.metadata.deletionTimestamp);
+  return {
+    input: {
+      generation: resource.metadata.generation ?? 0,
+      deleting,
+      finalizerPresent: resource.metadata.finalizers?.includes(finalizer) ?? false,
+      needsFinalizer: backendOf(keyText(key))?.needsFinalizer(namespace, key) ?? false,
+      provider: keyText(key),
+      providerProblem: providerProblem(resource.spec.provider, namespace, provider, registry),
+      version: kind.version(resource, cache),
+      providerVersion: config?.version ?? "",
+      recorded: recordedOf(resource.status),
+      now: Date.now(),
+    },
+    previous: resource.status,
+    provider: config,
+    build: config && !deleting ? kind.definition(resource, owner, cache, config) : undefined,
+  };
+}
+
+export function syncReconciler<R extends SyncedResource, D>(
+  kind: SyncedKind<R, D>,
+  registry: BackendRegistry,
+): Reconcile {
+  const writer = new StatusWriter<SharedStatus>();
+  return async (key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    const resource = context.cache.get<R>(kind.type, key);
+    if (!resource) return undefined;
+    const backendOf = backendsFor(registry, context);
+    const commands = planSync(kind, resource, observe(kind, resource, context.cache, registry, backendOf));
+    return execute(commands, { kind, key, resource, context, writer, backendOf });
+  };
+}
+
+interface Target<R extends SyncedResource, D> {
+  kind: SyncedKind<R, D>;
+  key: ObjectKey;
+  resource: R;
+  context: ReconcileContext;
+  writer: StatusWriter<SharedStatus>;
+  backendOf: BackendOf;
+}
+
+async function execute<R extends SyncedResource, D>(
+  commands: SyncCommand<D>[],
+  target: Target<R, D>,
+): Promise<ReconcileResult | undefined> {
+  const { kind, key, resource, context, writer, backendOf } = target;
+  const queue = [...commands];
+  let requeueAfterMs: number | undefined;
+  const requeue = (ms: number) => {
+    requeueAfterMs = requeueAfterMs === undefined ? ms : Math.min(requeueAfterMs, ms);
+  };
+  for (let command = queue.shift(); command; command = queue.shift()) {
+    switch (command.type) {
+      case "AddFinalizer":
+        await context.client.addFinalizer(kind.type, key, finalizer);
+        break;
+      case "RemoveFinalizer":
+        await context.client.removeFinalizer(kind.type, key, finalizer);
+        break;
+      case "CallBackend":
+        queue.unshift(
+          ...command.next(await call(command.operation, (provider) => objectsAt(target, provider))),
+        );
+        break;
+      case "PollCompletion": {
+        const { provider, id, wanted } = command.poll;
+        const backend = backendOf(provider);
+        const completion = backend && (await backend.runs.completion(providerKey(provider, ""), id, wanted));
+        queue.unshift(...command.next(completion));
+        break;
+      }
+      case "SetStatus": {
+        const written = await writer.write(context, resource, command.status, command.event);
+        if (written.requeueAfterMs > 0) requeue(written.requeueAfterMs);
+        break;
+      }
+      case "DeleteResource":
+        await context.client.delete(kind.type, key);
+        break;
+      case "Requeue":
+        requeue(command.afterMs);
+        break;
+    }
+  }
+  return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+}
+
+function objectsAt<R extends SyncedResource, D>(target: Target<R, D>, provider: string): BackendObjects<D> {
+  const backend = target.backendOf(provider);
+  if (!backend) throw new Error(`Provider ${provider} has a type this operator does not run`);
+  return target.kind.objects(backend);
+}
+
+/** Performs one backend operation; its failure is an outcome (the plan retries with backoff), not an exception. */
+async function call<D>(
+  operation: BackendOperation<D>,
+  objectsAt: (provider: string) => BackendObjects<D>,
 ): Promise<Outcome> {
   try {
-    if (action.type === "delete") {
-      const [namespace = "", name = ""] = action.provider.split("/");
-      await objects.delete({ namespace, name }, action.id);
+    if (operation.type === "delete") {
+      await objectsAt(operation.provider).delete(providerKey(operation.provider, ""), operation.id);
       return { ok: true };
     }
-    if (!provider || definition === undefined) return { ok: false, error: "the Provider is not available" };
-    if (action.type === "move") {
-      const [namespace = "", name = ""] = action.from.provider.split("/");
-      await objects.delete({ namespace, name }, action.from.id);
+    const { provider, definition } = operation;
+    const objects = objectsAt(keyText(provider.key));
+    if (operation.type === "move") {
+      const { from } = operation;
+      await objectsAt(from.provider).delete(providerKey(from.provider, ""), from.id);
       return { ok: true, id: await objects.create(provider, definition) };
     }
-    if (action.type === "create") return { ok: true, id: await objects.create(provider, definition) };
-    return { ok: true, id: await objects.update(provider, action.id, definition) };
+    if (operation.type === "create") return { ok: true, id: await objects.create(provider, definition) };
+    return { ok: true, id: await objects.update(provider, operation.id, definition) };
   } catch (error) {
-    return { ok: false, error: errorText(error) };
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }

@@ -1,9 +1,11 @@
 /**
  * The one state machine of every pipeline resource (Pipeline, Experiment, Run, RunSchedule): a pure
  * decision from the resource's recorded status and what is desired, to the next action; and a pure
- * settlement from the action's outcome to the next status. src/pipelines/sync/reconciler.ts runs them.
+ * settlement from the action's outcome to the next status. plan.ts turns them into commands, which
+ * src/pipelines/sync/reconciler.ts executes.
  */
 import type { SyncStateName } from "../../apis/pipelines/common.ts";
+import type { Blocker, ProviderBlocker } from "../blockers.ts";
 
 export type SyncState = SyncStateName;
 
@@ -30,7 +32,7 @@ export interface SyncInput {
   /** `namespace/name` of the Provider the spec names. */
   provider: string;
   /** Why the named Provider cannot be used (missing, not allowed, not ready); undefined when it can. */
-  providerProblem?: { reason: string; message: string };
+  providerProblem?: ProviderBlocker;
   /** Version of the spec and of the Provider's configuration, as they are now. */
   version: string;
   providerVersion: string;
@@ -42,7 +44,7 @@ export type Action =
   | { type: "none" }
   | { type: "addFinalizer" }
   | { type: "removeFinalizer" }
-  | { type: "blocked"; reason: string; message: string }
+  | { type: "blocked"; blocker: Blocker }
   | { type: "wait"; afterMs: number }
   | { type: "create"; state: "Creating" }
   | { type: "update"; state: "Updating"; id: string }
@@ -74,7 +76,7 @@ export function decide(input: SyncInput): Action {
     if (wait !== undefined) return { type: "wait", afterMs: wait };
     return { type: "delete", state: "Deleting", provider: recorded.provider, id: recorded.id };
   }
-  if (input.providerProblem) return { type: "blocked", ...input.providerProblem };
+  if (input.providerProblem) return { type: "blocked", blocker: input.providerProblem };
   if (input.needsFinalizer && !input.finalizerPresent) return { type: "addFinalizer" };
   if (wait !== undefined) return { type: "wait", afterMs: wait };
   if (!recorded.id) return { type: "create", state: "Creating" };

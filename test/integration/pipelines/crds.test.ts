@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
-import { pipelineType, providerType, runScheduleType, runType } from "../../../src/pipelines/types.ts";
+import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api } from "./support.ts";
@@ -31,37 +31,37 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
       parameters,
     });
 
-    await expect(create(runType, "ok-1", run("argo"))).resolves.toBeDefined();
-    await expect(create(runType, "ok-2", run("ml-team/argo"))).resolves.toBeDefined();
-    await expect(create(runType, "bad-ref", run("a/b/c"))).rejects.toThrow(/spec.provider.*should match/);
-    await expect(create(runType, "bad-ref-2", run("Not Valid"))).rejects.toThrow(/spec.provider/);
+    await expect(create(types.run, "ok-1", run("argo"))).resolves.toBeDefined();
+    await expect(create(types.run, "ok-2", run("ml-team/argo"))).resolves.toBeDefined();
+    await expect(create(types.run, "bad-ref", run("a/b/c"))).rejects.toThrow(/spec.provider.*should match/);
+    await expect(create(types.run, "bad-ref-2", run("Not Valid"))).rejects.toThrow(/spec.provider/);
 
     await expect(
       create(
-        runType,
+        types.run,
         "both",
         run("argo", [
           { name: "p", value: "1", valueFrom: { runConfigurationRef: { name: "a", outputArtifact: "m" } } },
         ]),
       ),
     ).rejects.toThrow(/a parameter has exactly one of value or valueFrom/);
-    await expect(create(runType, "neither", run("argo", [{ name: "p" }]))).rejects.toThrow(
+    await expect(create(types.run, "neither", run("argo", [{ name: "p" }]))).rejects.toThrow(
       /a parameter has exactly one of value or valueFrom/,
     );
 
     const schedule = (cronExpression: string) => ({ ...run("argo"), schedule: { cronExpression } });
     for (const good of ["*/5 * * * *", "0 0 12 * * MON-FRI", "@hourly", "@daily"]) {
       await expect(
-        create(runScheduleType, `s-${Math.random().toString(36).slice(2, 8)}`, schedule(good)),
+        create(types.runSchedule, `s-${Math.random().toString(36).slice(2, 8)}`, schedule(good)),
       ).resolves.toBeDefined();
     }
     for (const bad of ["every day", "* * *", "@sometimes", "1 2 3 4 5 6 7"]) {
-      await expect(create(runScheduleType, "bad", schedule(bad))).rejects.toThrow(
+      await expect(create(types.runSchedule, "bad", schedule(bad))).rejects.toThrow(
         /spec.schedule.cronExpression/,
       );
     }
     await expect(
-      create(runScheduleType, "backwards", {
+      create(types.runSchedule, "backwards", {
         ...run("argo"),
         schedule: {
           cronExpression: "@daily",
@@ -72,16 +72,16 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
     ).rejects.toThrow(/startTime must be before endTime/);
 
     await expect(
-      create(pipelineType, "no-image", { provider: "argo", steps: [{ name: "a" }] }),
+      create(types.pipeline, "no-image", { provider: "argo", steps: [{ name: "a" }] }),
     ).rejects.toThrow(/every step needs an image/);
     await expect(
-      create(pipelineType, "dangling", {
+      create(types.pipeline, "dangling", {
         provider: "argo",
         image: "i",
         steps: [{ name: "a", dependsOn: ["zzz"] }],
       }),
     ).rejects.toThrow(/dependsOn must name other steps/);
-    await expect(create(providerType, "p", { type: "airflow" })).rejects.toThrow(
+    await expect(create(types.provider, "p", { type: "airflow" })).rejects.toThrow(
       /spec.type.*Unsupported value/,
     );
     api.close();

@@ -7,27 +7,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { providerFilePath } from "../../../src/pipelines/argo/workflow.ts";
-import {
-  cronWorkflowType,
-  finalizer,
-  pipelineType,
-  providerType,
-  runConfigurationType,
-  runScheduleType,
-  runType,
-  workflowTemplateType,
-  workflowType,
-} from "../../../src/pipelines/types.ts";
+import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { Api, installArgoCrds, renderProviders, startPipelinesOperator, watchConfigMaps } from "./support.ts";
+import {
+  Api,
+  type ConfigMapWatch,
+  installArgoCrds,
+  renderProviders,
+  startPipelinesOperator,
+  watchConfigMaps,
+} from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
 let api: Api;
 let operator: Manager;
-let configMaps: ReturnType<typeof watchConfigMaps> | undefined;
+let configMaps: ConfigMapWatch | undefined;
 
 beforeAll(async () => {
   api = new Api(adminConfig());
@@ -51,22 +48,22 @@ const condition = (object: Any, type: string) =>
 /** Namespaces for one test, watched for ConfigMaps from the start; the test ends by checking none appeared. */
 async function namespaces(count: number): Promise<string[]> {
   const names = await Promise.all(Array.from({ length: count }, () => testNamespace("pl")));
-  configMaps = watchConfigMaps(api, names);
+  configMaps = await watchConfigMaps(api, names);
   return names;
 }
 
-function expectNoConfigMaps() {
-  configMaps?.stop();
-  expect(configMaps?.seen).toEqual([]);
+async function expectNoConfigMaps() {
+  expect(configMaps).toBeDefined();
+  expect(await configMaps?.stop()).toEqual([]);
 }
 
 async function helmProvider(namespace: string, spec: Record<string, unknown>, name = "argo") {
   const [provider] = await renderProviders(namespace, { [name]: spec });
   expect(provider?.kind).toBe("Provider");
-  await api.create(providerType, provider as Any);
+  await api.create(types.provider, provider as Any);
   return eventually(
     `Provider ${name} Ready`,
-    () => api.get(providerType, namespace, name),
+    () => api.get(types.provider, namespace, name),
     (p) => condition(p, "Ready")?.status === "True",
   );
 }
@@ -83,7 +80,7 @@ const pipelineSpec = (provider: string, trainArgs = ["--epochs=1"]) => ({
 });
 
 async function createPipeline(namespace: string, name: string, provider: string, trainArgs?: string[]) {
-  await api.create(pipelineType, {
+  await api.create(types.pipeline, {
     apiVersion: group,
     kind: "Pipeline",
     metadata: { name, namespace },
@@ -91,7 +88,7 @@ async function createPipeline(namespace: string, name: string, provider: string,
   });
   return eventually(
     `Pipeline ${name} Succeeded`,
-    () => api.get(pipelineType, namespace, name),
+    () => api.get(types.pipeline, namespace, name),
     (p: Any) => p?.status?.state === "Succeeded" && condition(p, "Synchronized")?.status === "True",
   );
 }
@@ -108,7 +105,7 @@ describe("pipelines on the argo backend", () => {
     expect(synced.metadata.finalizers).toContain(finalizer);
     expect(condition(synced, "Synchronized")).toMatchObject({ reason: "Succeeded", observedGeneration: 1 });
 
-    const template: Any = await api.get(workflowTemplateType, providerNs, `${ns}.train`);
+    const template: Any = await api.get(types.workflowTemplate, providerNs, `${ns}.train`);
     expect(template.metadata.labels).toMatchObject({
       "pipelines.slipway.dev/kind": "Pipeline",
       "pipelines.slipway.dev/namespace": ns,
@@ -145,31 +142,31 @@ describe("pipelines on the argo backend", () => {
       note: expect.stringMatching(/^Creating → Succeeded: created in provider/),
     });
 
-    await api.mergePatch(pipelineType, ns, "train", {
+    await api.mergePatch(types.pipeline, ns, "train", {
       spec: { steps: pipelineSpec(provider, ["--epochs=5"]).steps },
     });
     const updated: Any = await eventually(
       "Pipeline re-synchronized at a new version",
-      () => api.get(pipelineType, ns, "train"),
+      () => api.get(types.pipeline, ns, "train"),
       (p: Any) => p.status.observedGeneration === 2 && p.status.state === "Succeeded",
     );
     expect(updated.status.version).not.toBe(synced.status.version);
-    const edited: Any = await api.get(workflowTemplateType, providerNs, `${ns}.train`);
+    const edited: Any = await api.get(types.workflowTemplate, providerNs, `${ns}.train`);
     expect(edited.metadata.labels["pipelines.slipway.dev/version"]).toBe(updated.status.version);
     expect(edited.spec.templates.find((t: Any) => t.name === "step-train").container.args).toEqual([
       "--epochs=5",
     ]);
 
-    await api.delete(pipelineType, ns, "train");
+    await api.delete(types.pipeline, ns, "train");
     await eventually(
       "Pipeline and its WorkflowTemplate deleted",
       async () => [
-        await api.get(pipelineType, ns, "train"),
-        await api.get(workflowTemplateType, providerNs, `${ns}.train`),
+        await api.get(types.pipeline, ns, "train"),
+        await api.get(types.workflowTemplate, providerNs, `${ns}.train`),
       ],
       ([pipeline, template]) => pipeline === undefined && template === undefined,
     );
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   /** A step's node in a Workflow's status, as Argo's workflow-controller records it. */
@@ -195,13 +192,13 @@ describe("pipelines on the argo backend", () => {
     phase: "Succeeded" | "Failed",
     nodes: Any = {},
   ) {
-    await api.mergePatch(workflowType, namespace, name, {
+    await api.mergePatch(types.workflow, namespace, name, {
       status: { phase, startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:01:00Z", nodes },
     });
   }
 
   async function createRun(namespace: string, name: string, spec: Any) {
-    await api.create(runType, { apiVersion: group, kind: "Run", metadata: { name, namespace }, spec });
+    await api.create(types.run, { apiVersion: group, kind: "Run", metadata: { name, namespace }, spec });
   }
 
   it("a Run → Workflow with the Provider at /slipway/provider.json; completion Succeeded and Failed mirrored; spec immutable", async () => {
@@ -218,10 +215,10 @@ describe("pipelines on the argo backend", () => {
     await createRun(ns, "bad", { provider: "argo", pipeline: "train" });
     const run: Any = await eventually(
       "Run ok Synchronized",
-      () => api.get(runType, ns, "ok"),
+      () => api.get(types.run, ns, "ok"),
       (r: Any) => r?.status?.state === "Succeeded",
     );
-    const workflow: Any = await api.get(workflowType, ns, run.status.provider.id);
+    const workflow: Any = await api.get(types.workflow, ns, run.status.provider.id);
     expect(workflow.metadata.ownerReferences?.[0]).toMatchObject({
       kind: "Run",
       name: "ok",
@@ -236,7 +233,7 @@ describe("pipelines on the argo backend", () => {
     const train = workflow.spec.templates.find((t: Any) => t.name === "step-train");
     expect(train.outputs.artifacts).toEqual([{ name: "model", path: "/slipway/outputs/model" }]);
 
-    await expect(api.mergePatch(runType, ns, "ok", { spec: { pipeline: "other" } })).rejects.toThrow(
+    await expect(api.mergePatch(types.run, ns, "ok", { spec: { pipeline: "other" } })).rejects.toThrow(
       /a Run's spec is immutable/,
     );
 
@@ -249,14 +246,14 @@ describe("pipelines on the argo backend", () => {
     );
     const bad: Any = await eventually(
       "Run bad Synchronized",
-      () => api.get(runType, ns, "bad"),
+      () => api.get(types.run, ns, "bad"),
       (r: Any) => r?.status?.state === "Succeeded",
     );
     await finishWorkflow(ns, bad.status.provider.id, "Failed");
 
     const succeeded: Any = await eventually(
       "Run ok completed",
-      () => api.get(runType, ns, "ok"),
+      () => api.get(types.run, ns, "ok"),
       (r: Any) => r.status.completionState !== undefined,
     );
     expect(succeeded.status).toMatchObject({
@@ -266,11 +263,11 @@ describe("pipelines on the argo backend", () => {
     expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
     const failed: Any = await eventually(
       "Run bad completed",
-      () => api.get(runType, ns, "bad"),
+      () => api.get(types.run, ns, "bad"),
       (r: Any) => r.status.completionState !== undefined,
     );
     expect(failed.status.completionState).toBe("Failed");
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a completed Run is deleted after its TTL, and its Workflow with it", async () => {
@@ -280,20 +277,20 @@ describe("pipelines on the argo backend", () => {
     await createRun(ns, "short", { provider: "argo", pipeline: "train", ttlSecondsAfterCompletion: 1 });
     const run: Any = await eventually(
       "Run created",
-      () => api.get(runType, ns, "short"),
+      () => api.get(types.run, ns, "short"),
       (r: Any) => r?.status?.state === "Succeeded",
     );
     await finishWorkflow(ns, run.status.provider.id, "Succeeded");
     await eventually(
       "Run and Workflow gone after the TTL",
       async () => [
-        await api.get(runType, ns, "short"),
-        await api.get(workflowType, ns, run.status.provider.id),
+        await api.get(types.run, ns, "short"),
+        await api.get(types.workflow, ns, run.status.provider.id),
       ],
       ([r, w]) => r === undefined && w === undefined,
       30_000,
     );
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("RunConfiguration: two schedules → two RunSchedules → two CronWorkflows; removing one removes it; onChange pipeline → a new Run", async () => {
@@ -301,14 +298,14 @@ describe("pipelines on the argo backend", () => {
     await helmProvider(ns, { type: "argo" });
     await createPipeline(ns, "train", "argo");
     const schedules = [{ cronExpression: "0 * * * *" }, { cronExpression: "@daily" }];
-    await api.create(runConfigurationType, {
+    await api.create(types.runConfiguration, {
       apiVersion: group,
       kind: "RunConfiguration",
       metadata: { name: "nightly", namespace: ns },
       spec: { provider: "argo", run: { pipeline: "train" }, triggers: { schedules, onChange: ["pipeline"] } },
     });
     const owned = async () =>
-      (await api.list<Any>(runScheduleType, ns)).filter(
+      (await api.list<Any>(types.runSchedule, ns)).filter(
         (s) => s.metadata.ownerReferences?.[0]?.name === "nightly",
       );
     const two = await eventually(
@@ -318,7 +315,7 @@ describe("pipelines on the argo backend", () => {
     );
     const crons = await eventually(
       "two CronWorkflows",
-      () => api.list<Any>(cronWorkflowType, ns),
+      () => api.list<Any>(types.cronWorkflow, ns),
       (l) => l.length === 2,
     );
     expect(crons.map((c) => c.spec.schedules[0]).sort()).toEqual(["0 * * * *", "@daily"]);
@@ -326,39 +323,39 @@ describe("pipelines on the argo backend", () => {
 
     const firstRuns = await eventually(
       "a Run for the first pipeline version",
-      () => api.list<Any>(runType, ns),
+      () => api.list<Any>(types.run, ns),
       (l) => l.length === 1,
     );
 
-    await api.mergePatch(runConfigurationType, ns, "nightly", {
+    await api.mergePatch(types.runConfiguration, ns, "nightly", {
       spec: { triggers: { schedules: [schedules[1]] } },
     });
     const one = await eventually("one RunSchedule left", owned, (list) => list.length === 1);
     expect(one[0].spec.schedule.cronExpression).toBe("@daily");
     await eventually(
       "its CronWorkflow left alone",
-      () => api.list<Any>(cronWorkflowType, ns),
+      () => api.list<Any>(types.cronWorkflow, ns),
       (l) => l.length === 1,
     );
 
-    await api.mergePatch(pipelineType, ns, "train", {
+    await api.mergePatch(types.pipeline, ns, "train", {
       spec: { steps: pipelineSpec("argo", ["--epochs=9"]).steps },
     });
     const runs = await eventually(
       "a second Run for the new version",
-      () => api.list<Any>(runType, ns),
+      () => api.list<Any>(types.run, ns),
       (l) => l.length === 2,
     );
     expect(runs.map((r) => r.metadata.name)).toContain(firstRuns[0].metadata.name);
     const crons2 = await eventually(
       "the CronWorkflow carries the new pipeline version",
-      () => api.list<Any>(cronWorkflowType, ns),
+      () => api.list<Any>(types.cronWorkflow, ns),
       (l) =>
         l.length === 1 &&
         l[0].spec.workflowSpec.templates.some((t: Any) => t.container?.args?.[0] === "--epochs=9"),
     );
     expect(crons2).toHaveLength(1);
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a chained RunConfiguration fires after the first one's run succeeds and receives its artifact through valueFrom", async () => {
@@ -367,7 +364,7 @@ describe("pipelines on the argo backend", () => {
     await createPipeline(ns, "train", "argo");
     await createPipeline(ns, "serve", "argo");
     const rc = (name: string, spec: Any) =>
-      api.create(runConfigurationType, {
+      api.create(types.runConfiguration, {
         apiVersion: group,
         kind: "RunConfiguration",
         metadata: { name, namespace: ns },
@@ -393,7 +390,7 @@ describe("pipelines on the argo backend", () => {
     });
     const [trainingRun] = await eventually(
       "the training Run created and synchronized",
-      () => api.list<Any>(runType, ns),
+      () => api.list<Any>(types.run, ns),
       (l) => l.length === 1 && l[0].status?.state === "Succeeded",
     );
     expect(trainingRun.metadata.ownerReferences[0].name).toBe("training");
@@ -406,24 +403,24 @@ describe("pipelines on the argo backend", () => {
     );
     await eventually(
       "training records latestRuns.succeeded",
-      () => api.get(runConfigurationType, ns, "training"),
+      () => api.get(types.runConfiguration, ns, "training"),
       (c: Any) => c.status?.latestRuns?.succeeded?.id === trainingRun.metadata.name,
     );
     const deployRun: Any = await eventually(
       "the deploy Run created and synchronized",
       async () =>
-        (await api.list<Any>(runType, ns)).find((r) => r.metadata.ownerReferences[0].name === "deploy"),
+        (await api.list<Any>(types.run, ns)).find((r) => r.metadata.ownerReferences[0].name === "deploy"),
       (r: Any) => r?.status?.state === "Succeeded",
     );
-    const workflow: Any = await api.get(workflowType, ns, deployRun.status.provider.id);
+    const workflow: Any = await api.get(types.workflow, ns, deployRun.status.provider.id);
     expect(workflow.spec.arguments.parameters).toContainEqual({ name: "model", value: "s3://models/m1.tgz" });
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("a resource naming a Provider it may not use is refused with a clear condition", async () => {
     const [providerNs = "", ns = ""] = await namespaces(2);
     await helmProvider(providerNs, { type: "argo", allowedNamespaces: ["somewhere-else"] });
-    await api.create(pipelineType, {
+    await api.create(types.pipeline, {
       apiVersion: group,
       kind: "Pipeline",
       metadata: { name: "train", namespace: ns },
@@ -431,7 +428,7 @@ describe("pipelines on the argo backend", () => {
     });
     const refused: Any = await eventually(
       "Pipeline refused",
-      () => api.get(pipelineType, ns, "train"),
+      () => api.get(types.pipeline, ns, "train"),
       (p: Any) => condition(p, "ProviderAccepted")?.status === "False",
     );
     expect(condition(refused, "ProviderAccepted")).toMatchObject({
@@ -439,24 +436,24 @@ describe("pipelines on the argo backend", () => {
       message: `spec.provider: Provider ${providerNs}/argo does not allow namespace ${ns} (its spec.allowedNamespaces: somewhere-else)`,
     });
     expect(condition(refused, "Synchronized")).toMatchObject({ status: "False", reason: "Failed" });
-    expect(await api.list(workflowTemplateType, providerNs)).toEqual([]);
+    expect(await api.list(types.workflowTemplate, providerNs)).toEqual([]);
 
     // allowing the namespace re-syncs the Pipeline (a Provider change reaches the resources that use it)
-    await api.mergePatch(providerType, providerNs, "argo", {
+    await api.mergePatch(types.provider, providerNs, "argo", {
       spec: { allowedNamespaces: ["somewhere-else", ns] },
     });
     await eventually(
       "Pipeline synchronized once allowed",
-      () => api.get(pipelineType, ns, "train"),
+      () => api.get(types.pipeline, ns, "train"),
       (p: Any) => p.status.state === "Succeeded" && condition(p, "ProviderAccepted")?.status === "True",
     );
-    await api.delete(pipelineType, ns, "train");
+    await api.delete(types.pipeline, ns, "train");
     await eventually(
       "template removed",
-      () => api.list(workflowTemplateType, providerNs),
+      () => api.list(types.workflowTemplate, providerNs),
       (l) => l.length === 0,
     );
-    expectNoConfigMaps();
+    await expectNoConfigMaps();
   });
 
   it("changing a resource's Provider moves it: deleted from the old backend, created in the new one", async () => {
@@ -464,18 +461,18 @@ describe("pipelines on the argo backend", () => {
     await helmProvider(first, { type: "argo", allowedNamespaces: [ns] });
     await helmProvider(second, { type: "argo", allowedNamespaces: [ns] });
     await createPipeline(ns, "train", `${first}/argo`);
-    expect(await api.get(workflowTemplateType, first, `${ns}.train`)).toBeDefined();
+    expect(await api.get(types.workflowTemplate, first, `${ns}.train`)).toBeDefined();
 
-    await api.mergePatch(pipelineType, ns, "train", { spec: { provider: `${second}/argo` } });
+    await api.mergePatch(types.pipeline, ns, "train", { spec: { provider: `${second}/argo` } });
     const moved: Any = await eventually(
       "Pipeline synchronized in the second provider",
-      () => api.get(pipelineType, ns, "train"),
+      () => api.get(types.pipeline, ns, "train"),
       (p: Any) => p.status.observedGeneration === 2 && p.status.state === "Succeeded",
     );
     expect(moved.status.provider).toMatchObject({ name: `${second}/argo`, id: `${ns}.train` });
-    expect(await api.get(workflowTemplateType, second, `${ns}.train`)).toBeDefined();
-    expect(await api.get(workflowTemplateType, first, `${ns}.train`)).toBeUndefined();
-    expectNoConfigMaps();
+    expect(await api.get(types.workflowTemplate, second, `${ns}.train`)).toBeDefined();
+    expect(await api.get(types.workflowTemplate, first, `${ns}.train`)).toBeUndefined();
+    await expectNoConfigMaps();
   });
 
   it("a backend failure → Failed, retried with backoff shown in the condition; fixing the spec recovers", async () => {
@@ -483,7 +480,7 @@ describe("pipelines on the argo backend", () => {
     await helmProvider(ns, { type: "argo" });
     await createPipeline(ns, "train", "argo");
     // 6-field cron passes the schema and croner, but Argo's CronWorkflow takes 5 fields
-    await api.create(runScheduleType, {
+    await api.create(types.runSchedule, {
       apiVersion: group,
       kind: "RunSchedule",
       metadata: { name: "secondly", namespace: ns },
@@ -491,7 +488,7 @@ describe("pipelines on the argo backend", () => {
     });
     const failed: Any = await eventually(
       "RunSchedule Failed",
-      () => api.get(runScheduleType, ns, "secondly"),
+      () => api.get(types.runSchedule, ns, "secondly"),
       (s: Any) => s?.status?.state === "Failed",
     );
     expect(condition(failed, "Synchronized")).toMatchObject({
@@ -504,21 +501,21 @@ describe("pipelines on the argo backend", () => {
     expect(failed.status.retryAt).toBeDefined();
     await eventually(
       "retried a second time",
-      () => api.get(runScheduleType, ns, "secondly"),
+      () => api.get(types.runSchedule, ns, "secondly"),
       (s: Any) =>
         s.status.failedAttempts === 2 &&
         /attempt 2.*retrying in 10s/.test(condition(s, "Synchronized").message),
       30_000,
     );
-    await api.mergePatch(runScheduleType, ns, "secondly", {
+    await api.mergePatch(types.runSchedule, ns, "secondly", {
       spec: { schedule: { cronExpression: "*/10 * * * *" } },
     });
     await eventually(
       "RunSchedule Succeeded after the fix",
-      () => api.get(runScheduleType, ns, "secondly"),
+      () => api.get(types.runSchedule, ns, "secondly"),
       (s: Any) => s.status.state === "Succeeded" && !s.status.failedAttempts,
     );
-    expect(await api.list(cronWorkflowType, ns)).toHaveLength(1);
-    expectNoConfigMaps();
+    expect(await api.list(types.cronWorkflow, ns)).toHaveLength(1);
+    await expectNoConfigMaps();
   });
 });

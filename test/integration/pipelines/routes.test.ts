@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { pipelineType, runConfigurationType, runType } from "../../../src/pipelines/types.ts";
+import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
@@ -22,19 +22,19 @@ describe("REST read endpoints of pipelines", () => {
     const namespace = await testNamespace("pl-rest");
     const api = new Api(adminConfig());
     const spec = { provider: "argo", image: "img:1", steps: [{ name: "train" }] };
-    await api.create(pipelineType, {
+    await api.create(types.pipeline, {
       apiVersion: group,
       kind: "Pipeline",
       metadata: { name: "train", namespace },
       spec,
     });
-    await api.create(runType, {
+    await api.create(types.run, {
       apiVersion: group,
       kind: "Run",
       metadata: { name: "r1", namespace },
       spec: { provider: "argo", pipeline: "train" },
     });
-    await api.create(runConfigurationType, {
+    await api.create(types.runConfiguration, {
       apiVersion: group,
       kind: "RunConfiguration",
       metadata: { name: "nightly", namespace },

@@ -13,6 +13,7 @@ import { Manager } from "../../../src/kube/manager.ts";
 import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
 import type { KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { argoCrds, argoVersion } from "../../../src/pipelines/argo/crds.ts";
+import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
 import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
 
@@ -117,7 +118,7 @@ export async function startPipelinesOperator(config: KubeConfig, run?: RunOption
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  for (const controller of pipelineControllers({ run })) manager.add(controller);
+  for (const controller of pipelineControllers({ backends, run })) manager.add(controller);
   await manager.start();
   return manager;
 }
@@ -145,25 +146,66 @@ export async function renderProviders(namespace: string, providers: Record<strin
     .filter((doc): doc is Obj => doc !== null);
 }
 
+const configMapsPath = (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`;
+
+/** Kubernetes itself publishes `kube-root-ca.crt` in every namespace (the root CA for service accounts). */
+const publishedByKubernetes = "kube-root-ca.crt";
+
+export interface ConfigMapWatch {
+  /** Stops watching; every ConfigMap seen (watched, or listed now), or the watch's error. */
+  stop(): Promise<string[]>;
+}
+
 /**
- * Records every ConfigMap created in `namespaces` while it runs. Kubernetes itself publishes
- * `kube-root-ca.crt` in every namespace (the root CA for service accounts): that one is excluded.
+ * Records every ConfigMap created in `namespaces` from now on, except `kube-root-ca.crt`. Each
+ * namespace is listed first and watched from the list's resourceVersion, so nothing created between
+ * the two is missed; a watch that fails or is closed early is an error of stop(), which also lists
+ * the namespaces again (a ConfigMap the watch somehow missed is still reported).
  */
-export function watchConfigMaps(api: Api, namespaces: string[]): { seen: string[]; stop: () => void } {
-  const seen: string[] = [];
+export async function watchConfigMaps(api: Api, namespaces: string[]): Promise<ConfigMapWatch> {
+  const seen = new Set<string>();
+  const errors: string[] = [];
   const abort = new AbortController();
-  for (const namespace of namespaces) {
+  const record = (namespace: string, name: string | undefined) => {
+    if (name && name !== publishedByKubernetes) seen.add(`${namespace}/${name}`);
+  };
+  const listed = async (namespace: string) => {
+    const list = await api.rest.request<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(
+      "GET",
+      configMapsPath(namespace),
+    );
+    for (const item of list.items) record(namespace, item.metadata?.name);
+    return list.metadata.resourceVersion;
+  };
+  const watch = (namespace: string, resourceVersion: string) =>
     api.rest
       .watch(
-        `/api/v1/namespaces/${namespace}/configmaps`,
-        {},
+        configMapsPath(namespace),
+        { resourceVersion },
         (event) => {
-          const name = (event.object.metadata as { name?: string } | undefined)?.name ?? "";
-          if (event.type === "ADDED" && name !== "kube-root-ca.crt") seen.push(`${namespace}/${name}`);
+          if (event.type === "ERROR") errors.push(`${namespace}: ${JSON.stringify(event.object)}`);
+          else record(namespace, (event.object as KubeObject).metadata?.name);
         },
         abort.signal,
       )
-      .catch(() => {});
-  }
-  return { seen, stop: () => abort.abort() };
+      .then(
+        () => {
+          if (!abort.signal.aborted) errors.push(`${namespace}: the watch ended before stop()`);
+        },
+        (error: unknown) => {
+          if (!abort.signal.aborted) errors.push(`${namespace}: ${String(error)}`);
+        },
+      );
+  // listed first, all of them; the watches run until stop() (not awaited here)
+  const versions = await Promise.all(namespaces.map(listed));
+  const watches = namespaces.map((namespace, i) => watch(namespace, versions[i] ?? ""));
+  return {
+    async stop() {
+      abort.abort();
+      await Promise.all(watches);
+      for (const namespace of namespaces) await listed(namespace);
+      if (errors.length) throw new Error(`watching ConfigMaps failed: ${errors.join("; ")}`);
+      return [...seen].sort();
+    },
+  };
 }

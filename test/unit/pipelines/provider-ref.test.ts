@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Provider } from "../../../src/apis/pipelines/provider.ts";
+import type { BackendRegistry } from "../../../src/pipelines/backend.ts";
+import { backends } from "../../../src/pipelines/backends.ts";
 import { checkCron } from "../../../src/pipelines/controllers/cron.ts";
-import { providerKey, providerProblem } from "../../../src/pipelines/provider-ref.ts";
+import { providerProblem as problemWith, providerKey } from "../../../src/pipelines/provider-ref.ts";
+
+const providerProblem = (reference: string, namespace: string, provider: Provider | undefined) =>
+  problemWith(reference, namespace, provider, backends);
 
 const provider = (namespace: string, spec: Partial<Provider["spec"]> = {}): Provider => ({
   apiVersion: "pipelines.slipway.dev/v1alpha1",
@@ -36,6 +41,15 @@ describe("provider references", () => {
     });
     expect(providerProblem("argo", "team", provider("team", { type: "kfp" }))?.reason).toBe(
       "BackendUnavailable",
+    );
+  });
+
+  it("accepts exactly the provider types of the backend registry", () => {
+    const withKfp: BackendRegistry = { ...backends, kfp: backends.argo as BackendRegistry[string] };
+    const kfp = provider("team", { type: "kfp" });
+    expect(problemWith("argo", "team", kfp, withKfp)).toBeUndefined();
+    expect(problemWith("argo", "team", provider("team"), {})?.message).toBe(
+      "spec.provider: Provider team/argo has type argo, which this operator does not run yet",
     );
   });
 });

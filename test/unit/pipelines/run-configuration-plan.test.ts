@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Run } from "../../../src/apis/pipelines/run.ts";
 import type { RunConfiguration } from "../../../src/apis/pipelines/run-configuration.ts";
+import { runConfigurationStatus } from "../../../src/pipelines/controllers/run-configuration.ts";
 import { planRunConfiguration, scheduleName } from "../../../src/pipelines/run-configuration-plan.ts";
 
 function configuration(
@@ -102,5 +103,21 @@ describe("planRunConfiguration", () => {
     expect(planRunConfiguration(configuration({}), { ...observed, runs }).latestRuns).toEqual({
       succeeded: { id: "b", artifacts: [{ name: "m", location: "b" }] },
     });
+  });
+});
+
+describe("runConfigurationStatus", () => {
+  it("RunCreated goes with the status that records its trigger; a plan creating nothing reports nothing", () => {
+    const rc = configuration({ onChange: ["runSpec"] });
+    const plan = planRunConfiguration(rc, observed);
+    const { status, event } = runConfigurationStatus(rc, plan, []);
+    expect(status.triggers?.runSpecVersion).toBe(plan.triggers.runSpecVersion);
+    expect(event).toEqual({
+      type: "Normal",
+      reason: "RunCreated",
+      message: `Run ${plan.run?.name}: run spec version ${plan.triggers.runSpecVersion}`,
+    });
+    const again = planRunConfiguration(configuration({ onChange: ["runSpec"] }, status), observed);
+    expect(runConfigurationStatus(rc, again, []).event).toBeUndefined();
   });
 });

@@ -7,16 +7,9 @@ import {
   type SyncInput,
   settle,
 } from "../../../src/pipelines/sync/state-machine.ts";
+import { synced } from "./fixtures.ts";
 
 const now = 1_000_000;
-const synced: Recorded = {
-  state: "Succeeded",
-  provider: "ml/argo",
-  id: "wt-1",
-  version: "v1",
-  providerVersion: "p1",
-  observedGeneration: 1,
-};
 
 function input(overrides: Partial<SyncInput> = {}): SyncInput {
   return {
@@ -59,8 +52,8 @@ const table: [string, Partial<SyncInput>, Action][] = [
   ],
   [
     "provider not allowed → blocked",
-    { providerProblem: { reason: "NamespaceNotAllowed", message: "no" }, recorded: synced },
-    { type: "blocked", reason: "NamespaceNotAllowed", message: "no" },
+    { providerProblem: { reason: "ProviderNotAllowed", message: "no" }, recorded: synced },
+    { type: "blocked", blocker: { reason: "ProviderNotAllowed", message: "no" } },
   ],
   [
     "Failed, backoff not elapsed → wait",

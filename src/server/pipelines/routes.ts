@@ -5,11 +5,11 @@
 import { CustomObjectsApi, type KubeConfig, type V1ObjectMeta } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { Kind } from "../apis/kind.ts";
-import { PipelineKind, RunConfigurationKind, RunKind } from "../apis/pipelines/index.ts";
-import { errorResponses, notFoundAs } from "../server/errors.ts";
-import { NamespaceParams, ObjectParams } from "../server/params.ts";
-import { resourceView } from "../server/resource-view.ts";
+import type { Kind } from "../../apis/kind.ts";
+import { PipelineKind, RunConfigurationKind, RunKind } from "../../apis/pipelines/index.ts";
+import { errorResponses, notFoundAs } from "../errors.ts";
+import { NamespaceParams, ObjectParams } from "../params.ts";
+import { resourceView } from "../resource-view.ts";
 
 /** One resource as the UI shows it: identity, spec and status as the API server has them. */
 export const ResourceView = Type.Object({

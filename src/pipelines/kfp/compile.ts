@@ -1,0 +1,150 @@
+/**
+ * A Slipway Pipeline compiled to KFP's pipeline spec IR, as the KFP SDK's compiler emits it for the
+ * same steps written as `kfp.dsl.container_component`s (one component and executor per step, the
+ * pipeline's parameters as the root's inputs). Pure: the same spec gives the same bytes (irJson).
+ */
+import type { Static } from "@sinclair/typebox";
+import { stringify as yamlStringify } from "yaml";
+import type { NamedValue } from "../../apis/pipelines/common.ts";
+import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
+import { releaseVersion } from "../../bundle/release.ts";
+import { canonical } from "../../kube/canonical.ts";
+import { CompileError } from "./errors.ts";
+import type { ComponentSpec, ContainerSpec, ParameterSpec, PipelineSpec, TaskSpec } from "./ir.ts";
+import { componentName, executorLabel, pipelineNamePattern, taskName } from "./names.ts";
+import { type InputParameter, inputParameters, stepInputs } from "./parameter-inputs.ts";
+import { parameterReference, withPlaceholders } from "./parameters.ts";
+import { resourceSpec } from "./resources.ts";
+import { checkSteps } from "./steps.ts";
+
+type Named = Static<typeof NamedValue>;
+
+export interface KfpPipeline {
+  /** The Pipeline's `metadata.name`: the IR's `pipelineInfo.name`. */
+  name: string;
+  spec: Pipeline["spec"];
+  /** The Provider's `defaultBeamArgs` (the Pipeline's `beamArgs` override them by name). */
+  defaultBeamArgs?: Named[];
+  /** The IR's `defaultPipelineRoot` (where KFP writes artifacts when a run names no root). */
+  pipelineRoot?: string;
+}
+
+export type CompileResult = { ok: true; ir: PipelineSpec } | { ok: false; field: string; error: string };
+
+/** What `sdkVersion` says made the IR (the SDK writes `kfp-<version>`). */
+export const sdkVersion = `slipway-${releaseVersion}`;
+
+/** Later lists override earlier ones by name, keeping the first position (env order matters to `$(VAR)`). */
+function mergeNamed(...lists: (Named[] | undefined)[]): Named[] {
+  const byName = new Map<string, string>();
+  for (const list of lists) for (const item of list ?? []) byName.set(item.name, item.value);
+  return [...byName].map(([name, value]) => ({ name, value }));
+}
+
+function checkNoReference(text: string, field: string): void {
+  if (new RegExp(parameterReference.source).test(text))
+    throw new CompileError(field, "KFP substitutes parameters only in a step's command and args");
+}
+
+function stepEnv(input: KfpPipeline, step: PipelineStep, field: string): Named[] {
+  for (const [i, item] of (input.spec.env ?? []).entries())
+    checkNoReference(item.value, `spec.env[${i}].value`);
+  for (const [i, item] of (step.env ?? []).entries())
+    checkNoReference(item.value, `${field}.env[${i}].value`);
+  const beamArgs = mergeNamed(input.defaultBeamArgs, input.spec.beamArgs);
+  const beam = beamArgs.length ? [{ name: "SLIPWAY_BEAM_ARGS", value: JSON.stringify(beamArgs) }] : [];
+  return mergeNamed(input.spec.env, step.env, beam);
+}
+
+function container(input: KfpPipeline, step: PipelineStep, field: string, kfpNames: Map<string, string>) {
+  const image = (step.image ?? input.spec.image) as string;
+  checkNoReference(image, `${field}.image`);
+  const env = stepEnv(input, step, field);
+  const resources = resourceSpec(step, field);
+  const spec: ContainerSpec = { image };
+  if (step.command?.length) spec.command = step.command.map((text) => withPlaceholders(text, kfpNames));
+  if (step.args?.length) spec.args = step.args.map((text) => withPlaceholders(text, kfpNames));
+  if (env.length) spec.env = env;
+  if (resources) spec.resources = resources;
+  return { container: spec };
+}
+
+function task(step: PipelineStep, inputs: InputParameter[]): TaskSpec {
+  const spec: TaskSpec = {
+    // A Slipway run runs every step (as on argo); KFP's default would reuse an earlier run's outputs.
+    cachingOptions: { enableCache: false },
+    componentRef: { name: componentName(step.name) },
+    taskInfo: { name: taskName(step.name) },
+  };
+  if (step.dependsOn?.length) spec.dependentTasks = step.dependsOn.map(taskName).sort();
+  if (inputs.length)
+    spec.inputs = {
+      parameters: Object.fromEntries(inputs.map((p) => [p.kfpName, { componentInputParameter: p.kfpName }])),
+    };
+  return spec;
+}
+
+function component(step: PipelineStep, inputs: InputParameter[]): ComponentSpec {
+  const spec: ComponentSpec = { executorLabel: executorLabel(step.name) };
+  if (inputs.length)
+    spec.inputDefinitions = {
+      parameters: Object.fromEntries(inputs.map((p) => [p.kfpName, { parameterType: p.type }])),
+    };
+  return spec;
+}
+
+function rootInputs(parameters: InputParameter[]): Record<string, ParameterSpec> {
+  return Object.fromEntries(
+    parameters.map((p) => [
+      p.kfpName,
+      p.defaultValue === undefined
+        ? { parameterType: p.type }
+        : { defaultValue: p.defaultValue, isOptional: true, parameterType: p.type },
+    ]),
+  );
+}
+
+function build(input: KfpPipeline): PipelineSpec {
+  if (!pipelineNamePattern.test(input.name))
+    throw new CompileError("metadata.name", `KFP pipeline names match ${pipelineNamePattern.source}`);
+  const parameters = inputParameters(input.spec);
+  checkSteps(input.spec);
+  const kfpNames = new Map(parameters.map((p) => [p.name, p.kfpName]));
+  const ir: PipelineSpec = {
+    components: {},
+    deploymentSpec: { executors: {} },
+    pipelineInfo: { name: input.name },
+    root: { dag: { tasks: {} } },
+    schemaVersion: "2.1.0",
+    sdkVersion,
+  };
+  input.spec.steps.forEach((step, index) => {
+    const field = `spec.steps[${index}]`;
+    const inputs = stepInputs(step, parameters, field);
+    ir.components[componentName(step.name)] = component(step, inputs);
+    ir.deploymentSpec.executors[executorLabel(step.name)] = container(input, step, field, kfpNames);
+    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs);
+  });
+  if (input.pipelineRoot) ir.defaultPipelineRoot = input.pipelineRoot;
+  if (parameters.length) ir.root.inputDefinitions = { parameters: rootInputs(parameters) };
+  return canonical(ir) as PipelineSpec;
+}
+
+/** The IR of `input`, or the first field KFP cannot take and why. */
+export function compilePipeline(input: KfpPipeline): CompileResult {
+  try {
+    return { ok: true, ir: build(input) };
+  } catch (error) {
+    if (error instanceof CompileError) return { ok: false, field: error.field, error: error.message };
+    throw error;
+  }
+}
+
+/** The IR as JSON: keys sorted, so the same IR is the same bytes. */
+export function irJson(ir: PipelineSpec): string {
+  return `${JSON.stringify(canonical(ir), null, 2)}\n`;
+}
+
+export function irYaml(ir: PipelineSpec): string {
+  return yamlStringify(canonical(ir));
+}

@@ -1,0 +1,52 @@
+/** A whole Pipeline object from a file's text (YAML or JSON), checked against the kind's schema. */
+import { Kind, type TSchema, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { parse as parseYaml } from "yaml";
+import { PipelineKind } from "../../apis/pipelines/pipeline.ts";
+import type { CompileResult, KfpPipeline } from "./compile.ts";
+
+type ReadResult = { ok: true; pipeline: KfpPipeline } | Extract<CompileResult, { ok: false }>;
+
+/**
+ * `schema` as TypeBox's checker can take it: the CRD-only `Unsafe` string maps become records of
+ * strings, any other `Unsafe` is left to the API server.
+ */
+function checkable(schema: TSchema): TSchema {
+  if (schema[Kind] === "Unsafe")
+    return schema.type === "object" ? Type.Record(Type.String(), Type.String()) : Type.Unknown();
+  const copy: TSchema = { ...schema };
+  if (schema.properties)
+    copy.properties = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, TSchema>).map(([k, v]) => [k, checkable(v)]),
+    );
+  if (schema.items) copy.items = checkable(schema.items as TSchema);
+  return copy;
+}
+
+const specSchema = checkable(PipelineKind.spec);
+
+/** `/steps/2/dependsOn` → `spec.steps[2].dependsOn`. */
+export function fieldOf(pointer: string, root = "spec"): string {
+  return pointer
+    .split("/")
+    .slice(1)
+    .reduce((field, part) => (/^[0-9]+$/.test(part) ? `${field}[${part}]` : `${field}.${part}`), root);
+}
+
+const failure = (field: string, rule: string) => ({ ok: false as const, field, error: `${field}: ${rule}` });
+
+export function readPipelineDocument(text: string): ReadResult {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    return failure("(file)", `not one YAML or JSON document: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const object = (document ?? {}) as { kind?: unknown; metadata?: { name?: unknown }; spec?: unknown };
+  if (object.kind !== PipelineKind.kind) return failure("kind", `must be ${PipelineKind.kind}`);
+  const name = object.metadata?.name;
+  if (typeof name !== "string" || !name) return failure("metadata.name", "a Pipeline needs a name");
+  const error = Value.Errors(specSchema, object.spec).First();
+  if (error) return failure(fieldOf(error.path), error.message);
+  return { ok: true, pipeline: { name, spec: object.spec as KfpPipeline["spec"] } };
+}

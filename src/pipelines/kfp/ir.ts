@@ -1,0 +1,64 @@
+/** The part of KFP's pipeline spec IR (`PipelineSpec`, schema 2.1.0, pipeline_spec.proto) Slipway emits. */
+
+/** `ParameterType.ParameterTypeEnum` of the proto: the types a Slipway parameter can have. */
+export type ParameterType = "STRING" | "NUMBER_INTEGER" | "NUMBER_DOUBLE" | "BOOLEAN";
+
+/** A parameter's value as protobuf JSON writes a `google.protobuf.Value`. */
+export type ParameterValue = string | number | boolean;
+
+export interface ParameterSpec {
+  parameterType: ParameterType;
+  defaultValue?: ParameterValue;
+  isOptional?: boolean;
+}
+
+export interface ComponentSpec {
+  executorLabel: string;
+  inputDefinitions?: { parameters: Record<string, ParameterSpec> };
+}
+
+/**
+ * `PipelineContainerSpec.ResourceSpec`. The SDK writes the string fields and, for older KFP
+ * installations, the deprecated numeric ones beside them (CPU in cores, memory in GB).
+ */
+export interface ResourceSpec {
+  cpuLimit?: number;
+  cpuRequest?: number;
+  memoryLimit?: number;
+  memoryRequest?: number;
+  resourceCpuLimit?: string;
+  resourceCpuRequest?: string;
+  resourceMemoryLimit?: string;
+  resourceMemoryRequest?: string;
+  /** `count` is an int64, which protobuf JSON writes as a string. */
+  accelerator?: { count: string; resourceCount: string; resourceType: string; type: string };
+}
+
+export interface ContainerSpec {
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: { name: string; value: string }[];
+  resources?: ResourceSpec;
+}
+
+export interface TaskSpec {
+  cachingOptions: { enableCache: boolean };
+  componentRef: { name: string };
+  dependentTasks?: string[];
+  inputs?: { parameters: Record<string, { componentInputParameter: string }> };
+  taskInfo: { name: string };
+}
+
+export interface PipelineSpec {
+  components: Record<string, ComponentSpec>;
+  defaultPipelineRoot?: string;
+  deploymentSpec: { executors: Record<string, { container: ContainerSpec }> };
+  pipelineInfo: { name: string; description?: string };
+  root: {
+    dag: { tasks: Record<string, TaskSpec> };
+    inputDefinitions?: { parameters: Record<string, ParameterSpec> };
+  };
+  schemaVersion: "2.1.0";
+  sdkVersion: string;
+}

@@ -1,0 +1,175 @@
+/**
+ * The decision of one reconcile of a synchronized kind, as commands: from the resource and what was
+ * observed (its Provider, the definition the backend would get) to what to do, in order. A command
+ * whose result matters (a backend call, a completion poll) carries in `next` the pure function that decides
+ * the next commands from that result. reconciler.ts executes the commands and nothing else.
+ */
+import type { StatusEvent } from "../../kube/status-writer.ts";
+import type { ProviderConfig, RunCompletion } from "../backend.ts";
+import type { Blocker, Buildable } from "../blockers.ts";
+import type { Follow, Settled, SyncedKind, SyncedResource } from "./kind.ts";
+import { type Action, decide, type Outcome, type Recorded, type SyncInput, settle } from "./state-machine.ts";
+import { type SharedStatus, statusOf } from "./status.ts";
+
+/** What the backend is asked to do; provider keys are `namespace/name`. */
+export type BackendOperation<D> =
+  | { type: "create"; provider: ProviderConfig; definition: D }
+  | { type: "update"; provider: ProviderConfig; id: string; definition: D }
+  | { type: "move"; from: { provider: string; id: string }; provider: ProviderConfig; definition: D }
+  | { type: "delete"; provider: string; id: string };
+
+export type SyncCommand<D> =
+  | { type: "AddFinalizer" }
+  | { type: "RemoveFinalizer" }
+  | { type: "CallBackend"; operation: BackendOperation<D>; next: (outcome: Outcome) => SyncCommand<D>[] }
+  | {
+      type: "PollCompletion";
+      poll: Omit<Extract<Follow, { type: "poll" }>, "next" | "type">;
+      next: (completion: RunCompletion | undefined) => SyncCommand<D>[];
+    }
+  | { type: "SetStatus"; status: SharedStatus; event?: StatusEvent }
+  | { type: "DeleteResource" }
+  | { type: "Requeue"; afterMs: number };
+
+export interface SyncObservation<D> {
+  input: SyncInput;
+  previous: SharedStatus | undefined;
+  /** The named Provider's configuration, when it exists. */
+  provider: ProviderConfig | undefined;
+  /** What the backend would get; undefined when there is no Provider or the resource is being deleted. */
+  build: Buildable<D> | undefined;
+}
+
+/** A definition blocker is polled: what it waits for (a Pipeline, a run's artifact) is not watched by every kind. */
+export const definitionBlockerPollMs = 30_000;
+
+/** The status this reconcile settles on, the Event of its transition, and when to come back. */
+interface Step {
+  recorded: Recorded;
+  message: string;
+  transition?: StatusEvent;
+  requeueAfterMs?: number;
+}
+
+type Hooks<R extends SyncedResource, D> = Pick<SyncedKind<R, D>, "follow">;
+
+export function planSync<R extends SyncedResource, D>(
+  kind: Hooks<R, D>,
+  resource: R,
+  observation: SyncObservation<D>,
+): SyncCommand<D>[] {
+  const { input } = observation;
+  const first = decide(input);
+  if (first.type === "addFinalizer") {
+    const withFinalizer = { ...observation, input: { ...input, finalizerPresent: true } };
+    return [{ type: "AddFinalizer" }, ...planSync(kind, resource, withFinalizer)];
+  }
+  if (first.type === "removeFinalizer") return [{ type: "RemoveFinalizer" }];
+  if (input.deleting && first.type === "none") return [];
+  const action = blockedByDefinition(first, observation.build);
+  const close = (step: Step) => finish(kind, resource, observation, step);
+  const message = synchronizedMessage(observation.previous);
+  if (action.type === "blocked") return close(blockedStep(observation, action.blocker));
+  if (action.type === "wait")
+    return close({ recorded: input.recorded, message, requeueAfterMs: action.afterMs });
+  if (action.type === "none") {
+    return close({ recorded: { ...input.recorded, observedGeneration: input.generation }, message });
+  }
+  if (!("state" in action)) return [];
+  const next = (outcome: Outcome) => close(settledStep(input, action, outcome));
+  const operation = operationOf(action, observation);
+  if (!operation) return next({ ok: false, error: "the Provider is not available" });
+  return [{ type: "CallBackend", operation, next }];
+}
+
+/** A create, update or move whose definition cannot be built yet is blocked instead. */
+function blockedByDefinition<D>(action: Action, build: Buildable<D> | undefined): Action {
+  const builds = action.type === "create" || action.type === "update" || action.type === "move";
+  return builds && build?.type === "blocked" ? { type: "blocked", blocker: build.blocker } : action;
+}
+
+function operationOf<D>(
+  action: Extract<Action, { state: string }>,
+  observation: SyncObservation<D>,
+): BackendOperation<D> | undefined {
+  if (action.type === "delete") return { type: "delete", provider: action.provider, id: action.id };
+  const { provider, build } = observation;
+  if (!provider || build?.type !== "ready") return undefined;
+  const definition = build.value;
+  if (action.type === "create") return { type: "create", provider, definition };
+  if (action.type === "update") return { type: "update", provider, id: action.id, definition };
+  return { type: "move", from: action.from, provider, definition };
+}
+
+const synchronizedMessage = (status: SharedStatus | undefined) =>
+  status?.conditions?.find((c) => c.type === "Synchronized")?.message ?? "";
+
+function blockedStep<D>(observation: SyncObservation<D>, blocker: Blocker): Step {
+  const { input, previous } = observation;
+  const changed = previous?.state !== "Failed" || synchronizedMessage(previous) !== blocker.message;
+  return {
+    recorded: {
+      ...input.recorded,
+      state: "Failed",
+      retryAt: undefined,
+      observedGeneration: input.generation,
+    },
+    message: blocker.message,
+    // a provider problem is re-examined when the Provider changes (a watch)
+    ...(input.providerProblem ? {} : { requeueAfterMs: definitionBlockerPollMs }),
+    ...(changed ? { transition: { type: "Warning", reason: "Failed", message: blocker.message } } : {}),
+  };
+}
+
+function settledStep(input: SyncInput, action: Extract<Action, { state: string }>, outcome: Outcome): Step {
+  const { recorded, message } = settle(input, action, outcome);
+  const failed = recorded.state === "Failed";
+  return {
+    recorded,
+    message,
+    transition: {
+      type: failed ? "Warning" : "Normal",
+      reason: recorded.state ?? "",
+      message: `${action.state} → ${recorded.state}: ${message}`,
+    },
+    ...(failed && recorded.retryAt !== undefined ? { requeueAfterMs: recorded.retryAt - input.now } : {}),
+  };
+}
+
+/** Status (with the kind's own fields), the transition's Event with it, then what follows the write. */
+function finish<R extends SyncedResource, D>(
+  kind: Hooks<R, D>,
+  resource: R,
+  observation: SyncObservation<D>,
+  step: Step,
+): SyncCommand<D>[] {
+  const { input, previous, provider } = observation;
+  const shared = statusOf(
+    step.recorded,
+    previous,
+    { message: step.message },
+    input.providerProblem,
+    new Date(input.now),
+  );
+  const written = (settled: Settled): SyncCommand<D>[] => [
+    { type: "SetStatus", status: { ...shared, ...settled.status }, event: step.transition ?? settled.event },
+    ...(step.recorded.state === "Deleted" ? [{ type: "RemoveFinalizer" as const }] : []),
+    ...(settled.expired ? [{ type: "DeleteResource" as const }] : []),
+    ...requeue<D>(step.requeueAfterMs, settled.requeueAfterMs),
+  ];
+  if (input.deleting || step.recorded.state !== "Succeeded" || !kind.follow)
+    return written({ type: "settled" });
+  const at = { now: input.now, justSynchronized: step.transition !== undefined, provider };
+  return followed(kind.follow(resource, shared, at), written);
+}
+
+function followed<D>(follow: Follow, written: (settled: Settled) => SyncCommand<D>[]): SyncCommand<D>[] {
+  if (follow.type === "settled") return written(follow);
+  const { next, type: _, ...poll } = follow;
+  return [{ type: "PollCompletion", poll, next: (completion) => written(next(completion)) }];
+}
+
+function requeue<D>(...delays: (number | undefined)[]): SyncCommand<D>[] {
+  const due = delays.filter((ms): ms is number => ms !== undefined);
+  return due.length ? [{ type: "Requeue", afterMs: Math.max(0, Math.min(...due)) }] : [];
+}

@@ -1,0 +1,244 @@
+/**
+ * The real KFP SDK (installed by tools/setup/40-kfp-sdk.sh) as the judge of Slipway's IR: the same
+ * Pipeline written as kfp.dsl container components and compiled by kfp, and both IRs loaded by it.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import type { Pipeline, PipelineStep } from "../../src/apis/pipelines/pipeline.ts";
+import { packageRoot } from "../../src/dev/paths.ts";
+import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
+import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
+import { parameterType, referencedParameters } from "../../src/pipelines/kfp/parameters.ts";
+
+export const setupScript = "tools/setup/40-kfp-sdk.sh";
+
+/** The pinned version, read from the set-up script (one place says it). */
+export const kfpVersion = /^KFP_VERSION=(\S+)$/m.exec(
+  readFileSync(join(packageRoot, setupScript), "utf8"),
+)?.[1];
+
+/** The venv's python, or undefined when the set-up script has not run. */
+export function kfpPython(): string | undefined {
+  const venv = join(process.env.SLIPWAY_CACHE ?? join(homedir(), ".cache/slipway"), `kfp-sdk-${kfpVersion}`);
+  return existsSync(join(venv, ".installed")) ? join(venv, "bin/python") : undefined;
+}
+
+const py = (text: string) => JSON.stringify(text);
+
+function pythonDefault(text: string): string {
+  const type = parameterType(text);
+  if (type === "BOOLEAN") return text === "true" ? "True" : "False";
+  return type === "STRING" ? py(text) : text;
+}
+
+const pythonType = { STRING: "str", NUMBER_INTEGER: "int", NUMBER_DOUBLE: "float", BOOLEAN: "bool" };
+
+/** A command or arg as Python: literal parts and `str(<input>)` joined with `+`. */
+function pythonText(text: string): string {
+  const parts = text.split(/\{\{\s*workflow\.parameters\.([^}\s]+)\s*\}\}/);
+  const terms = parts.map((part, i) => (i % 2 ? `str(${kfpParameterName(part)})` : part ? py(part) : ""));
+  return terms.filter(Boolean).join(" + ") || '""';
+}
+
+function componentSource(pipeline: KfpPipeline, step: PipelineStep, index: number): string {
+  const texts = [...(step.command ?? []), ...(step.args ?? [])];
+  const names = [...new Set(texts.flatMap(referencedParameters))];
+  const signature = names.map((name) => {
+    const parameter = pipeline.spec.parameters?.find((p) => p.name === name);
+    return `${kfpParameterName(name)}: ${pythonType[parameterType(parameter?.default)]}`;
+  });
+  const list = (items?: string[]) => `[${(items ?? []).map(pythonText).join(", ")}]`;
+  const image = py(step.image ?? pipeline.spec.image ?? "");
+  return [
+    `def _step_${index}(${signature.join(", ")}):`,
+    `    return dsl.ContainerSpec(image=${image}, command=${list(step.command)}, args=${list(step.args)})`,
+    `_step_${index}.__name__ = ${py(step.name)}`,
+    `step_${index} = dsl.container_component(_step_${index})`,
+    "",
+  ].join("\n");
+}
+
+function resourceCalls(task: string, step: PipelineStep): string[] {
+  const calls: string[] = [];
+  const setters = { cpu: "cpu", memory: "memory" } as const;
+  for (const [kind, quantities] of [
+    ["request", step.resources?.requests],
+    ["limit", step.resources?.limits],
+  ] as const)
+    for (const [name, value] of Object.entries(quantities ?? {})) {
+      if (name in setters) calls.push(`${task}.set_${name}_${kind}(${py(value)})`);
+      else if (kind === "limit")
+        calls.push(`${task}.set_accelerator_type(${py(name)}).set_accelerator_limit(${py(value)})`);
+    }
+  return calls;
+}
+
+function taskSource(pipeline: KfpPipeline, step: PipelineStep, index: number, order: string[]): string[] {
+  const task = `t_${index}`;
+  const texts = [...(step.command ?? []), ...(step.args ?? [])];
+  const inputs = [...new Set(texts.flatMap(referencedParameters))].map(kfpParameterName);
+  const beamArgs = pipeline.spec.beamArgs?.length
+    ? [{ name: "SLIPWAY_BEAM_ARGS", value: JSON.stringify(pipeline.spec.beamArgs) }]
+    : [];
+  const env = [...(pipeline.spec.env ?? []), ...(step.env ?? []), ...beamArgs];
+  return [
+    `${task} = step_${index}(${inputs.map((name) => `${name}=${name}`).join(", ")})`,
+    `${task}.set_caching_options(False)`,
+    ...env.map((item) => `${task}.set_env_variable(${py(item.name)}, ${py(item.value)})`),
+    ...resourceCalls(task, step),
+    ...(step.dependsOn ?? []).map((name) => `${task}.after(t_${order.indexOf(name)})`),
+  ];
+}
+
+/** The steps in an order where each comes after its dependencies (Python needs the task objects). */
+function topological(steps: PipelineStep[]): PipelineStep[] {
+  const done: PipelineStep[] = [];
+  while (done.length < steps.length)
+    for (const step of steps)
+      if (!done.includes(step) && (step.dependsOn ?? []).every((d) => done.some((s) => s.name === d)))
+        done.push(step);
+  return done;
+}
+
+/** A Python module defining `pipeline`: `pipeline` written with kfp.dsl container components. */
+export function dslProgram(pipeline: KfpPipeline): string {
+  const steps = topological(pipeline.spec.steps);
+  const order = steps.map((step) => step.name);
+  const parameters = [...(pipeline.spec.parameters ?? [])].sort(
+    (a, b) => Number(a.default !== undefined) - Number(b.default !== undefined),
+  );
+  const signature = parameters.map((p) => {
+    const annotation = `${kfpParameterName(p.name)}: ${pythonType[parameterType(p.default)]}`;
+    return p.default === undefined ? annotation : `${annotation} = ${pythonDefault(p.default)}`;
+  });
+  const root = pipeline.pipelineRoot ? `, pipeline_root=${py(pipeline.pipelineRoot)}` : "";
+  return [
+    "from kfp import dsl",
+    "",
+    ...steps.map((step, i) => componentSource(pipeline, step, i)),
+    `@dsl.pipeline(name=${py(pipeline.name)}${root})`,
+    `def pipeline(${signature.join(", ")}):`,
+    ...steps.flatMap((step, i) => taskSource(pipeline, step, i, order)).map((line) => `    ${line}`),
+    "    pass",
+    "",
+  ].join("\n");
+}
+
+/**
+ * For each case (JSON on stdin): Slipway's IR loaded as the SDK does — protobuf's ParseDict into
+ * PipelineSpec, and its deploymentSpec (a Struct there) into PipelineDeploymentConfig, unknown fields
+ * refused; then as a component (kfp.components) — and, when the case has a kfp.dsl program, the IR
+ * kfp's compiler makes of it, loaded the same way. One process for all: importing kfp is slow.
+ */
+const judgeProgram = `
+import json, os, sys, tempfile, traceback
+from google.protobuf import json_format
+from kfp import compiler, components
+from kfp.pipeline_spec import pipeline_spec_pb2
+
+def load(text):
+    ir = json.loads(text)
+    spec = json_format.ParseDict(ir, pipeline_spec_pb2.PipelineSpec(), ignore_unknown_fields=False)
+    deployment = json_format.ParseDict(ir.get("deploymentSpec", {}), pipeline_spec_pb2.PipelineDeploymentConfig(), ignore_unknown_fields=False)
+    component = components.load_component_from_text(text)
+    inputs = {name: {"type": input.type, "default": input.default, "optional": input.optional}
+              for name, input in (component.component_spec.inputs or {}).items()}
+    parsed = json_format.MessageToDict(spec)
+    parsed["deploymentSpec"] = json_format.MessageToDict(deployment)
+    return {"ir": parsed, "name": component.name, "inputs": inputs}
+
+def compiled(program, path):
+    namespace = {"__name__": "slipway_dsl"}
+    exec(compile(program, "<kfp.dsl program>", "exec"), namespace)
+    compiler.Compiler().compile(namespace["pipeline"], path)
+    with open(path) as file:
+        return file.read()
+
+def judge(case, path):
+    try:
+        result = {"ours": load(case["ir"])}
+        if case.get("program"):
+            result["theirs"] = load(compiled(case["program"], path))
+        return result
+    except Exception as error:
+        return {"error": "".join(traceback.format_exception_only(error)).strip()}
+
+with tempfile.TemporaryDirectory() as directory:
+    cases = json.load(sys.stdin)
+    print(json.dumps([judge(case, os.path.join(directory, f"{i}.json")) for i, case in enumerate(cases)]))
+`;
+
+export interface LoadedIr {
+  ir: Record<string, unknown>;
+  name: string;
+  inputs: Record<string, { type: string; default: unknown; optional: boolean }>;
+}
+
+export interface Judged {
+  ours?: LoadedIr;
+  theirs?: LoadedIr;
+  error?: string;
+}
+
+/** Judges each case: `ir` is Slipway's IR (JSON), `program` a kfp.dsl program (dslProgram) or absent. */
+export function judgeWithSdk(python: string, cases: { ir: string; program?: string }[]): Promise<Judged[]> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      python,
+      ["-c", judgeProgram],
+      { timeout: 300_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) =>
+        error
+          ? reject(new Error(`the KFP SDK judge failed: ${stderr || error.message}`))
+          : resolve(JSON.parse(stdout)),
+    );
+    child.stdin?.end(JSON.stringify(cases));
+  });
+}
+
+const stepNames = ["prep", "train", "eval", "push", "report", "clean"];
+const defaults = fc.oneof(
+  fc.constant(undefined),
+  fc.string(),
+  fc.integer().map(String),
+  fc.constantFrom("true", "false", "0.25"),
+);
+const parameters = fc.uniqueArray(
+  fc.record({ name: fc.constantFrom("dataset", "epochs", "lr", "flag", "mode"), default: defaults }),
+  {
+    selector: (p) => p.name,
+    maxLength: 5,
+  },
+);
+/**
+ * Pipelines for property tests: a DAG (each step depends only on steps before it) whose steps refer
+ * to some of the parameters, with defaults of every type and free text in args and env.
+ */
+export const arbitraryPipelineSpec = fc
+  .tuple(
+    fc.integer({ min: 1, max: stepNames.length }),
+    parameters,
+    fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
+    fc.string(),
+  )
+  .map(([count, params, seeds, text]): Pipeline["spec"] => ({
+    provider: "kfp",
+    image: "alpine",
+    env: [{ name: "ZONE", value: "eu" }],
+    parameters: params.map((p) =>
+      p.default === undefined ? { name: p.name } : { name: p.name, default: p.default },
+    ),
+    steps: stepNames.slice(0, count).map((name, i) => ({
+      name,
+      command: ["run", name, text],
+      args: params
+        .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
+        .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
+      env: [{ name: "STEP", value: `${name}:${text}` }],
+      dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
+      resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
+    })),
+  }));
