@@ -34,13 +34,25 @@ async function runEffects(
   const { backend } = wiring;
   if (decision.deleteRun) await backend.stop(target, context);
   if (!decision.startRun) return;
-  // before the Job exists, so that no Job in another namespace can outlive its build
-  if (backend.name === "kaniko" && isCrossNamespace(target.build, target.namespace))
-    await context.client.addFinalizer(types.imageBuild, keyOf(target.build), jobCleanupFinalizer);
   // looked at again just before: another build of this reference may have started it meanwhile
   const { run } = await backend.observe(target, context);
   await backend.start(target, context, run, secretArgs);
   if (run.state === "absent") executor.metrics.started.inc({ backend: backend.name });
+}
+
+/**
+ * A run about to start in another namespace: the build's cleanup finalizer, before its status says
+ * Building and before the Job exists, so that no Job there can outlive its build.
+ */
+async function guardCrossNamespaceRun(
+  gathered: Gathered,
+  decision: Decision & { kind: "act" },
+  context: ReconcileContext,
+): Promise<void> {
+  if (!decision.startRun || !("observed" in gathered)) return;
+  const { wiring, target } = gathered;
+  if (wiring.backend.name === "kaniko" && isCrossNamespace(target.build, target.namespace))
+    await context.client.addFinalizer(types.imageBuild, keyOf(target.build), jobCleanupFinalizer);
 }
 
 function redacted(secrets: SecretReader, status: ImageBuildStatus): ImageBuildStatus {
@@ -66,6 +78,7 @@ export async function execute(
   context: ReconcileContext,
 ): Promise<ReconcileResult | undefined> {
   const { secrets, writer, metrics } = executor;
+  await guardCrossNamespaceRun(gathered, decision, context);
   let writeRequeueMs = 0;
   const status = decision.status && redacted(secrets, decision.status);
   if (status) {
