@@ -21,22 +21,19 @@ import { parseBuildsConfig } from "../src/builds/config.ts";
 import { imageBuildController } from "../src/builds/controller.ts";
 import { LocalBuilder } from "../src/builds/local-builder.ts";
 import { types } from "../src/builds/resource-types.ts";
+import { type BuildServers, startBuildServers, uploadContext } from "../src/dev/build-server-children.ts";
+import { pushImage } from "../src/dev/push-image.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
-import {
-  type BuildServers,
-  bucket,
-  registryUser,
-  startBuildServers,
-  uploadContext,
-} from "../test/support/builds/fixtures.ts";
-import { pushImage } from "../test/support/builds/push.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, median, pool, sleep } from "./support.ts";
 
 const builds = 500;
-const concurrency = imageBuildController().concurrency ?? 4;
+/** The bench's registry user (basic auth, as a platform's registry would ask) and its artifact bucket. */
+const registryUser = { username: "bench", password: "bench-registry-pass" };
+const bucket = "artifacts";
+const concurrency = imageBuildController({ config: undefined }).concurrency ?? 4;
 const apply = { contentType: "application/apply-patch+yaml", query: { fieldManager: "bench", force: true } };
 
 const spec = (version: string) => ({
@@ -130,7 +127,7 @@ async function runOperator(
   });
   manager.add(spec);
   await manager.start();
-  return { manager, metrics: spec.reconciler.metrics };
+  return { manager, metrics: spec.buildMetrics };
 }
 
 /** The floor: what any implementation must do per build, by a plain client at the same concurrency. */
@@ -203,92 +200,119 @@ async function operatorRun(kubeConfig: KubeConfig, rest: RestClient, namespace: 
 /** Rounds of floor and operator runs; each figure is the median over the rounds. */
 const roundCount = Number(process.env.SLIPWAY_BENCH_ROUNDS ?? 3);
 
+type BenchConfig = ReturnType<typeof operatorConfig>;
+
+function operatorConfig(servers: BuildServers) {
+  return {
+    registry: { url: servers.registry.address, insecure: true, credentialsSecret: "registry-creds" },
+    storage: {
+      type: "s3",
+      s3: { endpoint: servers.s3.endpoint, forcePathStyle: true, credentialsSecret: "s3-creds" },
+    },
+    naming: { image: "{registry}/{project}-{name}:{version}" },
+  };
+}
+
+/** The ImageBuild CRD, the local build's namespace, and the images every round reuses. */
+async function prepare(kubeConfig: KubeConfig, rest: RestClient, servers: BuildServers, localNs: string) {
+  await KubernetesObjectApi.makeApiClient(kubeConfig).patch(
+    toCrd(ImageBuildKind),
+    undefined,
+    undefined,
+    "slipway-bench",
+    true,
+    PatchStrategy.ServerSideApply,
+  );
+  await sleep(2_000); // the CRD served
+  await createNamespace(rest, localNs, servers);
+  const versions = Array.from({ length: builds }, (_, i) => `v${i}`);
+  await pool(versions, 8, (version) =>
+    pushImage(servers.registry.address, "bench-model", version, registryUser),
+  );
+  return versions;
+}
+
+/** One round in fresh namespaces: the floor and the operator, in the order the round's parity says. */
+async function round(
+  index: number,
+  context: { kubeConfig: KubeConfig; rest: RestClient; servers: BuildServers; config: BenchConfig },
+  versions: string[],
+  suffix: string,
+  namespaces: string[],
+) {
+  const { kubeConfig, rest, servers, config } = context;
+  const [operatorNs, floorNs] = ["op", "floor"].map((n) => `bench-builds-${n}-${suffix}-${index}`) as [
+    string,
+    string,
+  ];
+  namespaces.push(operatorNs, floorNs);
+  for (const ns of [operatorNs, floorNs]) await createNamespace(rest, ns, servers);
+  await pool(versions, 16, async (version) => {
+    await createBuild(rest, operatorNs, `op-${version}`, version);
+    await createBuild(rest, floorNs, `floor-${version}`, version);
+  });
+  const floor = () => floorRun(rest, servers, floorNs, versions);
+  const operator = () => operatorRun(kubeConfig, rest, operatorNs, config);
+  // alternate which goes first, so that neither always meets a fresher control plane
+  if (index % 2 === 0) {
+    const floorSeconds = await floor();
+    return { floor: floorSeconds, ...(await operator()) };
+  }
+  const measured = await operator();
+  return { floor: await floor(), ...measured };
+}
+
+/** One real local build: artifact in MinIO → buildah → push → digest, from creation to Succeeded. */
+async function localBuild(
+  kubeConfig: KubeConfig,
+  rest: RestClient,
+  servers: BuildServers,
+  localNs: string,
+  config: BenchConfig,
+  suffix: string,
+) {
+  await uploadContext(servers, "local/model", {
+    Dockerfile: "FROM scratch\nCOPY model.txt /model.txt\n",
+    "model.txt": "weights",
+  });
+  const builder = new LocalBuilder(join(await mkdtemp(join(tmpdir(), "slipway-bench-buildah-")), "storage"));
+  const local = await runOperator(kubeConfig, localNs, { ...config, backend: "local" }, builder);
+  const localWatch = waitForPhase(rest, localNs, "Succeeded", 1);
+  const started = performance.now();
+  await rest.request("POST", resourcePath(types.imageBuild, { namespace: localNs }), {
+    body: {
+      apiVersion: ImageBuildKind.apiVersion,
+      kind: ImageBuildKind.kind,
+      metadata: { name: "local", namespace: localNs },
+      spec: { ...spec(`local-${suffix}`), artifactUri: `s3://${bucket}/local/model` },
+    },
+  });
+  await localWatch.done;
+  const seconds = (performance.now() - started) / 1000;
+  localWatch.stop();
+  await local.manager.stop();
+  return seconds;
+}
+
 export default async function bench(): Promise<BenchFigures> {
   const plane = await benchControlPlane("builds", 1);
   const { kubeConfig } = plane;
   const rest = new RestClient(kubeConfig);
-  const servers = await startBuildServers();
+  const servers = await startBuildServers({ [registryUser.username]: registryUser.password }, bucket);
   const suffix = Date.now().toString(36);
   const localNs = `bench-builds-local-${suffix}`;
   const namespaces = [localNs];
   try {
-    await KubernetesObjectApi.makeApiClient(kubeConfig).patch(
-      toCrd(ImageBuildKind),
-      undefined,
-      undefined,
-      "slipway-bench",
-      true,
-      PatchStrategy.ServerSideApply,
-    );
-    await sleep(2_000); // the CRD served
-    await createNamespace(rest, localNs, servers);
-    const versions = Array.from({ length: builds }, (_, i) => `v${i}`);
-    await pool(versions, 8, (version) =>
-      pushImage(servers.registry.address, "bench-model", version, registryUser),
-    );
-
-    const config = {
-      registry: { url: servers.registry.address, insecure: true, credentialsSecret: "registry-creds" },
-      storage: {
-        type: "s3",
-        s3: { endpoint: servers.s3.endpoint, forcePathStyle: true, credentialsSecret: "s3-creds" },
-      },
-      naming: { image: "{registry}/{project}-{name}:{version}" },
-    };
+    const versions = await prepare(kubeConfig, rest, servers, localNs);
+    const config = operatorConfig(servers);
     const rounds: { seconds: number; floor: number; requests: number }[] = [];
-    for (let round = 0; round < roundCount; round++) {
-      const [operatorNs, floorNs] = ["op", "floor"].map((n) => `bench-builds-${n}-${suffix}-${round}`) as [
-        string,
-        string,
-      ];
-      namespaces.push(operatorNs, floorNs);
-      for (const ns of [operatorNs, floorNs]) await createNamespace(rest, ns, servers);
-      await pool(versions, 16, async (version) => {
-        await createBuild(rest, operatorNs, `op-${version}`, version);
-        await createBuild(rest, floorNs, `floor-${version}`, version);
-      });
-      const floor = () => floorRun(rest, servers, floorNs, versions);
-      const operator = () => operatorRun(kubeConfig, rest, operatorNs, config);
-      // alternate which goes first, so that neither always meets a fresher control plane
-      if (round % 2 === 0) {
-        const floorSeconds = await floor();
-        rounds.push({ floor: floorSeconds, ...(await operator()) });
-      } else {
-        const measured = await operator();
-        rounds.push({ floor: await floor(), ...measured });
-      }
-    }
-    const seconds = median(rounds.map((r) => r.seconds));
-    const floorSeconds = median(rounds.map((r) => r.floor));
+    for (let index = 0; index < roundCount; index++)
+      rounds.push(await round(index, { kubeConfig, rest, servers, config }, versions, suffix, namespaces));
     const requests = median(rounds.map((r) => r.requests));
-
-    // one real local build: artifact in MinIO → buildah → push → digest
-    await uploadContext(servers, "local/model", {
-      Dockerfile: "FROM scratch\nCOPY model.txt /model.txt\n",
-      "model.txt": "weights",
-    });
-    const builder = new LocalBuilder(
-      join(await mkdtemp(join(tmpdir(), "slipway-bench-buildah-")), "storage"),
-    );
-    const local = await runOperator(kubeConfig, localNs, { ...config, backend: "local" }, builder);
-    const localWatch = waitForPhase(rest, localNs, "Succeeded", 1);
-    const localStarted = performance.now();
-    await rest.request("POST", resourcePath(types.imageBuild, { namespace: localNs }), {
-      body: {
-        apiVersion: ImageBuildKind.apiVersion,
-        kind: ImageBuildKind.kind,
-        metadata: { name: "local", namespace: localNs },
-        spec: { ...spec(`local-${suffix}`), artifactUri: `s3://${bucket}/local/model` },
-      },
-    });
-    await localWatch.done;
-    const localSeconds = (performance.now() - localStarted) / 1000;
-    localWatch.stop();
-    await local.manager.stop();
-
+    const localSeconds = await localBuild(kubeConfig, rest, servers, localNs, config, suffix);
     return {
-      seconds: Number(seconds.toFixed(3)),
-      floor_seconds: Number(floorSeconds.toFixed(3)),
+      seconds: Number(median(rounds.map((r) => r.seconds)).toFixed(3)),
+      floor_seconds: Number(median(rounds.map((r) => r.floor)).toFixed(3)),
       builds,
       concurrency,
       registry_requests_per_build: Number((requests / builds).toFixed(3)),

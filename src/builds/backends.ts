@@ -32,40 +32,51 @@ export interface BuildBackend {
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
   observe(target: RunTarget, context: ReconcileContext): Promise<{ run: RunObservation; pending: boolean }>;
   running(context: ReconcileContext): number;
-  /** `run`: what observe just saw of the target's run, so that it is not read again. */
-  start(target: RunTarget, context: ReconcileContext, run: RunObservation): Promise<void>;
+  /** The secret build arguments the operator itself must read for a run of `target` to start. */
+  secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs>;
+  /**
+   * `run`: what observe just saw of the target's run, so that it is not read again; `secretArgs`:
+   * what secretArgs read (empty when joining a run).
+   */
+  start(
+    target: RunTarget,
+    context: ReconcileContext,
+    run: RunObservation,
+    secretArgs: Record<string, string>,
+  ): Promise<void>;
   stop(target: RunTarget, context: ReconcileContext): Promise<void>;
 }
 
-/** A secret build argument whose Secret or key does not exist: the build fails, naming it. */
-export class BuildArgumentError extends Error {
-  override name = "BuildArgumentError";
-}
+/** The values of a build's secret build arguments (name → value), or the first one missing. */
+export type SecretArgs = { values: Record<string, string> } | { invalid: string };
 
 /**
- * The build's secret build arguments (name → value), from the build owner's Secrets in the build's own
- * namespace (credentials Secrets, by contrast, come from the Job's namespace).
+ * The build's secret build arguments, from the build owner's Secrets in the build's own namespace
+ * (credentials Secrets, by contrast, come from the Job's namespace).
  */
-async function secretBuildArgs(
+async function readSecretArgs(
   build: ImageBuild,
   secrets: SecretReader,
   context: ReconcileContext,
-): Promise<Record<string, string>> {
+): Promise<SecretArgs> {
   const values: Record<string, string> = {};
   for (const arg of build.spec.buildArgs ?? []) {
     if (!arg.valueFrom) continue;
     const { name, key } = arg.valueFrom.secretKeyRef;
-    const data = await secrets.read(context.client, build.metadata.namespace ?? "", name).catch((error) => {
+    let data: Record<string, string>;
+    try {
+      data = await secrets.read(context.client, build.metadata.namespace ?? "", name);
+    } catch (error) {
       if (error instanceof SecretNotFoundError)
-        throw new BuildArgumentError(`spec.buildArgs ${arg.name}: ${error.message}`);
+        return { invalid: `spec.buildArgs ${arg.name}: ${error.message}` };
       throw error;
-    });
+    }
     const value = data[key];
     if (value === undefined)
-      throw new BuildArgumentError(`spec.buildArgs ${arg.name}: Secret ${name} has no key ${key}`);
+      return { invalid: `spec.buildArgs ${arg.name}: Secret ${name} has no key ${key}` };
     values[arg.name] = value;
   }
-  return values;
+  return { values };
 }
 
 /** The copy of a build's secret arguments next to its Job in the build namespace (owned by the Job once it has a uid). */
@@ -144,7 +155,18 @@ export class KanikoBackend implements BuildBackend {
    * does not touch it: it follows the Job by polling, and if the owner is deleted (and the Job with
    * it) the joiner starts over, with the registry check first.
    */
-  async start(target: RunTarget, context: ReconcileContext, run: RunObservation): Promise<void> {
+  /** A Job in the build's own namespace refers to the Secrets itself; one elsewhere gets a copy. */
+  async secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs> {
+    if (!isCrossNamespace(target.build, target.namespace)) return { values: {} };
+    return readSecretArgs(target.build, this.#secrets, context);
+  }
+
+  async start(
+    target: RunTarget,
+    context: ReconcileContext,
+    run: RunObservation,
+    secretArgs: Record<string, string>,
+  ): Promise<void> {
     if (run.state !== "absent") return;
     const job = renderKanikoJob({
       build: target.build,
@@ -157,8 +179,7 @@ export class KanikoBackend implements BuildBackend {
       await context.client.apply(job);
       return;
     }
-    // Secret first, so a missing value fails before any Job exists; then owned by the Job, to go with it
-    const secretArgs = await secretBuildArgs(target.build, this.#secrets, context);
+    // the copy first, then owned by the Job, to go with it
     const values = Object.keys(secretArgs).length > 0 ? secretArgs : undefined;
     if (values) await context.client.apply(secretArgsCopy(target, job, values));
     const created = await context.client.apply(job);
@@ -196,7 +217,16 @@ export class LocalBackend implements BuildBackend {
     return this.#builder.running();
   }
 
-  async start(target: RunTarget, context: ReconcileContext): Promise<void> {
+  secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs> {
+    return readSecretArgs(target.build, this.#secrets, context);
+  }
+
+  async start(
+    target: RunTarget,
+    context: ReconcileContext,
+    _run: RunObservation,
+    secretArgs: Record<string, string>,
+  ): Promise<void> {
     const { build, namespace, image } = target;
     const reference = formatImageReference(image);
     this.#builder.start(reference, async () => {
@@ -205,7 +235,6 @@ export class LocalBackend implements BuildBackend {
       const buildArgs = [];
       if (build.spec.baseImage)
         buildArgs.push({ name: "BASE_IMAGE", value: build.spec.baseImage, secret: false });
-      const secretArgs = await secretBuildArgs(build, this.#secrets, context);
       for (const arg of build.spec.buildArgs ?? []) {
         const secret = arg.valueFrom !== undefined;
         buildArgs.push({ name: arg.name, value: (secret ? secretArgs[arg.name] : arg.value) ?? "", secret });

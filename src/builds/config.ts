@@ -2,7 +2,7 @@
  * The operator's image-build configuration (a YAML/JSON file given to the operator, rendered from the
  * Helm values under `builds:`). One TypeBox schema validates it and fills the defaults.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseYaml } from "yaml";
@@ -141,8 +141,28 @@ export function parseBuildsConfig(input: unknown): BuildsConfig {
   return withDefaults as BuildsConfig;
 }
 
-export async function loadBuildsConfig(path: string): Promise<BuildsConfig> {
-  return parseBuildsConfig(parseYaml(await readFile(path, "utf8")));
+/**
+ * The operator's configuration, read once at its start from the file $SLIPWAY_BUILDS_CONFIG names;
+ * undefined when the variable is not set (every ImageBuild then fails, saying so). A file that cannot
+ * be read or parsed, or breaks a rule, is one ConfigError line naming the file and the field.
+ */
+export function buildsConfigFromEnvironment(env: NodeJS.ProcessEnv = process.env): BuildsConfig | undefined {
+  const path = env[configEnvironmentVariable];
+  if (!path) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, "utf8"));
+  } catch (error) {
+    const reason = (error as Error).message.split("\n")[0];
+    throw new ConfigError(`builds configuration ${path} (${configEnvironmentVariable}): ${reason}`);
+  }
+  try {
+    return parseBuildsConfig(parsed);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const rule = error.message.replace(/^builds configuration: /, "");
+    throw new ConfigError(`builds configuration ${path} (${configEnvironmentVariable}): ${rule}`);
+  }
 }
 
 /** `1h30m` → 5400. */

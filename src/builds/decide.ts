@@ -4,6 +4,7 @@
  * what the decision depends on, and returns the final effects once it has enough.
  */
 import type { ImageBuildPhase, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import type { StatusEvent } from "../kube/status-writer.ts";
 
 export type RegistryCheck =
   | { result: "exists"; digest: string }
@@ -30,23 +31,48 @@ export type RunObservation =
       message: string;
     };
 
-export interface Observed {
+/** The Job of this build's image reference (for the local backend: the name its run is known by). */
+export interface JobRef {
+  namespace: string;
+  name: string;
+}
+
+/** A secret build argument a run reads from a Secret: all present, or the first one missing. */
+export type BuildArgsCheck = { result: "ok" } | { result: "invalid"; message: string };
+
+/** What is known of every build, even one that cannot be attempted. */
+interface Known {
   generation: number;
   status: ImageBuildStatus | undefined;
   now: Date;
-  /** The rendered image reference, or why it cannot be rendered. */
-  reference: { image: string } | { error: string };
+}
+
+/**
+ * Why a build cannot be attempted at all: no configuration, a bad override, an image reference the
+ * naming template cannot render, an artifact URI it cannot read.
+ */
+export type BlockerReason = "NotConfigured" | "InvalidOverride" | "InvalidImageName" | "InvalidArtifactUri";
+
+export interface Blocked extends Known {
+  blocker: { reason: BlockerReason; message: string };
+}
+
+export interface Observed extends Known {
+  /** The rendered image reference. */
+  image: string;
   artifactUri: string;
   timeoutSeconds: number;
   /** Memory limit of the build container, named when it is OOM-killed. */
   memoryLimit: string;
-  jobName: string;
+  job: JobRef;
   /** Builds of this operator running now, and how many may. */
   runningBuilds: number;
   maxConcurrentBuilds: number;
   registry?: RegistryCheck;
   artifact?: ArtifactCheck;
   run?: RunObservation;
+  /** Asked for just before a run starts. */
+  buildArgs?: BuildArgsCheck;
 }
 
 export type FailureReason =
@@ -59,16 +85,12 @@ export type FailureReason =
   | "OOMKilled"
   | "Timeout"
   | "BuildFailed"
-  | "ImageNotPushed";
-
-export interface StatusEvent {
-  type: "Normal" | "Warning";
-  reason: string;
-  message: string;
-}
+  | "ImageNotPushed"
+  | BlockerReason
+  | "InvalidBuildArgument";
 
 export type Decision =
-  | { kind: "observe"; what: "registry" | "artifact" | "run" }
+  | { kind: "observe"; what: "registry" | "artifact" | "run" | "buildArgs" }
   | {
       kind: "act";
       /** Delete the Job / stop the local build of this reference. */
@@ -88,27 +110,42 @@ const artifactRetryMs = 30_000;
 export const pushVisibleWithinSeconds = 60;
 const pushPollMs = 2_000;
 
+type Act = Decision & { kind: "act" };
+
 function isTerminal(phase: ImageBuildPhase | undefined): boolean {
   return phase === "Succeeded" || phase === "Failed";
 }
 
+/** The condition `Succeeded`, which mirrors the phase. */
+export function succeededCondition(status: ImageBuildStatus | undefined) {
+  return status?.conditions?.find((c) => c.type === "Succeeded");
+}
+
+/**
+ * A build the namespace's override ConfigMap failed: looked at again whenever the ConfigMap changes,
+ * and started over once it is valid.
+ */
+export function failedForOverride(status: ImageBuildStatus | undefined): boolean {
+  return status?.phase === "Failed" && succeededCondition(status)?.reason === "InvalidOverride";
+}
+
 /** The condition `Succeeded` mirrors the phase: Unknown while pending/building, then True or False. */
 function nextStatus(
-  o: Observed,
+  o: Known & { image?: string },
   phase: ImageBuildPhase,
   reason: string,
   message: string,
   fields: Partial<ImageBuildStatus>,
 ): ImageBuildStatus {
-  const previous = o.status?.conditions?.find((c) => c.type === "Succeeded");
+  const previous = succeededCondition(o.status);
   const conditionStatus = phase === "Succeeded" ? "True" : phase === "Failed" ? "False" : "Unknown";
   const now = o.now.toISOString();
   const unchanged = previous?.status === conditionStatus && previous.reason === reason;
   const status: ImageBuildStatus = {
     phase,
-    ...("image" in o.reference ? { image: o.reference.image } : {}),
+    ...(o.image ? { image: o.image } : {}),
     ...(o.status?.startedAt ? { startedAt: o.status.startedAt } : {}),
-    ...(o.status?.jobName ? { jobName: o.status.jobName } : {}),
+    ...(o.status?.job ? { job: o.status.job } : {}),
     ...(o.status?.attempts !== undefined ? { attempts: o.status.attempts } : {}),
     ...fields,
     message,
@@ -129,17 +166,29 @@ function nextStatus(
 }
 
 function fail(
-  o: Observed,
+  o: Known & { image?: string },
   reason: FailureReason,
   message: string,
-  extra: Partial<Decision & { kind: "act" }> = {},
-) {
+  extra: Partial<Act> = {},
+): Act {
   return {
-    kind: "act" as const,
+    kind: "act",
     ...extra,
     status: nextStatus(o, "Failed", reason, message, {}),
-    event: { type: "Warning" as const, reason, message },
+    event: { type: "Warning", reason, message },
   };
+}
+
+/** A blocker is looked at again on every change of what it depends on: the same failure is reported once. */
+function failOnce(o: Blocked): Decision {
+  const { reason, message } = o.blocker;
+  const condition = succeededCondition(o.status);
+  const same =
+    o.status?.phase === "Failed" &&
+    o.status.observedGeneration === o.generation &&
+    condition?.reason === reason &&
+    condition.message === message;
+  return same ? done : fail(o, reason, message);
 }
 
 function inFlight(o: Observed): boolean {
@@ -152,7 +201,52 @@ function elapsedSeconds(o: Observed): number {
 }
 
 function timeoutMessage(o: Observed): string {
-  return `build of ${"image" in o.reference ? o.reference.image : "the image"} exceeded its timeout of ${o.timeoutSeconds}s; its Job was deleted`;
+  return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; its Job was deleted`;
+}
+
+function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act {
+  if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
+  if (run.reason === "OOMKilled")
+    return fail(
+      o,
+      "OOMKilled",
+      `build container was OOMKilled at its memory limit of ${o.memoryLimit} (after ${run.attempts} attempts); raise spec.resources.limits.memory`,
+    );
+  return fail(
+    o,
+    "BuildFailed",
+    `build failed after ${run.attempts} attempts: ${run.message || "no termination message"}`,
+  );
+}
+
+/** A run that succeeded: its image should be in the registry, perhaps after a moment. */
+function runSucceeded(o: Observed, run: RunObservation & { state: "succeeded" }): Decision {
+  if (!o.registry) return { kind: "observe", what: "registry" };
+  const registry = o.registry;
+  if (registry.result === "exists") {
+    const status = nextStatus(o, "Succeeded", "Built", `built and pushed ${o.image}`, {
+      digest: registry.digest,
+      reused: false,
+      attempts: run.attempts,
+    });
+    return {
+      kind: "act",
+      status,
+      event: { type: "Normal", reason: "Built", message: `pushed ${o.image}` },
+    };
+  }
+  if (registry.result !== "missing") return registryFailure(o, registry);
+  const finished = run.finishedAt ? Date.parse(run.finishedAt) : o.now.getTime();
+  if ((o.now.getTime() - finished) / 1000 < pushVisibleWithinSeconds) {
+    const message = `the build finished; waiting for ${o.image} to appear in the registry`;
+    const status = nextStatus(o, "Building", "WaitingForPush", message, { attempts: run.attempts });
+    return { kind: "act", status, requeueAfterMs: pushPollMs };
+  }
+  return fail(
+    o,
+    "ImageNotPushed",
+    `the build finished but ${o.image} is not in the registry ${pushVisibleWithinSeconds}s later`,
+  );
 }
 
 /** A build that was Building: follow its run. Undefined when the run has gone and the build starts over. */
@@ -166,7 +260,8 @@ function followRun(o: Observed): Decision | undefined {
       if (elapsedSeconds(o) >= o.timeoutSeconds)
         return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
       const remainingMs = (o.timeoutSeconds - elapsedSeconds(o)) * 1000;
-      const status = nextStatus(o, "Building", "Building", `building ${imageOf(o)}`, {
+      const status = nextStatus(o, "Building", "Building", `building ${o.image}`, {
+        job: o.job,
         attempts: run.attempts,
       });
       return {
@@ -176,84 +271,29 @@ function followRun(o: Observed): Decision | undefined {
       };
     }
     case "failed":
-      if (run.reason === "DeadlineExceeded")
-        return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
-      if (run.reason === "OOMKilled") {
-        return fail(
-          o,
-          "OOMKilled",
-          `build container was OOMKilled at its memory limit of ${o.memoryLimit} (after ${run.attempts} attempts); raise spec.resources.limits.memory`,
-        );
-      }
-      return fail(
-        o,
-        "BuildFailed",
-        `build failed after ${run.attempts} attempts: ${run.message || "no termination message"}`,
-      );
-    case "succeeded": {
-      if (!o.registry) return { kind: "observe", what: "registry" };
-      const registry = o.registry;
-      if (registry.result === "exists") {
-        const status = nextStatus(o, "Succeeded", "Built", `built and pushed ${imageOf(o)}`, {
-          digest: registry.digest,
-          reused: false,
-          attempts: run.attempts,
-        });
-        return {
-          kind: "act",
-          status,
-          event: { type: "Normal", reason: "Built", message: `pushed ${imageOf(o)}` },
-        };
-      }
-      if (registry.result === "missing") {
-        const finished = run.finishedAt ? Date.parse(run.finishedAt) : o.now.getTime();
-        if ((o.now.getTime() - finished) / 1000 < pushVisibleWithinSeconds) {
-          const message = `the build finished; waiting for ${imageOf(o)} to appear in the registry`;
-          const status = nextStatus(o, "Building", "WaitingForPush", message, { attempts: run.attempts });
-          return { kind: "act", status, requeueAfterMs: pushPollMs };
-        }
-        return fail(
-          o,
-          "ImageNotPushed",
-          `the build finished but ${imageOf(o)} is not in the registry ${pushVisibleWithinSeconds}s later`,
-        );
-      }
-      return registryFailure(o, registry);
-    }
+      return runFailure(o, run);
+    case "succeeded":
+      return runSucceeded(o, run);
   }
 }
 
-function imageOf(o: Observed): string {
-  return "image" in o.reference ? o.reference.image : "";
-}
-
-function registryFailure(o: Observed, check: RegistryCheck & { message: string }): Decision {
+function registryFailure(o: Observed, check: RegistryCheck & { message: string }): Act {
   if (check.result === "rejected") {
-    return fail(
-      o,
-      "CredentialsRejected",
-      `registry credentials rejected for ${imageOf(o)}: ${check.message}`,
-    );
+    return fail(o, "CredentialsRejected", `registry credentials rejected for ${o.image}: ${check.message}`);
   }
-  return fail(o, "RegistryUnavailable", `registry unavailable for ${imageOf(o)}: ${check.message}`);
+  return fail(o, "RegistryUnavailable", `registry unavailable for ${o.image}: ${check.message}`);
 }
 
-/** A build that has not started (or restarts): existence check first, then the artifact, then a run. */
-function start(o: Observed, wasBuilding: boolean): Decision {
-  if (!o.registry) return { kind: "observe", what: "registry" };
-  const registry = o.registry;
-  if (registry.result === "exists") {
-    const reused = !wasBuilding;
-    const message = reused ? `${imageOf(o)} already exists; nothing built` : `built and pushed ${imageOf(o)}`;
-    const status = nextStatus(o, "Succeeded", reused ? "Reused" : "Built", message, {
-      digest: registry.digest,
-      reused,
-    });
-    return { kind: "act", status, event: { type: "Normal", reason: reused ? "Reused" : "Built", message } };
-  }
-  if (registry.result !== "missing") return registryFailure(o, registry);
-  if (!o.artifact) return { kind: "observe", what: "artifact" };
-  const artifact = o.artifact;
+/** The image exists: reused when no run of this build made it. */
+function exists(o: Observed, digest: string, wasBuilding: boolean): Act {
+  const reused = !wasBuilding;
+  const message = reused ? `${o.image} already exists; nothing built` : `built and pushed ${o.image}`;
+  const status = nextStatus(o, "Succeeded", reused ? "Reused" : "Built", message, { digest, reused });
+  return { kind: "act", status, event: { type: "Normal", reason: reused ? "Reused" : "Built", message } };
+}
+
+/** What the artifact check says against a build; undefined when the artifact is there. */
+function artifactProblem(o: Observed, artifact: ArtifactCheck): Act | undefined {
   switch (artifact.result) {
     case "unconfigured":
       return fail(
@@ -270,49 +310,40 @@ function start(o: Observed, wasBuilding: boolean): Decision {
         `access to artifact ${o.artifactUri} denied: ${artifact.message}`,
       );
     case "unavailable": {
-      const status = nextStatus(
-        o,
-        "Pending",
-        "ArtifactUnavailable",
-        `cannot check ${o.artifactUri} yet: ${artifact.message}`,
-        {},
-      );
+      const message = `cannot check ${o.artifactUri} yet: ${artifact.message}`;
+      const status = nextStatus(o, "Pending", "ArtifactUnavailable", message, {});
       return { kind: "act", status, requeueAfterMs: artifactRetryMs };
     }
     case "exists":
-      break;
+      return undefined;
   }
-  if (!o.run) return { kind: "observe", what: "run" };
-  const run = o.run;
+}
+
+function building(o: Observed, attempts: number): ImageBuildStatus {
+  return nextStatus(o, "Building", "Building", `building ${o.image}`, {
+    job: o.job,
+    attempts,
+    startedAt: o.now.toISOString(),
+    reused: false,
+  });
+}
+
+/** Registry and artifact checked: join the run of this reference, replace a finished one, or start one. */
+function launch(o: Observed, run: RunObservation): Decision {
   if (run.state === "succeeded" || run.state === "failed") {
     // A finished run of this reference whose image is not in the registry (an earlier failure, or a
     // push since deleted): remove it so a fresh one starts.
-    const status = nextStatus(
-      o,
-      "Pending",
-      "Restarting",
-      `removing the finished Job ${o.jobName} to build again`,
-      {},
-    );
+    const message = `removing the finished Job ${o.job.name} to build again`;
+    const status = nextStatus(o, "Pending", "Restarting", message, {});
     return { kind: "act", deleteRun: true, status, requeueAfterMs: 1000 };
   }
-  const building = (attempts: number) =>
-    nextStatus(o, "Building", "Building", `building ${imageOf(o)}`, {
-      jobName: o.jobName,
-      attempts,
-      startedAt: o.now.toISOString(),
-      reused: false,
-    });
   if (run.state === "running") {
+    const message = `joined the running build ${o.job.name} of ${o.image}`;
     return {
       kind: "act",
       startRun: true, // joins the shared run as an owner
-      status: building(run.attempts),
-      event: {
-        type: "Normal",
-        reason: "BuildJoined",
-        message: `joined the running build ${o.jobName} of ${imageOf(o)}`,
-      },
+      status: building(o, run.attempts),
+      event: { type: "Normal", reason: "BuildJoined", message },
       requeueAfterMs: pollMs,
     };
   }
@@ -324,22 +355,42 @@ function start(o: Observed, wasBuilding: boolean): Decision {
       requeueAfterMs: waitForSlotMs,
     };
   }
+  if (!o.buildArgs) return { kind: "observe", what: "buildArgs" };
+  if (o.buildArgs.result === "invalid") return fail(o, "InvalidBuildArgument", o.buildArgs.message);
   return {
     kind: "act",
     startRun: true,
-    status: building(0),
-    event: { type: "Normal", reason: "BuildStarted", message: `building ${imageOf(o)} in ${o.jobName}` },
+    status: building(o, 0),
+    event: { type: "Normal", reason: "BuildStarted", message: `building ${o.image} in ${o.job.name}` },
     requeueAfterMs: Math.min(pollMs, o.timeoutSeconds * 1000),
   };
 }
 
-export function decide(o: Observed): Decision {
-  if (isTerminal(o.status?.phase) && o.status?.observedGeneration === o.generation) return done;
-  if ("error" in o.reference) return fail(o, "InvalidImageName", o.reference.error);
-  const wasBuilding = inFlight(o);
+/** A build that has not started (or restarts): existence check first, then the artifact, then a run. */
+function start(o: Observed, wasBuilding: boolean): Decision {
+  if (!o.registry) return { kind: "observe", what: "registry" };
+  if (o.registry.result === "exists") return exists(o, o.registry.digest, wasBuilding);
+  if (o.registry.result !== "missing") return registryFailure(o, o.registry);
+  if (!o.artifact) return { kind: "observe", what: "artifact" };
+  const problem = artifactProblem(o, o.artifact);
+  if (problem) return problem;
+  if (!o.run) return { kind: "observe", what: "run" };
+  return launch(o, o.run);
+}
+
+/**
+ * Every transition of an ImageBuild. A build finished for this generation stays as it is, except one
+ * the override failed (it starts over once the override is valid); a blocked build fails, once.
+ */
+export function decide(o: Observed | Blocked): Decision {
+  const retry = failedForOverride(o.status);
+  if (isTerminal(o.status?.phase) && o.status?.observedGeneration === o.generation && !retry) return done;
+  if ("blocker" in o) return failOnce(o);
+  const current = retry ? { ...o, status: undefined } : o;
+  const wasBuilding = inFlight(current);
   if (wasBuilding) {
-    const followed = followRun(o);
+    const followed = followRun(current);
     if (followed) return followed;
   }
-  return start(o, wasBuilding);
+  return start(current, wasBuilding);
 }

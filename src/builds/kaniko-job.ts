@@ -165,12 +165,12 @@ export function jobLabels(build: ImageBuild, reference: string): Record<string, 
   };
 }
 
-export function renderKanikoJob(input: KanikoJobInput): V1Job {
-  const { build, config, artifact } = input;
-  const storage = config.storage;
-  if (!storage) throw new Error("renderKanikoJob: no blob store configured");
-  const reference = formatImageReference(input.image);
-  const registry = registryCredentials(config);
+/** The pod's volumes (workspace, credentials, base-image cache) and those the Kaniko container mounts. */
+function podVolumes(
+  config: BuildsConfig,
+  storage: NonNullable<BuildsConfig["storage"]>,
+  registry: { volumes: V1Volume[]; mounts: V1VolumeMount[] },
+) {
   const volumes: V1Volume[] = [{ name: "workspace", emptyDir: {} }, ...registry.volumes];
   if (storage.type === "gcs" && storage.gcs.credentialsSecret) {
     const secretName = storage.gcs.credentialsSecret;
@@ -187,6 +187,16 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
     });
     kanikoMounts.push({ name: "builder-cache", mountPath: cacheDir });
   }
+  return { volumes, kanikoMounts };
+}
+
+export function renderKanikoJob(input: KanikoJobInput): V1Job {
+  const { build, config, artifact } = input;
+  const storage = config.storage;
+  if (!storage) throw new Error("renderKanikoJob: no blob store configured");
+  const reference = formatImageReference(input.image);
+  const registry = registryCredentials(config);
+  const { volumes, kanikoMounts } = podVolumes(config, storage, registry);
   const jobName = buildJobName(reference);
   // an owner reference cannot cross namespaces: a Job in the build namespace is tied by labels
   const tie = isCrossNamespace(build, input.namespace) ? crossNamespaceTie(build) : undefined;

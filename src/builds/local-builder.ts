@@ -35,6 +35,15 @@ interface Run {
 
 const logLimit = 200;
 
+/** Downloads the build context into `dir`; an empty prefix is an error. */
+async function fetchContext(request: LocalBuildRequest, dir: string, note: (line: string) => void) {
+  const { scheme, bucket, key } = request.artifact;
+  const count = await request.store.download(request.artifact, dir);
+  note(`fetched ${count} objects from ${scheme}://${bucket}/${key}`);
+  if (count === 0) throw new Error(`no objects under ${scheme}://${bucket}/${key}`);
+  return dir;
+}
+
 export class LocalBuilder {
   readonly #root: string;
   readonly #runs = new Map<string, Run>();
@@ -95,15 +104,7 @@ export class LocalBuilder {
       if (run.log.length > logLimit) run.log.splice(0, run.log.length - logLimit);
     };
     try {
-      const context = join(work, "context");
-      const count = await request.store.download(request.artifact, context);
-      note(
-        `fetched ${count} objects from ${request.artifact.scheme}://${request.artifact.bucket}/${request.artifact.key}`,
-      );
-      if (count === 0)
-        throw new Error(
-          `no objects under ${request.artifact.scheme}://${request.artifact.bucket}/${request.artifact.key}`,
-        );
+      const context = await fetchContext(request, join(work, "context"), note);
       const storage = [
         "--root",
         join(this.#root, "root"),

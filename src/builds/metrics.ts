@@ -1,4 +1,6 @@
 import { Counter, Histogram, Registry } from "prom-client";
+import type { ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import { succeededCondition } from "./decide.ts";
 
 /** Image-build metrics; pass the operator's registry so /metrics serves them with the runtime's. */
 export class BuildMetrics {
@@ -62,5 +64,21 @@ export class BuildMetrics {
   observeRegistryRequest(statusClass: string, seconds: number): void {
     this.registryRequests.inc({ status_class: statusClass });
     this.registryLatency.observe({ status_class: statusClass }, seconds);
+  }
+
+  /** Counts a written status that finished a build (`previous`: the phase it had before). */
+  countFinished(previous: ImageBuildStatus["phase"], status: ImageBuildStatus, backend: string): void {
+    if (previous === status.phase) return;
+    if (status.phase === "Succeeded") {
+      if (status.reused) this.reused.inc();
+      else this.succeeded.inc({ backend });
+    } else if (status.phase === "Failed") {
+      const reason = succeededCondition(status)?.reason ?? "Unknown";
+      this.failed.inc({ reason });
+    } else return;
+    if (status.startedAt && status.completedAt) {
+      const seconds = (Date.parse(status.completedAt) - Date.parse(status.startedAt)) / 1000;
+      this.duration.observe({ result: status.phase }, seconds);
+    }
   }
 }

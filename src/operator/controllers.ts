@@ -1,3 +1,4 @@
+import type { BuildsConfig } from "../builds/config.ts";
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
@@ -5,6 +6,10 @@ import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
-export function allControllers(): ControllerSpec[] {
-  return [...platformControllers(), imageBuildController(), ...pipelineControllers({ backends })];
+export function allControllers(options: { builds?: BuildsConfig } = {}): ControllerSpec[] {
+  return [
+    ...platformControllers(),
+    imageBuildController({ config: options.builds }),
+    ...pipelineControllers({ backends }),
+  ];
 }

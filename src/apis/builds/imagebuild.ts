@@ -124,7 +124,15 @@ export const ImageBuildStatus = Type.Object({
   reused: Optional(
     Type.Boolean({ description: "True when the image already existed and nothing was built." }),
   ),
-  jobName: Optional(Type.String()),
+  job: Optional(
+    Type.Object(
+      {
+        namespace: Type.String({ minLength: 1, maxLength: 63 }),
+        name: Type.String({ minLength: 1, maxLength: 63 }),
+      },
+      { description: "The build's Job (the configured buildNamespace, or the build's own)." },
+    ),
+  ),
   attempts: Optional(Type.Integer()),
   startedAt: Optional(Type.String({ format: "date-time" })),
   completedAt: Optional(Type.String({ format: "date-time" })),

@@ -8,7 +8,12 @@ import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import type { BlobStore } from "../../../src/builds/storage/blob-store.ts";
 import { GcsBlobStore } from "../../../src/builds/storage/gcs.ts";
 import { S3BlobStore } from "../../../src/builds/storage/s3.ts";
-import { type RunningGcs, type RunningS3, startFakeGcs, startMinio } from "../../support/builds/servers.ts";
+import {
+  type RunningGcs,
+  type RunningS3,
+  startFakeGcs,
+  startMinio,
+} from "../../../src/dev/build-server-children.ts";
 
 async function exercise(store: BlobStore, scheme: "s3" | "gs") {
   const uri = (key: string) => parseBlobUri(`${scheme}://models/${key}`);

@@ -6,13 +6,8 @@ import {
   jobCleanupFinalizer,
   ownerLabels,
 } from "../../../src/builds/build-namespace.ts";
-import {
-  buildNamespace,
-  buildsConfig,
-  jobsIn,
-  uploadContext,
-  useBuildServers,
-} from "../../support/builds/fixtures.ts";
+import { uploadContext } from "../../../src/dev/build-server-children.ts";
+import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
   deleteImageBuild,
@@ -23,6 +18,17 @@ import {
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 
 const pipToken = "pip-token-3c9d4e21";
+
+const imageBuildsIn = (namespace: string) =>
+  adminConfig()
+    .makeApiClient(CustomObjectsApi)
+    .listNamespacedCustomObject({
+      group: ImageBuildKind.group,
+      version: ImageBuildKind.version,
+      plural: ImageBuildKind.plural,
+      namespace,
+    })
+    .then((list) => (list as { items: unknown[] }).items.length);
 
 describe("buildNamespace: build Jobs and credentials in the platform's namespace", () => {
   const servers = useBuildServers();
@@ -63,7 +69,7 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       expect(await jobsIn(team)).toEqual([]);
       const [job, ...others] = await jobsIn(builds);
       expect(others).toEqual([]);
-      expect(job?.metadata?.name).toBe(build.status?.jobName);
+      expect(build.status?.job).toEqual({ namespace: builds, name: job?.metadata?.name });
       expect(job?.metadata?.ownerReferences).toBeUndefined();
       // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
       expect(JSON.stringify(job)).not.toContain(pipToken);
@@ -92,19 +98,10 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
         (names) => !names.includes(copy.metadata?.name),
         30_000,
       );
-      const objects = adminConfig().makeApiClient(CustomObjectsApi);
       await eventually(
         "the ImageBuild gone (finalizer removed)",
-        () =>
-          objects
-            .listNamespacedCustomObject({
-              group: ImageBuildKind.group,
-              version: ImageBuildKind.version,
-              plural: ImageBuildKind.plural,
-              namespace: team,
-            })
-            .then((list) => (list as { items: unknown[] }).items.length),
-        (count) => count === 0,
+        () => imageBuildsIn(team),
+        (n) => n === 0,
         30_000,
       );
     });

@@ -1,12 +1,13 @@
 import { Storage } from "@google-cloud/storage";
 import { describe, expect, it } from "vitest";
+import { startFakeGcs, uploadContext } from "../../../src/dev/build-server-children.ts";
+import { pushImage } from "../../../src/dev/push-image.ts";
 import {
   buildNamespace,
   buildsConfig,
   eventsIn,
   jobsIn,
   registryUser,
-  uploadContext,
   useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {
@@ -17,8 +18,6 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
-import { pushImage } from "../../support/builds/push.ts";
-import { startFakeGcs } from "../../support/builds/servers.ts";
 import { eventually } from "../../support/cluster.ts";
 
 const dockerfile = "FROM scratch\nCOPY model.txt /model.txt\n";
@@ -86,13 +85,14 @@ describe("ImageBuild controller, Kaniko backend", () => {
     const build = await waitForPhase(namespace, "scorer", "Failed");
     expect(build.status?.message).toContain(uri);
     expect(build.status?.conditions?.[0]?.reason).toBe("ArtifactMissing");
+    expect(await jobsIn(namespace)).toEqual([]);
 
     const bare = await buildNamespace(servers);
     await startBuildOperator(bare, buildsConfig(servers, { storage: undefined }));
     await createImageBuild(bare, "scorer", spec(uri));
     const unconfigured = await waitForPhase(bare, "scorer", "Failed");
     expect(unconfigured.status?.message).toMatch(/no blob store is configured/);
-    expect(await jobsIn(namespace)).toEqual([]);
+    expect(await jobsIn(bare)).toEqual([]);
   });
 
   it("image missing → a Kaniko Job, completed by kwok; the pushed image's digest from the registry → Succeeded", async () => {
@@ -127,7 +127,11 @@ describe("ImageBuild controller, Kaniko backend", () => {
       registryUser,
     );
     const build = await waitForPhase(namespace, "scorer", "Succeeded");
-    expect(build.status).toMatchObject({ reused: false, digest, jobName: job?.metadata?.name });
+    expect(build.status).toMatchObject({
+      reused: false,
+      digest,
+      job: { namespace, name: job?.metadata?.name },
+    });
 
     // No secret value in the Job, the status, the Events or the operator's log.
     const everything = JSON.stringify([
@@ -244,9 +248,9 @@ describe("ImageBuild controller, Kaniko backend", () => {
       waitForPhase(namespace, "first", "Building"),
       waitForPhase(namespace, "second", "Building"),
     ]);
-    expect(first.status?.jobName).toBe(second.status?.jobName);
+    expect(first.status?.job).toEqual(second.status?.job);
     const jobs = await jobsIn(namespace);
-    expect(jobs.map((j) => j.metadata?.name)).toEqual([first.status?.jobName]);
+    expect(jobs.map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
 
     const owner = jobs[0]?.metadata?.ownerReferences?.[0]?.name ?? "";
     await deleteImageBuild(namespace, owner);

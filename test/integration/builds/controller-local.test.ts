@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalBuilder } from "../../../src/builds/local-builder.ts";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
+import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import {
   buildNamespace,
   buildsConfig,
   eventsIn,
   jobsIn,
   registryUser,
-  uploadContext,
   useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import {

@@ -67,7 +67,7 @@ describe("the Helm chart's builds values", () => {
     const binding = objects.find((o) => o.kind === "RoleBinding" && o.metadata?.namespace === "ml-builds");
     const buildKinds = ["jobs", "pods", "secrets"];
     const expected = mergeRules(
-      controllerPermissions(imageBuildController()).filter(
+      controllerPermissions(imageBuildController({ config: undefined })).filter(
         (p) => buildKinds.includes(p.type.plural) && !p.subresource,
       ),
     );

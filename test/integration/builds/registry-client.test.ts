@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryClient, RegistryError } from "../../../src/builds/registry/client.ts";
+import { type RunningServer, startRegistry } from "../../../src/dev/build-server-children.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
-import { pushImage } from "../../support/builds/push.ts";
-import { type RunningServer, startRegistry } from "../../support/builds/servers.ts";
+import { pushImage } from "../../../src/dev/push-image.ts";
 import { startTokenRegistry, type TokenRegistry } from "../../support/builds/token-server.ts";
 
 const user = { username: "builder", password: "correct-horse" };

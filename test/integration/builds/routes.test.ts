@@ -1,7 +1,8 @@
+import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { readImageBuild } from "../../support/builds/operator.ts";
-import { testNamespace } from "../../support/cluster.ts";
+import { createImageBuild, readImageBuild } from "../../support/builds/operator.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
@@ -17,6 +18,35 @@ async function grantImageBuilds(namespace: string, serviceAccount: string) {
   ]);
 }
 
+/** A Role in `namespace` letting ServiceAccount `serviceAccount` of `accountNamespace` read pods and their logs. */
+async function allowPodReading(namespace: string, accountNamespace: string, serviceAccount: string) {
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  const rules = [{ apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list"] }];
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name: "build-pods" }, rules } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: "build-pods" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "build-pods" },
+      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace: accountNamespace }],
+    },
+  });
+}
+
+/** Calls the image-build routes of `namespace` with `token`. */
+const caller =
+  (url: string, namespace: string, token: string) => async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
 const spec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };
 
 describe("REST API of image builds", () => {
@@ -27,17 +57,7 @@ describe("REST API of image builds", () => {
     const url = await startServer(namespace);
     const token = await serviceAccountToken(namespace, "builder");
     await grantImageBuilds(namespace, "builder");
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body ? { "content-type": "application/json" } : {}),
-        },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    };
+    const call = caller(url, namespace, token);
 
     const created = await call("POST", "", { name: "scorer", spec });
     expect(created.status).toBe(202);
@@ -87,5 +107,43 @@ describe("REST API of image builds", () => {
         "/api/v1/namespaces/{namespace}/imagebuilds/{name}/logs",
       ]),
     );
+  });
+
+  it("logs: the pod is looked for where the status says the Job runs (a buildNamespace), not in the build's namespace", async () => {
+    const namespace = await testNamespace("ib-logs");
+    const builds = await testNamespace("ib-logs-builds");
+    const url = await startServer(namespace);
+    const token = await serviceAccountToken(namespace, "builder");
+    await grantImageBuilds(namespace, "builder");
+    await allowPodReading(builds, namespace, "builder");
+    await createImageBuild(namespace, "scorer", spec);
+    const job = { namespace: builds, name: "build-fraud-scorer-v1" };
+    await adminConfig()
+      .makeApiClient(CustomObjectsApi)
+      .replaceNamespacedCustomObjectStatus({
+        group: ImageBuildKind.group,
+        version: ImageBuildKind.version,
+        plural: ImageBuildKind.plural,
+        namespace,
+        name: "scorer",
+        body: { ...(await readImageBuild(namespace, "scorer")), status: { phase: "Building", job } },
+      });
+    // a pod of the Job that no node takes: nothing logged yet (and no kubelet asked)
+    await adminConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedPod({
+        namespace: builds,
+        body: {
+          metadata: { name: "build-fraud-scorer-v1-x", labels: { "job-name": job.name } },
+          spec: {
+            nodeSelector: { "slipway.dev/no-such-node": "true" },
+            containers: [{ name: "kaniko", image: "kaniko" }],
+          },
+        },
+      });
+    expect(await caller(url, namespace, token)("GET", "/scorer/logs")).toEqual({
+      status: 200,
+      body: { pod: "build-fraud-scorer-v1-x", container: "kaniko", logs: "" },
+    });
   });
 });

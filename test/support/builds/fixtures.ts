@@ -2,35 +2,13 @@
 import { BatchV1Api, CoreV1Api, type V1Job } from "@kubernetes/client-node";
 import { afterAll, beforeAll } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
-import { S3BlobStore } from "../../../src/builds/storage/s3.ts";
-import { ensureBucket, minioClientOptions } from "../../../src/dev/build-servers.ts";
+import { type BuildServers, startBuildServers } from "../../../src/dev/build-server-children.ts";
 import { adminConfig, testNamespace } from "../cluster.ts";
 import { installCrds } from "../crds.ts";
 import { opaqueSecret, registrySecret } from "./operator.ts";
-import { type RunningS3, type RunningServer, startMinio, startRegistry } from "./servers.ts";
 
 export const registryUser = { username: "builder", password: "reg-pass-7d1f0c9e" };
 export const bucket = "artifacts";
-
-export interface BuildServers {
-  registry: RunningServer;
-  s3: RunningS3;
-  stop(): Promise<void>;
-}
-
-export async function startBuildServers(): Promise<BuildServers> {
-  const [registry, s3] = await Promise.all([
-    startRegistry({ [registryUser.username]: registryUser.password }),
-    startMinio(),
-  ]);
-  await ensureBucket(
-    s3.endpoint,
-    { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    bucket,
-  );
-  return { registry, s3, stop: async () => void (await Promise.all([registry.stop(), s3.stop()])) };
-}
 
 /**
  * The build servers of a test file, started (and the ImageBuild CRD installed) before its tests and
@@ -39,28 +17,14 @@ export async function startBuildServers(): Promise<BuildServers> {
 export function useBuildServers(): BuildServers {
   const servers = {} as BuildServers;
   beforeAll(async () => {
-    const [started] = await Promise.all([startBuildServers(), installCrds([ImageBuildKind])]);
+    const [started] = await Promise.all([
+      startBuildServers({ [registryUser.username]: registryUser.password }, bucket),
+      installCrds([ImageBuildKind]),
+    ]);
     Object.assign(servers, started);
   });
   afterAll(() => servers.stop?.());
   return servers;
-}
-
-export function s3Store(servers: BuildServers): S3BlobStore {
-  const { endpoint, accessKeyId, secretAccessKey } = servers.s3;
-  return new S3BlobStore(minioClientOptions(endpoint, { accessKeyId, secretAccessKey }));
-}
-
-/** Uploads a build context (file name → content) under s3://artifacts/<prefix>/ and returns its URI. */
-export async function uploadContext(
-  servers: BuildServers,
-  prefix: string,
-  files: Record<string, string>,
-): Promise<string> {
-  const store = s3Store(servers);
-  for (const [name, content] of Object.entries(files))
-    await store.upload(parseBlobUri(`s3://${bucket}/${prefix}/${name}`), content);
-  return `s3://${bucket}/${prefix}`;
 }
 
 /** The operator configuration of the tests (overridable), pointing at the real servers. */

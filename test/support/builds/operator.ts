@@ -16,7 +16,7 @@ import { adminConfig, eventually } from "../cluster.ts";
 export interface BuildOperator {
   manager: Manager;
   logs: string[];
-  metrics: ReturnType<typeof imageBuildController>["reconciler"]["metrics"];
+  metrics: ReturnType<typeof imageBuildController>["buildMetrics"];
 }
 
 /**
@@ -54,7 +54,7 @@ export async function startBuildOperator(
   manager.add(spec);
   onTestFinished(() => manager.stop());
   await manager.start();
-  return { manager, logs, metrics: spec.reconciler.metrics };
+  return { manager, logs, metrics: spec.buildMetrics };
 }
 
 const objects = () => adminConfig().makeApiClient(CustomObjectsApi);

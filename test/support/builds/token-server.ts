@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningServer, startRegistry } from "./servers.ts";
+import { type RunningServer, startRegistry } from "../../../src/dev/build-server-children.ts";
 
 const service = "slipway-registry";
 const issuer = "slipway-tests";
@@ -23,8 +23,8 @@ export interface TokenRegistry extends RunningServer {
   tokenRequests: number[];
 }
 
-export async function startTokenRegistry(users: Record<string, string>): Promise<TokenRegistry> {
-  const keys = await mkdtemp(join(tmpdir(), "slipway-token-"));
+/** A self-signed RSA key and certificate in `dir` (the token signer and the registry's root bundle). */
+function selfSigned(dir: string) {
   execFileSync(
     "openssl",
     [
@@ -38,41 +38,51 @@ export async function startTokenRegistry(users: Record<string, string>): Promise
       "-subj",
       "/CN=slipway-token",
       "-keyout",
-      join(keys, "key.pem"),
+      join(dir, "key.pem"),
       "-out",
-      join(keys, "cert.pem"),
+      join(dir, "cert.pem"),
     ],
     { stdio: "ignore" },
   );
-  const key = readFileSync(join(keys, "key.pem"), "utf8");
-  const certPem = readFileSync(join(keys, "cert.pem"), "utf8");
-  const certDer = certPem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
-  const tokenRequests: number[] = [];
-
-  const issue = (scope: string, subject: string) => {
-    const now = Math.floor(Date.now() / 1000);
-    const access = scope
-      ? scope.split(" ").map((s) => {
-          const [type, name, actions] = s.split(":");
-          return { type, name, actions: (actions ?? "").split(",") };
-        })
-      : [];
-    const header = b64url(JSON.stringify({ typ: "JWT", alg: "RS256", x5c: [certDer] }));
-    const claims = b64url(
-      JSON.stringify({
-        iss: issuer,
-        sub: subject,
-        aud: service,
-        exp: now + 300,
-        nbf: now - 10,
-        iat: now,
-        jti: randomUUID(),
-        access,
-      }),
-    );
-    const signature = b64url(sign("sha256", Buffer.from(`${header}.${claims}`), key));
-    return `${header}.${claims}.${signature}`;
+  const certPem = readFileSync(join(dir, "cert.pem"), "utf8");
+  return {
+    key: readFileSync(join(dir, "key.pem"), "utf8"),
+    certPem,
+    certDer: certPem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, ""),
   };
+}
+
+/** An RS256 JWT granting `scope` to `subject`, its certificate in the x5c header. */
+function issueToken(signer: { key: string; certDer: string }, scope: string, subject: string): string {
+  const now = Math.floor(Date.now() / 1000);
+  const access = scope
+    ? scope.split(" ").map((s) => {
+        const [type, name, actions] = s.split(":");
+        return { type, name, actions: (actions ?? "").split(",") };
+      })
+    : [];
+  const header = b64url(JSON.stringify({ typ: "JWT", alg: "RS256", x5c: [signer.certDer] }));
+  const claims = b64url(
+    JSON.stringify({
+      iss: issuer,
+      sub: subject,
+      aud: service,
+      exp: now + 300,
+      nbf: now - 10,
+      iat: now,
+      jti: randomUUID(),
+      access,
+    }),
+  );
+  const signature = b64url(sign("sha256", Buffer.from(`${header}.${claims}`), signer.key));
+  return `${header}.${claims}.${signature}`;
+}
+
+export async function startTokenRegistry(users: Record<string, string>): Promise<TokenRegistry> {
+  const keys = await mkdtemp(join(tmpdir(), "slipway-token-"));
+  const signer = selfSigned(keys);
+  const tokenRequests: number[] = [];
+  const issue = (scope: string, subject: string) => issueToken(signer, scope, subject);
 
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://token");
@@ -97,7 +107,7 @@ export async function startTokenRegistry(users: Record<string, string>): Promise
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("token server has no port");
   const realm = `http://127.0.0.1:${address.port}/token`;
-  await writeFile(join(keys, "bundle.pem"), certPem);
+  await writeFile(join(keys, "bundle.pem"), signer.certPem);
   const registry = await startRegistry(
     {},
     { realm, service, issuer, rootcertbundle: join(keys, "bundle.pem") },

@@ -1,20 +1,27 @@
 import { describe, expect, it } from "vitest";
 import type { ImageBuildStatus } from "../../../src/apis/builds/imagebuild.ts";
-import { type Decision, decide, type Observed } from "../../../src/builds/decide.ts";
+import {
+  type Blocked,
+  type Decision,
+  decide,
+  failedForOverride,
+  type Observed,
+} from "../../../src/builds/decide.ts";
 
 const now = new Date("2026-01-01T12:00:00Z");
 const image = "localhost:5000/fraud-scorer:v1";
+const job = { namespace: "ml-builds", name: "build-fraud-scorer-v1-0123456789" };
 
 function observed(overrides: Partial<Observed> = {}): Observed {
   return {
     generation: 1,
     status: undefined,
     now,
-    reference: { image },
+    image,
     artifactUri: "s3://models/fraud",
     timeoutSeconds: 600,
     memoryLimit: "8Gi",
-    jobName: "build-fraud-scorer-v1-0123456789",
+    job,
     runningBuilds: 0,
     maxConcurrentBuilds: 10,
     ...overrides,
@@ -25,7 +32,7 @@ const building: ImageBuildStatus = {
   phase: "Building",
   observedGeneration: 1,
   startedAt: "2026-01-01T11:59:00Z",
-  jobName: "build-fraud-scorer-v1-0123456789",
+  job,
 };
 
 function act(decision: Decision) {
@@ -113,7 +120,12 @@ describe("decide: a new build", () => {
     ],
     [
       "no run yet",
-      { registry: { result: "missing" }, artifact: { result: "exists" }, run: { state: "absent" } },
+      {
+        registry: { result: "missing" },
+        artifact: { result: "exists" },
+        run: { state: "absent" },
+        buildArgs: { result: "ok" },
+      },
       "Building",
       "Building",
       /building/,
@@ -157,15 +169,6 @@ describe("decide: a new build", () => {
       "Pending",
       "Queued",
       /maxConcurrentBuilds 10/,
-      false,
-      false,
-    ],
-    [
-      "invalid reference",
-      { reference: { error: "image x: tag bad" } },
-      "Failed",
-      "InvalidImageName",
-      /tag bad/,
       false,
       false,
     ],
@@ -297,5 +300,83 @@ describe("decide: finished builds", () => {
     expect(later.status?.conditions?.[0]?.lastTransitionTime).toBe(
       first.status?.conditions?.[0]?.lastTransitionTime,
     );
+  });
+});
+
+describe("decide: a build that cannot be attempted", () => {
+  const blocked = (blocker: Blocked["blocker"], status?: ImageBuildStatus): Blocked => ({
+    generation: 1,
+    status,
+    now,
+    blocker,
+  });
+
+  it("fails with the blocker's reason and message, as a Warning", () => {
+    for (const reason of [
+      "NotConfigured",
+      "InvalidOverride",
+      "InvalidImageName",
+      "InvalidArtifactUri",
+    ] as const) {
+      const decision = act(decide(blocked({ reason, message: `because ${reason}` })));
+      expect(decision.status).toMatchObject({ phase: "Failed", message: `because ${reason}` });
+      expect(decision.status?.conditions?.[0]).toMatchObject({ type: "Succeeded", status: "False", reason });
+      expect(decision.event).toEqual({ type: "Warning", reason, message: `because ${reason}` });
+      expect(decision.startRun).toBeUndefined();
+    }
+  });
+
+  it("an override that stays just as invalid: the failure is not written or reported again", () => {
+    const first = act(decide(blocked({ reason: "InvalidOverride", message: "registry.type: bad" })));
+    const again = decide(blocked({ reason: "InvalidOverride", message: "registry.type: bad" }, first.status));
+    expect(again).toEqual({ kind: "act" });
+    const other = act(decide(blocked({ reason: "InvalidOverride", message: "naming: bad" }, first.status)));
+    expect(other.status?.message).toBe("naming: bad");
+  });
+
+  it("a build the override failed starts over once the override is valid; other failures stay", () => {
+    const failed = act(decide(blocked({ reason: "InvalidOverride", message: "bad" }))).status;
+    expect(decide(observed({ status: failed }))).toEqual({ kind: "observe", what: "registry" });
+    const notConfigured = act(decide(blocked({ reason: "NotConfigured", message: "none" }))).status;
+    expect(decide(observed({ status: notConfigured }))).toEqual({ kind: "act" });
+  });
+
+  it("failedForOverride reads the Succeeded condition, wherever it is in the list", () => {
+    const failed = act(decide(blocked({ reason: "InvalidOverride", message: "bad" }))).status ?? {};
+    const conditions = failed.conditions ?? [];
+    const other = { ...conditions[0], type: "Other", reason: "Something" } as (typeof conditions)[number];
+    expect(failedForOverride({ ...failed, conditions: [other, ...conditions] })).toBe(true);
+    expect(failedForOverride({ ...failed, conditions: [other] })).toBe(false);
+  });
+});
+
+describe("decide: secret build arguments", () => {
+  const ready = {
+    registry: { result: "missing" },
+    artifact: { result: "exists" },
+    run: { state: "absent" },
+  } as const;
+
+  it("are checked just before a run starts, not when joining one", () => {
+    expect(decide(observed(ready))).toEqual({ kind: "observe", what: "buildArgs" });
+    const joined = act(decide(observed({ ...ready, run: { state: "running", attempts: 1 } })));
+    expect(joined).toMatchObject({ startRun: true, event: { reason: "BuildJoined" } });
+  });
+
+  it("a missing one fails the build naming it, with no run", () => {
+    const message = "spec.buildArgs PIP_TOKEN: Secret pip not found in namespace ml";
+    const decision = act(decide(observed({ ...ready, buildArgs: { result: "invalid", message } })));
+    expect(decision.startRun).toBeUndefined();
+    expect(decision.status).toMatchObject({ phase: "Failed", message });
+    expect(decision.status?.conditions?.[0]?.reason).toBe("InvalidBuildArgument");
+  });
+
+  it("a started run records its Job with the Job's namespace", () => {
+    const started = act(decide(observed({ ...ready, buildArgs: { result: "ok" } })));
+    expect(started.status?.job).toEqual(job);
+    const followed = act(
+      decide(observed({ status: { ...building, job: undefined }, run: { state: "running", attempts: 1 } })),
+    );
+    expect(followed.status?.job).toEqual(job);
   });
 });

@@ -1,22 +1,26 @@
 /**
- * Real servers for the build tests and the bench, started on free loopback ports and stopped after:
+ * Image-build servers as children of this process, for the build tests and the builds benchmark:
  * Debian's docker-registry with htpasswd auth, MinIO (S3) and fake-gcs-server (GCS), the latter two
- * built by tools/setup/20-builds-servers.sh.
+ * built by tools/setup/20-builds-servers.sh — started on free loopback ports, stopped by the caller.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseBlobUri } from "../builds/blob-uri.ts";
+import { S3BlobStore } from "../builds/storage/s3.ts";
 import {
   cachedBinary,
+  ensureBucket,
   minioArgs,
+  minioClientOptions,
   minioProbeUrl,
   type RegistryAuth,
   registryCommand,
   registryConfig,
   registryProbeUrl,
-} from "../../../src/dev/build-servers.ts";
-import { freePorts } from "../../../src/dev/ports.ts";
+} from "./build-servers.ts";
+import { freePorts } from "./ports.ts";
 
 export interface RunningServer {
   /** host:port */
@@ -172,4 +176,43 @@ export async function startFakeGcs(): Promise<RunningGcs> {
     async () => (await fetch(`http://${address}/storage/v1/b`)).ok,
   );
   return { address, dir, endpoint: `http://${address}`, stop: stopper(child, dir) };
+}
+
+export interface BuildServers {
+  registry: RunningServer;
+  s3: RunningS3;
+  /** The bucket made for build contexts. */
+  bucket: string;
+  stop(): Promise<void>;
+}
+
+/** A registry with basic auth for `users` and a MinIO with `bucket` in it. */
+export async function startBuildServers(
+  users: Record<string, string>,
+  bucket: string,
+): Promise<BuildServers> {
+  const [registry, s3] = await Promise.all([startRegistry(users), startMinio()]);
+  await ensureBucket(
+    s3.endpoint,
+    { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    bucket,
+  );
+  return { registry, s3, bucket, stop: async () => void (await Promise.all([registry.stop(), s3.stop()])) };
+}
+
+export function s3Store(servers: BuildServers): S3BlobStore {
+  const { endpoint, accessKeyId, secretAccessKey } = servers.s3;
+  return new S3BlobStore(minioClientOptions(endpoint, { accessKeyId, secretAccessKey }));
+}
+
+/** Uploads a build context (file name → content) under s3://<bucket>/<prefix>/ and returns its URI. */
+export async function uploadContext(
+  servers: BuildServers,
+  prefix: string,
+  files: Record<string, string>,
+): Promise<string> {
+  const store = s3Store(servers);
+  for (const [name, content] of Object.entries(files))
+    await store.upload(parseBlobUri(`s3://${servers.bucket}/${prefix}/${name}`), content);
+  return `s3://${servers.bucket}/${prefix}`;
 }

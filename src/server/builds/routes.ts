@@ -11,10 +11,10 @@ import {
   ImageBuildKind,
   ImageBuildSpec,
   ImageBuildStatus,
-} from "../apis/builds/imagebuild.ts";
-import { errorResponses, HttpError, notFoundAs } from "../server/errors.ts";
-import { Name, NamespaceParams, ObjectParams } from "../server/params.ts";
-import { resourceView } from "../server/resource-view.ts";
+} from "../../apis/builds/imagebuild.ts";
+import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
+import { Name, NamespaceParams, ObjectParams } from "../params.ts";
+import { resourceView } from "../resource-view.ts";
 
 /** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
 function withoutKubernetesExtensions<T>(schema: T): T {
@@ -63,6 +63,35 @@ function checkBuildArgs(spec: Static<typeof ImageBuildSpec>) {
       throw new HttpError(400, `${field} must have exactly one of value or valueFrom`, field);
     }
   }
+}
+
+/** The last 1000 lines of the Kaniko container of the newest pod of the build's Job, where the status says it runs. */
+async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<typeof LogsView>> {
+  const what = `ImageBuild ${build.metadata.namespace}/${build.metadata.name}`;
+  if (build.status?.reused) throw new HttpError(404, `${what} built nothing: the image already existed`);
+  const job = build.status?.job;
+  if (!job) throw new HttpError(404, `${what} has no build Job yet`);
+  const core = kube.makeApiClient(CoreV1Api);
+  const pods = await core.listNamespacedPod({
+    namespace: job.namespace,
+    labelSelector: `job-name=${job.name}`,
+  });
+  const started = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+  const pod = pods.items.sort((a, b) => started(b) - started(a))[0];
+  if (!pod?.metadata?.name)
+    throw new HttpError(
+      404,
+      `the build Job ${job.namespace}/${job.name} has no pod (it may have been cleaned up)`,
+    );
+  // a pod no node has taken yet has written nothing (the API server answers 204)
+  if (!pod.spec?.nodeName) return { pod: pod.metadata.name, container: "kaniko", logs: "" };
+  const logs = await core.readNamespacedPodLog({
+    namespace: job.namespace,
+    name: pod.metadata.name,
+    container: "kaniko",
+    tailLines: 1000,
+  });
+  return { pod: pod.metadata.name, container: "kaniko", logs };
 }
 
 export async function imageBuildRoutes(app: FastifyInstance): Promise<void> {
@@ -159,31 +188,14 @@ export async function imageBuildRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ["builds"],
-        summary: "Logs of the build's Kaniko container (its latest pod)",
+        summary: "Logs of the build's Kaniko container (its latest pod, in the namespace of its Job)",
         params: ObjectParams,
         response: { 200: LogsView, ...errors },
       },
     },
     async (request) => {
       const { namespace, name } = request.params;
-      const build = await read(request.kube, namespace, name);
-      if (build.status?.reused)
-        throw new HttpError(404, `ImageBuild ${namespace}/${name} built nothing: the image already existed`);
-      const jobName = build.status?.jobName;
-      if (!jobName) throw new HttpError(404, `ImageBuild ${namespace}/${name} has no build Job yet`);
-      const core = request.kube.makeApiClient(CoreV1Api);
-      const pods = await core.listNamespacedPod({ namespace, labelSelector: `job-name=${jobName}` });
-      const started = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
-      const pod = pods.items.sort((a, b) => started(b) - started(a))[0];
-      if (!pod?.metadata?.name)
-        throw new HttpError(404, `the build Job ${jobName} has no pod (it may have been cleaned up)`);
-      const logs = await core.readNamespacedPodLog({
-        namespace,
-        name: pod.metadata.name,
-        container: "kaniko",
-        tailLines: 1000,
-      });
-      return { pod: pod.metadata.name, container: "kaniko", logs };
+      return buildLogs(request.kube, await read(request.kube, namespace, name));
     },
   );
 }

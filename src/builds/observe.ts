@@ -1,0 +1,126 @@
+/**
+ * Gathering what `decide` reads for one ImageBuild: first what every decision reads (its
+ * configuration, image reference, artifact URI, Job), then, one at a time, what the decision asks for
+ * (registry, artifact, run, secret build arguments), until it acts.
+ */
+import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { shortHash } from "../kube/canonical.ts";
+import type { ReconcileContext } from "../kube/types.ts";
+import type { RunTarget, SecretArgs } from "./backends.ts";
+import { parseBlobUri } from "./blob-uri.ts";
+import { jobNamespace } from "./build-namespace.ts";
+import type { BuildsConfig } from "./config.ts";
+import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
+import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
+import {
+  buildJobName,
+  formatImageReference,
+  type ImageReference,
+  imageReference,
+  registryPrefix,
+} from "./naming.ts";
+import type { Wiring, WiringResult } from "./wiring.ts";
+
+/** What a build's decision is made from, and what carrying it out needs. */
+export type Gathered =
+  | { blocked: Blocked }
+  | { observed: Observed; wiring: Wiring; target: RunTarget; secretArgs: Record<string, string> };
+
+/**
+ * `{hash}` of the naming template: what decides the image's content. The field order is part of
+ * every image name made with `{hash}`: changing it would rebuild them all.
+ */
+export function imageContentHash(build: ImageBuild): string {
+  const { artifactUri, dockerfile, baseImage, buildArgs } = build.spec;
+  return shortHash(JSON.stringify({ artifactUri, dockerfile, baseImage, buildArgs }), 12);
+}
+
+function referenceOf(build: ImageBuild, config: BuildsConfig): ImageReference {
+  const { project, name, version } = build.spec;
+  const values = {
+    registry: registryPrefix(config.registry.url),
+    project,
+    name,
+    version,
+    hash: imageContentHash(build),
+  };
+  return imageReference(config.naming.image, values);
+}
+
+/** What every decision of `build` reads; a blocker when no build can be attempted. */
+export function observeBuild(
+  build: ImageBuild,
+  wired: WiringResult,
+  context: ReconcileContext,
+  now: Date,
+): Gathered {
+  const known = { generation: build.metadata.generation ?? 0, status: build.status, now };
+  if ("blocker" in wired) return { blocked: { ...known, blocker: wired.blocker } };
+  const { wiring } = wired;
+  const { config, backend } = wiring;
+  let image: ImageReference;
+  try {
+    image = referenceOf(build, config);
+  } catch (error) {
+    return {
+      blocked: { ...known, blocker: { reason: "InvalidImageName", message: (error as Error).message } },
+    };
+  }
+  let artifact: RunTarget["artifact"];
+  try {
+    artifact = parseBlobUri(build.spec.artifactUri);
+  } catch (error) {
+    // The schema refuses such a URI; this guards objects stored before it did.
+    return {
+      blocked: { ...known, blocker: { reason: "InvalidArtifactUri", message: (error as Error).message } },
+    };
+  }
+  const imageText = formatImageReference(image);
+  const namespace = jobNamespace(build.metadata.namespace ?? "default", config);
+  const target: RunTarget = { build, namespace, image, artifact, jobName: buildJobName(imageText) };
+  const observed: Observed = {
+    ...known,
+    image: imageText,
+    artifactUri: build.spec.artifactUri,
+    timeoutSeconds: timeoutSeconds(build, config),
+    memoryLimit: buildResources(build, config).limits.memory ?? "none",
+    job: { namespace, name: target.jobName },
+    runningBuilds: backend.running(context),
+    maxConcurrentBuilds: config.maxConcurrentBuilds,
+  };
+  return { observed, wiring, target, secretArgs: {} };
+}
+
+/** `pendingMs`: the run's outcome is not fully visible yet; look again after that long. */
+export type Decided = { decision: Decision & { kind: "act" } } | { pendingMs: number };
+
+const pendingPollMs = 1_000;
+
+/** Asks `decide` until it acts, looking up each observation it asks for. */
+export async function decideObserving(gathered: Gathered, context: ReconcileContext): Promise<Decided> {
+  if ("blocked" in gathered) return { decision: actOn(decide(gathered.blocked)) };
+  const { observed, wiring, target } = gathered;
+  const { access, backend } = wiring;
+  for (;;) {
+    const decision = decide(observed);
+    if (decision.kind === "act") return { decision };
+    if (decision.what === "registry")
+      observed.registry = await access.checkImage(context.client, target.namespace, target.image);
+    else if (decision.what === "artifact")
+      observed.artifact = await access.checkArtifact(context.client, target.namespace, target.artifact);
+    else if (decision.what === "buildArgs") {
+      const read: SecretArgs = await backend.secretArgs(target, context);
+      if ("values" in read) gathered.secretArgs = read.values;
+      observed.buildArgs = "values" in read ? { result: "ok" } : { result: "invalid", message: read.invalid };
+    } else {
+      const { run, pending } = await backend.observe(target, context);
+      if (pending) return { pendingMs: pendingPollMs };
+      observed.run = run;
+    }
+  }
+}
+
+function actOn(decision: Decision): Decision & { kind: "act" } {
+  if (decision.kind !== "act") throw new Error(`a blocked build cannot observe ${decision.what}`);
+  return decision;
+}

@@ -1,0 +1,78 @@
+/**
+ * The builds configuration of each namespace, and what serves it (registry and blob-store access, the
+ * backend): the operator's, or the operator's with the namespace's override ConfigMap merged over it.
+ * An override is parsed and validated once per change of its ConfigMap, not on every reconcile.
+ */
+import type { V1ConfigMap } from "@kubernetes/client-node";
+import { BuildAccess } from "./access.ts";
+import { type BuildBackend, KanikoBackend, LocalBackend } from "./backends.ts";
+import { type BuildsConfig, configEnvironmentVariable } from "./config.ts";
+import type { Blocked } from "./decide.ts";
+import { LocalBuilder } from "./local-builder.ts";
+import type { BuildMetrics } from "./metrics.ts";
+import { applyOverride } from "./override.ts";
+import type { SecretReader } from "./secrets.ts";
+
+export interface Wiring {
+  config: BuildsConfig;
+  access: BuildAccess;
+  backend: BuildBackend;
+}
+
+export type WiringResult = { wiring: Wiring } | { blocker: Blocked["blocker"] };
+
+const notConfigured: Blocked["blocker"] = {
+  reason: "NotConfigured",
+  message: `the operator has no image-build configuration: set ${configEnvironmentVariable} to its file`,
+};
+
+export class Wirings {
+  readonly #base: BuildsConfig | undefined;
+  readonly #secrets: SecretReader;
+  readonly #metrics: BuildMetrics;
+  #baseWiring: Wiring | undefined;
+  /** Per namespace with an override ConfigMap: the ConfigMap's resourceVersion and what it made. */
+  readonly #overrides = new Map<string, { version: string; result: WiringResult }>();
+  /** One builder for every configuration: local runs are keyed by image reference across namespaces. */
+  #localBuilder: LocalBuilder | undefined;
+
+  constructor(options: {
+    base: BuildsConfig | undefined;
+    secrets: SecretReader;
+    metrics: BuildMetrics;
+    localBuilder?: LocalBuilder;
+  }) {
+    this.#base = options.base;
+    this.#secrets = options.secrets;
+    this.#metrics = options.metrics;
+    this.#localBuilder = options.localBuilder;
+  }
+
+  /** The wiring of builds in `namespace`, whose override ConfigMap is `configMap` (if any). */
+  for(namespace: string, configMap: V1ConfigMap | undefined): WiringResult {
+    if (!this.#base) return { blocker: notConfigured };
+    if (!configMap) {
+      this.#overrides.delete(namespace);
+      this.#baseWiring ??= this.#wire(this.#base);
+      return { wiring: this.#baseWiring };
+    }
+    const version = configMap.metadata?.resourceVersion ?? "";
+    const known = this.#overrides.get(namespace);
+    if (known?.version === version) return known.result;
+    const overridden = applyOverride(this.#base, namespace, configMap.data ?? {});
+    const result: WiringResult =
+      "error" in overridden
+        ? { blocker: { reason: "InvalidOverride", message: overridden.error } }
+        : { wiring: this.#wire(overridden.config) };
+    this.#overrides.set(namespace, { version, result });
+    return result;
+  }
+
+  #wire(config: BuildsConfig): Wiring {
+    const access = new BuildAccess(config, this.#secrets, this.#metrics);
+    if (config.backend === "kaniko")
+      return { config, access, backend: new KanikoBackend(config, this.#secrets) };
+    this.#localBuilder ??= new LocalBuilder(config.local.storageRoot);
+    return { config, access, backend: new LocalBackend(config, this.#localBuilder, access, this.#secrets) };
+  }
+}
