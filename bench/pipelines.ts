@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
+import { Api, installArgoCrds, startPipelinesOperator } from "../src/dev/pipelines-operator.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { argoName } from "../src/pipelines/argo/names.ts";
 import { workflow } from "../src/pipelines/argo/workflow.ts";
@@ -10,7 +11,6 @@ import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
 import { types } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
-import { Api, installArgoCrds, startPipelinesOperator } from "../test/integration/pipelines/support.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, pool, sleep, until } from "./support.ts";
 

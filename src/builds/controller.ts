@@ -80,9 +80,9 @@ export function imageBuildController(
     name: "imagebuild",
     for: types.imageBuild,
     owns: [types.job],
+    // the build pods' termination messages, read from the cache; their events enqueue nothing
+    reads: [types.pod],
     watches: [
-      // Pods only so the cache holds the build pods' termination messages; their events enqueue nothing.
-      { type: types.pod, map: () => [] },
       // Jobs in the build namespace, tied to their build by labels instead of an owner reference.
       { type: types.job, map: (job) => [tiedBuild(job)].filter((key) => key !== undefined) },
       { type: types.overrideConfigMap, map: buildsConcernedBy },

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import { Api } from "../../../src/dev/pipelines-operator.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
-import { Api } from "./support.ts";
 
 const group = "pipelines.slipway.dev/v1alpha1";
 
