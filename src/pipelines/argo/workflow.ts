@@ -1,12 +1,11 @@
 /** Pure builders of Argo objects from pipeline resources (the argo backend applies them). */
 import type { Static } from "@sinclair/typebox";
-import type { NamedValue, OutputArtifact } from "../../apis/pipelines/common.ts";
+import type { OutputArtifact } from "../../apis/pipelines/common.ts";
 import type { PipelineStep } from "../../apis/pipelines/pipeline.ts";
 import type { PipelineDefinition, ProviderConfig, RunDefinition, RunScheduleDefinition } from "../backend.ts";
+import { mergeNamed, type Named, stepEnvironment } from "../step-env.ts";
 import { canonical } from "../version.ts";
 import { ownerMetadata } from "./names.ts";
-
-type Named = Static<typeof NamedValue>;
 
 /** Where every workflow pod finds the Provider's spec (an Argo raw input artifact: no ConfigMap). */
 export const providerFilePath = "/slipway/provider.json";
@@ -18,13 +17,6 @@ export function providerDocument(provider: ProviderConfig): string {
   );
 }
 
-/** Later lists override earlier ones by name. */
-function merge(...lists: (Named[] | undefined)[]): Named[] {
-  const byName = new Map<string, string>();
-  for (const list of lists) for (const item of list ?? []) byName.set(item.name, item.value);
-  return [...byName].map(([name, value]) => ({ name, value }));
-}
-
 export const stepTemplate = (step: string) => `step-${step}`;
 
 function containerTemplate(
@@ -33,11 +25,11 @@ function containerTemplate(
   provider: ProviderConfig,
   outputs: Static<typeof OutputArtifact>[],
 ) {
-  const beamArgs = merge(provider.spec.defaultBeamArgs, pipeline.spec.beamArgs);
-  const env = merge(
+  const env = stepEnvironment(
     pipeline.spec.env,
     step.env,
-    beamArgs.length ? [{ name: "SLIPWAY_BEAM_ARGS", value: JSON.stringify(beamArgs) }] : [],
+    provider.spec.defaultBeamArgs,
+    pipeline.spec.beamArgs,
   );
   const artifacts = outputs
     .map((output) => output.path.split(":"))
@@ -66,7 +58,7 @@ export function workflowSpec(
   run: { parameters?: Named[]; artifacts?: Static<typeof OutputArtifact>[] } = {},
 ) {
   const defaults = (pipeline.spec.parameters ?? []).map((p) => ({ name: p.name, value: p.default ?? "" }));
-  const parameters = merge(defaults, run.parameters);
+  const parameters = mergeNamed(defaults, run.parameters);
   return {
     entrypoint: "pipeline",
     ...(provider.spec.serviceAccount ? { serviceAccountName: provider.spec.serviceAccount } : {}),

@@ -3,12 +3,11 @@
  * same steps written as `kfp.dsl.container_component`s (one component and executor per step, the
  * pipeline's parameters as the root's inputs). Pure: the same spec gives the same bytes (irJson).
  */
-import type { Static } from "@sinclair/typebox";
 import { stringify as yamlStringify } from "yaml";
-import type { NamedValue } from "../../apis/pipelines/common.ts";
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
 import { canonical } from "../../kube/canonical.ts";
 import { ownVersion } from "../../platform/catalog.ts";
+import { type Named, stepEnvironment } from "../step-env.ts";
 import { CompileError } from "./errors.ts";
 import type { ComponentSpec, ContainerSpec, ParameterSpec, PipelineSpec, TaskSpec } from "./ir.ts";
 import { componentName, executorLabel, pipelineNamePattern, taskName } from "./names.ts";
@@ -16,8 +15,6 @@ import { type InputParameter, inputParameters, stepInputs } from "./parameter-in
 import { parameterReference, withPlaceholders } from "./parameters.ts";
 import { resourceSpec } from "./resources.ts";
 import { checkSteps } from "./steps.ts";
-
-type Named = Static<typeof NamedValue>;
 
 export interface KfpPipeline {
   /** The Pipeline's `metadata.name`: the IR's `pipelineInfo.name`. */
@@ -34,13 +31,6 @@ export type CompileResult = { ok: true; ir: PipelineSpec } | { ok: false; field:
 /** What `sdkVersion` says made the IR (the SDK writes `kfp-<version>`). */
 export const sdkVersion = `slipway-${ownVersion}`;
 
-/** Later lists override earlier ones by name, keeping the first position (env order matters to `$(VAR)`). */
-function mergeNamed(...lists: (Named[] | undefined)[]): Named[] {
-  const byName = new Map<string, string>();
-  for (const list of lists) for (const item of list ?? []) byName.set(item.name, item.value);
-  return [...byName].map(([name, value]) => ({ name, value }));
-}
-
 function checkNoReference(text: string, field: string): void {
   if (new RegExp(parameterReference.source).test(text))
     throw new CompileError(field, "KFP substitutes parameters only in a step's command and args");
@@ -51,9 +41,7 @@ function stepEnv(input: KfpPipeline, step: PipelineStep, field: string): Named[]
     checkNoReference(item.value, `spec.env[${i}].value`);
   for (const [i, item] of (step.env ?? []).entries())
     checkNoReference(item.value, `${field}.env[${i}].value`);
-  const beamArgs = mergeNamed(input.defaultBeamArgs, input.spec.beamArgs);
-  const beam = beamArgs.length ? [{ name: "SLIPWAY_BEAM_ARGS", value: JSON.stringify(beamArgs) }] : [];
-  return mergeNamed(input.spec.env, step.env, beam);
+  return stepEnvironment(input.spec.env, step.env, input.defaultBeamArgs, input.spec.beamArgs);
 }
 
 function container(input: KfpPipeline, step: PipelineStep, field: string, kfpNames: Map<string, string>) {
