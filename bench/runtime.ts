@@ -150,6 +150,53 @@ function runIdleChild(kubeconfig: string): Promise<{
   });
 }
 
+/** Installs the Widget CRD and waits until the API server serves it. */
+async function installWidgetKind(rest: RestClient): Promise<void> {
+  await rest.request(
+    "PATCH",
+    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${Widget.plural}.${Widget.group}`,
+    {
+      query: { fieldManager: "bench", force: true },
+      contentType: "application/apply-patch+yaml",
+      body: toCrd(Widget),
+    },
+  );
+  for (let served = false; !served; ) {
+    served = await rest.request("GET", resourcePath(widgetType, { namespace })).then(
+      () => true,
+      () => false,
+    );
+    if (!served) await sleep(200);
+  }
+}
+
+/** The floor: the same number of status writes at the same concurrency, with no runtime. */
+async function floorRun(rest: RestClient, size: number): Promise<number> {
+  const floorStart = performance.now();
+  await pool(names(0, objects), concurrency, (name) => statusWrite(rest, name, size));
+  return (performance.now() - floorStart) / 1000;
+}
+
+/** The runtime: list+watch, queue, reconcile from the cache, one status write each. */
+async function runtimeRun(kubeConfig: KubeConfig) {
+  let written = 0;
+  const manager = new Manager({ kubeConfig, fieldManager: "bench", log: pino({ level: "warn" }) });
+  manager.add(echoController(() => written++, true));
+  const start = performance.now();
+  await manager.start();
+  while (written < objects) await sleep(5);
+  const seconds = (performance.now() - start) / 1000;
+  await sleep(1_000); // let the status writes' watch events arrive: they must not cause more requests
+  const byMethod = await manager.metrics.requestsByMethod();
+  const informer = manager.cache.informer(widgetType);
+  const writes = (byMethod.PATCH ?? 0) + (byMethod.POST ?? 0) + (byMethod.PUT ?? 0) + (byMethod.DELETE ?? 0);
+  const reads = (byMethod.GET ?? 0) - informer.stats.listPages - informer.stats.watches;
+  await manager.stop();
+  return { seconds, writes, reads };
+}
+
+const rounded = (value: number, digits = 3) => Number(value.toFixed(digits));
+
 export default async function bench() {
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
@@ -157,68 +204,29 @@ export default async function bench() {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(state.kubeconfig);
     const rest = new RestClient(kubeConfig);
-    await rest.request(
-      "PATCH",
-      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${Widget.plural}.${Widget.group}`,
-      {
-        query: { fieldManager: "bench", force: true },
-        contentType: "application/apply-patch+yaml",
-        body: toCrd(Widget),
-      },
-    );
-    for (let served = false; !served; ) {
-      served = await rest.request("GET", resourcePath(widgetType, { namespace })).then(
-        () => true,
-        () => false,
-      );
-      if (!served) await sleep(200);
-    }
+    await installWidgetKind(rest);
     await createWidgets(rest, names(0, objects));
-
-    // floor: the same number of status writes, same concurrency, no runtime; measured before and
-    // after the runtime (the machine is shared, its load drifts) and averaged
-    const floorRun = async (size: number) => {
-      const floorStart = performance.now();
-      await pool(names(0, objects), concurrency, (name) => statusWrite(rest, name, size));
-      return (performance.now() - floorStart) / 1000;
-    };
-    const floorBefore = await floorRun(1000);
-
-    // the runtime: list+watch, queue, reconcile from the cache, one status write each
-    let written = 0;
-    const manager = new Manager({ kubeConfig, fieldManager: "bench", log: pino({ level: "warn" }) });
-    manager.add(echoController(() => written++, true));
-    const start = performance.now();
-    await manager.start();
-    while (written < objects) await sleep(5);
-    const seconds = (performance.now() - start) / 1000;
-    await sleep(1_000); // let the status writes' watch events arrive: they must not cause more requests
-    const byMethod = await manager.metrics.requestsByMethod();
-    const informer = manager.cache.informer(widgetType);
-    const writesTotal =
-      (byMethod.PATCH ?? 0) + (byMethod.POST ?? 0) + (byMethod.PUT ?? 0) + (byMethod.DELETE ?? 0);
-    const readsTotal = (byMethod.GET ?? 0) - informer.stats.listPages - informer.stats.watches;
-    await manager.stop();
-    const floorAfter = await floorRun(2000);
-    const floorSeconds = (floorBefore + floorAfter) / 2;
-
+    // the floor is measured before and after the runtime (the machine is shared, its load drifts)
+    const floorBefore = await floorRun(rest, 1000);
+    const runtime = await runtimeRun(kubeConfig);
+    const floorAfter = await floorRun(rest, 2000);
     await createWidgets(rest, names(objects, cachedObjects));
     const idle = await runIdleChild(state.kubeconfig);
     rest.close();
     return {
-      seconds: Number(seconds.toFixed(3)),
-      floor_seconds: Number(floorSeconds.toFixed(3)),
-      floor_seconds_before: Number(floorBefore.toFixed(3)),
-      floor_seconds_after: Number(floorAfter.toFixed(3)),
+      seconds: rounded(runtime.seconds),
+      floor_seconds: rounded((floorBefore + floorAfter) / 2),
+      floor_seconds_before: rounded(floorBefore),
+      floor_seconds_after: rounded(floorAfter),
       objects,
       concurrency,
-      writes_per_object: Number((writesTotal / objects).toFixed(3)),
-      reads_per_object: Number((readsTotal / objects).toFixed(3)),
+      writes_per_object: rounded(runtime.writes / objects),
+      reads_per_object: rounded(runtime.reads / objects),
       cached_objects: idle.cached,
-      rss_mb_10k_cached: Number(idle.rss_mb.toFixed(1)),
-      rss_mb_before_start: Number(idle.baseline_rss_mb.toFixed(1)),
-      heap_used_mb_10k_cached: Number(idle.heap_used_mb.toFixed(1)),
-      idle_cpu_seconds_30s_10k: Number(idle.idle_cpu_seconds.toFixed(3)),
+      rss_mb_10k_cached: rounded(idle.rss_mb, 1),
+      rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
+      heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),
+      idle_cpu_seconds_30s_10k: rounded(idle.idle_cpu_seconds),
     };
   } finally {
     await down(dir);

@@ -24,9 +24,9 @@ export function App() {
   return <SignedIn token={token} onSignOut={signOut} />;
 }
 
-function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }) {
+/** The page the address names, kept in step with back/forward and the document title. */
+function usePath() {
   const [path, setPath] = useState(currentPath);
-  const [follow, setFollow] = useState<UpdateFollow>();
   useEffect(() => {
     const onPop = () => setPath(currentPath());
     window.addEventListener("popstate", onPop);
@@ -35,6 +35,17 @@ function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }
   useEffect(() => {
     document.title = `${pages[path]} · Slipway`;
   }, [path]);
+  const navigate = (to: Path) => (event: MouseEvent) => {
+    event.preventDefault();
+    window.history.pushState(null, "", to);
+    setPath(to);
+  };
+  return { path, navigate };
+}
+
+function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }) {
+  const { path, navigate } = usePath();
+  const [follow, setFollow] = useState<UpdateFollow>();
 
   const onEvent = useCallback((event: PlatformEvent) => {
     setFollow((current) => (current ? followEvent(current, event, new Date()) : current));
@@ -49,12 +60,6 @@ function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }
       setFollow((current) => current ?? startFollow(target, inProgress.version, new Date()));
     }
   }, [inProgress]);
-
-  const navigate = (to: Path) => (event: MouseEvent) => {
-    event.preventDefault();
-    window.history.pushState(null, "", to);
-    setPath(to);
-  };
 
   return (
     <>

@@ -11,11 +11,31 @@ interface UpdateProps {
   onStarted: (target: string, from: string | undefined) => void;
 }
 
+/** Starting an update: whether one is being started and the last error (403 said plainly). */
+function useStartUpdate(token: string, onStarted: UpdateProps["onStarted"]) {
+  const [error, setError] = useState<string>();
+  const [starting, setStarting] = useState(false);
+  const start = async (version: string, from: string | undefined) => {
+    setStarting(true);
+    setError(undefined);
+    try {
+      const answer = await api.update(token, version);
+      onStarted(answer.to, answer.from ?? from);
+    } catch (failure) {
+      const status = failure instanceof ApiError ? failure.status : 0;
+      const prefix = status === 403 ? "You may not update this Platform: " : "";
+      setError(prefix + (failure as Error).message);
+    } finally {
+      setStarting(false);
+    }
+  };
+  return { error, setError, starting, start };
+}
+
 export function Update({ token, state, follow, onStarted }: UpdateProps) {
   const [versions, setVersions] = useState<VersionsView>();
   const [choice, setChoice] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [starting, setStarting] = useState(false);
+  const { error, setError, starting, start: startUpdate } = useStartUpdate(token, onStarted);
   const platform = state.platform;
 
   // The catalog's view of what is current changes when an update completes.
@@ -25,21 +45,10 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
     api.versions(token).then(setVersions, (failure: Error) => setError(failure.message));
   }, [token, running]);
 
-  const start = async (event: FormEvent) => {
+  const start = (event: FormEvent) => {
     event.preventDefault();
     if (!selected) return setError("Choose a version first.");
-    setStarting(true);
-    setError(undefined);
-    try {
-      const answer = await api.update(token, selected);
-      onStarted(answer.to, answer.from ?? platform?.version);
-    } catch (failure) {
-      const status = failure instanceof ApiError ? failure.status : 0;
-      const prefix = status === 403 ? "You may not update this Platform: " : "";
-      setError(prefix + (failure as Error).message);
-    } finally {
-      setStarting(false);
-    }
+    void startUpdate(selected, platform?.version);
   };
 
   const busy = follow?.outcome === "following";
@@ -63,27 +72,15 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
           <form onSubmit={start}>
             <fieldset>
               <legend>Available versions</legend>
-              {versions.versions.map((entry) => {
-                const downgrade = !entry.current && !entry.upgrade;
-                const isRequested = entry.version === requested;
-                return (
-                  <label key={entry.version} className={`version${downgrade ? " disabled" : ""}`}>
-                    <input
-                      type="radio"
-                      name="version"
-                      value={entry.version}
-                      checked={selected === entry.version}
-                      disabled={entry.current || downgrade || isRequested}
-                      onChange={() => setChoice(entry.version)}
-                    />
-                    <span className="version-number">{entry.version}</span>
-                    {entry.current && <span className="tag">current</span>}
-                    {entry.upgrade && !isRequested && <span className="tag tag-new">upgrade</span>}
-                    {isRequested && <span className="tag">requested — the platform is moving to it</span>}
-                    {downgrade && <span className="tag">downgrade — not offered here</span>}
-                  </label>
-                );
-              })}
+              {versions.versions.map((entry) => (
+                <VersionOption
+                  key={entry.version}
+                  entry={entry}
+                  requested={entry.version === requested}
+                  selected={selected === entry.version}
+                  onChoose={setChoice}
+                />
+              ))}
             </fieldset>
             <button type="submit" disabled={!selected || starting || busy}>
               {starting ? "Starting…" : selected ? `Update to ${selected}` : "Start update"}
@@ -96,14 +93,50 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
           </p>
         )}
       </section>
-      {follow && (
-        <section aria-labelledby="log-heading" className="card">
-          <h2 id="log-heading">Update to {follow.target}</h2>
-          <Outcome follow={follow} />
-          <Log follow={follow} />
-        </section>
-      )}
+      {follow && <Progress follow={follow} />}
     </>
+  );
+}
+
+/** The update being followed: its outcome so far and its live log. */
+function Progress({ follow }: { follow: UpdateFollow }) {
+  return (
+    <section aria-labelledby="log-heading" className="card">
+      <h2 id="log-heading">Update to {follow.target}</h2>
+      <Outcome follow={follow} />
+      <Log follow={follow} />
+    </section>
+  );
+}
+
+type VersionEntry = VersionsView["versions"][number];
+
+interface VersionOptionProps {
+  entry: VersionEntry;
+  /** The version the platform is already moving to. */
+  requested: boolean;
+  selected: boolean;
+  onChoose: (version: string) => void;
+}
+
+function VersionOption({ entry, requested, selected, onChoose }: VersionOptionProps) {
+  const downgrade = !entry.current && !entry.upgrade;
+  return (
+    <label className={`version${downgrade ? " disabled" : ""}`}>
+      <input
+        type="radio"
+        name="version"
+        value={entry.version}
+        checked={selected}
+        disabled={entry.current || downgrade || requested}
+        onChange={() => onChoose(entry.version)}
+      />
+      <span className="version-number">{entry.version}</span>
+      {entry.current && <span className="tag">current</span>}
+      {entry.upgrade && !requested && <span className="tag tag-new">upgrade</span>}
+      {requested && <span className="tag">requested — the platform is moving to it</span>}
+      {downgrade && <span className="tag">downgrade — not offered here</span>}
+    </label>
   );
 }
 
