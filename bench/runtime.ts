@@ -30,12 +30,12 @@ const Widget = defineKind({
   kind: "Widget",
   plural: "widgets",
   singular: "widget",
-  shortNames: [],
+  shortNames: ["bwdg"],
   scope: "Namespaced",
   description: "An object the runtime benchmark reconciles.",
   spec: Type.Object({ size: Type.Integer({ minimum: 0 }) }),
   status: Type.Object({ size: Type.Optional(Type.Integer()) }),
-  printerColumns: [],
+  printerColumns: [{ name: "Size", type: "integer", jsonPath: ".status.size" }],
 });
 type WidgetObject = Resource<typeof Widget>;
 const widgetType = resourceTypeOf(Widget);
