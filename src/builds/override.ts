@@ -7,6 +7,7 @@
  * concurrency) stays the platform's. Pure functions only.
  */
 import { parse as parseYaml } from "yaml";
+import { deepMerge } from "../kube/merge.ts";
 import { type BuildsConfig, ConfigError, parseBuildsConfig } from "./config.ts";
 
 export const overrideConfigMapName = "slipway-builds";
@@ -19,16 +20,6 @@ const overridableKaniko = ["resources"];
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** `override` over `base`: objects merge key by key, anything else (arrays included) replaces. */
-export function deepMerge(base: Json, override: Json): Json {
-  const merged: Json = { ...base };
-  for (const [key, value] of Object.entries(override)) {
-    const current = merged[key];
-    merged[key] = isObject(current) && isObject(value) ? deepMerge(current, value) : value;
-  }
-  return merged;
-}
 
 /** The first field of `override` a namespace may not set, as a dotted path. */
 function forbiddenField(override: Json, base: BuildsConfig): { field: string; rule: string } | undefined {

@@ -7,6 +7,7 @@ import { componentSpecs, type Layout } from "../../src/dev/components.ts";
 import { packageRoot } from "../../src/dev/paths.ts";
 import { isRunning } from "../../src/dev/processes.ts";
 import { parseVersionsEnv } from "../../src/dev/versions.ts";
+import { fakePki } from "../support/dev-fixtures.ts";
 
 const layout: Layout = {
   dir: "/state",
@@ -18,16 +19,7 @@ const layout: Layout = {
     scheduler: 1005,
     kwok: 1006,
   },
-  pki: {
-    caCert: "/pki/ca.crt",
-    caKey: "/pki/ca.key",
-    servingCert: "/pki/apiserver.crt",
-    servingKey: "/pki/apiserver.key",
-    adminCert: "/pki/admin.crt",
-    adminKey: "/pki/admin.key",
-    serviceAccountKey: "/pki/sa.key",
-    serviceAccountPub: "/pki/sa.pub",
-  },
+  pki: fakePki,
   kubeconfig: "/state/kubeconfig",
   binaries: Object.fromEntries(
     ["etcd", "kubeApiserver", "kubeControllerManager", "kubeScheduler", "kubectl", "kwok", "helm"].map(

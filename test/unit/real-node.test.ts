@@ -11,17 +11,9 @@ import { parseImageArchives } from "../../src/dev/real-node/images.ts";
 import { cniConfig, iptablesCleanup } from "../../src/dev/real-node/network.ts";
 import { coreDnsObjects, realNodePlacement } from "../../src/dev/real-node/objects.ts";
 import { mountsUnder } from "../../src/dev/real-node/teardown.ts";
+import { fakePki } from "../support/dev-fixtures.ts";
 
-const pki = {
-  caCert: "/pki/ca.crt",
-  caKey: "/pki/ca.key",
-  servingCert: "/pki/apiserver.crt",
-  servingKey: "/pki/apiserver.key",
-  adminCert: "/pki/admin.crt",
-  adminKey: "/pki/admin.key",
-  serviceAccountKey: "/pki/sa.key",
-  serviceAccountPub: "/pki/sa.pub",
-};
+const pki = fakePki;
 const layout: RealNodeLayout = {
   dir: "/state",
   kubeconfig: "/state/kubeconfig",

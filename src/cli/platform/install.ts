@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { PlatformKind } from "../../apis/platform/platform.ts";
 import { type BundleOptions, inNamespace } from "../../bundle/bundle.ts";
 import { grantsFor } from "../../bundle/grants.ts";
+import { deepMerge } from "../../kube/merge.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { describeNamespaces, namespacesFromFlags } from "../../operator/namespaces.ts";
 import { isEngineCrd, replaceableEngineCrd } from "../../pipelines/argo/crds.ts";
@@ -17,7 +18,7 @@ import {
   withWaitFlags,
 } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
-import { collect, deepMerge, setExpression } from "./lifecycle.ts";
+import { collect, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
 import { platformReleaseBundle } from "./operator-bundle.ts";
 import { knownVersion } from "./versions.ts";

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import type { PlatformPhase } from "../../apis/platform/platform.ts";
 import { logLevels } from "../../apis/platform/schemas.ts";
+import { deepMerge } from "../../kube/merge.ts";
 import { UserError } from "../run.ts";
 import {
   type GlobalFlags,
@@ -71,22 +72,6 @@ export function setExpression(expression: string): Record<string, unknown> {
     value = raw;
   }
   return keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
-}
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** `source` over `target`: objects merge key by key; anything else, arrays included, replaces. */
-export function deepMerge(
-  target: Record<string, unknown>,
-  source: Record<string, unknown>,
-): Record<string, unknown> {
-  const out = { ...target };
-  for (const [key, value] of Object.entries(source)) {
-    const existing = out[key];
-    out[key] = isPlainObject(existing) && isPlainObject(value) ? deepMerge(existing, value) : value;
-  }
-  return out;
 }
 
 export function patchSpecFromFlags(flags: { logLevel?: string; set?: string[] }): Record<string, unknown> {

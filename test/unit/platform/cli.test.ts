@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "../../../src/cli/platform/context.ts";
 import { platformSpecFromFlags } from "../../../src/cli/platform/install.ts";
-import { deepMerge, patchSpecFromFlags, setExpression } from "../../../src/cli/platform/lifecycle.ts";
+import { patchSpecFromFlags, setExpression } from "../../../src/cli/platform/lifecycle.ts";
 import { placeObjects } from "../../../src/cli/platform/manifest.ts";
 import { updateVersion } from "../../../src/cli/platform/versions.ts";
 import { UserError } from "../../../src/cli/run.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
+import { deepMerge } from "../../../src/kube/merge.ts";
 import { releaseCatalog } from "../../../src/platform/version-change.ts";
 
 /** A Platform running `version` (status), asked to run `requested` (spec). */
