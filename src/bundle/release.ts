@@ -9,8 +9,6 @@ import { bundleGrants } from "./grants.ts";
 import { splitImage } from "./helm.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
-/** This release: the operator's own version. */
-export const releaseVersion = ownVersion;
 
 /** The workflow engine's version in the catalog's entry for `version` (its image's tag). */
 export function workflowEngineVersion(version: string): string {
@@ -23,17 +21,14 @@ export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOp
   return {
     kinds: allKinds,
     controllers: allControllers(),
-    image: `${imageRepository}:${releaseVersion}`,
+    image: `${imageRepository}:${ownVersion}`,
     imagePullPolicy: "IfNotPresent",
     replicas: 1,
     logLevel: "info",
     resources: defaultResources,
-    version: releaseVersion,
+    version: ownVersion,
     grants: bundleGrants,
-    engineCrds: argoMinimalCrds(
-      workflowEngineVersion(releaseVersion),
-      labels(releaseVersion, "workflow-engine"),
-    ),
+    engineCrds: argoMinimalCrds(workflowEngineVersion(ownVersion), labels(ownVersion, "workflow-engine")),
     ...overrides,
   };
 }

@@ -1,7 +1,8 @@
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { imageRepository, releaseVersion } from "../../bundle/release.ts";
+import { imageRepository } from "../../bundle/release.ts";
+import { ownVersion } from "../../platform/catalog.ts";
 import { packageRoot } from "../paths.ts";
 import { pinnedVersions } from "../versions.ts";
 
@@ -12,7 +13,7 @@ export function localImageReferences() {
   return {
     pause: "registry.k8s.io/pause:3.10",
     coredns: `registry.k8s.io/coredns/coredns:${pinnedVersions().coredns}`,
-    slipway: `${imageRepository}:${releaseVersion}`,
+    slipway: `${imageRepository}:${ownVersion}`,
   };
 }
 
