@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # quay.io/argoproj/workflow-controller:<version> and quay.io/argoproj/argoexec:<version>: Argo Workflows'
 # controller and executor from its Go module github.com/argoproj/argo-workflows/v4 (no `replace`
-# directives, so `go install module/cmd/...@version` builds them as published), with the version
-# variables its Makefile sets. Each image holds what Argo's Dockerfile puts on distroless/static:
+# directives; built in a copy of the downloaded module, see argo_source), with the version variables its
+# Makefile sets. Each image holds what Argo's Dockerfile puts on distroless/static:
 # CA certificates, /etc/passwd (root, nonroot), /tmp, tzdata, /etc/nsswitch.conf and
 # /etc/ssh/ssh_known_hosts from the module's hack/, /etc/mime.types, the binary in /bin as
 # the entrypoint; the controller runs as uid 8737, argoexec as root (the `argoexec` target, not
@@ -21,24 +21,43 @@ argo_version() {
   printf '%s' "$version"
 }
 
+# The module as the proxy serves it lacks workflow/executor/osspecific/signal_linux.go: in the repository
+# it is a symlink to signal_darwin.go, and module zips leave symlinks out, so argoexec does not compile
+# for Linux from it (and go refuses an -overlay of the module cache). A writable copy of the module gets
+# the file back with the content the symlink points at; its dependencies come from the module cache.
+argo_source() {
+  local module_dir=$1 work=$2 file=workflow/executor/osspecific/signal
+  cp -r "$module_dir/." "$work"
+  chmod -R u+w "$work"
+  [ -e "$work/${file}_linux.go" ] || cp "$work/${file}_darwin.go" "$work/${file}_linux.go"
+}
+
 # argo_binaries VERSION: builds workflow-controller and argoexec unless cached; prints their directory
 argo_binaries() {
-  local version=$1 out="$cache/bin/argo-$1" module_dir built_at flags
+  local version=$1 out="$cache/bin/argo-$1" module_dir built_at flags name
   if [ ! -x "$out/workflow-controller" ] || [ ! -x "$out/argoexec" ]; then
-    module_dir=$(go mod download -json "$ARGO_MODULE@$version" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
-    built_at=$(go mod download -json "$ARGO_MODULE@$version" | sed -n 's/.*"Time": "\(.*\)".*/\1/p')
-    [ -n "$module_dir" ] || fail "argo: go mod download $ARGO_MODULE@$version gave no directory"
-    ! grep -q '^replace' "$module_dir/go.mod" || fail "argo: $ARGO_MODULE@$version has replace directives: go install cannot build it"
+    module_dir=$(argo_module_dir "$version")
+    built_at=$(go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' "$ARGO_MODULE@$version")
+    ! grep -q '^replace' "$module_dir/go.mod" || fail "argo: $ARGO_MODULE@$version has replace directives"
     flags="-s -w -X $ARGO_MODULE.version=$version -X $ARGO_MODULE.buildDate=${built_at:-1970-01-01T00:00:00Z}"
     flags+=" -X $ARGO_MODULE.gitCommit=${ARGO_COMMITS[$version]} -X $ARGO_MODULE.gitTag=$version"
     flags+=" -X $ARGO_MODULE.gitTreeState=clean"
     log "argo: building workflow-controller and argoexec $version (several minutes on two cores)"
-    mkdir -p "$out.tmp"
-    GOBIN="$out.tmp" go install -trimpath -ldflags "$flags" \
-      "$ARGO_MODULE/cmd/workflow-controller@$version" "$ARGO_MODULE/cmd/argoexec@$version" >&2
-    rm -rf "$out" && mv "$out.tmp" "$out"
+    rm -rf "$out.tmp" && mkdir -p "$out.tmp/src"
+    argo_source "$module_dir" "$out.tmp/src"
+    for name in workflow-controller argoexec; do
+      (cd "$out.tmp/src" && go build -trimpath -ldflags "$flags" -o "$out.tmp/$name" "./cmd/$name") >&2
+    done
+    rm -rf "$out.tmp/src" "$out" && mv "$out.tmp" "$out"
   fi
   printf '%s' "$out"
+}
+
+argo_module_dir() {
+  local dir
+  dir=$(go mod download -json "$ARGO_MODULE@$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  [ -d "$dir" ] || fail "argo: go mod download $ARGO_MODULE@$1 gave no directory"
+  printf '%s' "$dir"
 }
 
 # argo_image NAME REF USER: the image of one of the binaries
@@ -47,7 +66,7 @@ argo_image() {
   version=$(argo_version)
   require_tag "$name" "$image" "$version"
   binaries=$(argo_binaries "$version")
-  module_dir=$(go mod download -json "$ARGO_MODULE@$version" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  module_dir=$(argo_module_dir "$version")
   hash=$( (files_digest tools/images/lib.sh tools/images/argo/image.sh
     host_digest "$binaries/$name" /etc/ssl/certs/ca-certificates.crt /etc/mime.types "$module_dir/hack/nsswitch.conf" \
       "$module_dir/hack/ssh_known_hosts"; dpkg-query -W tzdata) | digest)

@@ -13,7 +13,7 @@ mlflow_image() {
   require_tag mlflow "$image" "$version"
   packages=$(mlflow_packages)
   hash=$( (files_digest tools/images/lib.sh tools/images/python/image.sh tools/images/mlflow/image.sh \
-    tools/images/mlflow/requirements.txt; python_digest) | digest)
+    tools/images/mlflow/requirements.txt; python_digest; dpkg-query -W libgcc-s1 libstdc++6 zlib1g) | digest)
   if ! cached mlflow "$hash"; then
     log "mlflow: building $image (mlflow $version on Debian's python3.11)"
     dir=$(staging mlflow)
@@ -22,6 +22,8 @@ mlflow_image() {
     cp -a "$packages" "$dir/usr/local/lib/python3.11/dist-packages"
     rm -rf "$dir/usr/local/lib/python3.11/dist-packages/bin"
     mlflow_scripts "$packages/bin" "$dir/usr/local/bin"
+    # shellcheck disable=SC2046
+    copy_host "$dir" $(host_libraries_of "$packages")
     # byte-compiled by the same Debian interpreter the image runs, so mlflow starts without compiling
     "$PYTHON" -m compileall -q -j 2 -s "$dir" "$dir/usr/local/lib/python3.11/dist-packages" >/dev/null
     commit_scratch "$image" "$ARCHIVE" "$dir" --cmd '["mlflow","server"]' --env LANG=C.UTF-8 \
@@ -38,7 +40,7 @@ mlflow_packages() {
   if [ ! -d "$out" ]; then
     log "mlflow: installing tools/images/mlflow/requirements.txt from PyPI into $out"
     work=$(mktemp -d "$cache/.mlflow.XXXXXX")
-    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --disable-pip-version-check --no-compile \
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-compile \
       --no-deps --require-hashes --only-binary :all: --target "$work" --python-version 3.11 \
       --implementation cp --abi cp311 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
       --platform manylinux2014_x86_64 -r "$here/mlflow/requirements.txt" >&2
@@ -54,4 +56,11 @@ mlflow_scripts() {
     { printf '#!%s\n' "$PYTHON"; tail -n +2 "$script"; } >"$2/$(basename "$script")"
     chmod 755 "$2/$(basename "$script")"
   done
+}
+
+# The host libraries the packages' extension modules link (libstdc++, libgcc_s, …); the libraries the
+# wheels bundle themselves (found through their RPATH) are already in the packages.
+host_libraries_of() {
+  find "$1" -name '*.so*' -type f -print0 | xargs -0 ldd 2>/dev/null |
+    awk -v own="$1" '$2 == "=>" && $3 ~ /^\// && index($3, own) != 1 {print $3}' | sort -u
 }
