@@ -45,6 +45,7 @@ export interface ComponentRow {
   ready: string;
   version?: string;
   message?: string;
+  endpoint?: string;
 }
 
 export interface PlatformPlan {
@@ -209,9 +210,12 @@ function describeProgress(
 }
 
 function row(desired: DesiredComponent, observed: ObservedComponent | undefined): ComponentRow {
-  if (!observed) return { name: desired.name, phase: "Pending", ready: "0/0", message: "not created yet" };
+  const endpoint = desired.endpoint ? { endpoint: desired.endpoint } : {};
+  if (!observed)
+    return { name: desired.name, phase: "Pending", ready: "0/0", message: "not created yet", ...endpoint };
   return {
     name: desired.name,
+    ...endpoint,
     phase: observed.status.phase ?? "Pending",
     ready: observed.status.ready ?? "0/0",
     ...(observed.status.version ? { version: observed.status.version } : {}),

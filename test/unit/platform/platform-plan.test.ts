@@ -10,7 +10,7 @@ import {
 } from "../../../src/platform/platform-plan.ts";
 import { type DesiredComponent, renderComponents } from "../../../src/platform/render.ts";
 
-type Spec = Parameters<typeof renderComponents>[1];
+type Spec = Parameters<typeof renderComponents>[2];
 const baseSpec: Spec = {
   stopped: false,
   ingress: { enabled: true },
@@ -23,7 +23,7 @@ const baseSpec: Spec = {
 function desired(version: string, spec: Partial<Spec> = {}): DesiredComponent[] {
   const release = findRelease(version);
   if (!release) throw new Error(version);
-  return renderComponents("slipway", { ...baseSpec, ...spec }, release);
+  return renderComponents("slipway", "slipway", { ...baseSpec, ...spec }, release);
 }
 
 /** A Component whose controller has finished rolling out `d` into `phase`. */
