@@ -43,6 +43,28 @@ export const releases: readonly Release[] = [
       web: "ghcr.io/slipway-dev/slipway:0.1.0",
     },
   },
+  {
+    // The first release whose every image exists on the real node (tools/images/, docs/real-node.md):
+    //   docker.io/library/postgres:15.20                        Debian bookworm postgresql-15 15.20-0+deb12u1
+    //   quay.io/minio/minio:RELEASE.2026-02-12T20-18-48Z        Go module github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c
+    //   docker.io/library/registry:2.8.2                        Debian docker-registry 2.8.2+ds1-1
+    //   ghcr.io/slipway-dev/mlflow:3.17.2                       mlflow 3.17.2 + psycopg2-binary 2.9.13 + boto3 1.44.8 (PyPI)
+    //   quay.io/argoproj/workflow-controller:v4.0.5             Go module github.com/argoproj/argo-workflows/v4@v4.0.5
+    //   ghcr.io/slipway-dev/slipway:0.2.0                       this repository's Dockerfile
+    // and, started by the workflow engine (src/platform/workflow-images.ts):
+    //   quay.io/argoproj/argoexec:v4.0.5                        the executor, same Go module
+    //   docker.io/library/python:3.11.2-slim                    pipeline steps, Debian python3 3.11.2
+    version: "0.2.0",
+    images: {
+      postgres: "docker.io/library/postgres:15.20",
+      "object-store": "quay.io/minio/minio:RELEASE.2026-02-12T20-18-48Z",
+      registry: "docker.io/library/registry:2.8.2",
+      mlflow: "ghcr.io/slipway-dev/mlflow:3.17.2",
+      "workflow-engine": "quay.io/argoproj/workflow-controller:v4.0.5",
+      "api-server": "ghcr.io/slipway-dev/slipway:0.2.0",
+      web: "ghcr.io/slipway-dev/slipway:0.2.0",
+    },
+  },
 ];
 
 /** The release this build of Slipway is (the operator's own version, the default for a new Platform). */

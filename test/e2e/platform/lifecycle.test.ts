@@ -152,7 +152,7 @@ describe.sequential("platform lifecycle through the CLI", () => {
     const unknown = await cli(namespace, "update", "--version", "9.9.9");
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr.trim()).toBe(
-      "error: --version 9.9.9 is not a known Slipway release (known: 0.0.9, 0.1.0)",
+      "error: --version 9.9.9 is not a known Slipway release (known: 0.0.9, 0.1.0, 0.2.0)",
     );
     const platform = await readPlatform(namespace);
     expect(platform.spec.version).toBe("0.0.9");

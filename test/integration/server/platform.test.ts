@@ -58,6 +58,7 @@ describe("platform endpoints against a real Platform", () => {
       versions: [
         { version: "0.0.9", current: true, upgrade: false },
         { version: "0.1.0", current: false, upgrade: true },
+        { version: "0.2.0", current: false, upgrade: true },
       ],
     });
   });

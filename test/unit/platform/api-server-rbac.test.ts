@@ -4,7 +4,7 @@ import { inNamespace } from "../../../src/bundle/bundle.ts";
 import { apiServerBinding, grantsFor } from "../../../src/bundle/grants.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
 import { apiServerServiceAccount } from "../../../src/platform/api-server-rbac.ts";
-import { findRelease } from "../../../src/platform/catalog.ts";
+import { findRelease, ownVersion } from "../../../src/platform/catalog.ts";
 import { renderServiceAccount, renderWorkload } from "../../../src/platform/component-objects.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
 
@@ -72,7 +72,7 @@ describe("the api-server's identity (TokenReview as its own ServiceAccount)", ()
     ]);
     expect(bindings.find((b) => b.metadata?.name === "lab-api-server-ml")?.metadata?.labels).toMatchObject({
       "app.kubernetes.io/component": "api-server",
-      "app.kubernetes.io/version": "0.1.0",
+      "app.kubernetes.io/version": ownVersion,
     });
   });
 });

@@ -63,7 +63,7 @@ describe("CLI decisions", () => {
     );
     expect(updateVersion(running("0.1.0"), "0.0.9", true)).toBe("0.0.9");
     expect(() => updateVersion(running("0.1.0"), "7.0.0", true)).toThrow(
-      "--version 7.0.0 is not a known Slipway release (known: 0.0.9, 0.1.0)",
+      "--version 7.0.0 is not a known Slipway release (known: 0.0.9, 0.1.0, 0.2.0)",
     );
   });
 

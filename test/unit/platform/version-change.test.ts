@@ -46,6 +46,6 @@ describe("checkUpdate", () => {
   });
   it("uses the release catalog this build ships by default", () => {
     expect(checkUpdate("0.1.0", "0.1.0", "0.0.9", { force: false })).toMatchObject({ reason: "downgrade" });
-    expect(releaseCatalog.versions).toEqual(["0.0.9", "0.1.0"]);
+    expect(releaseCatalog.versions).toEqual(["0.0.9", "0.1.0", "0.2.0"]);
   });
 });
