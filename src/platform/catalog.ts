@@ -13,8 +13,6 @@ export { serviceName } from "./names.ts";
 export interface Release {
   version: string;
   images: Record<ComponentName, string>;
-  /** Argo's executor image; default argoexec at the workflow controller's tag (contracts.ts executorImage). */
-  executorImage?: string;
 }
 
 /** Every release this build knows, oldest first. Images are pinned to exact tags. */

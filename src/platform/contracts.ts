@@ -8,6 +8,7 @@ import type { Release } from "./catalog.ts";
 import { credentialKeys, credentialSecrets } from "./credentials.ts";
 import { serviceName } from "./names.ts";
 import { workflowControllerConfigMap, workflowControllerConfigMapName } from "./workflow-engine.ts";
+import { workflowImages } from "./workflow-images.ts";
 
 /** Which Platform storage field sizes a component's volume. */
 export type SizeField = "artifactsSize" | "registrySize" | "builderCacheSize" | "databaseSize";
@@ -281,12 +282,9 @@ function mlflowEnv(context: RenderContext): EnvVar[] {
   ];
 }
 
-/**
- * The Argo executor image of a release: the one it names, else argoexec at the workflow controller's
- * tag (Argo releases the two together and the controller only works with its own executor).
- */
+/** The Argo executor image of a release (pinned with it: workflow-images.ts). */
 export function executorImage(release: Release): string {
-  if (release.executorImage) return release.executorImage;
-  const controller = release.images["workflow-engine"];
-  return controller.replace(/workflow-controller(?=:|@)/, "argoexec");
+  const images = workflowImages(release.version);
+  if (!images) throw new Error(`release ${release.version} names no workflow executor image`);
+  return images.executor;
 }
