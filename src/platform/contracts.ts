@@ -162,7 +162,10 @@ export const catalog: readonly CatalogComponent[] = [
   // store from MLFLOW_BACKEND_STORE_URI (the option's documented env variable, so the password is in
   // no argument; composed by Kubernetes' $(VAR) expansion from secretKeyRef variables), artifacts
   // proxied to --artifacts-destination s3://…; the S3 client (boto3) reads MLFLOW_S3_ENDPOINT_URL and
-  // AWS_*. /health answers OK. The image: Slipway's mlflow image (mlflow with psycopg2 and boto3).
+  // AWS_*. /health answers OK. MLflow ≥ 3.5 accepts only the Host headers MLFLOW_SERVER_ALLOWED_HOSTS
+  // names (https://mlflow.org/docs/latest/ml/tracking/server/security/configuration): its Service's
+  // names, and pod addresses (the kubelet's probes). The image: Slipway's mlflow image (mlflow with
+  // psycopg2 and boto3, tools/images/).
   {
     name: "mlflow",
     workload: "Deployment",
@@ -175,10 +178,15 @@ export const catalog: readonly CatalogComponent[] = [
       "0.0.0.0",
       "--port",
       "5000",
+      "--workers",
+      "1",
       "--artifacts-destination",
       `s3://${platformBucket}/mlflow`,
     ],
-    env: (context) => [...mlflowEnv(context), { name: "BUCKET", value: platformBucket }],
+    env: (context) => [
+      ...mlflowEnv(context),
+      { name: "MLFLOW_SERVER_ALLOWED_HOSTS", value: mlflowAllowedHosts(context) },
+    ],
     initContainers: (context) => [
       {
         name: "create-bucket",
@@ -266,6 +274,20 @@ export const catalog: readonly CatalogComponent[] = [
     dependsOn: ["api-server"],
   },
 ];
+
+/** The Host headers MLflow answers: its Service by each of its names, with and without the port; pod IPs. */
+function mlflowAllowedHosts(context: RenderContext): string {
+  const service = serviceName(context.platform, "mlflow");
+  const names = [service, `${service}.${context.namespace}`, `${service}.${context.namespace}.svc`];
+  const withCluster = [...names, `${names[2]}.cluster.local`];
+  return [
+    ...withCluster.flatMap((name) => [name, `${name}:5000`]),
+    "localhost:*",
+    "10.*",
+    "172.*",
+    "192.168.*",
+  ].join(",");
+}
 
 function mlflowEnv(context: RenderContext): EnvVar[] {
   const database = credentialSecrets(context.platform).database;

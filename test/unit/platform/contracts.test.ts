@@ -75,6 +75,8 @@ describe("component contracts", () => {
       "0.0.0.0",
       "--port",
       "5000",
+      "--workers",
+      "1",
       "--artifacts-destination",
       "s3://slipway/mlflow",
     ]);
@@ -88,6 +90,9 @@ describe("component contracts", () => {
       secretRef(secrets.objectStore, "AWS_SECRET_ACCESS_KEY"),
     );
     expect(env("mlflow").MLFLOW_S3_ENDPOINT_URL?.value).toBe("http://lab-object-store.team.svc:9000");
+    expect(env("mlflow").MLFLOW_SERVER_ALLOWED_HOSTS?.value?.split(",")).toEqual(
+      expect.arrayContaining(["lab-mlflow", "lab-mlflow:5000", "lab-mlflow.team.svc:5000"]),
+    );
     // the bucket is made before mlflow starts, in the same image (boto3)
     const init = pod("mlflow")?.initContainers?.[0];
     expect(init).toMatchObject({ name: "create-bucket", image: release.images.mlflow });
