@@ -7,10 +7,12 @@ import {
   realNodeApiserverArgs,
   realNodeSpecs,
 } from "../../src/dev/real-node/config.ts";
-import { parseImageArchives } from "../../src/dev/real-node/images.ts";
+import { localImageReferences, newestRelease, parseImageArchives } from "../../src/dev/real-node/images.ts";
 import { cniConfig, iptablesCleanup } from "../../src/dev/real-node/network.ts";
 import { coreDnsObjects, realNodePlacement } from "../../src/dev/real-node/objects.ts";
 import { mountsUnder } from "../../src/dev/real-node/teardown.ts";
+import { compareVersions, ownVersion, releases } from "../../src/platform/catalog.ts";
+import { workflowImages } from "../../src/platform/workflow-images.ts";
 import { fakePki } from "../support/dev-fixtures.ts";
 
 const pki = fakePki;
@@ -151,5 +153,18 @@ describe("parseImageArchives", () => {
       { reference: "b:2", archive: "/c/b.tar" },
     ]);
     expect(() => parseImageArchives("oops\n")).toThrow('unexpected output line "oops"');
+  });
+});
+
+describe("localImageReferences", () => {
+  it("holds every image of the newest release, its executor and step images, under the exact references", () => {
+    const release = newestRelease();
+    expect(releases.every((r) => compareVersions(r.version, release.version) <= 0)).toBe(true);
+    expect(release.version).toBe(ownVersion);
+    const set = Object.values(localImageReferences());
+    const workflow = workflowImages(release.version);
+    for (const reference of [...Object.values(release.images), workflow?.executor, workflow?.step])
+      expect(set, reference).toContain(reference);
+    for (const reference of set) expect(reference).toMatch(/^[a-z0-9.-]+\/[a-z0-9./-]+:[A-Za-z0-9._-]+$/);
   });
 });

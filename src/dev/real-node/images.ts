@@ -2,18 +2,41 @@ import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { imageRepository } from "../../bundle/release.ts";
-import { ownVersion } from "../../platform/catalog.ts";
+import { compareVersions, ownVersion, type Release, releases } from "../../platform/catalog.ts";
+import { workflowImages } from "../../platform/workflow-images.ts";
 import { packageRoot } from "../paths.ts";
 import { pinnedVersions } from "../versions.ts";
 
 const run = promisify(execFile);
 
-/** The exact references of the local image set (what the catalog and the rendered Deployments name). */
+/** The newest release the catalog knows: the one whose every image the real node holds. */
+export function newestRelease(): Release {
+  const newest = [...releases].sort((a, b) => compareVersions(a.version, b.version)).at(-1);
+  if (!newest) throw new Error("src/platform/catalog.ts: no release");
+  return newest;
+}
+
+/**
+ * The exact references of the local image set, by the name tools/images/build.sh builds each under:
+ * the node's own (pause, CoreDNS), Slipway's, and every image of the newest release, its workflow
+ * engine's executor and pipeline step image included.
+ */
 export function localImageReferences() {
+  const release = newestRelease();
+  const workflow = workflowImages(release.version);
+  if (!workflow)
+    throw new Error(`src/platform/workflow-images.ts: no executor and step images for ${release.version}`);
   return {
     pause: "registry.k8s.io/pause:3.10",
     coredns: `registry.k8s.io/coredns/coredns:${pinnedVersions().coredns}`,
     slipway: `${imageRepository}:${ownVersion}`,
+    postgres: release.images.postgres,
+    "object-store": release.images["object-store"],
+    registry: release.images.registry,
+    mlflow: release.images.mlflow,
+    "workflow-controller": release.images["workflow-engine"],
+    argoexec: workflow.executor,
+    python: workflow.step,
   };
 }
 
