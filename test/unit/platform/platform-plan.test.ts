@@ -252,6 +252,24 @@ describe("planPlatform", () => {
     expect(plan.phase).toBe("Installing");
   });
 
+  it("does not count the failure of a spec the plan is replacing (a fix being applied is not Failed)", () => {
+    const broken = desired("0.1.0", { components: { mlflow: { podAnnotations: { outcome: "crashloop" } } } });
+    const fixed = desired("0.1.0");
+    const observed = broken.map((d) =>
+      d.name === "mlflow"
+        ? {
+            ...settledAs(d, "Failed"),
+            status: { phase: "Failed" as const, observedGeneration: 1, message: "boom" },
+          }
+        : settledAs(d, "Ready"),
+    );
+    const plan = planPlatform(
+      observe({ desired: fixed, observed, previousPhase: "Failed", specChanged: true }),
+    );
+    expect(plan.apply.flat().map((d) => d.name)).toEqual(["mlflow"]);
+    expect(plan.phase).not.toBe("Failed");
+  });
+
   it("is Degraded when a component of a running platform fails or becomes unready on its own", () => {
     const running = desired("0.1.0").map((d) => settledAs(d, "Ready"));
     const failed = running.map((o) =>
