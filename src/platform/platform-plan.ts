@@ -139,7 +139,13 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     input.observed.every((c) => desiredByName.has(c.objectName));
   const failed = input.desired
     .map((d) => ({ d, o: observedByName.get(d.objectName) }))
-    .filter(({ o }) => o?.status.phase === "Failed" && o.status.observedGeneration === o.generation);
+    // a failure of a spec being replaced (a fix on its way) is not the new spec's
+    .filter(
+      ({ d, o }) =>
+        o?.status.phase === "Failed" &&
+        o.status.observedGeneration === o.generation &&
+        sameJson(o.spec, d.spec),
+    );
   const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
   const facts = {
     converged,
