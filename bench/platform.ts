@@ -80,7 +80,7 @@ async function floorRun(
 ) {
   const release = findRelease(version);
   if (!release) throw new Error(version);
-  const desired = renderComponents("slipway", {}, release);
+  const desired = renderComponents("slipway", "slipway", {}, release);
   const durations = new Map<string, number>();
   const done = new Map<string, Promise<void>>();
   const started = performance.now();

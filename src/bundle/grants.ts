@@ -5,6 +5,7 @@
  * why it needs it), a ClusterRoleBinding to the built-in `system:auth-delegator`.
  */
 import { apiServerServiceAccount, tokenReviewerRole } from "../platform/api-server-rbac.ts";
+import { workflowEngineRbac } from "../platform/workflow-engine.ts";
 import { type BundleObject, labels } from "./bundle.ts";
 
 /**
@@ -22,10 +23,20 @@ export function apiServerBinding(platform: string, version: string): BundleObjec
   };
 }
 
-/** What an install grants for the platform named `platform`: its api-server's binding. */
+/** The workflow engine's Roles in the platform's namespace (src/platform/workflow-engine.ts says which). */
+const workflowEngineGrants = (platform: string, version: string): BundleObject[] =>
+  workflowEngineRbac(platform).map((object) => ({
+    ...object,
+    metadata: { ...object.metadata, labels: labels(version, "workflow-engine") },
+  }));
+
+/** What an install grants for the platform named `platform`: its api-server's binding, its workflow engine's Roles. */
 export const grantsFor =
   (platform: string) =>
-  (version: string): BundleObject[] => [apiServerBinding(platform, version)];
+  (version: string): BundleObject[] => [
+    apiServerBinding(platform, version),
+    ...workflowEngineGrants(platform, version),
+  ];
 
 /** What the release bundle grants: for the default platform name. */
 export const bundleGrants = grantsFor("slipway");

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { loadKubeConfig } from "./kubeconfig.ts";
@@ -15,9 +17,37 @@ interface ServerFlags {
   host: string;
   webRoot: string;
   logLevel: string;
+  uiOnly?: boolean;
 }
 
-/** `slipway server`: the REST API, event streams and the web UI. */
+async function apiServer(flags: ServerFlags) {
+  // loaded on use: the server and its routes are heavy and other commands do not need them
+  const { buildServer } = await import("../server/app.ts");
+  const { releaseCatalog } = await import("../platform/version-change.ts");
+  return buildServer({
+    kubeConfig: loadKubeConfig(flags),
+    platform: { namespace: flags.namespace, name: flags.platform },
+    releases: releaseCatalog,
+    webRoot: flags.webRoot,
+    logLevel: flags.logLevel,
+    prettyLogs: process.stdout.isTTY,
+  });
+}
+
+async function uiServer(flags: ServerFlags) {
+  if (!existsSync(join(flags.webRoot, "index.html")))
+    throw new UserError(
+      `--ui-only: no built UI in ${flags.webRoot} (run npm run build:web, or pass --web-root)`,
+    );
+  const { buildUiServer } = await import("../server/app.ts");
+  return buildUiServer({
+    webRoot: flags.webRoot,
+    logLevel: flags.logLevel,
+    prettyLogs: process.stdout.isTTY,
+  });
+}
+
+/** `slipway server`: the REST API, event streams and the web UI (or, with --ui-only, the UI alone). */
 export function registerServerCommand(program: Command): void {
   program
     .command("server")
@@ -30,7 +60,8 @@ export function registerServerCommand(program: Command): void {
     .option("-n, --namespace <namespace>", "namespace of the Platform", "slipway")
     .option("--platform <name>", "name of the Platform", "slipway")
     .option("--port <port>", "port to listen on (0: any free port)", "8080")
-    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--host <address>", "address to listen on (0.0.0.0: every interface, as in a pod)", "127.0.0.1")
+    .option("--ui-only", "serve only the built UI and /healthz: no API, no Kubernetes identity")
     .option("--web-root <dir>", "directory of the built UI", builtWebUi)
     .option("--log-level <level>", "trace, debug, info, warn, error", "info")
     .action(async (flags: ServerFlags) => {
@@ -38,17 +69,7 @@ export function registerServerCommand(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new UserError(`--port must be an integer from 0 to 65535, not ${flags.port}`);
       }
-      // loaded on use: the server and its routes are heavy and other commands do not need them
-      const { buildServer } = await import("../server/app.ts");
-      const { releaseCatalog } = await import("../platform/version-change.ts");
-      const app = await buildServer({
-        kubeConfig: loadKubeConfig(flags),
-        platform: { namespace: flags.namespace, name: flags.platform },
-        releases: releaseCatalog,
-        webRoot: flags.webRoot,
-        logLevel: flags.logLevel,
-        prettyLogs: process.stdout.isTTY,
-      });
+      const app = flags.uiOnly ? await uiServer(flags) : await apiServer(flags);
       const address = await app.listen({ port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
         throw new UserError(`cannot listen on ${flags.host}:${port}: ${error.code ?? error.message}`);
       });

@@ -1,116 +1,14 @@
 /**
- * The component catalog (what each of the platform's services is: workload, ports, storage,
- * dependencies) and the release catalog (which image each component runs in each Slipway release).
+ * The release catalog (which image each component runs in each Slipway release), and the component
+ * catalog's entry points (what each service is and how it starts: contracts.ts).
  */
 import packageJson from "../../package.json" with { type: "json" };
 import type { ComponentName } from "../apis/platform/schemas.ts";
 
-/** Which Platform storage field sizes a component's volume. */
-export type SizeField = "artifactsSize" | "registrySize" | "builderCacheSize" | "databaseSize";
+import { type CatalogComponent, catalog } from "./contracts.ts";
 
-export interface CatalogComponent {
-  name: ComponentName;
-  workload: "Deployment" | "StatefulSet";
-  port?: { name: string; port: number };
-  readinessPath?: string;
-  args?: string[];
-  /** Environment the service needs, given how to reach the other services. */
-  env: (context: { platform: string; logLevel: string }) => { name: string; value: string }[];
-  volume?: { name: string; mountPath: string; sizeField: SizeField };
-  ingressPath?: string;
-  dependsOn: ComponentName[];
-  /** The pods run as their own ServiceAccount (see service-account.ts), not the namespace's default. */
-  ownServiceAccount?: boolean;
-}
-
-/** The in-cluster DNS name of a component's Service. */
-export const serviceName = (platform: string, component: ComponentName) => `${platform}-${component}`;
-
-export const catalog: readonly CatalogComponent[] = [
-  {
-    name: "postgres",
-    workload: "StatefulSet",
-    port: { name: "postgres", port: 5432 },
-    env: () => [
-      { name: "POSTGRES_DB", value: "slipway" },
-      { name: "PGDATA", value: "/var/lib/postgresql/data/pgdata" },
-    ],
-    volume: { name: "database", mountPath: "/var/lib/postgresql/data", sizeField: "databaseSize" },
-    dependsOn: [],
-  },
-  {
-    name: "object-store",
-    workload: "Deployment",
-    port: { name: "s3", port: 9000 },
-    readinessPath: "/minio/health/ready",
-    args: ["server", "/data"],
-    env: () => [],
-    volume: { name: "artifacts", mountPath: "/data", sizeField: "artifactsSize" },
-    dependsOn: [],
-  },
-  {
-    name: "registry",
-    workload: "Deployment",
-    port: { name: "registry", port: 5000 },
-    readinessPath: "/",
-    env: () => [{ name: "REGISTRY_STORAGE_DELETE_ENABLED", value: "true" }],
-    volume: { name: "registry", mountPath: "/var/lib/registry", sizeField: "registrySize" },
-    dependsOn: [],
-  },
-  {
-    name: "mlflow",
-    workload: "Deployment",
-    port: { name: "http", port: 5000 },
-    readinessPath: "/health",
-    env: ({ platform }) => [
-      {
-        name: "MLFLOW_BACKEND_STORE_URI",
-        value: `postgresql://${serviceName(platform, "postgres")}:5432/slipway`,
-      },
-      { name: "MLFLOW_S3_ENDPOINT_URL", value: `http://${serviceName(platform, "object-store")}:9000` },
-    ],
-    dependsOn: ["postgres", "object-store"],
-  },
-  {
-    name: "workflow-engine",
-    workload: "Deployment",
-    env: ({ platform }) => [
-      { name: "ARGO_ARTIFACT_ENDPOINT", value: `${serviceName(platform, "object-store")}:9000` },
-    ],
-    dependsOn: ["object-store"],
-  },
-  {
-    name: "api-server",
-    workload: "Deployment",
-    port: { name: "http", port: 8080 },
-    readinessPath: "/healthz",
-    args: ["server"],
-    env: ({ platform }) => [
-      {
-        name: "SLIPWAY_DATABASE_URL",
-        value: `postgresql://${serviceName(platform, "postgres")}:5432/slipway`,
-      },
-      { name: "SLIPWAY_S3_ENDPOINT", value: `http://${serviceName(platform, "object-store")}:9000` },
-      { name: "SLIPWAY_REGISTRY", value: `${serviceName(platform, "registry")}:5000` },
-    ],
-    volume: { name: "builder-cache", mountPath: "/cache", sizeField: "builderCacheSize" },
-    ingressPath: "/api",
-    dependsOn: ["postgres", "object-store", "registry"],
-    ownServiceAccount: true,
-  },
-  {
-    name: "web",
-    workload: "Deployment",
-    port: { name: "http", port: 8080 },
-    readinessPath: "/",
-    args: ["server", "--ui-only"],
-    env: ({ platform }) => [
-      { name: "SLIPWAY_API_URL", value: `http://${serviceName(platform, "api-server")}:8080` },
-    ],
-    ingressPath: "/",
-    dependsOn: ["api-server"],
-  },
-];
+export { type CatalogComponent, catalog, type SizeField } from "./contracts.ts";
+export { serviceName } from "./names.ts";
 
 export interface Release {
   version: string;

@@ -20,6 +20,7 @@ import {
   labels,
   objectHash,
   renderClaims,
+  renderConfigMap,
   renderIngress,
   renderService,
   renderServiceAccount,
@@ -56,9 +57,11 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   const serviceAccount = renderServiceAccount(component);
   const service = renderService(component);
   const ingress = renderIngress(component);
+  const configMap = renderConfigMap(component);
   if (waitingFor.length === 0 || mayPrepare(component.spec, siblings)) {
     await Promise.all([
       serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : undefined,
+      configMap ? applyChanged(context, types.configMap, configMap) : undefined,
       ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
       service ? applyChanged(context, types.service, service) : undefined,
       ingress
@@ -256,6 +259,7 @@ export function componentController(): ControllerSpec {
       types.ingress,
       types.pvc,
       types.serviceAccount,
+      types.configMap,
     ],
     watches: [
       { type: types.pod, map: byLabel(labels.component) },
@@ -273,6 +277,7 @@ export function componentController(): ControllerSpec {
       { type: types.ingress, verbs: ["create", "patch", "delete"] },
       { type: types.pvc, verbs: ["create", "patch", "delete"] },
       { type: types.serviceAccount, verbs: ["create", "patch", "delete"] },
+      { type: types.configMap, verbs: ["create", "patch", "delete"] },
     ],
   };
 }

@@ -3,15 +3,18 @@
  * PersistentVolumeClaims, each owned by the Component.
  */
 import type {
+  V1ConfigMap,
   V1Container,
   V1Deployment,
   V1Ingress,
   V1ObjectMeta,
   V1PersistentVolumeClaim,
   V1PodTemplateSpec,
+  V1Probe,
   V1Service,
   V1ServiceAccount,
   V1StatefulSet,
+  V1Volume,
 } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { contentHash } from "../kube/canonical.ts";
@@ -52,33 +55,77 @@ export function selectorLabels(component: ComponentResource): Record<string, str
   };
 }
 
-function podTemplate(component: ComponentResource): V1PodTemplateSpec {
-  const spec = component.spec;
+/** Readiness and liveness on the first port: HTTP GET on the paths the catalog names, else a TCP connect. */
+function probes(spec: ComponentResource["spec"]): Pick<V1Container, "readinessProbe" | "livenessProbe"> {
   const port = spec.ports[0];
+  if (!port) return {};
+  const probe = (path: string | undefined): V1Probe =>
+    path ? { httpGet: { path, port: port.port } } : { tcpSocket: { port: port.port } };
+  return {
+    readinessProbe: { ...probe(spec.readinessPath), periodSeconds: 5 },
+    // a service that stops answering for 30 s is restarted; the first minute is its own (migrations, initdb)
+    livenessProbe: {
+      ...probe(spec.livenessPath),
+      initialDelaySeconds: 60,
+      periodSeconds: 10,
+      failureThreshold: 3,
+    },
+  };
+}
+
+function mainContainer(spec: ComponentResource["spec"]): V1Container {
   const container: V1Container = {
     name: spec.component,
     image: spec.image,
     env: spec.env,
     ports: spec.ports.map((p) => ({ name: p.name, containerPort: p.port })),
-    volumeMounts: spec.volumes.map((v) => ({ name: v.name, mountPath: v.mountPath })),
+    volumeMounts: [
+      ...spec.volumes.map((v) => ({ name: v.name, mountPath: v.mountPath })),
+      ...(spec.secretMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: true })),
+    ],
+    // the reason a crash-looping service gives reaches the Component's status
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    ...probes(spec),
   };
+  if (spec.command) container.command = spec.command;
   if (spec.args) container.args = spec.args;
   if (spec.resources) container.resources = spec.resources;
-  if (port) {
-    container.readinessProbe = spec.readinessPath
-      ? { httpGet: { path: spec.readinessPath, port: port.port }, periodSeconds: 5 }
-      : { tcpSocket: { port: port.port }, periodSeconds: 5 };
-  }
+  return container;
+}
+
+function podVolumes(component: ComponentResource): V1Volume[] {
+  const spec = component.spec;
+  return [
+    ...spec.volumes.map((v) => ({
+      name: v.name,
+      persistentVolumeClaim: { claimName: pvcName(component, v.name) },
+    })),
+    ...(spec.secretMounts ?? []).map((m) => ({
+      name: m.name,
+      secret: { secretName: m.secretName, items: [{ key: m.key, path: m.key }] },
+    })),
+  ];
+}
+
+function podTemplate(component: ComponentResource): V1PodTemplateSpec {
+  const spec = component.spec;
+  const initContainers = (spec.initContainers ?? []).map(
+    (init): V1Container => ({
+      name: init.name,
+      image: spec.image,
+      command: init.command,
+      ...(init.env ? { env: init.env } : {}),
+      terminationMessagePolicy: "FallbackToLogsOnError",
+    }),
+  );
   const podAnnotations: Record<string, string> = { ...(spec.podAnnotations ?? {}) };
   if (spec.restartedAt) podAnnotations[annotations.restartedAt] = spec.restartedAt;
   const template: V1PodTemplateSpec = {
     metadata: { labels: selectorLabels(component), annotations: podAnnotations },
     spec: {
-      containers: [container],
-      volumes: spec.volumes.map((v) => ({
-        name: v.name,
-        persistentVolumeClaim: { claimName: pvcName(component, v.name) },
-      })),
+      ...(initContainers.length ? { initContainers } : {}),
+      containers: [mainContainer(spec)],
+      volumes: podVolumes(component),
       ...(spec.serviceAccount ? { serviceAccountName: component.metadata.name ?? "" } : {}),
       ...(spec.nodeSelector ? { nodeSelector: spec.nodeSelector } : {}),
       ...(spec.tolerations ? { tolerations: spec.tolerations } : {}),
@@ -170,6 +217,18 @@ export function renderIngress(component: ComponentResource): V1Ingress | undefin
         },
       ],
     },
+  };
+}
+
+/** The ConfigMap the service reads by name (Argo's controller configuration), when it has one. */
+export function renderConfigMap(component: ComponentResource): V1ConfigMap | undefined {
+  const configMap = component.spec.configMap;
+  if (!configMap) return undefined;
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: meta(component, configMap.name),
+    data: configMap.data,
   };
 }
 

@@ -87,6 +87,25 @@ const failingWaitReasons = new Set([
   "RunContainerError",
 ]);
 
+/**
+ * What a crashed container last said (its termination message: with FallbackToLogsOnError the end
+ * of its log), as "; last exit code N: …": its last three lines, at most 300 characters, with the
+ * password of any URL in it masked (a connection URI in an error must not reach the status).
+ */
+export function lastWords(terminated: { exitCode?: number; message?: string } | undefined): string {
+  const lines = (terminated?.message ?? "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  if (lines.length === 0) return "";
+  let text = lines
+    .slice(-3)
+    .join(" | ")
+    .replace(/(\/\/[^\s/:@]*:)[^\s/@]*@/g, "$1***@");
+  if (text.length > 300) text = `…${text.slice(-299)}`;
+  return `; last exit code ${terminated?.exitCode ?? "?"}: ${text}`;
+}
+
 /** The first pod problem that retrying will not fix on its own, as "pod NAME: REASON: message". */
 export function podFailure(pods: readonly V1Pod[]): string | undefined {
   for (const pod of pods) {
@@ -102,7 +121,8 @@ export function podFailure(pods: readonly V1Pod[]): string | undefined {
       const waiting = container.state?.waiting;
       if (waiting?.reason && failingWaitReasons.has(waiting.reason)) {
         const restarts = container.restartCount ? ` (restarted ${container.restartCount} times)` : "";
-        return `pod ${name}: ${waiting.reason}${restarts}${waiting.message ? `: ${waiting.message}` : ""}`;
+        const last = lastWords(container.lastState?.terminated);
+        return `pod ${name}: ${waiting.reason}${restarts}${waiting.message ? `: ${waiting.message}` : ""}${last}`;
       }
     }
   }

@@ -11,6 +11,7 @@ import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.
 import { findRelease, ownVersion, releases } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
 import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
+import { PlatformResources, platformProvider, providerType } from "./platform-resources.ts";
 import { type DesiredComponent, renderComponents } from "./render.ts";
 import { types } from "./resource-types.ts";
 
@@ -20,7 +21,13 @@ export const teardownFinalizer = "platform.slipway.dev/ordered-teardown";
 type PlatformStatus = NonNullable<PlatformResource["status"]>;
 type Writer = StatusWriter<PlatformStatus>;
 
-async function reconcilePlatform(writer: Writer, key: ObjectKey, context: ReconcileContext) {
+interface PlatformDeps {
+  writer: Writer;
+  resources: PlatformResources;
+}
+
+async function reconcilePlatform(deps: PlatformDeps, key: ObjectKey, context: ReconcileContext) {
+  const { writer } = deps;
   const { cache, client } = context;
   const platform = cache.get<PlatformResource>(types.platform, key);
   if (!platform) return undefined;
@@ -42,7 +49,10 @@ async function reconcilePlatform(writer: Writer, key: ObjectKey, context: Reconc
     });
     return requeueAfterMs > 0 ? { requeueAfterMs } : undefined;
   }
-  const desired = release ? renderComponents(key.name, platform.spec, release) : [];
+  const namespace = key.namespace ?? "";
+  const desired = release ? renderComponents(key.name, namespace, platform.spec, release) : [];
+  // the Secrets exist before any workload naming them; the Provider comes with the platform
+  if (!deleting) await deps.resources.ensure(client, platform);
   const plan = planPlatform({
     targetVersion,
     stopped: platform.spec.stopped ?? false,
@@ -62,6 +72,7 @@ async function reconcilePlatform(writer: Writer, key: ObjectKey, context: Reconc
   const { requeueAfterMs } = await writeStatus(writer, context, platform, {
     ...plan,
     reason: deleting ? "Deleting" : plan.phase,
+    ...(deleting ? {} : { provider: platformProvider(platform).metadata?.name }),
   });
   // a held-back detail is due within a second, before the teardown's own 5 s poll
   const next = soonerRequeue(requeueAfterMs, deleting ? 5_000 : undefined);
@@ -112,7 +123,7 @@ function componentObject(platform: PlatformResource, component: DesiredComponent
 }
 
 type StatusInput = Pick<PlatformPlan, "phase" | "message"> &
-  Partial<Pick<PlatformPlan, "version" | "ready" | "components">> & { reason: string };
+  Partial<Pick<PlatformPlan, "version" | "ready" | "components">> & { reason: string; provider?: string };
 
 /** Writes the Platform's status, with an Event when the phase changed. */
 function writeStatus(
@@ -153,6 +164,7 @@ function writeStatus(
     observedGeneration: generation,
     conditions: conditions.reduce((list, c) => setCondition(list, c, generation), previous.conditions ?? []),
     components: input.components ?? previous.components ?? [],
+    ...((input.provider ?? previous.provider) ? { provider: input.provider ?? previous.provider } : {}),
   };
   const event =
     previous.phase !== input.phase
@@ -165,7 +177,7 @@ function writeStatus(
   return writer.write(context, platform, status, event);
 }
 
-export function platformController(): ControllerSpec {
+export function platformController(resources: PlatformResources = new PlatformResources()): ControllerSpec {
   // A status write reports these at once. The ready count, the component rows and the message are
   // refreshed at most once a second (each Component reports its own at once).
   const writer: Writer = new StatusWriter({
@@ -175,12 +187,16 @@ export function platformController(): ControllerSpec {
     name: "platform",
     for: types.platform,
     owns: [types.component],
-    reconcile: (key, context) => reconcilePlatform(writer, key, context),
+    reconcile: (key, context) => reconcilePlatform({ writer, resources }, key, context),
     concurrency: 2,
     permissions: [
       { type: types.platform, verbs: ["patch", "update"] },
       { type: types.platform, verbs: ["patch"], subresource: "status" },
       { type: types.component, verbs: ["create", "patch", "delete"] },
+      // the credential Secrets: read live (never cached), created once
+      { type: types.secret, verbs: ["get", "create", "patch"] },
+      { type: types.configMap, verbs: ["get", "create", "patch"] },
+      { type: providerType, verbs: ["get", "create", "patch"] },
     ],
   };
 }

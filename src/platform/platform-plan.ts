@@ -45,6 +45,7 @@ export interface ComponentRow {
   ready: string;
   version?: string;
   message?: string;
+  endpoint?: string;
 }
 
 export interface PlatformPlan {
@@ -138,7 +139,13 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     input.observed.every((c) => desiredByName.has(c.objectName));
   const failed = input.desired
     .map((d) => ({ d, o: observedByName.get(d.objectName) }))
-    .filter(({ o }) => o?.status.phase === "Failed" && o.status.observedGeneration === o.generation);
+    // a failure of a spec being replaced (a fix on its way) is not the new spec's
+    .filter(
+      ({ d, o }) =>
+        o?.status.phase === "Failed" &&
+        o.status.observedGeneration === o.generation &&
+        sameJson(o.spec, d.spec),
+    );
   const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
   const facts = {
     converged,
@@ -209,9 +216,12 @@ function describeProgress(
 }
 
 function row(desired: DesiredComponent, observed: ObservedComponent | undefined): ComponentRow {
-  if (!observed) return { name: desired.name, phase: "Pending", ready: "0/0", message: "not created yet" };
+  const endpoint = desired.endpoint ? { endpoint: desired.endpoint } : {};
+  if (!observed)
+    return { name: desired.name, phase: "Pending", ready: "0/0", message: "not created yet", ...endpoint };
   return {
     name: desired.name,
+    ...endpoint,
     phase: observed.status.phase ?? "Pending",
     ready: observed.status.ready ?? "0/0",
     ...(observed.status.version ? { version: observed.status.version } : {}),

@@ -6,6 +6,7 @@ import type { ComponentKind } from "../apis/platform/component.ts";
 import type { PlatformSpec } from "../apis/platform/platform.ts";
 import { type ComponentName, defaultSizes } from "../apis/platform/schemas.ts";
 import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
+import type { EnvVar, RenderContext } from "./contracts.ts";
 
 export type ComponentSpec = SpecOf<typeof ComponentKind>;
 type Spec = Static<typeof PlatformSpec>;
@@ -15,33 +16,41 @@ export interface DesiredComponent {
   /** The Component object's name (and of its workload, Service, Ingress). */
   objectName: string;
   spec: ComponentSpec;
+  /** Where the service answers in the cluster (none for a service nothing calls). */
+  endpoint?: string;
 }
 
 export function isEnabled(spec: Spec, name: ComponentName): boolean {
   return spec.components?.[name]?.enabled !== false;
 }
 
-/** The desired Components of a platform at `release`, in catalog order; disabled components are left out. */
-export function renderComponents(platform: string, spec: Spec, release: Release): DesiredComponent[] {
+/**
+ * The desired Components of the platform `platform` in `namespace` at `release`, in catalog order;
+ * disabled components are left out.
+ */
+export function renderComponents(
+  platform: string,
+  namespace: string,
+  spec: Spec,
+  release: Release,
+): DesiredComponent[] {
+  const context: RenderContext = { platform, namespace, release };
   return catalog
     .filter((entry) => isEnabled(spec, entry.name))
     .map((entry) => ({
       name: entry.name,
       objectName: serviceName(platform, entry.name),
-      spec: renderComponent(platform, spec, release, entry),
+      spec: renderComponent(context, spec, entry),
+      ...(entry.endpoint ? { endpoint: entry.endpoint(context) } : {}),
     }));
 }
 
-function renderComponent(
-  platform: string,
-  spec: Spec,
-  release: Release,
-  entry: CatalogComponent,
-): ComponentSpec {
+function renderComponent(context: RenderContext, spec: Spec, entry: CatalogComponent): ComponentSpec {
+  const { release } = context;
   const override = spec.components?.[entry.name] ?? {};
   const env = [
     { name: "SLIPWAY_LOG_LEVEL", value: spec.logLevel ?? "INFO" },
-    ...entry.env({ platform, logLevel: spec.logLevel ?? "INFO" }),
+    ...entry.env(context),
     ...(override.env ?? []),
   ];
   const rendered: ComponentSpec = {
@@ -66,8 +75,7 @@ function renderComponent(
       : [],
     dependencies: entry.dependsOn.filter((dependency) => isEnabled(spec, dependency)),
   };
-  if (entry.args) rendered.args = entry.args;
-  if (entry.readinessPath) rendered.readinessPath = entry.readinessPath;
+  Object.assign(rendered, startup(context, entry));
   if (entry.ownServiceAccount) rendered.serviceAccount = true;
   if (spec.restartedAt) rendered.restartedAt = spec.restartedAt;
   if (entry.ingressPath && spec.ingress?.enabled !== false) {
@@ -84,12 +92,28 @@ function renderComponent(
   return rendered;
 }
 
-/** Environment variables with later entries replacing earlier ones of the same name (overrides win). */
-function lastWins(env: { name: string; value: string }[]): { name: string; value: string }[] {
-  const byName = new Map<string, string>();
+/** How the entry's service starts and is probed, per its image's contract (contracts.ts). */
+function startup(context: RenderContext, entry: CatalogComponent): Partial<ComponentSpec> {
+  return {
+    ...(entry.command ? { command: entry.command } : {}),
+    ...(entry.args ? { args: entry.args(context) } : {}),
+    ...(entry.readinessPath ? { readinessPath: entry.readinessPath } : {}),
+    ...(entry.livenessPath ? { livenessPath: entry.livenessPath } : {}),
+    ...(entry.secretMounts ? { secretMounts: entry.secretMounts(context) } : {}),
+    ...(entry.initContainers ? { initContainers: entry.initContainers(context) } : {}),
+    ...(entry.configMap ? { configMap: entry.configMap(context) } : {}),
+  };
+}
+
+/**
+ * Environment variables with later entries replacing earlier ones of the same name (overrides win);
+ * a replaced variable moves to the end, after the variables a `$(VAR)` in it may name.
+ */
+function lastWins(env: EnvVar[]): EnvVar[] {
+  const byName = new Map<string, EnvVar>();
   for (const variable of env) {
     byName.delete(variable.name);
-    byName.set(variable.name, variable.value);
+    byName.set(variable.name, variable);
   }
-  return [...byName].map(([name, value]) => ({ name, value }));
+  return [...byName.values()];
 }

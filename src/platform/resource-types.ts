@@ -24,6 +24,8 @@ export const types = {
     plural: "serviceaccounts",
     namespaced: true,
   },
+  configMap: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+  secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
   pvc: {
     group: "",
     version: "v1",

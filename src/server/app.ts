@@ -51,7 +51,7 @@ const kubernetesSchemaKeywords = [
 ];
 
 /** pino options: the level, where lines go, and never the Authorization header or a token. */
-function loggerOptions(options: ServerOptions) {
+function loggerOptions(options: Pick<ServerOptions, "logLevel" | "logStream" | "prettyLogs">) {
   return {
     level: options.logLevel ?? "info",
     ...(options.logStream ? { stream: options.logStream } : {}),
@@ -76,8 +76,10 @@ const openApiInfo = {
   },
 };
 
-/** The Slipway API server: REST + server-sent events under /api/v1 (authenticated), the web UI elsewhere. */
-export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+type AppOptions = Pick<ServerOptions, "logLevel" | "logStream" | "prettyLogs">;
+
+/** What every mode of `slipway server` has: logging, security headers, error replies, /healthz. */
+function baseApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(options),
     ajv: {
@@ -92,12 +94,28 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook("onRequest", async (_request, reply) => {
     reply.headers(securityHeaders);
   });
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  return app;
+}
+
+/**
+ * `slipway server --ui-only` (the platform's web component): the built UI and /healthz, no API and
+ * no Kubernetes identity; the Ingress sends /api to the api-server.
+ */
+export async function buildUiServer(options: AppOptions & { webRoot: string }): Promise<FastifyInstance> {
+  const app = baseApp(options);
+  await serveWebUi(app, options.webRoot);
+  return app;
+}
+
+/** The Slipway API server: REST + server-sent events under /api/v1 (authenticated), the web UI elsewhere. */
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = baseApp(options);
   app.decorateRequest("user", null as never);
   app.decorateRequest("kube", null as never);
   closeStreamsOnShutdown(app);
   await app.register(fastifySwagger, openApiInfo);
 
-  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get(`${apiPrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
   const authenticator = new TokenAuthenticator(options.kubeConfig);

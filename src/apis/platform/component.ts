@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { EnvVar, group, podSettings, version } from "./schemas.ts";
+import { group, podSettings, version } from "./schemas.ts";
 
 export const componentPhases = [
   "Pending",
@@ -22,6 +22,43 @@ const Volume = Type.Object({
   accessMode: Type.Union([Type.Literal("ReadWriteOnce"), Type.Literal("ReadWriteMany")]),
 });
 
+/**
+ * An env variable: a literal value, a key of a Secret the Platform generated (never the value itself)
+ * or a field of the pod.
+ */
+const ComponentEnvVar = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 256 }),
+  value: Type.Optional(Type.String({ maxLength: 4096 })),
+  valueFrom: Type.Optional(
+    Type.Object({
+      secretKeyRef: Type.Optional(
+        Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 253 }),
+          key: Type.String({ minLength: 1, maxLength: 253 }),
+        }),
+      ),
+      fieldRef: Type.Optional(Type.Object({ fieldPath: Type.String({ minLength: 1, maxLength: 256 }) })),
+    }),
+  ),
+});
+
+const SecretMount = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 63, description: "the pod volume's name" }),
+  secretName: Type.String({ minLength: 1, maxLength: 253 }),
+  key: Type.String({
+    minLength: 1,
+    maxLength: 253,
+    description: "the one key mounted (a file of that name)",
+  }),
+  mountPath: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+const InitContainer = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 63 }),
+  command: Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 64 }),
+  env: Type.Optional(Type.Array(ComponentEnvVar, { maxItems: 64 })),
+});
+
 const Port = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 15 }),
   port: Type.Integer({ minimum: 1, maximum: 65535 }),
@@ -32,16 +69,33 @@ export const ComponentSpec = Type.Object({
   version: Type.String({ description: "The Slipway release this rendering belongs to" }),
   workload: Type.Union([Type.Literal("Deployment"), Type.Literal("StatefulSet")]),
   image: Type.String({ minLength: 1, maxLength: 512 }),
+  command: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 16 })),
   args: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 64 })),
   replicas: Type.Integer({ minimum: 0, maximum: 100 }),
   stopped: Type.Boolean({ default: false }),
   restartedAt: Type.Optional(Type.String({ maxLength: 64 })),
-  env: Type.Array(EnvVar, { default: [], maxItems: 128 }),
+  env: Type.Array(ComponentEnvVar, { default: [], maxItems: 128 }),
   ports: Type.Array(Port, { default: [], maxItems: 16 }),
   readinessPath: Type.Optional(
     Type.String({ maxLength: 1024, description: "HTTP GET path probed on the first port" }),
   ),
+  livenessPath: Type.Optional(
+    Type.String({ maxLength: 1024, description: "HTTP GET path of the liveness probe on the first port" }),
+  ),
   volumes: Type.Array(Volume, { default: [], maxItems: 8 }),
+  secretMounts: Type.Optional(Type.Array(SecretMount, { maxItems: 8 })),
+  initContainers: Type.Optional(
+    Type.Array(InitContainer, { maxItems: 4, description: "Run before the service, in its image" }),
+  ),
+  configMap: Type.Optional(
+    Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 253 }),
+        data: Type.Record(Type.String(), Type.String({ maxLength: 65536 }), { maxProperties: 16 }),
+      },
+      { description: "A ConfigMap the service reads (by name, through the API), owned by the Component" },
+    ),
+  ),
   ingress: Type.Optional(
     Type.Object({
       path: Type.String({ maxLength: 1024 }),

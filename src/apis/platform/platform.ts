@@ -103,6 +103,11 @@ export const PlatformComponentStatus = Type.Object({
   ready: Type.String({ description: "ready/desired pods, e.g. 1/1" }),
   version: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
+  endpoint: Type.Optional(
+    Type.String({
+      description: "Where the service answers in the cluster, e.g. http://slipway-mlflow.slipway.svc:5000",
+    }),
+  ),
 });
 
 export const PlatformStatus = Type.Object({
@@ -113,6 +118,9 @@ export const PlatformStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Conditions),
   components: Type.Optional(Type.Array(PlatformComponentStatus)),
+  provider: Type.Optional(
+    Type.String({ description: "The pipelines Provider of the platform's workflow engine (same namespace)" }),
+  ),
 });
 
 export const PlatformKind = defineKind({

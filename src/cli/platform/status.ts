@@ -1,4 +1,7 @@
-/** `slipway status`: phase, version and a table of components; `--wait PHASE` follows until that phase. */
+/**
+ * `slipway status`: phase, version and a table of components with their in-cluster endpoints;
+ * `--wait PHASE` follows until that phase.
+ */
 import type { Command } from "commander";
 import { type PlatformPhase, type PlatformResource, platformPhases } from "../../apis/platform/platform.ts";
 import { servesFromArgs } from "../../bundle/bundle.ts";
@@ -16,9 +19,10 @@ export function statusText(platform: PlatformResource, operator?: string): strin
     c.phase,
     c.ready,
     c.version ?? "",
+    c.endpoint ?? "",
     c.message ?? "",
   ]);
-  const table = [["COMPONENT", "PHASE", "READY", "VERSION", "MESSAGE"], ...rows];
+  const table = [["COMPONENT", "PHASE", "READY", "VERSION", "ENDPOINT", "MESSAGE"], ...rows];
   const widths =
     table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? "").length))) ?? [];
   const lines = table.map((row) =>
@@ -32,6 +36,7 @@ export function statusText(platform: PlatformResource, operator?: string): strin
     `phase:   ${status.phase ?? "Pending"}${status.message ? ` — ${status.message}` : ""}`,
     `version: ${status.version ?? "-"}${platform.spec.version && platform.spec.version !== status.version ? ` (target ${platform.spec.version})` : ""}`,
     `ready:   ${status.ready ?? "0/0"}`,
+    ...(status.provider ? [`pipelines: Provider ${status.provider} (the platform's workflow engine)`] : []),
     ...(operator ? [`operator: ${operator}`] : []),
     "",
     ...lines,

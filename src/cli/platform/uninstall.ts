@@ -43,30 +43,30 @@ async function waitGone(context: PlatformContext, object: KubeObject, what: stri
   }
 }
 
-/** The platform's PVCs lose their owner, so deleting the Platform leaves them (and their data) in place. */
-async function keepClaims(context: PlatformContext): Promise<number> {
+/**
+ * The platform's PVCs and credential Secrets lose their owner, so deleting the Platform leaves them
+ * (the data, and the passwords it was written with) in place for the next install to find.
+ */
+async function keepData(
+  context: PlatformContext,
+  resource: "persistentvolumeclaims" | "secrets",
+): Promise<number> {
+  const path = `/api/v1/namespaces/${context.namespace}/${resource}`;
   const list = await context.call(() =>
-    context.rest.request<{ items: KubeObject[] }>(
-      "GET",
-      `/api/v1/namespaces/${context.namespace}/persistentvolumeclaims`,
-      {
-        query: { labelSelector: "app.kubernetes.io/part-of=slipway" },
-      },
-    ),
+    context.rest.request<{ items: KubeObject[] }>("GET", path, {
+      query: { labelSelector: "app.kubernetes.io/part-of=slipway" },
+    }),
   );
-  for (const claim of list.items) {
+  const owned = list.items.filter((item) => item.metadata?.ownerReferences?.length);
+  for (const item of owned) {
     await context.call(() =>
-      context.rest.request(
-        "PATCH",
-        `/api/v1/namespaces/${context.namespace}/persistentvolumeclaims/${claim.metadata?.name}`,
-        {
-          body: { metadata: { ownerReferences: null } },
-          contentType: "application/merge-patch+json",
-        },
-      ),
+      context.rest.request("PATCH", `${path}/${item.metadata?.name}`, {
+        body: { metadata: { ownerReferences: null } },
+        contentType: "application/merge-patch+json",
+      }),
     );
   }
-  return list.items.length;
+  return owned.length;
 }
 
 async function uninstall(flags: UninstallFlags): Promise<void> {
@@ -99,7 +99,11 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
 
   const platform = platformCrdExists && namespaceExists ? await context.readPlatform() : undefined;
   if (platform) {
-    if (flags.keepData) context.say(`kept ${await keepClaims(context)} volume claim(s) and their data`);
+    if (flags.keepData) {
+      const claims = await keepData(context, "persistentvolumeclaims");
+      const secrets = await keepData(context, "secrets");
+      context.say(`kept ${claims} volume claim(s) and their data, ${secrets} credential Secret(s)`);
+    }
     context.say(`removing platform ${platform.metadata.name} (components in reverse dependency order)`);
     const object = {
       apiVersion: PlatformKind.apiVersion,

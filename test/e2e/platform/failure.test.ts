@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { ownVersion } from "../../../src/platform/catalog.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { cli, listComponents, listObjects, readPlatform, startOperator } from "./support.ts";
 
@@ -76,7 +77,7 @@ describe("platform failures", () => {
         120_000,
       );
       expect(degraded.status?.message).toMatch(/^web: pod slipway-web-[\w-]+: CrashLoopBackOff/);
-      expect(degraded.status?.version).toBe("0.1.0");
+      expect(degraded.status?.version).toBe(ownVersion);
       const status = await cli(namespace, "status");
       expect(status.code).toBe(0);
       expect(status.stdout).toMatch(/phase: +Degraded — web: pod/);
@@ -93,7 +94,7 @@ describe("platform failures", () => {
       );
       expect(uninstall.stderr).toBe("");
       expect(uninstall.code).toBe(0);
-      expect(uninstall.stdout).toContain("kept 4 volume claim(s)");
+      expect(uninstall.stdout).toContain("kept 4 volume claim(s) and their data, 3 credential Secret(s)");
       expect(await listComponents(namespace)).toEqual([]);
       const claims = await listObjects(namespace, "v1", "PersistentVolumeClaim");
       expect(claims).toHaveLength(4);

@@ -11,7 +11,7 @@ import { renderComponents } from "../../../src/platform/render.ts";
 const release = findRelease("0.1.0");
 if (!release) throw new Error("release 0.1.0 missing");
 
-const resources = renderComponents("lab", {}, release).map(
+const resources = renderComponents("lab", "ns", {}, release).map(
   (c): ComponentResource => ({
     apiVersion: "platform.slipway.dev/v1alpha1",
     kind: "Component",
@@ -21,15 +21,17 @@ const resources = renderComponents("lab", {}, release).map(
 );
 
 describe("the api-server's identity (TokenReview as its own ServiceAccount)", () => {
-  it("only the api-server's pods run as their own ServiceAccount, which its Component owns", () => {
+  it("only the api-server's and the workflow engine's pods run as their own ServiceAccount, which its Component owns", () => {
     for (const component of resources) {
       const pod = renderWorkload(component).spec?.template.spec;
       const account = renderServiceAccount(component);
-      if (component.spec.component === "api-server") {
-        expect(pod?.serviceAccountName).toBe(apiServerServiceAccount("lab"));
-        expect(account?.metadata).toMatchObject({ name: "lab-api-server", namespace: "ns" });
+      const name = component.spec.component;
+      if (name === "api-server" || name === "workflow-engine") {
+        if (name === "api-server") expect(pod?.serviceAccountName).toBe(apiServerServiceAccount("lab"));
+        expect(pod?.serviceAccountName).toBe(`lab-${name}`);
+        expect(account?.metadata).toMatchObject({ name: `lab-${name}`, namespace: "ns" });
         expect(account?.metadata?.ownerReferences?.[0]).toMatchObject({
-          uid: "u-api-server",
+          uid: `u-${name}`,
           controller: true,
         });
       } else {

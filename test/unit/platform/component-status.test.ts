@@ -142,6 +142,26 @@ describe("componentVerdict", () => {
     );
   });
 
+  it("a crash loop's message ends with what the container last said, its URL passwords masked", () => {
+    const said: V1Pod = structuredClone(crashLooping);
+    const status = said.status?.containerStatuses?.[0];
+    if (status)
+      status.lastState = {
+        terminated: {
+          exitCode: 1,
+          reason: "Error",
+          message:
+            "starting\nTraceback (most recent call last):\n  ...\nsqlalchemy.exc.ArgumentError: bad URL postgresql://slipway:s3cret@db:5432/x\n",
+        },
+      };
+    const verdict = componentVerdict(observation({ workload: stalled, pods: [said] }));
+    expect(verdict.message).toBe(
+      "pod mlflow-1: CrashLoopBackOff (restarted 4 times): back-off 40s restarting; last exit code 1: " +
+        "Traceback (most recent call last): | ... | sqlalchemy.exc.ArgumentError: bad URL postgresql://slipway:***@db:5432/x",
+    );
+    expect(verdict.message).not.toContain("s3cret");
+  });
+
   it("judges only the pods of the current template, not old ones the rollout replaces", () => {
     const old = {
       ...crashLooping,

@@ -10,7 +10,7 @@ import {
 } from "../../../src/platform/platform-plan.ts";
 import { type DesiredComponent, renderComponents } from "../../../src/platform/render.ts";
 
-type Spec = Parameters<typeof renderComponents>[1];
+type Spec = Parameters<typeof renderComponents>[2];
 const baseSpec: Spec = {
   stopped: false,
   ingress: { enabled: true },
@@ -23,7 +23,7 @@ const baseSpec: Spec = {
 function desired(version: string, spec: Partial<Spec> = {}): DesiredComponent[] {
   const release = findRelease(version);
   if (!release) throw new Error(version);
-  return renderComponents("slipway", { ...baseSpec, ...spec }, release);
+  return renderComponents("slipway", "slipway", { ...baseSpec, ...spec }, release);
 }
 
 /** A Component whose controller has finished rolling out `d` into `phase`. */
@@ -250,6 +250,24 @@ describe("planPlatform", () => {
     mlflow.status = { phase: "Failed", observedGeneration: 1, message: "old failure" };
     const plan = planPlatform(observe({ desired: target, observed, previousPhase: "Failed" }));
     expect(plan.phase).toBe("Installing");
+  });
+
+  it("does not count the failure of a spec the plan is replacing (a fix being applied is not Failed)", () => {
+    const broken = desired("0.1.0", { components: { mlflow: { podAnnotations: { outcome: "crashloop" } } } });
+    const fixed = desired("0.1.0");
+    const observed = broken.map((d) =>
+      d.name === "mlflow"
+        ? {
+            ...settledAs(d, "Failed"),
+            status: { phase: "Failed" as const, observedGeneration: 1, message: "boom" },
+          }
+        : settledAs(d, "Ready"),
+    );
+    const plan = planPlatform(
+      observe({ desired: fixed, observed, previousPhase: "Failed", specChanged: true }),
+    );
+    expect(plan.apply.flat().map((d) => d.name)).toEqual(["mlflow"]);
+    expect(plan.phase).not.toBe("Failed");
   });
 
   it("is Degraded when a component of a running platform fails or becomes unready on its own", () => {

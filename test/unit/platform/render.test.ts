@@ -21,7 +21,7 @@ const asResource = (spec: ReturnType<typeof renderComponents>[number]): Componen
 
 describe("rendering", () => {
   it("renders default sizes, ReadWriteOnce and no class (the cluster's default) for a single node", () => {
-    const components = renderComponents("slipway", {}, release);
+    const components = renderComponents("slipway", "ns", {}, release);
     const store = components.find((c) => c.name === "object-store");
     expect(store?.spec.volumes).toEqual([
       { name: "artifacts", mountPath: "/data", size: "50Gi", accessMode: "ReadWriteOnce" },
@@ -38,6 +38,7 @@ describe("rendering", () => {
   it("renders ReadWriteMany, the named class and grown sizes for multiple nodes", () => {
     const components = renderComponents(
       "slipway",
+      "ns",
       { singleNode: false, storage: { storageClassName: "nfs", registrySize: "40Gi" } },
       release,
     );
@@ -51,6 +52,7 @@ describe("rendering", () => {
   it("applies overrides: image, replicas, env (overrides win), pod annotations; log level in every component", () => {
     const [web] = renderComponents(
       "slipway",
+      "ns",
       {
         logLevel: "DEBUG",
         components: {
@@ -71,7 +73,7 @@ describe("rendering", () => {
   });
 
   it("renders the workload with the generation it came from, 0 replicas when stopped, and the Ingress path", () => {
-    const components = renderComponents("slipway", { stopped: true, host: "ml.example.com" }, release);
+    const components = renderComponents("slipway", "ns", { stopped: true, host: "ml.example.com" }, release);
     const api = asResource(components.find((c) => c.name === "api-server") as never);
     const workload = renderWorkload(api);
     expect(workload.kind).toBe("Deployment");
@@ -86,7 +88,7 @@ describe("rendering", () => {
 });
 
 describe("workloadDrifted", () => {
-  const rendered = renderWorkload(asResource(renderComponents("slipway", {}, release)[3] as never));
+  const rendered = renderWorkload(asResource(renderComponents("slipway", "ns", {}, release)[3] as never));
   const live = (edit: (w: typeof rendered) => void) => {
     const copy = structuredClone(rendered);
     // what the API server adds is not drift

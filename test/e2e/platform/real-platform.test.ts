@@ -1,0 +1,256 @@
+/**
+ * The platform for real on the real node (issue 14, "Done means" 1 and 4): `slipway install` →
+ * Running where Running means real processes passed real probes; every service checked from a pod
+ * on the node (the host may not route to ClusterIPs) with the generated credentials, which never
+ * leave the cluster: postgres logins, an MLflow experiment stored in postgres and an artifact in the
+ * object store, the registry refusing anonymous pushes, the api-server and the UI through their
+ * Services. Then a component broken for real with `slipway patch --set`, and fixed. Skipped, with the
+ * reason in the name, without the real node or without release 0.2.0's images on it.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { componentNames } from "../../../src/apis/platform/schemas.ts";
+import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { localImageReferences } from "../../../src/dev/real-node/images.ts";
+import { realNodePlacement, realNodeStorageClass } from "../../../src/dev/real-node/objects.ts";
+import { findRelease } from "../../../src/platform/catalog.ts";
+import { credentialSecrets } from "../../../src/platform/credentials.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
+import { cli, type OperatorProcess, readPlatform, startOperator, suiteNamespace } from "./support.ts";
+
+const run = promisify(execFile);
+const release = findRelease("0.2.0");
+const localImages = new Set(Object.values(localImageReferences()));
+const missingImages = release ? Object.values(release.images).filter((image) => !localImages.has(image)) : [];
+const skipped =
+  inject("realNodeSkipped") ||
+  (missingImages.length ? `no local image ${missingImages.join(", ")} on the real node` : "");
+
+const core = () => adminConfig().makeApiClient(CoreV1Api);
+const kubectl = (...args: string[]) =>
+  run(binaryPaths().kubectl, ["--kubeconfig", inject("kubeconfig"), ...args], { timeout: 60_000 });
+
+/** `--set` flags placing every component on the real node, with claims of its 1Gi volumes. */
+function realNodeFlags(): string[] {
+  const placement = realNodePlacement();
+  const sets = componentNames.flatMap((name) => [
+    "--set",
+    `components.${name}.nodeSelector=${JSON.stringify(placement.nodeSelector)}`,
+    "--set",
+    `components.${name}.tolerations=${JSON.stringify(placement.tolerations)}`,
+  ]);
+  return [
+    ...sets,
+    "--storage-class",
+    realNodeStorageClass,
+    "--artifacts-size",
+    "1Gi",
+    "--registry-size",
+    "1Gi",
+    "--builder-cache-size",
+    "1Gi",
+    "--set",
+    "storage.databaseSize=1Gi",
+  ];
+}
+
+/** The checks, run in the mlflow image (python with psycopg2 and boto3): one JSON line of results. */
+const checks = String.raw`
+import base64, hashlib, json, os, urllib.request, urllib.error, boto3, psycopg2
+ns, out = os.environ["NS"], {}
+def svc(name): return "slipway-" + name + "." + ns + ".svc"
+def http(method, url, body=None, headers={}):
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response: return response.status, response.read().decode(errors="replace")
+    except urllib.error.HTTPError as error: return error.code, error.read().decode(errors="replace")
+def login(password):
+    try:
+        psycopg2.connect(host=svc("postgres"), dbname="slipway", user=os.environ["DB_USER"], password=password, connect_timeout=10).close(); return "ok"
+    except Exception as error: return str(error).strip().splitlines()[0]
+out["login"] = login(os.environ["DB_PASSWORD"])
+out["wrongLogin"] = login("wrong")
+out["noPasswordLogin"] = login("")
+mlflow = "http://" + svc("mlflow") + ":5000"
+status, text = http("POST", mlflow + "/api/2.0/mlflow/experiments/create", json.dumps({"name": "e2e"}).encode(), {"Content-Type": "application/json"})
+out["experiment"] = [status, text[:300]]
+experiment = json.loads(text).get("experiment_id") if status == 200 else None
+db = psycopg2.connect(host=svc("postgres"), dbname="slipway", user=os.environ["DB_USER"], password=os.environ["DB_PASSWORD"])
+cursor = db.cursor(); cursor.execute("SELECT name FROM experiments WHERE experiment_id = %s", (experiment,))
+out["experimentInPostgres"] = [row[0] for row in cursor.fetchall()]
+status, text = http("PUT", mlflow + "/api/2.0/mlflow-artifacts/artifacts/e2e/model.txt", b"weights")
+out["artifactUpload"] = status
+s3 = boto3.client("s3", endpoint_url="http://" + svc("object-store") + ":9000")
+out["objects"] = [o["Key"] for o in s3.list_objects_v2(Bucket="slipway", Prefix="mlflow/").get("Contents", [])]
+registry = "http://" + svc("registry") + ":5000"
+basic = "Basic " + base64.b64encode(("slipway:" + os.environ["REGISTRY_PASSWORD"]).encode()).decode()
+out["anonymousPush"] = http("POST", registry + "/v2/e2e/blobs/uploads/")[0]
+status, _ = http("POST", registry + "/v2/e2e/blobs/uploads/", headers={"Authorization": basic})
+out["authenticatedPushStart"] = status
+blob = b"{}"
+digest = "sha256:" + hashlib.sha256(blob).hexdigest()
+request = urllib.request.Request(registry + "/v2/e2e/blobs/uploads/", method="POST", headers={"Authorization": basic})
+with urllib.request.urlopen(request, timeout=30) as response: location = response.headers["Location"]
+location = (location if location.startswith("http") else registry + location) + ("&" if "?" in location else "?") + "digest=" + digest
+out["authenticatedPush"] = http("PUT", location, blob, {"Authorization": basic, "Content-Type": "application/octet-stream"})[0]
+api = "http://" + svc("api-server") + ":8080/api/v1/platform"
+out["apiAnonymous"] = http("GET", api)[0]
+status, text = http("GET", api, headers={"Authorization": "Bearer " + os.environ["TOKEN"]})
+out["api"] = [status, json.loads(text).get("phase") if status == 200 else text[:200]]
+status, text = http("GET", "http://" + svc("web") + ":8080/")
+out["ui"] = [status, "<html" in text.lower(), "/api/" in text]
+print("RESULT " + json.dumps(out))
+`;
+
+/** A ServiceAccount allowed to read Platforms, and a token of it (the test's own, not the platform's). */
+async function readerToken(namespace: string): Promise<string> {
+  const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+  await core().createNamespacedServiceAccount({ namespace, body: { metadata: { name: "reader" } } });
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: "reader" },
+      rules: [
+        { apiGroups: ["platform.slipway.dev"], resources: ["platforms"], verbs: ["get", "list", "watch"] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: "reader" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" },
+      subjects: [{ kind: "ServiceAccount", name: "reader", namespace }],
+    },
+  });
+  const request = await core().createNamespacedServiceAccountToken({
+    namespace,
+    name: "reader",
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  return request.status?.token ?? "";
+}
+
+const secretEnv = (name: string, secret: string, key: string) => ({
+  name,
+  valueFrom: { secretKeyRef: { name: secret, key } },
+});
+
+async function runChecks(namespace: string, token: string): Promise<Record<string, unknown>> {
+  const secrets = credentialSecrets("slipway");
+  await core().createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name: "checks" },
+      spec: {
+        ...realNodePlacement(),
+        restartPolicy: "Never",
+        containers: [
+          {
+            name: "checks",
+            image: release?.images.mlflow ?? "",
+            imagePullPolicy: "IfNotPresent",
+            command: ["python3", "-c", checks],
+            env: [
+              { name: "NS", value: namespace },
+              { name: "TOKEN", value: token },
+              secretEnv("DB_USER", secrets.database, "username"),
+              secretEnv("DB_PASSWORD", secrets.database, "password"),
+              secretEnv("REGISTRY_PASSWORD", secrets.registry, "password"),
+              secretEnv("AWS_ACCESS_KEY_ID", secrets.objectStore, "AWS_ACCESS_KEY_ID"),
+              secretEnv("AWS_SECRET_ACCESS_KEY", secrets.objectStore, "AWS_SECRET_ACCESS_KEY"),
+              { name: "AWS_DEFAULT_REGION", value: "us-east-1" },
+            ],
+          },
+        ],
+      },
+    },
+  });
+  await eventually(
+    "the checks pod finished",
+    () => core().readNamespacedPod({ namespace, name: "checks" }),
+    (pod) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed",
+    240_000,
+  );
+  const { stdout } = await kubectl("logs", "-n", namespace, "checks");
+  const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+  if (!line) throw new Error(`the checks printed no result:\n${stdout}`);
+  return JSON.parse(line.slice("RESULT ".length));
+}
+
+describe
+  .skipIf(skipped !== "")
+  .sequential(`the platform on the real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
+    let namespace: string;
+    let removeNamespace: () => Promise<void>;
+    let operator: OperatorProcess;
+
+    beforeAll(async () => {
+      ({ name: namespace, remove: removeNamespace } = await suiteNamespace("realplat"));
+      operator = startOperator(namespace, { lean: true });
+    });
+
+    afterAll(async () => {
+      await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "5m").catch(() => {});
+      await operator?.kill();
+      await removeNamespace?.();
+    });
+
+    it("installs to Running for real; every service works with the generated credentials and refuses without", {
+      timeout: 1_200_000,
+    }, async () => {
+      const install = await cli(
+        namespace,
+        "install",
+        "--dev",
+        "--version",
+        "0.2.0",
+        ...realNodeFlags(),
+        "--timeout",
+        "15m",
+      );
+      expect(install.stderr, install.stdout).toBe("");
+      expect(install.code).toBe(0);
+      expect((await readPlatform(namespace)).status).toMatchObject({ phase: "Running", ready: "7/7" });
+
+      const results = await runChecks(namespace, await readerToken(namespace));
+      expect(results.login).toBe("ok");
+      expect(results.wrongLogin).toMatch(/password authentication failed/);
+      expect(results.noPasswordLogin).not.toBe("ok");
+      expect((results.experiment as unknown[])[0]).toBe(200);
+      expect(results.experimentInPostgres).toEqual(["e2e"]);
+      expect(results.artifactUpload).toBe(200);
+      expect(results.objects).toContainEqual(expect.stringMatching(/^mlflow\/e2e\/model\.txt$/));
+      expect(results.anonymousPush).toBe(401);
+      expect(results.authenticatedPushStart).toBe(202);
+      expect(results.authenticatedPush).toBe(201);
+      expect(results.apiAnonymous).toBe(401);
+      expect(results.api).toEqual([200, "Running"]);
+      expect(results.ui).toEqual([200, true, false]);
+    });
+
+    it("a component broken for real makes patch exit 1 naming it and its pod's reason; fixing it returns to Running", {
+      timeout: 1_200_000,
+    }, async () => {
+      const broken = await cli(
+        namespace,
+        "patch",
+        "--set",
+        'components.mlflow.env=[{name: MLFLOW_BACKEND_STORE_URI, value: "nosuchscheme://nowhere"}]',
+        "--timeout",
+        "10m",
+      );
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(
+        /platform slipway failed: mlflow: pod slipway-mlflow-[\w-]+: CrashLoopBackOff/,
+      );
+      // the container's own last words (its termination message), not only the kubelet's back-off
+      expect(broken.stderr).toMatch(/nosuchscheme/);
+
+      const fixed = await cli(namespace, "patch", "--set", "components.mlflow.env=[]", "--timeout", "10m");
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect((await readPlatform(namespace)).status?.phase).toBe("Running");
+    });
+  });
