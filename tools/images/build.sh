@@ -171,4 +171,5 @@ prune() {
 pause_image
 coredns_image
 slipway_image
+source "$here/buildah-image.sh" && buildah_image
 [ $built = 0 ] || prune

@@ -1,6 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { defaultBuildahImage } from "../../builds/config.ts";
 import { imageRepository } from "../../bundle/release.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { packageRoot } from "../paths.ts";
@@ -14,6 +15,7 @@ export function localImageReferences() {
     pause: "registry.k8s.io/pause:3.10",
     coredns: `registry.k8s.io/coredns/coredns:${pinnedVersions().coredns}`,
     slipway: `${imageRepository}:${ownVersion}`,
+    buildah: defaultBuildahImage,
   };
 }
 
