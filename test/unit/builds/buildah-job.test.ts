@@ -2,6 +2,7 @@ import type { V1Container, V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { renderBuildahJob } from "../../../src/builds/buildah-job.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { parseImageReference } from "../../../src/builds/naming.ts";
 import { type Combination, renderSample, sampleBuild } from "../../support/builds/samples.ts";
 
 const withCredentials: Combination = { registry: "docker", storage: "s3", credentials: true };
@@ -10,6 +11,18 @@ const storage = ["--root=/var/lib/buildah/storage", "--runroot=/var/lib/buildah/
 
 const render = (combination = withCredentials, build = sampleBuild()) =>
   renderSample(combination, build, "buildah");
+
+/** The buildah Job of the sample build under a configuration of its own, its Job in `namespace`. */
+function renderWith(config: Record<string, unknown>, namespace = "ml"): V1Job {
+  const parsed = parseBuildsConfig({ backend: "buildah", storage: { type: "s3", s3: {} }, ...config });
+  return renderBuildahJob({
+    build: sampleBuild(),
+    image: parseImageReference(`${parsed.registry.url}/fraud-scorer:v1`),
+    artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
+    config: parsed,
+    namespace,
+  });
+}
 
 function containers(job: V1Job): Record<string, V1Container> {
   const pod = job.spec?.template.spec;
@@ -121,22 +134,13 @@ describe("the buildah Job", () => {
   });
 
   it("takes plain HTTP, the image, fetcher images and extra arguments from the configuration", () => {
-    const config = parseBuildsConfig({
-      backend: "buildah",
+    const job = renderWith({
       registry: { url: "10.233.0.1:5000", insecure: true },
-      storage: { type: "s3", s3: {} },
       buildah: {
         image: "example.com/buildah:1",
         fetcherImages: { s3: "example.com/aws:2" },
         extraArgs: ["--layers"],
       },
-    });
-    const job = renderBuildahJob({
-      build: sampleBuild(),
-      image: { registry: "10.233.0.1:5000", repository: "fraud-scorer", tag: "v1" },
-      artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
-      config,
-      namespace: "ml",
     });
     const { build, push, "fetch-artifact": fetch } = containers(job);
     expect(build?.image).toBe("example.com/buildah:1");
@@ -150,18 +154,7 @@ describe("the buildah Job", () => {
   it("in a build namespace reads secret build arguments from the copy next to the Job", () => {
     const job = renderSample(withCredentials, sampleBuild(), "buildah");
     const name = job.metadata?.name ?? "";
-    const config = parseBuildsConfig({
-      backend: "buildah",
-      registry: { url: "registry.example.com/ml" },
-      storage: { type: "s3", s3: {} },
-    });
-    const elsewhere = renderBuildahJob({
-      build: sampleBuild(),
-      image: { registry: "registry.example.com", repository: "ml/fraud-scorer", tag: "v1" },
-      artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
-      config,
-      namespace: "ml-builds",
-    });
+    const elsewhere = renderWith({ registry: { url: "registry.example.com/ml" } }, "ml-builds");
     expect(containers(elsewhere).build?.env).toContainEqual({
       name: "PIP_TOKEN",
       valueFrom: { secretKeyRef: { name: `${name}-args`, key: "PIP_TOKEN" } },
