@@ -43,7 +43,7 @@ buildah_image() {
   python=$(readlink -f /usr/bin/python3)
   # shellcheck disable=SC2086
   hash=$( (cat "$here/buildah-image.sh"
-    dpkg-query -W buildah uidmap libcap2-bin golang-github-containers-common ca-certificates libc6 python3 \
+    dpkg-query -W buildah uidmap libcap2-bin golang-github-containers-common ca-certificates libc6 libssl3 openssl python3 \
       "$(basename "$python")" $python_packages) | digest)
   archive="$images/buildah-$hash.tar"
   if [ ! -f "$archive" ]; then
@@ -61,6 +61,9 @@ buildah_image() {
     cp /etc/containers/policy.json /etc/containers/registries.conf "$dir/etc/containers/"
     cp /usr/share/containers/containers.conf "$dir/usr/share/containers/"
     cp -L /etc/ssl/certs/ca-certificates.crt "$dir/etc/ssl/certs/"
+    # OpenSSL's configuration and provider modules: awscrt's TLS (s2n) loads providers at start
+    cp /etc/ssl/openssl.cnf "$dir/etc/ssl/"
+    buildah_copy_with_libs "$dir" /usr/lib/x86_64-linux-gnu/ossl-modules/*.so
     chmod 1777 "$dir/tmp" "$dir/var/tmp"
     # the Python standard library (no tests, no GUI) and its extension modules' libraries
     (cd / && tar -cf - --exclude='*/test' --exclude='*/tests' --exclude='*/idlelib' --exclude='*/tkinter' \
