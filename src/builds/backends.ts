@@ -1,6 +1,6 @@
 /**
- * Where a build runs: a Kaniko Job on the cluster, or buildah on the operator's machine. Both are
- * keyed by image reference, so concurrent builds of one reference share one run.
+ * Where a build runs: a Job on the cluster (Kaniko's or buildah's), or buildah on the operator's
+ * machine. All are keyed by image reference, so concurrent builds of one reference share one run.
  */
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
@@ -8,11 +8,13 @@ import { ownerReference } from "../kube/owners.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
 import type { BlobUri } from "./blob-uri.ts";
+import { type BuildJobInput, labels, timeoutSeconds } from "./build-job.ts";
 import { buildArgsSecretName, isCrossNamespace } from "./build-namespace.ts";
+import { renderBuildahJob } from "./buildah-job.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { RunObservation } from "./decide.ts";
 import { observeJob } from "./job-observation.ts";
-import { labels, renderKanikoJob, timeoutSeconds } from "./kaniko-job.ts";
+import { renderKanikoJob } from "./kaniko-job.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 import { types } from "./resource-types.ts";
@@ -28,7 +30,7 @@ export interface RunTarget {
 }
 
 export interface BuildBackend {
-  readonly name: "kaniko" | "local";
+  readonly name: "kaniko" | "buildah" | "local";
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
   observe(target: RunTarget, context: ReconcileContext): Promise<{ run: RunObservation; pending: boolean }>;
   running(context: ReconcileContext): number;
@@ -109,14 +111,26 @@ function secretArgsCopy(
   };
 }
 
-export class KanikoBackend implements BuildBackend {
-  readonly name = "kaniko";
+/** The builder's Job of one image reference (Kaniko's, buildah's): what differs between the Job backends. */
+export type JobRenderer = (input: BuildJobInput) => V1Job;
+
+export const jobRenderers: Record<"kaniko" | "buildah", JobRenderer> = {
+  kaniko: renderKanikoJob,
+  buildah: renderBuildahJob,
+};
+
+/** A build Job per image reference on the cluster; `name` says whose Job (jobRenderers). */
+export class JobBackend implements BuildBackend {
+  readonly name: "kaniko" | "buildah";
   readonly #config: BuildsConfig;
   readonly #secrets: SecretReader;
+  readonly #render: JobRenderer;
 
-  constructor(config: BuildsConfig, secrets: SecretReader) {
+  constructor(name: "kaniko" | "buildah", config: BuildsConfig, secrets: SecretReader) {
+    this.name = name;
     this.#config = config;
     this.#secrets = secrets;
+    this.#render = jobRenderers[name];
   }
 
   /**
@@ -168,7 +182,7 @@ export class KanikoBackend implements BuildBackend {
     secretArgs: Record<string, string>,
   ): Promise<void> {
     if (run.state !== "absent") return;
-    const job = renderKanikoJob({
+    const job = this.#render({
       build: target.build,
       image: target.image,
       artifact: target.artifact,

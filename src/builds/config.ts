@@ -97,9 +97,35 @@ export const KanikoConfig = Type.Object(
   { default: {} },
 );
 
+/** Slipway's buildah image (tools/images/buildah-image.sh): Debian's buildah 1.28 set up for rootless builds, and awscli. */
+export const defaultBuildahImage = "ghcr.io/slipway-dev/buildah:1.28.2";
+
+/** The buildah Job; the rest of its pod (resources, placement, service account, TTL) is under `kaniko`. */
+export const BuildahConfig = Type.Object(
+  {
+    image: Type.String({ minLength: 1, default: defaultBuildahImage }),
+    /** Images of the init container that fills the workspace; Slipway's buildah image carries `aws`. */
+    fetcherImages: Type.Object(
+      {
+        s3: Type.String({ minLength: 1, default: defaultBuildahImage }),
+        gcs: Type.String({ minLength: 1, default: "gcr.io/google.com/cloudsdktool/google-cloud-cli:slim" }),
+      },
+      { default: {} },
+    ),
+    /** Appended to `buildah bud`. */
+    extraArgs: Type.Array(Type.String(), { default: [] }),
+  },
+  { default: {} },
+);
+
 export const BuildsConfig = Type.Object({
-  /** kaniko: a Job per image on the cluster; local: buildah on the operator's machine (the default of `slipway dev`). */
-  backend: Type.Union([Type.Literal("kaniko"), Type.Literal("local")], { default: "kaniko" }),
+  /**
+   * kaniko: a Kaniko Job per image on the cluster; buildah: a buildah Job per image (rootless, no
+   * privileges); local: buildah on the operator's machine (the default of `slipway dev`).
+   */
+  backend: Type.Union([Type.Literal("kaniko"), Type.Literal("buildah"), Type.Literal("local")], {
+    default: "kaniko",
+  }),
   registry: RegistryConfig,
   storage: Type.Optional(StorageConfig),
   naming: Type.Object(
@@ -107,6 +133,7 @@ export const BuildsConfig = Type.Object({
     { default: {} },
   ),
   kaniko: KanikoConfig,
+  buildah: BuildahConfig,
   local: Type.Object(
     {
       /** buildah's storage root; default a directory under the system temp dir. */
@@ -138,7 +165,13 @@ export function parseBuildsConfig(input: unknown): BuildsConfig {
     const field = first.path ? first.path.slice(1).replaceAll("/", ".") : "(root)";
     throw new ConfigError(`builds configuration: ${field}: ${first.message}`);
   }
-  return withDefaults as BuildsConfig;
+  const config = withDefaults as BuildsConfig;
+  // buildah pushes with a docker config; a Google service-account key is Kaniko's (its credential helper)
+  if (config.backend === "buildah" && config.registry.type === "google")
+    throw new ConfigError(
+      "builds configuration: registry.type: google is not supported by backend buildah (it pushes with a docker config Secret: use type docker, or backend kaniko)",
+    );
+  return config;
 }
 
 /**

@@ -51,7 +51,7 @@ async function guardCrossNamespaceRun(
 ): Promise<void> {
   if (!decision.startRun || !("observed" in gathered)) return;
   const { wiring, target } = gathered;
-  if (wiring.backend.name === "kaniko" && isCrossNamespace(target.build, target.namespace))
+  if (wiring.backend.name !== "local" && isCrossNamespace(target.build, target.namespace))
     await context.client.addFinalizer(types.imageBuild, keyOf(target.build), jobCleanupFinalizer);
 }
 

@@ -8,10 +8,10 @@ import { shortHash } from "../kube/canonical.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
+import { buildResources, timeoutSeconds } from "./build-job.ts";
 import { jobNamespace } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
-import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
 import {
   buildJobName,
   formatImageReference,

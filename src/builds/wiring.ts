@@ -5,7 +5,7 @@
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { BuildAccess } from "./access.ts";
-import { type BuildBackend, KanikoBackend, LocalBackend } from "./backends.ts";
+import { type BuildBackend, JobBackend, LocalBackend } from "./backends.ts";
 import { type BuildsConfig, configEnvironmentVariable } from "./config.ts";
 import type { Blocked } from "./decide.ts";
 import { LocalBuilder } from "./local-builder.ts";
@@ -70,8 +70,8 @@ export class Wirings {
 
   #wire(config: BuildsConfig): Wiring {
     const access = new BuildAccess(config, this.#secrets, this.#metrics);
-    if (config.backend === "kaniko")
-      return { config, access, backend: new KanikoBackend(config, this.#secrets) };
+    if (config.backend !== "local")
+      return { config, access, backend: new JobBackend(config.backend, config, this.#secrets) };
     this.#localBuilder ??= new LocalBuilder(config.local.storageRoot);
     return { config, access, backend: new LocalBackend(config, this.#localBuilder, access, this.#secrets) };
   }

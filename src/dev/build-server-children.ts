@@ -84,14 +84,18 @@ function stopper(child: ChildProcess, dir: string) {
   };
 }
 
-/** docker-registry (Docker Registry HTTP API v2) over plain HTTP, with basic auth for `users` (none: anonymous). */
+/**
+ * docker-registry (Docker Registry HTTP API v2) over plain HTTP, with basic auth for `users` (none:
+ * anonymous), on `host` (default loopback; the real node's bridge address for its pods).
+ */
 export async function startRegistry(
   users: Record<string, string> = {},
   token?: { realm: string; service: string; issuer: string; rootcertbundle: string },
+  host = "127.0.0.1",
 ): Promise<RunningServer> {
   const dir = await mkdtemp(join(tmpdir(), "slipway-registry-"));
   const [port] = await freePorts(1);
-  const address = `127.0.0.1:${port}`;
+  const address = `${host}:${port}`;
   const lines = Object.entries(users).map(([user, password]) =>
     execFileSync("htpasswd", ["-nbB", user, password], { encoding: "utf8" }).trim(),
   );
@@ -122,10 +126,10 @@ export interface RunningS3 extends RunningServer {
   secretAccessKey: string;
 }
 
-export async function startMinio(): Promise<RunningS3> {
+export async function startMinio(host = "127.0.0.1"): Promise<RunningS3> {
   const dir = await mkdtemp(join(tmpdir(), "slipway-minio-"));
   const [port, consolePort] = await freePorts(2);
-  const address = `127.0.0.1:${port}`;
+  const address = `${host}:${port}`;
   const accessKeyId = "slipway-test";
   const secretAccessKey = `minio-${Math.random().toString(36).slice(2)}`;
   const child = await start(
@@ -186,12 +190,13 @@ export interface BuildServers {
   stop(): Promise<void>;
 }
 
-/** A registry with basic auth for `users` and a MinIO with `bucket` in it. */
+/** A registry with basic auth for `users` and a MinIO with `bucket` in it, both on `host`. */
 export async function startBuildServers(
   users: Record<string, string>,
   bucket: string,
+  host = "127.0.0.1",
 ): Promise<BuildServers> {
-  const [registry, s3] = await Promise.all([startRegistry(users), startMinio()]);
+  const [registry, s3] = await Promise.all([startRegistry(users, undefined, host), startMinio(host)]);
   await ensureBucket(
     s3.endpoint,
     { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },

@@ -22,9 +22,9 @@ export PATH="$root/node_modules/node/bin:$PATH"
 
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-names=(pause coredns slipway postgres object-store registry mlflow workflow-controller argoexec python)
+names=(pause coredns slipway postgres object-store registry mlflow workflow-controller argoexec python buildah)
 # object-store is minio/, workflow-controller and argoexec are argo/
-for script in pause coredns slipway postgres minio registry python mlflow argo; do
+for script in pause coredns slipway postgres minio registry python mlflow argo buildah; do
   # shellcheck source=/dev/null
   source "$here/$script/image.sh"
 done
@@ -55,4 +55,5 @@ python_image "${ref[python]}"
 mlflow_image "${ref[mlflow]}"
 workflow_controller_image "${ref[workflow-controller]}"
 argoexec_image "${ref[argoexec]}"
+buildah_image
 [ "$built" = 0 ] || prune

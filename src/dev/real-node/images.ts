@@ -1,6 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { defaultBuildahImage } from "../../builds/config.ts";
 import { imageRepository } from "../../bundle/release.ts";
 import { compareVersions, ownVersion, type Release, releases } from "../../platform/catalog.ts";
 import { workflowImages } from "../../platform/workflow-images.ts";
@@ -37,6 +38,7 @@ export function localImageReferences() {
     "workflow-controller": release.images["workflow-engine"],
     argoexec: workflow.executor,
     python: workflow.step,
+    buildah: defaultBuildahImage,
   };
 }
 

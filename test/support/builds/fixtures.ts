@@ -12,13 +12,13 @@ export const bucket = "artifacts";
 
 /**
  * The build servers of a test file, started (and the ImageBuild CRD installed) before its tests and
- * stopped after them; the returned object is filled in once they run.
+ * stopped after them; the returned object is filled in once they run. `host`: where they listen.
  */
-export function useBuildServers(): BuildServers {
+export function useBuildServers(host?: string): BuildServers {
   const servers = {} as BuildServers;
   beforeAll(async () => {
     const [started] = await Promise.all([
-      startBuildServers({ [registryUser.username]: registryUser.password }, bucket),
+      startBuildServers({ [registryUser.username]: registryUser.password }, bucket, host),
       installCrds([ImageBuildKind]),
     ]);
     Object.assign(servers, started);

@@ -1,9 +1,9 @@
 /** Sample ImageBuilds and operator configurations shared by the build tests. */
 import type { V1Job } from "@kubernetes/client-node";
 import type { ImageBuild } from "../../../src/apis/builds/imagebuild.ts";
+import { jobRenderers } from "../../../src/builds/backends.ts";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import { type BuildsConfig, parseBuildsConfig } from "../../../src/builds/config.ts";
-import { renderKanikoJob } from "../../../src/builds/kaniko-job.ts";
 import { parseImageReference } from "../../../src/builds/naming.ts";
 
 export const secretValue = "s3cr3t-token-value";
@@ -34,8 +34,12 @@ export type Combination = {
   credentials: boolean;
 };
 
-export function sampleConfig({ registry, storage, credentials }: Combination): BuildsConfig {
+export function sampleConfig(
+  { registry, storage, credentials }: Combination,
+  backend: "kaniko" | "buildah" = "kaniko",
+): BuildsConfig {
   return parseBuildsConfig({
+    backend,
     registry: {
       type: registry,
       url: registry === "docker" ? "registry.example.com/ml" : "europe-docker.pkg.dev/acme/models",
@@ -60,12 +64,17 @@ export const combinations: Combination[] = (["docker", "google"] as const).flatM
   ),
 );
 
-export function renderSample(combination: Combination, build = sampleBuild()): V1Job {
-  const config = sampleConfig(combination);
+/** The Job of `backend` (default Kaniko's) for a sample build. */
+export function renderSample(
+  combination: Combination,
+  build = sampleBuild(),
+  backend: "kaniko" | "buildah" = "kaniko",
+): V1Job {
+  const config = sampleConfig(combination, backend);
   const artifact =
     combination.storage === "s3" ? "s3://models/fraud/scorer/v1" : "gs://models/fraud/scorer/v1";
   const image = parseImageReference(`${config.registry.url}/fraud-scorer:v1`);
-  return renderKanikoJob({
+  return jobRenderers[backend]({
     build,
     image,
     artifact: parseBlobUri(artifact),

@@ -1,0 +1,221 @@
+/**
+ * What every in-cluster build Job shares, whichever builder runs in it (Kaniko, buildah): its name,
+ * labels and tie to the build, deadline, retries and TTL, the init container that fills the workspace
+ * from the blob store, the storage and registry credentials volumes, secret build arguments from the
+ * environment. A backend adds its own containers. Pure: (build, config) → parts of a Job.
+ */
+import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
+import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { shortHash } from "../kube/canonical.ts";
+import { ownerReference } from "../kube/owners.ts";
+import type { BlobUri } from "./blob-uri.ts";
+import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
+import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
+import { buildJobName, formatImageReference, type ImageReference } from "./naming.ts";
+
+export const labels = {
+  managedBy: "app.kubernetes.io/managed-by",
+  component: "app.kubernetes.io/component",
+  image: "builds.slipway.dev/image-hash",
+} as const;
+export const imageAnnotation = "builds.slipway.dev/image";
+export const safeToEvict = "cluster-autoscaler.kubernetes.io/safe-to-evict";
+
+export const workspace = "/workspace";
+export const registrySecretDir = "/secrets/registry";
+const storageSecretDir = "/secrets/storage";
+
+export interface BuildJobInput {
+  /**
+   * The build that starts the Job: its spec shapes it and it owns it (as controller), so deleting it
+   * deletes the Job; in another namespace (buildNamespace) labels tie the Job to it instead.
+   */
+  build: ImageBuild;
+  image: ImageReference;
+  artifact: BlobUri;
+  config: BuildsConfig;
+  namespace: string;
+}
+
+/** The images of the init container that fills the workspace, per kind of blob store. */
+export interface FetcherImages {
+  s3: string;
+  gcs: string;
+}
+
+/** The resources of the build container: the platform's defaults, overridden per key by the spec. */
+export function buildResources(build: ImageBuild, config: BuildsConfig) {
+  return {
+    requests: { ...config.kaniko.resources.requests, ...build.spec.resources?.requests },
+    limits: { ...config.kaniko.resources.limits, ...build.spec.resources?.limits },
+  };
+}
+
+export function timeoutSeconds(build: ImageBuild, config: BuildsConfig): number {
+  return Math.max(1, durationSeconds(build.spec.timeout ?? config.defaultTimeout));
+}
+
+/** The Dockerfile's path in the workspace. */
+export function dockerfilePath(build: ImageBuild): string {
+  return `${workspace}/${(build.spec.dockerfile ?? "Dockerfile").replace(/^\/+/, "")}`;
+}
+
+/**
+ * Each build argument as the builder's `--build-arg` value: `NAME=value`, or only `NAME` for a
+ * secret one (the builder reads its value from the environment, set from the Secret).
+ */
+export function buildArgValues(build: ImageBuild): string[] {
+  const values = build.spec.baseImage ? [`BASE_IMAGE=${build.spec.baseImage}`] : [];
+  for (const arg of build.spec.buildArgs ?? [])
+    values.push(arg.valueFrom ? arg.name : `${arg.name}=${arg.value ?? ""}`);
+  return values;
+}
+
+/**
+ * The environment of secret build arguments: from the build's own Secrets, or, for a Job in another
+ * namespace, from the copy next to it (one key per argument name).
+ */
+export function secretBuildArgEnv(input: BuildJobInput): V1EnvVar[] {
+  const { build } = input;
+  const copiedTo = isCrossNamespace(build, input.namespace)
+    ? buildArgsSecretName(buildJobName(formatImageReference(input.image)))
+    : undefined;
+  return (build.spec.buildArgs ?? []).flatMap((arg) => {
+    if (!arg.valueFrom) return [];
+    const secretKeyRef = copiedTo ? { name: copiedTo, key: arg.name } : { ...arg.valueFrom.secretKeyRef };
+    return [{ name: arg.name, valueFrom: { secretKeyRef } }];
+  });
+}
+
+/** The init container that copies every object under the artifact prefix into the workspace. */
+export function fetcher(artifact: BlobUri, storage: StorageConfig, images: FetcherImages): V1Container {
+  const prefix = artifact.key.endsWith("/") ? artifact.key : `${artifact.key}/`;
+  const mounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }];
+  const base = {
+    name: "fetch-artifact",
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: mounts,
+  };
+  if (storage.type === "s3") {
+    const s3 = storage.s3;
+    return {
+      ...base,
+      image: images.s3,
+      command: ["aws", "s3", "cp", "--recursive", "--only-show-errors"],
+      args: [
+        ...(s3.endpoint ? ["--endpoint-url", s3.endpoint] : []),
+        `s3://${artifact.bucket}/${prefix}`,
+        workspace,
+      ],
+      env: [{ name: "AWS_REGION", value: s3.region }],
+      ...(s3.credentialsSecret ? { envFrom: [{ secretRef: { name: s3.credentialsSecret } }] } : {}),
+    };
+  }
+  const gcs = storage.gcs;
+  const env: V1EnvVar[] = [];
+  if (gcs.credentialsSecret) {
+    mounts.push({ name: "storage-credentials", mountPath: storageSecretDir, readOnly: true });
+    env.push({ name: "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", value: `${storageSecretDir}/key.json` });
+  }
+  if (gcs.endpoint) {
+    env.push({
+      name: "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE",
+      value: `${gcs.endpoint.replace(/\/+$/, "")}/storage/v1/`,
+    });
+  }
+  return {
+    ...base,
+    image: images.gcs,
+    command: ["gcloud", "storage", "cp", "--recursive"],
+    args: [`gs://${artifact.bucket}/${prefix}*`, `${workspace}/`],
+    ...(env.length ? { env } : {}),
+  };
+}
+
+/**
+ * The volume of the registry credentials Secret, if one is configured: a dockerconfigjson as
+ * `config.json` (docker), a service-account key as `key.json` (google).
+ */
+export function registryCredentialsVolume(config: BuildsConfig): V1Volume | undefined {
+  const secretName = config.registry.credentialsSecret;
+  if (!secretName) return undefined;
+  const item =
+    config.registry.type === "docker"
+      ? { key: ".dockerconfigjson", path: "config.json" }
+      : { key: "key.json", path: "key.json" };
+  return { name: "registry-credentials", secret: { secretName, items: [item] } };
+}
+
+/** The volume of the fetcher's GCS key, if one is configured. */
+export function storageCredentialsVolume(storage: StorageConfig): V1Volume | undefined {
+  if (storage.type !== "gcs" || !storage.gcs.credentialsSecret) return undefined;
+  const secretName = storage.gcs.credentialsSecret;
+  return {
+    name: "storage-credentials",
+    secret: { secretName, items: [{ key: "key.json", path: "key.json" }] },
+  };
+}
+
+export function jobLabels(build: ImageBuild, reference: string): Record<string, string> {
+  return {
+    ...build.spec.labels,
+    [labels.managedBy]: "slipway",
+    [labels.component]: "image-build",
+    [labels.image]: shortHash(reference, 16),
+  };
+}
+
+/** What a backend puts in the build pod: the containers after the artifact fetch, and every volume. */
+export interface BuildPod {
+  /** Run in order after `fetch-artifact`. */
+  initContainers: V1Container[];
+  containers: V1Container[];
+  volumes: V1Volume[];
+}
+
+/**
+ * The Job of one image reference around a backend's containers: named after the reference, owned by
+ * the build (or tied to it by labels in another namespace), deadline = the build's timeout, retries =
+ * its backoffLimit, `fetch-artifact` first.
+ */
+export function renderBuildJob(input: BuildJobInput, fetcherImages: FetcherImages, pod: BuildPod): V1Job {
+  const { build, config, artifact } = input;
+  const storage = config.storage;
+  if (!storage) throw new Error("renderBuildJob: no blob store configured");
+  const reference = formatImageReference(input.image);
+  // an owner reference cannot cross namespaces: a Job in the build namespace is tied by labels
+  const tie = isCrossNamespace(build, input.namespace) ? crossNamespaceTie(build) : undefined;
+  const podLabels = jobLabels(build, reference);
+  const job = config.kaniko;
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: {
+      name: buildJobName(reference),
+      namespace: input.namespace,
+      labels: { ...podLabels, ...tie?.labels },
+      annotations: { [imageAnnotation]: reference, ...tie?.annotations },
+      ...(tie ? {} : { ownerReferences: [ownerReference(build)] }),
+    },
+    spec: {
+      backoffLimit: build.spec.backoffLimit ?? config.defaultBackoffLimit,
+      activeDeadlineSeconds: timeoutSeconds(build, config),
+      ttlSecondsAfterFinished: job.ttlSecondsAfterFinished,
+      template: {
+        metadata: {
+          labels: podLabels,
+          annotations: { ...job.podAnnotations, [safeToEvict]: "false" },
+        },
+        spec: {
+          restartPolicy: "Never",
+          ...(job.serviceAccount ? { serviceAccountName: job.serviceAccount } : {}),
+          ...(job.nodeSelector ? { nodeSelector: job.nodeSelector } : {}),
+          ...(job.tolerations.length ? { tolerations: job.tolerations } : {}),
+          initContainers: [fetcher(artifact, storage, fetcherImages), ...pod.initContainers],
+          containers: pod.containers,
+          volumes: pod.volumes,
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import type { V1Container, V1Job } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import { renderBuildahJob } from "../../../src/builds/buildah-job.ts";
+import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { parseImageReference } from "../../../src/builds/naming.ts";
+import { type Combination, renderSample, sampleBuild } from "../../support/builds/samples.ts";
+
+const withCredentials: Combination = { registry: "docker", storage: "s3", credentials: true };
+const reference = "registry.example.com/ml/fraud-scorer:v1";
+const storage = ["--root=/var/lib/buildah/storage", "--runroot=/var/lib/buildah/run", "--storage-driver=vfs"];
+
+const render = (combination = withCredentials, build = sampleBuild()) =>
+  renderSample(combination, build, "buildah");
+
+/** The buildah Job of the sample build under a configuration of its own, its Job in `namespace`. */
+function renderWith(config: Record<string, unknown>, namespace = "ml"): V1Job {
+  const parsed = parseBuildsConfig({ backend: "buildah", storage: { type: "s3", s3: {} }, ...config });
+  return renderBuildahJob({
+    build: sampleBuild(),
+    image: parseImageReference(`${parsed.registry.url}/fraud-scorer:v1`),
+    artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
+    config: parsed,
+    namespace,
+  });
+}
+
+function containers(job: V1Job): Record<string, V1Container> {
+  const pod = job.spec?.template.spec;
+  const all = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+  return Object.fromEntries(all.map((c) => [c.name, c]));
+}
+
+describe("the buildah Job", () => {
+  for (const combination of [withCredentials, { ...withCredentials, credentials: false }]) {
+    it(`${combination.credentials ? "with" : "without"} credentials: fetch, build, push; every mount names a volume once`, () => {
+      const pod = render(combination).spec?.template.spec;
+      expect(pod?.initContainers?.map((c) => c.name)).toEqual(["fetch-artifact", "build"]);
+      expect(pod?.containers.map((c) => c.name)).toEqual(["push"]);
+      const names = pod?.volumes?.map((v) => v.name) ?? [];
+      expect(new Set(names).size).toBe(names.length);
+      for (const container of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])])
+        for (const mount of container.volumeMounts ?? []) expect(names).toContain(mount.name);
+    });
+  }
+
+  it("runs buildah unprivileged: its non-root user, SETUID and SETGID only, nothing privileged", () => {
+    const { build, push } = containers(render());
+    for (const container of [build, push]) {
+      expect(container?.securityContext).toEqual({
+        runAsUser: 1000,
+        runAsGroup: 1000,
+        runAsNonRoot: true,
+        capabilities: { drop: ["ALL"], add: ["SETUID", "SETGID"] },
+      });
+      expect(container?.env).toContainEqual({ name: "BUILDAH_ISOLATION", value: "chroot" });
+    }
+    expect(JSON.stringify(render())).not.toMatch(/privileged|SYS_ADMIN|hostPath/);
+  });
+
+  it("builds with chroot isolation and vfs storage; a secret build argument is named only, its value from the Secret", () => {
+    const { build } = containers(render());
+    expect(build?.command).toEqual(["buildah"]);
+    expect(build?.args).toEqual([
+      ...storage,
+      "bud",
+      "--isolation=chroot",
+      "--file=/workspace/Dockerfile",
+      `--tag=${reference}`,
+      "--build-arg=MODEL_FORMAT=onnx",
+      "--build-arg=PIP_TOKEN",
+      "--authfile=/secrets/registry/config.json",
+      "/workspace",
+    ]);
+    expect(build?.env).toContainEqual({
+      name: "PIP_TOKEN",
+      valueFrom: { secretKeyRef: { name: "pip", key: "token" } },
+    });
+    expect(build?.resources).toEqual({ requests: { cpu: "1", memory: "2Gi" }, limits: { memory: "8Gi" } });
+  });
+
+  it("pushes with the docker config Secret mounted read-only and writes the digest as its termination message", () => {
+    const job = render();
+    const { build, push } = containers(job);
+    expect(push?.args).toEqual([
+      ...storage,
+      "push",
+      "--digestfile=/dev/termination-log",
+      "--authfile=/secrets/registry/config.json",
+      reference,
+      `docker://${reference}`,
+    ]);
+    expect(push?.terminationMessagePolicy).toBe("FallbackToLogsOnError");
+    expect(job.spec?.template.spec?.volumes).toContainEqual({
+      name: "registry-credentials",
+      secret: { secretName: "registry-creds", items: [{ key: ".dockerconfigjson", path: "config.json" }] },
+    });
+    const credentials = { name: "registry-credentials", mountPath: "/secrets/registry", readOnly: true };
+    expect(push?.volumeMounts).toContainEqual(credentials);
+    expect(build?.volumeMounts).toContainEqual(credentials);
+    expect(push?.volumeMounts).toContainEqual({ name: "buildah-storage", mountPath: "/var/lib/buildah" });
+    expect(build?.volumeMounts).toContainEqual({ name: "buildah-storage", mountPath: "/var/lib/buildah" });
+  });
+
+  it("fetches the artifact with Kaniko's init step, in the buildah image (which carries aws) by default", () => {
+    const { "fetch-artifact": fetch } = containers(render());
+    expect(fetch?.image).toBe("ghcr.io/slipway-dev/buildah:1.28.2");
+    expect([...(fetch?.command ?? []), ...(fetch?.args ?? [])]).toEqual([
+      "aws",
+      "s3",
+      "cp",
+      "--recursive",
+      "--only-show-errors",
+      "--endpoint-url",
+      "http://minio.storage:9000",
+      "s3://models/fraud/scorer/v1/",
+      "/workspace",
+    ]);
+    expect(fetch?.envFrom).toEqual([{ secretRef: { name: "s3-creds" } }]);
+    expect(fetch?.volumeMounts).toEqual([{ name: "workspace", mountPath: "/workspace" }]);
+    const gcs = containers(render({ ...withCredentials, storage: "gcs" }))["fetch-artifact"];
+    expect(gcs?.command?.[0]).toBe("gcloud");
+  });
+
+  it("has the Kaniko Job's name, owner, labels, deadline, retries and TTL for the same build", () => {
+    const build = sampleBuild({ timeout: "1h30m", backoffLimit: 4 });
+    const buildah = render(withCredentials, build);
+    const kaniko = renderSample(withCredentials, build);
+    expect(buildah.metadata).toEqual(kaniko.metadata);
+    expect(buildah.spec?.activeDeadlineSeconds).toBe(5400);
+    expect(buildah.spec?.backoffLimit).toBe(4);
+    expect(buildah.spec?.ttlSecondsAfterFinished).toBe(3600);
+    expect(buildah.spec?.template.metadata).toEqual(kaniko.spec?.template.metadata);
+    expect(buildah.spec?.template.spec?.restartPolicy).toBe("Never");
+  });
+
+  it("takes plain HTTP, the image, fetcher images and extra arguments from the configuration", () => {
+    const job = renderWith({
+      registry: { url: "10.233.0.1:5000", insecure: true },
+      buildah: {
+        image: "example.com/buildah:1",
+        fetcherImages: { s3: "example.com/aws:2" },
+        extraArgs: ["--layers"],
+      },
+    });
+    const { build, push, "fetch-artifact": fetch } = containers(job);
+    expect(build?.image).toBe("example.com/buildah:1");
+    expect(fetch?.image).toBe("example.com/aws:2");
+    expect(build?.args?.slice(-3)).toEqual(["--tls-verify=false", "--layers", "/workspace"]);
+    expect(push?.args).toContain("--tls-verify=false");
+    expect(push?.args?.some((a) => a.startsWith("--authfile"))).toBe(false);
+    expect(job.spec?.template.spec?.volumes?.map((v) => v.name)).toEqual(["workspace", "buildah-storage"]);
+  });
+
+  it("in a build namespace reads secret build arguments from the copy next to the Job", () => {
+    const job = renderSample(withCredentials, sampleBuild(), "buildah");
+    const name = job.metadata?.name ?? "";
+    const elsewhere = renderWith({ registry: { url: "registry.example.com/ml" } }, "ml-builds");
+    expect(containers(elsewhere).build?.env).toContainEqual({
+      name: "PIP_TOKEN",
+      valueFrom: { secretKeyRef: { name: `${name}-args`, key: "PIP_TOKEN" } },
+    });
+    expect(elsewhere.metadata?.ownerReferences).toBeUndefined();
+  });
+
+  it("refuses a Google registry in the configuration, naming the field (buildah pushes with a docker config)", () => {
+    expect(() =>
+      parseBuildsConfig({
+        backend: "buildah",
+        registry: { type: "google", url: "europe-docker.pkg.dev/p/r" },
+      }),
+    ).toThrow(/registry\.type: google is not supported by backend buildah/);
+  });
+});
