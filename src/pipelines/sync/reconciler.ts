@@ -6,7 +6,14 @@
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import { StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
-import type { Backend, BackendObjects, BackendRegistry, Owner, ProviderConfig } from "../backend.ts";
+import type {
+  Backend,
+  BackendObjects,
+  BackendRegistry,
+  Owner,
+  ProviderAt,
+  ProviderConfig,
+} from "../backend.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, types } from "../types.ts";
 import { versionOf } from "../version.ts";
@@ -21,6 +28,13 @@ export function providerConfig(provider: Provider): ProviderConfig {
     spec: provider.spec,
     version: versionOf(provider.spec),
   };
+}
+
+/** The Provider `namespace/name`, with its configuration while it exists in the cache. */
+function providerAt(cache: Cache, provider: string): ProviderAt {
+  const key = providerKey(provider, "");
+  const found = cache.get<Provider>(types.provider, key);
+  return found ? { key, config: providerConfig(found) } : { key };
 }
 
 /**
@@ -124,13 +138,20 @@ async function execute<R extends SyncedResource, D>(
         break;
       case "CallBackend":
         queue.unshift(
-          ...command.next(await call(command.operation, (provider) => objectsAt(target, provider))),
+          ...command.next(
+            await call(
+              command.operation,
+              (provider) => objectsAt(target, provider),
+              (provider) => providerAt(context.cache, provider),
+            ),
+          ),
         );
         break;
       case "PollCompletion": {
         const { provider, id, wanted } = command.poll;
         const backend = backendOf(provider);
-        const completion = backend && (await backend.runs.completion(providerKey(provider, ""), id, wanted));
+        const at = providerAt(context.cache, provider);
+        const completion = backend && (await backend.runs.completion(at, id, wanted));
         queue.unshift(...command.next(completion));
         break;
       }
@@ -160,17 +181,18 @@ function objectsAt<R extends SyncedResource, D>(target: Target<R, D>, provider: 
 async function call<D>(
   operation: BackendOperation<D>,
   objectsAt: (provider: string) => BackendObjects<D>,
+  at: (provider: string) => ProviderAt,
 ): Promise<Outcome> {
   try {
     if (operation.type === "delete") {
-      await objectsAt(operation.provider).delete(providerKey(operation.provider, ""), operation.id);
+      await objectsAt(operation.provider).delete(at(operation.provider), operation.id);
       return { ok: true };
     }
     const { provider, definition } = operation;
     const objects = objectsAt(keyText(provider.key));
     if (operation.type === "move") {
       const { from } = operation;
-      await objectsAt(from.provider).delete(providerKey(from.provider, ""), from.id);
+      await objectsAt(from.provider).delete(at(from.provider), from.id);
       return { ok: true, id: await objects.create(provider, definition) };
     }
     if (operation.type === "create") return { ok: true, id: await objects.create(provider, definition) };
