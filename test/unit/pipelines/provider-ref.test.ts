@@ -57,9 +57,11 @@ describe("provider references", () => {
       reason: "ProviderNotFound",
       message: "spec.provider: Provider ml/argo does not exist",
     });
-    expect(providerProblem("argo", "team", provider("team", { type: "kfp" }))?.reason).toBe(
-      "BackendUnavailable",
-    );
+    expect(
+      problemWith("argo", "team", provider("team", { type: "kfp" }), {
+        argo: backends.argo as BackendRegistry[string],
+      })?.reason,
+    ).toBe("BackendUnavailable");
   });
 
   it("a Provider that is not Ready for its current generation → ProviderNotReady with its Ready message", () => {
