@@ -1,17 +1,16 @@
 /**
- * The kfp backend's full state machine against the test KFP API server (test/support/kfp-server.py):
+ * The kfp backend's full state machine against the test KFP API server (src/dev/kfp-server.py):
  * every request and response body it sees is checked against the official kfp-server-api models,
  * uploaded IR is parsed into kfp's PipelineSpec, and a run's parameters against the version's inputs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../../src/dev/kfp-server.ts";
 import { Api, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { kfpPython, setupScript } from "../../support/kfp-sdk.ts";
-import { type KfpServer, startKfpServer } from "../../support/kfp-server.ts";
 import { type ConfigMapWatch, renderProviders, watchConfigMaps } from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects

@@ -1,10 +1,26 @@
 /**
- * The test KFP API server (test/support/kfp-server.py, in the kfp SDK's venv, where kfp-server-api
- * is installed as a dependency of kfp): started on 127.0.0.1 for one test file, with its controls.
+ * The KFP API server for tests and benchmarks (kfp-server.py next to this file), run by the kfp
+ * SDK's venv (tools/setup/40-kfp-sdk.sh; kfp-server-api is installed there as a dependency of kfp):
+ * started on 127.0.0.1, with its controls.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
-import { packageRoot } from "../../src/dev/paths.ts";
+import { packageRoot } from "./paths.ts";
+
+export const setupScript = "tools/setup/40-kfp-sdk.sh";
+
+/** The pinned version, read from the set-up script (one place says it). */
+export const kfpVersion = /^KFP_VERSION=(\S+)$/m.exec(
+  readFileSync(join(packageRoot, setupScript), "utf8"),
+)?.[1];
+
+/** The venv's python, or undefined when the set-up script has not run. */
+export function kfpPython(): string | undefined {
+  const venv = join(process.env.SLIPWAY_CACHE ?? join(homedir(), ".cache/slipway"), `kfp-sdk-${kfpVersion}`);
+  return existsSync(join(venv, ".installed")) ? join(venv, "bin/python") : undefined;
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: the server's JSON state
 type Any = any;
@@ -42,7 +58,7 @@ export async function startKfpServer(
   python: string,
   options: { token?: string; namespace?: string } = {},
 ): Promise<KfpServer> {
-  const args = [join(packageRoot, "test/support/kfp-server.py")];
+  const args = [join(packageRoot, "src/dev/kfp-server.py")];
   if (options.token) args.push("--token", options.token);
   if (options.namespace) args.push("--namespace", options.namespace);
   const child = spawn(python, args, { stdio: ["ignore", "pipe", "pipe"] });
