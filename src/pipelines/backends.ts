@@ -8,8 +8,10 @@
 import { argoBackend } from "./argo/backend.ts";
 import type { BackendRegistry } from "./backend.ts";
 import { kfpBackend } from "./kfp/backend.ts";
+import { vertexBackend } from "./vertex/backend.ts";
 
 export const backends: BackendRegistry = {
   argo: argoBackend,
   kfp: kfpBackend,
+  vertex: vertexBackend,
 };
