@@ -78,17 +78,12 @@ export function BuildForm({ token, namespace }: { token: string; namespace: stri
           )}
         </Field>
         <BuildArgs rows={args} onChange={setArgs} error={error} />
-        {error && !error.field && (
-          <p className="error" role="alert">
-            {error.message}
+        {error && (
+          <p className="error wide" role="alert">
+            {error.field ? `The server refused the build: ${error.message}` : error.message}
           </p>
         )}
-        {error?.field && (
-          <p className="error" role="alert">
-            The server refused the build: {error.message}
-          </p>
-        )}
-        <div>
+        <div className="wide">
           <button type="submit" disabled={sending}>
             {sending ? "Creating…" : "Create build"}
           </button>

@@ -89,7 +89,7 @@ export function StartRun({ token, namespace, pipeline: initial }: StartRunProps)
             {error.message}
           </p>
         )}
-        <div>
+        <div className="wide">
           <button type="submit" disabled={sending || !chosen}>
             {sending ? "Starting…" : "Start run"}
           </button>
