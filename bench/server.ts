@@ -197,6 +197,39 @@ async function createBuilds(objects: CustomObjectsApi, namespace: string): Promi
   );
 }
 
+/** The read figures: GET /platform and a 200-item ImageBuild list through the server vs plain, as the user. */
+async function timeReads(
+  url: string,
+  admin: KubeConfig,
+  token: string,
+  coordinates: { group: string; version: string; plural: string; namespace: string },
+  objects: CustomObjectsApi,
+) {
+  const { namespace } = coordinates;
+  const user = userKubeConfig(admin, token).makeApiClient(CustomObjectsApi);
+  const get = await readTimes(url, "/platform", token, () =>
+    user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+  );
+  await createBuilds(objects, namespace);
+  const buildCoordinates = {
+    group: ImageBuildKind.group,
+    version: ImageBuildKind.version,
+    plural: ImageBuildKind.plural,
+  };
+  const list = await readTimes(url, `/namespaces/${namespace}/imagebuilds`, token, () =>
+    user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
+  );
+  return {
+    get_seconds: Number(get.seconds.toFixed(3)),
+    get_floor_seconds: Number(get.floorSeconds.toFixed(3)),
+    get_ratio: Number((get.seconds / get.floorSeconds).toFixed(3)),
+    listed_builds: listedBuilds,
+    list_seconds: Number(list.seconds.toFixed(3)),
+    list_floor_seconds: Number(list.floorSeconds.toFixed(3)),
+    list_ratio: Number((list.seconds / list.floorSeconds).toFixed(3)),
+  };
+}
+
 /** Writes the Platform's status `writes` times, each until both followers saw it; their total waits. */
 async function timeWrites(
   objects: CustomObjectsApi,
@@ -248,19 +281,7 @@ export default async function bench() {
     const { serverMs, watchMs } = await timeWrites(objects, coordinates, viaServer, viaWatch);
     watch.abort();
 
-    const user = userKubeConfig(admin, token).makeApiClient(CustomObjectsApi);
-    const get = await readTimes(url, "/platform", token, () =>
-      user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
-    );
-    await createBuilds(objects, namespace);
-    const buildCoordinates = {
-      group: ImageBuildKind.group,
-      version: ImageBuildKind.version,
-      plural: ImageBuildKind.plural,
-    };
-    const list = await readTimes(url, `/namespaces/${namespace}/imagebuilds`, token, () =>
-      user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
-    );
+    const readFigures = await timeReads(url, admin, token, coordinates, objects);
     return {
       seconds: Number((serverMs / 1000).toFixed(3)),
       floor_seconds: Number((watchMs / 1000).toFixed(3)),
@@ -269,13 +290,7 @@ export default async function bench() {
       watch_ms_mean: Number((watchMs / writes).toFixed(2)),
       reads,
       concurrency,
-      get_seconds: Number(get.seconds.toFixed(3)),
-      get_floor_seconds: Number(get.floorSeconds.toFixed(3)),
-      get_ratio: Number((get.seconds / get.floorSeconds).toFixed(3)),
-      listed_builds: listedBuilds,
-      list_seconds: Number(list.seconds.toFixed(3)),
-      list_floor_seconds: Number(list.floorSeconds.toFixed(3)),
-      list_ratio: Number((list.seconds / list.floorSeconds).toFixed(3)),
+      ...readFigures,
     };
   } finally {
     stop.abort();
