@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
+import { type Column, DataTable } from "../../components/DataTable.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { span } from "../../format.ts";
 import { useLiveList } from "../../live/useLiveList.ts";
@@ -9,6 +10,24 @@ import { detailHref } from "../../routes.ts";
 import type { BuildView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
 import { BuildForm } from "./BuildForm.tsx";
+
+const buildColumns = (namespace: string, now: Date): Column<BuildView>[] => [
+  {
+    header: "Name",
+    cell: (build) => <Link href={detailHref("builds", namespace, build.name)}>{build.name}</Link>,
+  },
+  {
+    header: "Image",
+    cell: (build) => build.status?.image ?? `${build.spec.project}/${build.spec.name}:${build.spec.version}`,
+    className: "mono",
+  },
+  { header: "Phase", cell: (build) => <PhaseBadge phase={build.status?.phase ?? "Pending"} /> },
+  {
+    header: "Reused",
+    cell: (build) => (build.status?.reused === undefined ? "—" : build.status.reused ? "yes" : "no"),
+  },
+  { header: "Age", cell: (build) => span(build.createdAt, now) },
+];
 
 export function BuildsList({ token, namespace, onSignOut }: PageProps) {
   const builds = useLiveList<BuildView>(token, watchPath("imagebuilds", namespace), onSignOut);
@@ -27,38 +46,12 @@ export function BuildsList({ token, namespace, onSignOut }: PageProps) {
         <StreamProblem error={builds.items ? undefined : builds.error} what="the builds" />
         {builds.items?.length === 0 && <p className="muted">No image builds in this namespace yet.</p>}
         {builds.items && builds.items.length > 0 && (
-          <div className="table-scroll">
-            <table className="components">
-              <caption className="visually-hidden">Image builds</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Image</th>
-                  <th scope="col">Phase</th>
-                  <th scope="col">Reused</th>
-                  <th scope="col">Age</th>
-                </tr>
-              </thead>
-              <tbody>
-                {builds.items.map((build) => (
-                  <tr key={build.name} data-row={build.name}>
-                    <th scope="row">
-                      <Link href={detailHref("builds", namespace, build.name)}>{build.name}</Link>
-                    </th>
-                    <td className="mono">
-                      {build.status?.image ??
-                        `${build.spec.project}/${build.spec.name}:${build.spec.version}`}
-                    </td>
-                    <td>
-                      <PhaseBadge phase={build.status?.phase ?? "Pending"} />
-                    </td>
-                    <td>{build.status?.reused === undefined ? "—" : build.status.reused ? "yes" : "no"}</td>
-                    <td>{span(build.createdAt, now)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Image builds"
+            columns={buildColumns(namespace, now)}
+            items={builds.items}
+            rowKey={(build) => build.name}
+          />
         )}
       </section>
       {creating && <BuildForm token={token} namespace={namespace} />}

@@ -1,13 +1,14 @@
 import { useCallback, useState } from "react";
 import { api, watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
+import { type Column, DataTable } from "../../components/DataTable.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { time } from "../../format.ts";
 import { StepGraph } from "../../graph/StepGraph.tsx";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { listHref } from "../../routes.ts";
-import type { HistoryView, PipelineView } from "../../views.ts";
+import type { HistoryView, PipelineStep, PipelineView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
 
 export function PipelineDetail({ token, namespace, name, onSignOut }: PageProps & { name: string }) {
@@ -78,34 +79,28 @@ function PipelineSummary({ pipeline }: { pipeline: PipelineView }) {
   );
 }
 
+const stepColumns = (image: string | undefined): Column<PipelineStep>[] => [
+  { header: "Step", cell: (step) => step.name },
+  { header: "Image", cell: (step) => step.image ?? image ?? "—", className: "mono" },
+  {
+    header: "Command",
+    cell: (step) => [...(step.command ?? []), ...(step.args ?? [])].join(" ") || "—",
+    className: "mono",
+  },
+  { header: "Depends on", cell: (step) => step.dependsOn?.join(", ") || "—" },
+];
+
 function Steps({ pipeline }: { pipeline: PipelineView }) {
   return (
     <section className="card" aria-labelledby="steps-heading">
       <h2 id="steps-heading">Steps</h2>
       <StepGraph steps={pipeline.spec.steps} />
-      <div className="table-scroll">
-        <table className="components">
-          <caption className="visually-hidden">Steps</caption>
-          <thead>
-            <tr>
-              <th scope="col">Step</th>
-              <th scope="col">Image</th>
-              <th scope="col">Command</th>
-              <th scope="col">Depends on</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pipeline.spec.steps.map((step) => (
-              <tr key={step.name}>
-                <th scope="row">{step.name}</th>
-                <td className="mono">{step.image ?? pipeline.spec.image ?? "—"}</td>
-                <td className="mono">{[...(step.command ?? []), ...(step.args ?? [])].join(" ") || "—"}</td>
-                <td>{step.dependsOn?.join(", ") || "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Steps"
+        columns={stepColumns(pipeline.spec.image)}
+        items={pipeline.spec.steps}
+        rowKey={(step) => step.name}
+      />
     </section>
   );
 }
@@ -118,23 +113,15 @@ function PipelineParameters({ pipeline }: { pipeline: PipelineView }) {
       {parameters.length === 0 ? (
         <p className="muted">This pipeline takes no parameters.</p>
       ) : (
-        <table className="components">
-          <caption className="visually-hidden">Parameters</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Default</th>
-            </tr>
-          </thead>
-          <tbody>
-            {parameters.map((parameter) => (
-              <tr key={parameter.name}>
-                <th scope="row">{parameter.name}</th>
-                <td className="mono">{parameter.default ?? "(required)"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Parameters"
+          columns={[
+            { header: "Name", cell: (parameter) => parameter.name },
+            { header: "Default", cell: (parameter) => parameter.default ?? "(required)", className: "mono" },
+          ]}
+          items={parameters}
+          rowKey={(parameter) => parameter.name}
+        />
       )}
     </section>
   );

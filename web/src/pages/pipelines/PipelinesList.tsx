@@ -1,11 +1,23 @@
 import { watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
+import { type Column, DataTable } from "../../components/DataTable.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref } from "../../routes.ts";
 import type { PipelineView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
+
+const pipelineColumns = (namespace: string): Column<PipelineView>[] => [
+  {
+    header: "Name",
+    cell: (pipeline) => <Link href={detailHref("pipelines", namespace, pipeline.name)}>{pipeline.name}</Link>,
+  },
+  { header: "Provider", cell: (pipeline) => pipeline.spec.provider },
+  { header: "State", cell: (pipeline) => <PhaseBadge phase={pipeline.status?.state ?? "Pending"} /> },
+  { header: "Version", cell: (pipeline) => pipeline.status?.version ?? "—", className: "mono" },
+  { header: "Steps", cell: (pipeline) => pipeline.spec.steps.length },
+];
 
 export function PipelinesList({ token, namespace, onSignOut }: PageProps) {
   const pipelines = useLiveList<PipelineView>(token, watchPath("pipelines", namespace), onSignOut);
@@ -16,35 +28,12 @@ export function PipelinesList({ token, namespace, onSignOut }: PageProps) {
       <StreamProblem error={pipelines.items ? undefined : pipelines.error} what="the pipelines" />
       {pipelines.items?.length === 0 && <p className="muted">No pipelines in this namespace yet.</p>}
       {pipelines.items && pipelines.items.length > 0 && (
-        <div className="table-scroll">
-          <table className="components">
-            <caption className="visually-hidden">Pipelines</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Provider</th>
-                <th scope="col">State</th>
-                <th scope="col">Version</th>
-                <th scope="col">Steps</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pipelines.items.map((pipeline) => (
-                <tr key={pipeline.name} data-row={pipeline.name}>
-                  <th scope="row">
-                    <Link href={detailHref("pipelines", namespace, pipeline.name)}>{pipeline.name}</Link>
-                  </th>
-                  <td>{pipeline.spec.provider}</td>
-                  <td>
-                    <PhaseBadge phase={pipeline.status?.state ?? "Pending"} />
-                  </td>
-                  <td className="mono">{pipeline.status?.version ?? "—"}</td>
-                  <td>{pipeline.spec.steps.length}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Pipelines"
+          columns={pipelineColumns(namespace)}
+          items={pipelines.items}
+          rowKey={(pipeline) => pipeline.name}
+        />
       )}
     </section>
   );

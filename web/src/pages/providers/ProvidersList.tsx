@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { type ApiError, api, watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
+import { type Column, DataTable } from "../../components/DataTable.tsx";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref, type Section } from "../../routes.ts";
@@ -37,58 +38,53 @@ export function ProvidersList({ token, namespace, onSignOut }: PageProps) {
         </p>
       )}
       {items && items.length > 0 && (
-        <div className="table-scroll">
-          <table className="components">
-            <caption className="visually-hidden">Providers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Ready</th>
-                <th scope="col">Allowed namespaces</th>
-                <th scope="col">Used by</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((provider) => (
-                <ProviderRow key={provider.name} provider={provider} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Providers"
+          columns={providerColumns}
+          items={items}
+          rowKey={(provider) => provider.name}
+        />
       )}
     </section>
   );
 }
 
-function ProviderRow({ provider }: { provider: ProviderView }) {
+function Ready({ provider }: { provider: ProviderView }) {
   const ready = provider.status?.conditions?.find((condition) => condition.type === "Ready");
-  const allowed = provider.spec.allowedNamespaces ?? [];
   return (
-    <tr data-row={provider.name}>
-      <th scope="row">{provider.name}</th>
-      <td>{provider.spec.type}</td>
-      <td>
-        <span className={`badge badge-${ready?.status === "True" ? "good" : ready ? "bad" : "idle"}`}>
-          {ready ? (ready.status === "True" ? "Ready" : "Not ready") : "Unknown"}
-        </span>
-        {ready?.message && <div className="muted">{ready.message}</div>}
-      </td>
-      <td>{allowed.length ? allowed.join(", ") : "only its own"}</td>
-      <td>
-        {provider.usedBy.length === 0 && <span className="muted">nothing</span>}
-        <ul className="plain">
-          {provider.usedBy.map((user) => {
-            const page = pageOfKind[user.kind];
-            const label = `${user.kind} ${user.name}`;
-            return (
-              <li key={label}>
-                {page ? <Link href={detailHref(page, provider.namespace, user.name)}>{label}</Link> : label}
-              </li>
-            );
-          })}
-        </ul>
-      </td>
-    </tr>
+    <>
+      <span className={`badge badge-${ready?.status === "True" ? "good" : ready ? "bad" : "idle"}`}>
+        {ready ? (ready.status === "True" ? "Ready" : "Not ready") : "Unknown"}
+      </span>
+      {ready?.message && <div className="muted">{ready.message}</div>}
+    </>
   );
 }
+
+function UsedBy({ provider }: { provider: ProviderView }) {
+  if (provider.usedBy.length === 0) return <span className="muted">nothing</span>;
+  return (
+    <ul className="plain">
+      {provider.usedBy.map((user) => {
+        const page = pageOfKind[user.kind];
+        const label = `${user.kind} ${user.name}`;
+        return (
+          <li key={label}>
+            {page ? <Link href={detailHref(page, provider.namespace, user.name)}>{label}</Link> : label}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+const providerColumns: Column<ProviderView>[] = [
+  { header: "Name", cell: (provider) => provider.name },
+  { header: "Type", cell: (provider) => provider.spec.type },
+  { header: "Ready", cell: (provider) => <Ready provider={provider} /> },
+  {
+    header: "Allowed namespaces",
+    cell: (provider) => provider.spec.allowedNamespaces?.join(", ") || "only its own",
+  },
+  { header: "Used by", cell: (provider) => <UsedBy provider={provider} /> },
+];

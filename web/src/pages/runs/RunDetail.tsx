@@ -1,5 +1,6 @@
 import { watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
+import { DataTable } from "../../components/DataTable.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { time } from "../../format.ts";
 import { useLiveList } from "../../live/useLiveList.ts";
@@ -83,23 +84,19 @@ function RunParameters({ run }: { run: RunView }) {
       {parameters.length === 0 ? (
         <p className="muted">None given: the pipeline's defaults apply.</p>
       ) : (
-        <table className="components">
-          <caption className="visually-hidden">Parameters</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {parameters.map((parameter) => (
-              <tr key={parameter.name}>
-                <th scope="row">{parameter.name}</th>
-                <td className="mono">{parameter.value ?? "(from a run configuration's artifact)"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Parameters"
+          columns={[
+            { header: "Name", cell: (parameter) => parameter.name },
+            {
+              header: "Value",
+              cell: (parameter) => parameter.value ?? "(from a run configuration's artifact)",
+              className: "mono",
+            },
+          ]}
+          items={parameters}
+          rowKey={(parameter) => parameter.name}
+        />
       )}
     </section>
   );
@@ -137,25 +134,20 @@ function RunArtifacts({ run }: { run: RunView }) {
       {declared.length === 0 && located.size === 0 ? (
         <p className="muted">This run records no output artifacts.</p>
       ) : (
-        <table className="components">
-          <caption className="visually-hidden">Output artifacts</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Step output</th>
-              <th scope="col">Location</th>
-            </tr>
-          </thead>
-          <tbody>
-            {declared.map((artifact) => (
-              <tr key={artifact.name}>
-                <th scope="row">{artifact.name}</th>
-                <td className="mono">{artifact.path}</td>
-                <td className="mono">{located.get(artifact.name) ?? "not yet recorded"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption="Output artifacts"
+          columns={[
+            { header: "Name", cell: (artifact) => artifact.name },
+            { header: "Step output", cell: (artifact) => artifact.path, className: "mono" },
+            {
+              header: "Location",
+              cell: (artifact) => located.get(artifact.name) ?? "not yet recorded",
+              className: "mono",
+            },
+          ]}
+          items={declared}
+          rowKey={(artifact) => artifact.name}
+        />
       )}
     </section>
   );

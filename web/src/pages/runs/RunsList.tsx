@@ -1,5 +1,6 @@
 import { watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
+import { type Column, DataTable } from "../../components/DataTable.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
@@ -8,6 +9,15 @@ import type { RunView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
 import { runDuration, runState } from "./runState.ts";
 import { StartRun } from "./StartRun.tsx";
+
+const runColumns = (namespace: string, now: Date): Column<RunView>[] => [
+  { header: "Name", cell: (run) => <Link href={detailHref("runs", namespace, run.name)}>{run.name}</Link> },
+  { header: "Pipeline", cell: (run) => run.spec.pipeline, className: "mono" },
+  { header: "Provider", cell: (run) => run.spec.provider },
+  { header: "State", cell: (run) => <PhaseBadge phase={runState(run)} /> },
+  { header: "Completion", cell: (run) => run.status?.completionState ?? "—" },
+  { header: "Duration", cell: (run) => runDuration(run, now) },
+];
 
 export function RunsList({ token, namespace, query, onSignOut }: PageProps) {
   const runs = useLiveList<RunView>(token, watchPath("runs", namespace), onSignOut);
@@ -20,37 +30,12 @@ export function RunsList({ token, namespace, query, onSignOut }: PageProps) {
         <StreamProblem error={runs.items ? undefined : runs.error} what="the runs" />
         {runs.items?.length === 0 && <p className="muted">No runs in this namespace yet.</p>}
         {runs.items && runs.items.length > 0 && (
-          <div className="table-scroll">
-            <table className="components">
-              <caption className="visually-hidden">Runs</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Pipeline</th>
-                  <th scope="col">Provider</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Completion</th>
-                  <th scope="col">Duration</th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.items.map((run) => (
-                  <tr key={run.name} data-row={run.name}>
-                    <th scope="row">
-                      <Link href={detailHref("runs", namespace, run.name)}>{run.name}</Link>
-                    </th>
-                    <td className="mono">{run.spec.pipeline}</td>
-                    <td>{run.spec.provider}</td>
-                    <td>
-                      <PhaseBadge phase={runState(run)} />
-                    </td>
-                    <td>{run.status?.completionState ?? "—"}</td>
-                    <td>{runDuration(run, now)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Runs"
+            columns={runColumns(namespace, now)}
+            items={runs.items}
+            rowKey={(run) => run.name}
+          />
         )}
       </section>
       <StartRun token={token} namespace={namespace} pipeline={query.get("start") ?? undefined} />
