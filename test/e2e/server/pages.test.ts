@@ -200,8 +200,9 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
     await page.locator('tr[data-row="diamond"]').getByRole("link", { name: "diamond" }).click();
     await page.getByRole("link", { name: "Start a run" }).click();
     const form = page.getByRole("region", { name: "Start a run" });
-    expect(await form.getByLabel("Pipeline").inputValue()).toBe("diamond");
-    expect(await form.getByLabel("Parameter epochs").inputValue()).toBe("3");
+    // the pipeline from the link is chosen once the namespace's pipelines are read
+    await expect.poll(() => form.getByLabel("Pipeline").inputValue()).toBe("diamond");
+    await expect.poll(() => form.getByLabel("Parameter epochs").inputValue()).toBe("3");
     await form.getByRole("button", { name: "Start run" }).click();
     const dataset = form.getByLabel("Parameter dataset");
     await expect.poll(() => dataset.getAttribute("aria-invalid")).toBe("true");
