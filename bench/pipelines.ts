@@ -1,12 +1,15 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
+import { type KfpServer, kfpPython, startKfpServer } from "../src/dev/kfp-server.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../src/dev/pipelines-operator.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { argoName } from "../src/pipelines/argo/names.ts";
 import { workflow } from "../src/pipelines/argo/workflow.ts";
+import type { ProviderConfig, RunDefinition } from "../src/pipelines/backend.ts";
 import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
+import { runBody } from "../src/pipelines/kfp/requests.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
 import { types } from "../src/pipelines/types.ts";
@@ -25,8 +28,56 @@ const namespaceType = {
 const concurrency = runController({ backends }).concurrency ?? 4;
 const group = "pipelines.slipway.dev/v1alpha1";
 
-const pipelineSpec = {
-  provider: "argo",
+const token = "bench-kfp-token";
+
+/** What differs between the backends measured: the Provider, and the floor's one backend call per Run. */
+interface BenchBackend {
+  type: "argo" | "kfp";
+  providerSpec: Record<string, unknown>;
+  /** The plain client's backend call for one run; returns the id the operator would record. */
+  submit(run: RunDefinition, provider: ProviderConfig): Promise<string>;
+  /** How many backend runs exist (both the operator's and the floor's). */
+  count(namespace: string): Promise<number>;
+}
+
+function argoBench(api: Api): BenchBackend {
+  return {
+    type: "argo",
+    providerSpec: { type: "argo" },
+    submit: async (run, provider) => {
+      const id = argoName(run.owner);
+      await api.create(types.workflow, workflow(id, run, provider) as never);
+      return id;
+    },
+    count: async (namespace) => (await api.list(types.workflow, namespace)).length,
+  };
+}
+
+function kfpBench(server: KfpServer): BenchBackend {
+  return {
+    type: "kfp",
+    providerSpec: {
+      type: "kfp",
+      parameters: { endpoint: server.endpoint, auth: { bearerTokenSecret: { name: "kfp" } } },
+    },
+    submit: async (run, provider) => {
+      const response = await fetch(`${server.endpoint}/apis/v2beta1/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify(runBody(run, provider)),
+      });
+      if (!response.ok) throw new Error(`KFP: ${response.status} ${await response.text()}`);
+      return ((await response.json()) as { run_id: string }).run_id;
+    },
+    count: async (namespace) =>
+      Object.values((await server.state()).runs as Record<string, { display_name: string }>).filter((r) =>
+        r.display_name.startsWith(`${namespace}.`),
+      ).length,
+  };
+}
+
+const pipelineSpec = (provider: string) => ({
+  provider,
   image: "registry.example/ml/pipeline:1",
   parameters: [{ name: "dataset", default: "s3://data/default" }],
   steps: [
@@ -34,10 +85,10 @@ const pipelineSpec = {
     { name: "train", args: ["--epochs=1"], dependsOn: ["prepare"] },
     { name: "evaluate", dependsOn: ["train"] },
   ],
-};
+});
 
-const runSpec = (i: number) => ({
-  provider: "argo",
+const runSpec = (provider: string, i: number) => ({
+  provider,
   pipeline: "train",
   parameters: [{ name: "dataset", value: `s3://data/${i}` }],
 });
@@ -67,23 +118,33 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
   return { done, stop: () => abort.abort() };
 }
 
-/** The kinds' CRDs, Argo's, a namespace with a Provider and a synchronized Pipeline `train` (untimed). */
-async function setUp(api: Api, config: KubeConfig, namespace: string): Promise<void> {
+/** The kinds' CRDs and Argo's (once), untimed. */
+async function installKinds(api: Api): Promise<void> {
   for (const kind of pipelineKinds) await api.apply(types.crd, crdManifest(kind) as never);
   await installArgoCrds(api);
   await sleep(2_000); // CRDs served
+}
+
+/** A namespace with the backend's Provider (and its token Secret) and a synchronized Pipeline `train` (untimed). */
+async function setUp(api: Api, config: KubeConfig, namespace: string, backend: BenchBackend): Promise<void> {
   await api.create(namespaceType, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  await api.create({ group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true }, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "kfp", namespace },
+    stringData: { token },
+  } as never);
   await api.create(types.provider, {
     apiVersion: group,
     kind: "Provider",
-    metadata: { name: "argo", namespace },
-    spec: { type: "argo" },
+    metadata: { name: backend.type, namespace },
+    spec: backend.providerSpec,
   });
   await api.create(types.pipeline, {
     apiVersion: group,
     kind: "Pipeline",
     metadata: { name: "train", namespace },
-    spec: pipelineSpec,
+    spec: pipelineSpec(backend.type),
   });
   const setup = await startPipelinesOperator(config);
   await until(
@@ -97,21 +158,27 @@ async function setUp(api: Api, config: KubeConfig, namespace: string): Promise<v
   await setup.stop();
 }
 
-const createRuns = (api: Api, namespace: string, names: string[]) =>
+const createRuns = (api: Api, namespace: string, provider: string, names: string[]) =>
   pool(names, 16, (name) =>
     api.create(types.run, {
       apiVersion: group,
       kind: "Run",
       metadata: { name, namespace },
-      spec: runSpec(Number(name.split("-")[1])),
+      spec: runSpec(provider, Number(name.split("-")[1])),
     }),
   );
 
 /** Seconds for the operator, started with 1,000 Runs waiting (created untimed), to synchronize them all. */
-async function timeOperator(api: Api, config: KubeConfig, namespace: string): Promise<number> {
+async function timeOperator(
+  api: Api,
+  config: KubeConfig,
+  namespace: string,
+  provider: string,
+): Promise<number> {
   await createRuns(
     api,
     namespace,
+    provider,
     Array.from({ length: runs }, (_, i) => `op-${i}`),
   );
   const counter = countSynchronized(api, namespace);
@@ -124,15 +191,41 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string): Pr
   return seconds;
 }
 
+/** The status the operator writes for a Run just created in the backend. */
+function submittedStatus(namespace: string, provider: ProviderConfig, name: string, id: string) {
+  const runVersion = versionOf(runSpec(provider.key.name, Number(name.split("-")[1])));
+  const providerName = `${namespace}/${provider.key.name}`;
+  return statusOf(
+    {
+      state: "Succeeded",
+      provider: providerName,
+      id,
+      version: runVersion,
+      providerVersion: provider.version,
+      failedAttempts: 0,
+      observedGeneration: 1,
+    },
+    undefined,
+    { message: `created in provider ${providerName} as ${id} (version ${runVersion})` },
+    undefined,
+    new Date(),
+  );
+}
+
 /**
- * Seconds for the floor, with the operator stopped: the same Workflows (built by the same pure
- * function) and one status write per Run, by a plain client at the same concurrency.
+ * Seconds for the floor, with the operator stopped: the same backend call per Run (argo: the same
+ * Workflow, built by the same pure function; kfp: the same POST /runs body) and one status write
+ * per Run, by a plain client at the same concurrency.
  */
-async function timeFloor(api: Api, namespace: string): Promise<number> {
+async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Promise<number> {
   const floorRuns = Array.from({ length: runs }, (_, i) => `floor-${i}`);
-  await createRuns(api, namespace, floorRuns);
-  const provider = await api.get<never>(types.provider, namespace, "argo");
-  const pipeline = await api.get<{ spec: typeof pipelineSpec }>(types.pipeline, namespace, "train");
+  await createRuns(api, namespace, backend.type, floorRuns);
+  const provider = await api.get<never>(types.provider, namespace, backend.type);
+  const pipeline = await api.get<{ spec: ReturnType<typeof pipelineSpec> }>(
+    types.pipeline,
+    namespace,
+    "train",
+  );
   if (!provider || !pipeline) throw new Error("setup objects missing");
   const providerSettings = providerConfig(provider);
   const version = versionOf(pipeline.spec);
@@ -140,66 +233,76 @@ async function timeFloor(api: Api, namespace: string): Promise<number> {
   const floorStarted = performance.now();
   await pool(floorRuns, concurrency, async (name) => {
     const owner = { object: {}, kind: "Run", namespace, name };
-    const id = argoName(owner);
-    const runVersion = versionOf(runSpec(Number(name.split("-")[1])));
-    const run = {
+    const run: RunDefinition = {
       owner,
       pipeline: { owner: pipelineOwner, name: "train", version, spec: pipeline.spec as never },
-      parameters: runSpec(Number(name.split("-")[1])).parameters,
+      parameters: runSpec(backend.type, Number(name.split("-")[1])).parameters,
       artifacts: [],
     };
-    await api.create(types.workflow, workflow(id, run, providerSettings) as never);
+    const id = await backend.submit(run, providerSettings);
     await api.apply(
       types.run,
       {
         apiVersion: group,
         kind: "Run",
         metadata: { name, namespace },
-        // the same status the operator writes
-        status: statusOf(
-          {
-            state: "Succeeded",
-            provider: `${namespace}/argo`,
-            id,
-            version: runVersion,
-            providerVersion: providerSettings.version,
-            failedAttempts: 0,
-            observedGeneration: 1,
-          },
-          undefined,
-          { message: `created in provider ${namespace}/argo as ${id} (version ${runVersion})` },
-          undefined,
-          new Date(),
-        ),
+        status: submittedStatus(namespace, providerSettings, name, id),
       } as never,
       "status",
     );
   });
-  const floorSeconds = (performance.now() - floorStarted) / 1000;
-  return floorSeconds;
+  return (performance.now() - floorStarted) / 1000;
 }
 
+async function measure(api: Api, config: KubeConfig, backend: BenchBackend) {
+  const namespace = `bench-${backend.type}-${Date.now().toString(36)}`;
+  await setUp(api, config, namespace, backend);
+  const seconds = await timeOperator(api, config, namespace, backend.type);
+  const floorSeconds = await timeFloor(api, namespace, backend);
+  return {
+    namespace,
+    figures: {
+      seconds: Number(seconds.toFixed(2)),
+      floor_seconds: Number(floorSeconds.toFixed(2)),
+      ratio: Number((seconds / floorSeconds).toFixed(3)),
+      backend_runs: await backend.count(namespace),
+    },
+  };
+}
+
+/** The argo backend, then kfp (against the test KFP server; skipped without the kfp venv). Top-level figures: the sums. */
 export default async function bench(): Promise<BenchFigures> {
   const plane = await benchControlPlane("pipelines", 1);
   const config = plane.kubeConfig;
   const external = process.env.SLIPWAY_BENCH_KUBECONFIG !== undefined;
   const api = new Api(config);
-  const namespace = `bench-pipelines-${Date.now().toString(36)}`;
+  const python = kfpPython();
+  const server = python ? await startKfpServer(python, { token }) : undefined;
+  const namespaces: string[] = [];
   try {
-    await setUp(api, config, namespace);
-    const seconds = await timeOperator(api, config, namespace);
-    const floorSeconds = await timeFloor(api, namespace);
-    const workflows = (await api.list(types.workflow, namespace)).length;
+    await installKinds(api);
+    const measured: Record<string, Awaited<ReturnType<typeof measure>>["figures"]> = {};
+    for (const backend of [argoBench(api), ...(server ? [kfpBench(server)] : [])]) {
+      const { namespace, figures } = await measure(api, config, backend);
+      namespaces.push(namespace);
+      measured[backend.type] = figures;
+    }
+    const all = Object.values(measured);
+    const sum = (pick: (f: (typeof all)[number]) => number) =>
+      Number(all.reduce((t, f) => t + pick(f), 0).toFixed(2));
     return {
-      seconds: Number(seconds.toFixed(2)),
-      floor_seconds: Number(floorSeconds.toFixed(2)),
+      seconds: sum((f) => f.seconds),
+      floor_seconds: sum((f) => f.floor_seconds),
       runs,
       concurrency,
-      workflows,
+      backends: measured,
+      ...(server ? {} : { skipped: "kfp: the kfp venv is missing (tools/setup/40-kfp-sdk.sh)" }),
       control_plane: external ? "external" : "private",
     };
   } finally {
-    if (external) await api.delete(namespaceType, "", namespace).catch(() => {});
+    if (external)
+      for (const namespace of namespaces) await api.delete(namespaceType, "", namespace).catch(() => {});
+    await server?.stop();
     api.close();
     await plane.stop();
   }

@@ -5,7 +5,9 @@
  *   (GET /api/v1/platform/events, as a user with a bearer token) delivers it; floor_seconds: the same
  *   writes seen by a plain watch on the same Platform, in the same run (both follow every write);
  * - get_seconds / get_floor_seconds: 500 GET /api/v1/platform (TokenReview-authenticated, as the
- *   user) vs 500 plain reads of the Platform with the same client library, 8 at a time.
+ *   user) vs 500 plain reads of the Platform with the same client library, 8 at a time;
+ * - list_seconds / list_floor_seconds: 500 GET of a 200-item ImageBuild list through the server
+ *   (GET /api/v1/namespaces/:namespace/imagebuilds, as the user) vs 500 plain lists as the same user.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -18,6 +20,7 @@ import {
   setHeaderOptions,
   Watch,
 } from "@kubernetes/client-node";
+import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
 import { toCrd } from "../src/apis/crd.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
 import { releaseCatalog } from "../src/platform/version-change.ts";
@@ -27,6 +30,7 @@ import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;
 const reads = 500;
+const listedBuilds = 200;
 const concurrency = 8;
 
 /** Resolves when `accept` holds for a value pushed to the waiter list. */
@@ -58,6 +62,7 @@ async function userToken(admin: KubeConfig, namespace: string): Promise<string> 
           resources: [PlatformKind.plural],
           verbs: ["get", "list", "watch"],
         },
+        { apiGroups: [ImageBuildKind.group], resources: [ImageBuildKind.plural], verbs: ["list"] },
       ],
     },
   });
@@ -85,14 +90,15 @@ async function platformReady(kubeconfig: string) {
   admin.loadFromFile(kubeconfig);
   const namespace = `bench-server-${randomBytes(3).toString("hex")}`;
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-  await KubernetesObjectApi.makeApiClient(admin).patch(
-    toCrd(PlatformKind),
-    undefined,
-    undefined,
-    "bench",
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+  for (const kind of [PlatformKind, ImageBuildKind])
+    await KubernetesObjectApi.makeApiClient(admin).patch(
+      toCrd(kind),
+      undefined,
+      undefined,
+      "bench",
+      true,
+      PatchStrategy.ServerSideApply,
+    );
   const coordinates = {
     group: PlatformKind.group,
     version: PlatformKind.version,
@@ -147,31 +153,81 @@ async function followEvents(
   })().catch(() => {});
 }
 
-/** 500 GET /api/v1/platform through the server, then 500 plain reads as the same user, 8 at a time. */
+/** `reads` GETs of `path` through the server, then `reads` of `plain` (as the same user), 8 at a time. */
 async function readTimes(
   url: string,
-  user: KubeConfig,
+  path: string,
   token: string,
-  coordinates: { group: string; version: string; plural: string; namespace: string },
-): Promise<{ getSeconds: number; getFloorSeconds: number }> {
+  plain: () => Promise<unknown>,
+): Promise<{ seconds: number; floorSeconds: number }> {
   const reading = Array.from({ length: reads }, (_, i) => i);
-  const getStarted = performance.now();
+  const started = performance.now();
   await pool(reading, concurrency, async () => {
-    const response = await fetch(`${url}/api/v1/platform`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    if (response.status !== 200) throw new Error(`GET /api/v1/platform answered ${response.status}`);
+    const response = await fetch(`${url}/api/v1${path}`, { headers: { authorization: `Bearer ${token}` } });
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
     await response.arrayBuffer();
   });
-  const getSeconds = (performance.now() - getStarted) / 1000;
-  const plainObjects = user.makeApiClient(CustomObjectsApi);
+  const seconds = (performance.now() - started) / 1000;
   const floorStarted = performance.now();
-  await pool(reading, concurrency, () =>
-    plainObjects.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
-  );
-  const getFloorSeconds = (performance.now() - floorStarted) / 1000;
+  await pool(reading, concurrency, plain);
+  return { seconds, floorSeconds: (performance.now() - floorStarted) / 1000 };
+}
 
-  return { getSeconds, getFloorSeconds };
+/** `listedBuilds` ImageBuilds in `namespace` (admin), for the list figure. */
+async function createBuilds(objects: CustomObjectsApi, namespace: string): Promise<void> {
+  const builds = Array.from({ length: listedBuilds }, (_, i) => i);
+  await pool(builds, concurrency, (i) =>
+    objects.createNamespacedCustomObject({
+      group: ImageBuildKind.group,
+      version: ImageBuildKind.version,
+      plural: ImageBuildKind.plural,
+      namespace,
+      body: {
+        apiVersion: ImageBuildKind.apiVersion,
+        kind: ImageBuildKind.kind,
+        metadata: { name: `build-${i}` },
+        spec: {
+          project: "bench",
+          name: `image-${i}`,
+          version: "v1",
+          artifactUri: `s3://artifacts/bench/${i}`,
+        },
+      },
+    }),
+  );
+}
+
+/** The read figures: GET /platform and a 200-item ImageBuild list through the server vs plain, as the user. */
+async function timeReads(
+  url: string,
+  admin: KubeConfig,
+  token: string,
+  coordinates: { group: string; version: string; plural: string; namespace: string },
+  objects: CustomObjectsApi,
+) {
+  const { namespace } = coordinates;
+  const user = userKubeConfig(admin, token).makeApiClient(CustomObjectsApi);
+  const get = await readTimes(url, "/platform", token, () =>
+    user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+  );
+  await createBuilds(objects, namespace);
+  const buildCoordinates = {
+    group: ImageBuildKind.group,
+    version: ImageBuildKind.version,
+    plural: ImageBuildKind.plural,
+  };
+  const list = await readTimes(url, `/namespaces/${namespace}/imagebuilds`, token, () =>
+    user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
+  );
+  return {
+    get_seconds: Number(get.seconds.toFixed(3)),
+    get_floor_seconds: Number(get.floorSeconds.toFixed(3)),
+    get_ratio: Number((get.seconds / get.floorSeconds).toFixed(3)),
+    listed_builds: listedBuilds,
+    list_seconds: Number(list.seconds.toFixed(3)),
+    list_floor_seconds: Number(list.floorSeconds.toFixed(3)),
+    list_ratio: Number((list.seconds / list.floorSeconds).toFixed(3)),
+  };
 }
 
 /** Writes the Platform's status `writes` times, each until both followers saw it; their total waits. */
@@ -225,12 +281,7 @@ export default async function bench() {
     const { serverMs, watchMs } = await timeWrites(objects, coordinates, viaServer, viaWatch);
     watch.abort();
 
-    const { getSeconds, getFloorSeconds } = await readTimes(
-      url,
-      userKubeConfig(admin, token),
-      token,
-      coordinates,
-    );
+    const readFigures = await timeReads(url, admin, token, coordinates, objects);
     return {
       seconds: Number((serverMs / 1000).toFixed(3)),
       floor_seconds: Number((watchMs / 1000).toFixed(3)),
@@ -239,9 +290,7 @@ export default async function bench() {
       watch_ms_mean: Number((watchMs / writes).toFixed(2)),
       reads,
       concurrency,
-      get_seconds: Number(getSeconds.toFixed(3)),
-      get_floor_seconds: Number(getFloorSeconds.toFixed(3)),
-      get_ratio: Number((getSeconds / getFloorSeconds).toFixed(3)),
+      ...readFigures,
     };
   } finally {
     stop.abort();

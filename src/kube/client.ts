@@ -93,6 +93,10 @@ export class KubeClient implements Client {
     }
   }
 
+  createSubresource<T>(type: ResourceType, key: ObjectKey, subresource: string, body: unknown): Promise<T> {
+    return this.#rest.request<T>("POST", resourcePath(type, { ...key, subresource }), { body });
+  }
+
   addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void> {
     return this.#changeFinalizers(type, key, (list) =>
       list.includes(finalizer) ? undefined : [...list, finalizer],

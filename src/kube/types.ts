@@ -62,6 +62,8 @@ export interface Client {
   /** Adds or removes a finalizer, retrying on conflicts. */
   addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void>;
   removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void>;
+  /** Creates a subresource of an existing object, e.g. a ServiceAccount's `token` (a TokenRequest). */
+  createSubresource<T>(type: ResourceType, key: ObjectKey, subresource: string, body: unknown): Promise<T>;
   /** A live read, for the rare case the cache cannot serve (e.g. a kind not watched). */
   get<T extends KubeObject>(type: ResourceType, key: ObjectKey): Promise<T | undefined>;
 }

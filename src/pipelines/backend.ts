@@ -1,6 +1,6 @@
 /**
- * What a pipeline backend does, whatever runs it. `argo` implements it (src/pipelines/argo/); `kfp`
- * and `vertex` will, through the same interface, each registered by one line in backends.ts.
+ * What a pipeline backend does, whatever runs it: `argo` (src/pipelines/argo/), `kfp`
+ * (src/pipelines/kfp/) and `vertex` (src/pipelines/vertex/), each registered by one line in backends.ts.
  */
 import type { Static } from "@sinclair/typebox";
 import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
@@ -13,6 +13,15 @@ export interface ProviderConfig {
   spec: Provider["spec"];
   /** Version of the spec (src/pipelines/version.ts). */
   version: string;
+}
+
+/**
+ * The Provider a delete or a completion poll goes to: its key, and its configuration while the
+ * Provider exists (a backend that talks to a remote API needs its endpoint and credentials).
+ */
+export interface ProviderAt {
+  key: Required<ObjectKey>;
+  config?: ProviderConfig;
 }
 
 /** The resource a backend object is made for (its owner). */
@@ -39,6 +48,8 @@ export interface RunDefinition {
   owner: Owner;
   pipeline: PipelineDefinition;
   experimentName?: string;
+  /** The Experiment `experimentName` names, when it exists (a backend with experiments needs its id). */
+  experiment?: KubeObject;
   /** Resolved: every value is known. */
   parameters: Static<typeof NamedValue>[];
   artifacts: Static<typeof OutputArtifact>[];
@@ -46,6 +57,10 @@ export interface RunDefinition {
 
 export interface RunScheduleDefinition extends RunDefinition {
   schedule: Static<typeof Schedule>;
+  /** At most this many runs at once (1 when the RunSchedule does not say). */
+  maxConcurrency: number;
+  /** Start the runs missed while over maxConcurrency or paused (false when the RunSchedule does not say). */
+  catchUp: boolean;
 }
 
 export interface ArtifactLocation {
@@ -65,17 +80,20 @@ export interface BackendObjects<Definition> {
   /** Returns the id, which may differ when the backend can only re-create. */
   update(provider: ProviderConfig, id: string, definition: Definition): Promise<string>;
   /** Deleting what does not exist is not an error. */
-  delete(provider: Required<ObjectKey>, id: string): Promise<void>;
+  delete(provider: ProviderAt, id: string): Promise<void>;
 }
 
-/** Whether the backend answers (a Provider's Ready condition); the message says what is missing. */
+/**
+ * Whether the backend answered with this configuration (a Provider's Ready condition); the message
+ * names the endpoint and, when not ready, the field or the error.
+ */
 export interface BackendReadiness {
   ready: boolean;
   message: string;
 }
 
 export interface Backend {
-  readiness(): Promise<BackendReadiness>;
+  readiness(provider: ProviderConfig): Promise<BackendReadiness>;
   /** Whether deleting a resource in `namespace` must clean up explicitly (a finalizer), or owner references suffice. */
   needsFinalizer(namespace: string, provider: Required<ObjectKey>): boolean;
   pipelines: BackendObjects<PipelineDefinition>;
@@ -84,7 +102,7 @@ export interface Backend {
   runs: BackendObjects<RunDefinition> & {
     /** The run's outcome once it has finished (polled); undefined while it runs. */
     completion(
-      provider: Required<ObjectKey>,
+      provider: ProviderAt,
       id: string,
       wanted: { artifacts: Static<typeof OutputArtifact>[]; pipelineRootStorage?: string },
     ): Promise<RunCompletion | undefined>;
@@ -98,6 +116,8 @@ export interface BackendPlugin {
   writes: Record<"pipeline" | "experiment" | "run" | "runSchedule", ResourceType[]>;
   /** What readiness() reads. */
   readinessPermissions: Permission[];
+  /** What every call (readiness included) needs besides `writes`: e.g. reading a credential Secret. */
+  callPermissions?: Permission[];
 }
 
 /** Provider type (`spec.type`) → its backend. The accepted provider types are exactly its keys. */

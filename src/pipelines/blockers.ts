@@ -3,7 +3,12 @@
  * are re-examined when the Provider changes (a watch); the others are polled.
  */
 
-export type ProviderBlockerReason = "ProviderNotFound" | "ProviderNotAllowed" | "BackendUnavailable";
+export type ProviderBlockerReason =
+  | "ProviderNotFound"
+  | "ProviderNotAllowed"
+  | "BackendUnavailable"
+  /** Its Ready condition is not True for its current generation: waits (the Provider is watched). */
+  | "ProviderNotReady";
 export type DefinitionBlockerReason =
   | "PipelineNotFound"
   | "PipelineNotSynchronized"

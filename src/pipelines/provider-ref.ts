@@ -3,6 +3,13 @@ import type { ObjectKey } from "../kube/types.ts";
 import type { BackendRegistry } from "./backend.ts";
 import type { ProviderBlocker } from "./blockers.ts";
 
+/** The Provider's Ready condition when it is about its current generation (the backend answered with this spec). */
+function currentReady(provider: Provider) {
+  const ready = provider.status?.conditions?.find((c) => c.type === "Ready");
+  const current = ready && ready.observedGeneration === provider.metadata.generation;
+  return current ? ready : undefined;
+}
+
 /** The Provider a `name` or `namespace/name` reference names, from a resource in `namespace`. */
 export function providerKey(reference: string, namespace: string): Required<ObjectKey> {
   const slash = reference.indexOf("/");
@@ -37,6 +44,13 @@ export function providerProblem(
     return {
       reason: "BackendUnavailable",
       message: `spec.provider: Provider ${key} has type ${provider.spec.type}, which this operator does not run yet`,
+    };
+  }
+  const ready = currentReady(provider);
+  if (ready?.status !== "True") {
+    return {
+      reason: "ProviderNotReady",
+      message: `spec.provider: Provider ${key} is not Ready: ${ready?.message ?? "its backend has not answered yet"}`,
     };
   }
   return undefined;

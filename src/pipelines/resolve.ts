@@ -83,10 +83,14 @@ export function resolveRunDefinition(
   if (pipeline.type === "blocked") return pipeline;
   const parameters = resolveParameters(cache, owner.namespace, spec.parameters);
   if (parameters.type === "blocked") return parameters;
+  const experiment = spec.experimentName
+    ? cache.get(types.experiment, { namespace: owner.namespace, name: spec.experimentName })
+    : undefined;
   return ready({
     owner,
     pipeline: pipeline.value,
     experimentName: spec.experimentName,
+    ...(experiment ? { experiment } : {}),
     parameters: parameters.value,
     artifacts: spec.artifacts ?? [],
   });

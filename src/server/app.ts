@@ -8,6 +8,7 @@ import type { ReleaseCatalog } from "../platform/version-change.ts";
 import { authenticationHook, TokenAuthenticator } from "./auth.ts";
 import { imageBuildRoutes } from "./builds/routes.ts";
 import { errorBody, errorHandler } from "./errors.ts";
+import { namespaceRoutes } from "./namespaces/routes.ts";
 import { pipelineRoutes } from "./pipelines/routes.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
 import { platformRoutes } from "./platform/routes.ts";
@@ -122,13 +123,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(
     async function apiRoutes(api) {
       api.addHook("onRequest", authenticationHook(authenticator));
+      const heartbeatMs = (options.heartbeatSeconds ?? 15) * 1000;
       await api.register(platformRoutes, {
         platform: options.platform,
         releases: options.releases,
-        heartbeatMs: (options.heartbeatSeconds ?? 15) * 1000,
+        heartbeatMs,
       });
-      await api.register(imageBuildRoutes);
-      await api.register(pipelineRoutes);
+      await api.register(imageBuildRoutes, { heartbeatMs });
+      await api.register(pipelineRoutes, { heartbeatMs });
+      await api.register(namespaceRoutes, { namespace: options.platform.namespace });
     },
     { prefix: apiPrefix },
   );

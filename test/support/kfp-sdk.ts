@@ -3,28 +3,13 @@
  * Pipeline written as kfp.dsl container components and compiled by kfp, and both IRs loaded by it.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import type { Pipeline, PipelineStep } from "../../src/apis/pipelines/pipeline.ts";
-import { packageRoot } from "../../src/dev/paths.ts";
 import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
 import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
 import { parameterType, referencedParameters } from "../../src/pipelines/kfp/parameters.ts";
 
-export const setupScript = "tools/setup/40-kfp-sdk.sh";
-
-/** The pinned version, read from the set-up script (one place says it). */
-export const kfpVersion = /^KFP_VERSION=(\S+)$/m.exec(
-  readFileSync(join(packageRoot, setupScript), "utf8"),
-)?.[1];
-
-/** The venv's python, or undefined when the set-up script has not run. */
-export function kfpPython(): string | undefined {
-  const venv = join(process.env.SLIPWAY_CACHE ?? join(homedir(), ".cache/slipway"), `kfp-sdk-${kfpVersion}`);
-  return existsSync(join(venv, ".installed")) ? join(venv, "bin/python") : undefined;
-}
+export { kfpPython, kfpVersion, setupScript } from "../../src/dev/kfp-server.ts";
 
 const py = (text: string) => JSON.stringify(text);
 

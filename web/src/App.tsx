@@ -1,14 +1,16 @@
-import { type MouseEvent, useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { type PlatformEvent, session } from "./api.ts";
+import { Live } from "./components/Live.tsx";
+import { NamespacePicker } from "./components/NamespacePicker.tsx";
+import type { Connection } from "./live/useEventStream.ts";
+import { ConnectionReport, go, Link, useRoute } from "./navigation.tsx";
 import { Login } from "./pages/Login.tsx";
 import { Overview } from "./pages/Overview.tsx";
+import { SectionPage } from "./pages/SectionPage.tsx";
 import { Update } from "./pages/Update.tsx";
+import { listHref, type Route, type Section, sectionResource, sectionTitle } from "./routes.ts";
 import { followEvent, startFollow, type UpdateFollow } from "./updateLog.ts";
 import { usePlatform } from "./usePlatform.ts";
-
-const pages = { "/": "Overview", "/update": "Update" } as const;
-type Path = keyof typeof pages;
-const currentPath = (): Path => (window.location.pathname === "/update" ? "/update" : "/");
 
 export function App() {
   const [token, setToken] = useState(session.token);
@@ -24,35 +26,17 @@ export function App() {
   return <SignedIn token={token} onSignOut={signOut} />;
 }
 
-/** The page the address names, kept in step with back/forward and the document title. */
-function usePath() {
-  const [path, setPath] = useState(currentPath);
-  useEffect(() => {
-    const onPop = () => setPath(currentPath());
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
-  }, []);
-  useEffect(() => {
-    document.title = `${pages[path]} · Slipway`;
-  }, [path]);
-  const navigate = (to: Path) => (event: MouseEvent) => {
-    event.preventDefault();
-    window.history.pushState(null, "", to);
-    setPath(to);
-  };
-  return { path, navigate };
-}
+const sections: Section[] = ["builds", "pipelines", "runs", "providers"];
+const pageTitle = (route: Route) =>
+  route.page === "overview" ? "Overview" : route.page === "update" ? "Update" : sectionTitle[route.page];
 
-function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }) {
-  const { path, navigate } = usePath();
+/** The Update page's log, kept while the user moves between pages; an update started elsewhere is followed too. */
+function useUpdateFollow(token: string, onSignOut: () => void, platformPage: boolean) {
   const [follow, setFollow] = useState<UpdateFollow>();
-
   const onEvent = useCallback((event: PlatformEvent) => {
     setFollow((current) => (current ? followEvent(current, event, new Date()) : current));
   }, []);
-  const state = usePlatform(token, onSignOut, onEvent);
-
-  // An update started elsewhere (the CLI, another tab) is followed too.
+  const state = usePlatform(token, onSignOut, onEvent, platformPage);
   const inProgress = state.platform?.desiredVersion !== state.platform?.version ? state.platform : undefined;
   useEffect(() => {
     if (inProgress?.desiredVersion && inProgress.version) {
@@ -60,50 +44,82 @@ function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }
       setFollow((current) => current ?? startFollow(target, inProgress.version, new Date()));
     }
   }, [inProgress]);
+  const started = (target: string, from: string | undefined) =>
+    setFollow(startFollow(target, from, new Date()));
+  return { state, follow, started };
+}
+
+function SignedIn({ token, onSignOut }: { token: string; onSignOut: () => void }) {
+  const route = useRoute();
+  const platformPage = route.page === "overview" || route.page === "update";
+  const { state, follow, started } = useUpdateFollow(token, onSignOut, platformPage);
+  const [reported, setReported] = useState<Connection>();
+  const [offered, setOffered] = useState<string[]>();
+  const title = pageTitle(route);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another section offers its own namespaces
+  useEffect(() => setOffered(undefined), [route.page]);
+  useEffect(() => {
+    document.title = `${title} · Slipway`;
+  }, [title]);
+  const connection = platformPage ? state.connection : reported;
+  const section = platformPage ? undefined : (route as Extract<Route, { page: Section }>);
+  // no namespace in the address: the first one offered
+  useEffect(() => {
+    if (section && !section.namespace && offered?.[0]) go(listHref(section.page, offered[0]), true);
+  }, [section, offered]);
 
   return (
-    <>
+    <ConnectionReport.Provider value={setReported}>
       <a className="skip" href="#main">
         Skip to content
       </a>
       <header className="topbar">
         <span className="brand">Slipway</span>
         <nav aria-label="Main">
-          {(Object.keys(pages) as Path[]).map((to) => (
-            <a key={to} href={to} onClick={navigate(to)} aria-current={path === to ? "page" : undefined}>
-              {pages[to]}
-            </a>
+          <Link href="/" aria-current={route.page === "overview" ? "page" : undefined}>
+            Overview
+          </Link>
+          <Link href="/update" aria-current={route.page === "update" ? "page" : undefined}>
+            Update
+          </Link>
+          {sections.map((to) => (
+            <Link
+              key={to}
+              href={listHref(to, section?.namespace)}
+              aria-current={route.page === to ? "page" : undefined}
+            >
+              {sectionTitle[to]}
+            </Link>
           ))}
         </nav>
-        <span className={`connection connection-${state.connection}`} role="status">
-          {state.connection === "live"
-            ? "Live"
-            : state.connection === "connecting"
-              ? "Connecting…"
-              : "Reconnecting…"}
-        </span>
+        {section && (
+          <NamespacePicker
+            key={section.page}
+            token={token}
+            resource={sectionResource[section.page]}
+            namespace={section.namespace}
+            onChoose={(namespace) => go(listHref(section.page, namespace))}
+            onOffered={setOffered}
+          />
+        )}
+        {connection && <Live connection={connection} />}
         <button type="button" className="link" onClick={onSignOut}>
           Sign out
         </button>
       </header>
       <main id="main">
-        <h1 className="visually-hidden">{pages[path]}</h1>
-        {state.error && state.connection !== "live" && (
+        <h1 className="visually-hidden">{title}</h1>
+        {platformPage && state.error && state.connection !== "live" && (
           <p className="error" role="alert">
             {state.error}
           </p>
         )}
-        {path === "/" ? (
-          <Overview state={state} />
-        ) : (
-          <Update
-            token={token}
-            state={state}
-            follow={follow}
-            onStarted={(target, from) => setFollow(startFollow(target, from, new Date()))}
-          />
+        {route.page === "overview" && <Overview state={state} />}
+        {route.page === "update" && (
+          <Update token={token} state={state} follow={follow} onStarted={started} />
         )}
+        {section && <SectionPage token={token} route={section} offered={offered} onSignOut={onSignOut} />}
       </main>
-    </>
+    </ConnectionReport.Provider>
   );
 }

@@ -1,5 +1,16 @@
 import type { ComponentView, PlatformView } from "../../src/server/platform/view.ts";
 
+import type {
+  BuildLogs,
+  BuildSpec,
+  BuildView,
+  HistoryView,
+  NamespaceAccess,
+  PipelineView,
+  ProviderView,
+  RunView,
+} from "./views.ts";
+
 export type { ComponentView, PlatformView };
 
 export interface VersionsView {
@@ -57,12 +68,41 @@ async function request<T>(path: string, token: string, init: RequestInit = {}): 
   return body as T;
 }
 
+const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
+const inNamespace = (namespace: string, rest: string) =>
+  `/namespaces/${encodeURIComponent(namespace)}${rest}`;
+
 export const api = {
   platform: (token: string) => request<PlatformView>("/platform", token),
   versions: (token: string) => request<VersionsView>("/platform/versions", token),
   update: (token: string, version: string) =>
-    request<UpdateAnswer>("/platform/update", token, { method: "POST", body: JSON.stringify({ version }) }),
+    request<UpdateAnswer>("/platform/update", token, post({ version })),
+  namespaces: (token: string, include: string[]) => {
+    const query = new URLSearchParams(include.map((name): [string, string] => ["include", name])).toString();
+    return request<{ namespaces: NamespaceAccess[] }>(`/namespaces${query ? `?${query}` : ""}`, token);
+  },
+  createBuild: (token: string, namespace: string, body: { name: string; spec: BuildSpec }) =>
+    request<BuildView>(inNamespace(namespace, "/imagebuilds"), token, post(body)),
+  buildLogs: (token: string, namespace: string, name: string) =>
+    request<BuildLogs>(inNamespace(namespace, `/imagebuilds/${encodeURIComponent(name)}/logs`), token),
+  pipelines: (token: string, namespace: string) =>
+    request<{ items: PipelineView[] }>(inNamespace(namespace, "/pipelines"), token),
+  history: (token: string, namespace: string, name: string) =>
+    request<HistoryView>(inNamespace(namespace, `/pipelines/${encodeURIComponent(name)}/history`), token),
+  createRun: (token: string, namespace: string, body: StartRunBody) =>
+    request<RunView>(inNamespace(namespace, "/runs"), token, post(body)),
+  providers: (token: string, namespace: string) =>
+    request<{ items: ProviderView[]; hiddenKinds: string[] }>(inNamespace(namespace, "/providers"), token),
 };
+
+export interface StartRunBody {
+  pipeline: string;
+  parameters: { name: string; value: string }[];
+}
+
+/** The event stream of a namespace's `plural` (or of one object, `name`). */
+export const watchPath = (plural: string, namespace: string, name?: string) =>
+  `/watch/namespaces/${encodeURIComponent(namespace)}/${plural}${name ? `?name=${encodeURIComponent(name)}` : ""}`;
 
 export type PlatformEvent =
   | { event: "platform"; data: PlatformView }
@@ -71,16 +111,17 @@ export type PlatformEvent =
   | { event: "absent"; data: { name: string; namespace: string } };
 
 /**
- * Follows GET /api/v1/platform/events. EventSource cannot send an Authorization header, so this reads
- * the stream with fetch and parses the frames itself. Resolves when the stream ends; rejects with
- * an ApiError when the server refuses it.
+ * Reads the server-sent events of `path` (under /api/v1). EventSource cannot send an Authorization
+ * header, so this reads the stream with fetch and parses the frames itself. Resolves when the
+ * stream ends; rejects with an ApiError when the server refuses it.
  */
-export async function followPlatformEvents(
+export async function readEventStream(
+  path: string,
   token: string,
-  onEvent: (event: PlatformEvent) => void,
+  onEvent: (event: { event: string; data: unknown }) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const response = await fetch("/api/v1/platform/events", {
+  const response = await fetch(`/api/v1${path}`, {
     headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
     signal,
   });
@@ -101,7 +142,16 @@ export async function followPlatformEvents(
       end = buffer.indexOf("\n\n");
       const event = /^event: (.*)$/m.exec(frame)?.[1];
       const data = [...frame.matchAll(/^data: (.*)$/gm)].map((match) => match[1]).join("\n");
-      if (event && data) onEvent({ event, data: JSON.parse(data) } as PlatformEvent);
+      if (event && data) onEvent({ event, data: JSON.parse(data) });
     }
   }
+}
+
+/** Follows GET /api/v1/platform/events. */
+export function followPlatformEvents(
+  token: string,
+  onEvent: (event: PlatformEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  return readEventStream("/platform/events", token, (event) => onEvent(event as PlatformEvent), signal);
 }

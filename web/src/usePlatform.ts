@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from "react";
-import { ApiError, followPlatformEvents, type PlatformEvent, type PlatformView } from "./api.ts";
+import { useCallback, useRef, useState } from "react";
+import type { PlatformEvent, PlatformView } from "./api.ts";
+import { type Connection, useEventStream } from "./live/useEventStream.ts";
 
-export type Connection = "connecting" | "live" | "reconnecting";
+export type { Connection };
 
 export interface PlatformState {
   platform: PlatformView | undefined;
@@ -13,54 +14,25 @@ export interface PlatformState {
 }
 
 /**
- * The Platform, kept live by the event stream; reconnects with backoff when the stream drops.
- * `onEvent` sees every event (the Update page builds its log from them). A 401 signs the user out.
+ * The Platform, kept live by the event stream (reconnecting with backoff when it drops). `onEvent`
+ * sees every event (the Update page builds its log from them). A 401 signs the user out. `active`
+ * false: no stream (another page is shown).
  */
 export function usePlatform(
   token: string,
   onUnauthorized: () => void,
   onEvent?: (event: PlatformEvent) => void,
+  active = true,
 ): PlatformState {
-  const [state, setState] = useState<PlatformState>({
-    platform: undefined,
-    absent: false,
-    connection: "connecting",
-  });
+  const [platform, setPlatform] = useState<{ view?: PlatformView; absent: boolean }>({ absent: false });
   const listener = useRef(onEvent);
   listener.current = onEvent;
-
-  useEffect(() => {
-    const controller = new AbortController();
-    const run = async () => {
-      for (let attempt = 0; !controller.signal.aborted; attempt++) {
-        try {
-          await followPlatformEvents(
-            token,
-            (event) => {
-              attempt = 0;
-              if (event.event === "platform")
-                setState({ platform: event.data, absent: false, connection: "live" });
-              if (event.event === "absent")
-                setState({ platform: undefined, absent: true, connection: "live" });
-              listener.current?.(event);
-            },
-            controller.signal,
-          );
-        } catch (error) {
-          if (controller.signal.aborted) return;
-          if (error instanceof ApiError && error.status === 401) return onUnauthorized();
-          const message = error instanceof Error ? error.message : String(error);
-          setState((previous) => ({ ...previous, connection: "reconnecting", error: message }));
-          await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 10_000)));
-          continue;
-        }
-        setState((previous) => ({ ...previous, connection: "reconnecting" }));
-        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 10_000)));
-      }
-    };
-    void run();
-    return () => controller.abort();
-  }, [token, onUnauthorized]);
-
-  return state;
+  const handle = useCallback((raw: { event: string; data: unknown }) => {
+    const event = raw as PlatformEvent;
+    if (event.event === "platform") setPlatform({ view: event.data, absent: false });
+    if (event.event === "absent") setPlatform({ absent: true });
+    listener.current?.(event);
+  }, []);
+  const stream = useEventStream(token, active ? "/platform/events" : undefined, handle, onUnauthorized);
+  return { platform: platform.view, absent: platform.absent, ...stream };
 }

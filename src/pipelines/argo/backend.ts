@@ -45,7 +45,7 @@ export class ArgoBackend implements Backend {
     this.#now = now;
   }
 
-  async readiness(): Promise<BackendReadiness> {
+  async readiness(_provider: ProviderConfig): Promise<BackendReadiness> {
     for (const name of argoCrdNames) {
       const crd = await this.#client.get<Crd>(types.crd, { name });
       if (!crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
@@ -86,7 +86,7 @@ export class ArgoBackend implements Backend {
     return {
       create: apply,
       update: (provider, _id, definition) => apply(provider, definition),
-      delete: (provider, id) => this.#client.delete(type, { namespace: provider.namespace, name: id }),
+      delete: (provider, id) => this.#client.delete(type, { namespace: provider.key.namespace, name: id }),
     };
   }
 
@@ -111,7 +111,7 @@ export class ArgoBackend implements Backend {
     // A live read, not an informer: the operator must start where Argo is not installed.
     completion: async (provider, id, wanted) => {
       const found = await this.#client.get<KubeObject & { status?: ArgoWorkflowStatus }>(types.workflow, {
-        namespace: provider.namespace,
+        namespace: provider.key.namespace,
         name: id,
       });
       if (!found) return { state: "Failed", artifacts: [] }; // deleted: it will never finish

@@ -11,6 +11,7 @@ export function syncedPermissions(
   return [
     { type, verbs: ["patch", "update"] },
     { type, verbs: ["patch", "update"], subresource: "status" },
+    ...Object.values(registry).flatMap((plugin) => plugin.callPermissions ?? []),
     ...backendTypes.map((backendType) => ({
       type: backendType,
       verbs: ["get", "create", "patch", "delete"] as Permission["verbs"],

@@ -4,6 +4,7 @@ import { type ConditionInput, getCondition, setCondition } from "../../kube/cond
 import { type StatusEvent, StatusWriter, soonerRequeue } from "../../kube/status-writer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import type { BackendReadiness, BackendRegistry } from "../backend.ts";
+import { providerConfig } from "../sync/reconciler.ts";
 import { types } from "../types.ts";
 
 type ProviderStatus = NonNullable<Provider["status"]>;
@@ -61,7 +62,9 @@ async function reconcileProvider(
   if (!provider) return undefined;
   const type = provider.spec.type;
   const plugin = Object.hasOwn(deps.backends, type) ? deps.backends[type] : undefined;
-  const readiness = plugin ? await plugin.create(context.client).readiness() : undefined;
+  const readiness = plugin
+    ? await plugin.create(context.client).readiness(providerConfig(provider))
+    : undefined;
   const next = providerStatus(provider, readyCondition(provider, readiness));
   const written = await deps.writer.write(context, provider, next.status, next.event);
   const requeueAfterMs = soonerRequeue(written.requeueAfterMs, next.requeueAfterMs);
@@ -76,7 +79,10 @@ export function providerController(deps: { backends: BackendRegistry }): Control
     reconcile: (key, context) => reconcileProvider({ backends: deps.backends, writer }, key, context),
     permissions: [
       { type: types.provider, verbs: ["patch", "update"], subresource: "status" },
-      ...Object.values(deps.backends).flatMap((plugin) => plugin.readinessPermissions),
+      ...Object.values(deps.backends).flatMap((plugin) => [
+        ...plugin.readinessPermissions,
+        ...(plugin.callPermissions ?? []),
+      ]),
     ],
   };
 }

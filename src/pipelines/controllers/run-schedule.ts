@@ -24,7 +24,13 @@ export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
     const cron = checkCron(schedule.spec.schedule.cronExpression);
     if (cron) return { type: "blocked", blocker: cron };
     const run = resolveRunDefinition(cache, owner, schedule.spec);
-    return run.type === "blocked" ? run : ready({ ...run.value, schedule: schedule.spec.schedule });
+    if (run.type === "blocked") return run;
+    return ready({
+      ...run.value,
+      schedule: schedule.spec.schedule,
+      maxConcurrency: schedule.spec.maxConcurrency ?? 1,
+      catchUp: schedule.spec.catchUp ?? false,
+    });
   },
   objects: (backend) => backend.runSchedules,
 };

@@ -21,7 +21,17 @@ export type BackendOperation<D> =
 export type SyncCommand<D> =
   | { type: "AddFinalizer" }
   | { type: "RemoveFinalizer" }
-  | { type: "CallBackend"; operation: BackendOperation<D>; next: (outcome: Outcome) => SyncCommand<D>[] }
+  | {
+      type: "CallBackend";
+      operation: BackendOperation<D>;
+      /**
+       * What this create/update/move submits (generation, Provider, versions): made again from a copy
+       * the cache has not refreshed (its status write refused), it gets the id it got the first time
+       * instead of a second backend object — remote backends (kfp, vertex) do not create by name.
+       */
+      submission?: string;
+      next: (outcome: Outcome) => SyncCommand<D>[];
+    }
   | {
       type: "PollCompletion";
       poll: Omit<Extract<Follow, { type: "poll" }>, "next" | "type">;
@@ -79,7 +89,9 @@ export function planSync<R extends SyncedResource, D>(
   const next = (outcome: Outcome) => close(settledStep(input, action, outcome));
   const operation = operationOf(action, observation);
   if (!operation) return next({ ok: false, error: "the Provider is not available" });
-  return [{ type: "CallBackend", operation, next }];
+  if (operation.type === "delete") return [{ type: "CallBackend", operation, next }];
+  const submission = [input.generation, input.provider, input.version, input.providerVersion].join(" ");
+  return [{ type: "CallBackend", operation, submission, next }];
 }
 
 /** A create, update or move whose definition cannot be built yet is blocked instead. */

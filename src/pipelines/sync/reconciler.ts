@@ -4,9 +4,17 @@
  * a StatusWriter: the transition's Event only when the write happened), deletion, requeue.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
+import { setNewest } from "../../kube/bounded-map.ts";
 import { StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
-import type { Backend, BackendObjects, BackendRegistry, Owner, ProviderConfig } from "../backend.ts";
+import type {
+  Backend,
+  BackendObjects,
+  BackendRegistry,
+  Owner,
+  ProviderAt,
+  ProviderConfig,
+} from "../backend.ts";
 import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, types } from "../types.ts";
 import { versionOf } from "../version.ts";
@@ -21,6 +29,13 @@ export function providerConfig(provider: Provider): ProviderConfig {
     spec: provider.spec,
     version: versionOf(provider.spec),
   };
+}
+
+/** The Provider `namespace/name`, with its configuration while it exists in the cache. */
+function providerAt(cache: Cache, provider: string): ProviderAt {
+  const key = providerKey(provider, "");
+  const found = cache.get<Provider>(types.provider, key);
+  return found ? { key, config: providerConfig(found) } : { key };
 }
 
 /**
@@ -86,12 +101,13 @@ export function syncReconciler<R extends SyncedResource, D>(
   registry: BackendRegistry,
 ): Reconcile {
   const writer = new StatusWriter<SharedStatus>();
+  const submitted = new Map<string, string | undefined>();
   return async (key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | undefined> => {
     const resource = context.cache.get<R>(kind.type, key);
     if (!resource) return undefined;
     const backendOf = backendsFor(registry, context);
     const commands = planSync(kind, resource, observe(kind, resource, context.cache, registry, backendOf));
-    return execute(commands, { kind, key, resource, context, writer, backendOf });
+    return execute(commands, { kind, key, resource, context, writer, backendOf, submitted });
   };
 }
 
@@ -102,6 +118,27 @@ interface Target<R extends SyncedResource, D> {
   context: ReconcileContext;
   writer: StatusWriter<SharedStatus>;
   backendOf: BackendOf;
+  /** Ids that submissions got, by resource uid and submission (a bounded memory). */
+  submitted: Map<string, string | undefined>;
+}
+
+/** Submissions remembered per controller: far more than are ever in flight with a stale copy. */
+const submittedLimit = 10_000;
+
+/** A backend call, or — for a submission already made from an earlier copy — the id it got then. */
+async function callOnce<R extends SyncedResource, D>(
+  target: Target<R, D>,
+  command: Extract<SyncCommand<D>, { type: "CallBackend" }>,
+): Promise<Outcome> {
+  const memo = command.submission && `${target.resource.metadata.uid ?? ""} ${command.submission}`;
+  if (memo && target.submitted.has(memo)) return { ok: true, id: target.submitted.get(memo) };
+  const outcome = await call(
+    command.operation,
+    (provider) => objectsAt(target, provider),
+    (provider) => providerAt(target.context.cache, provider),
+  );
+  if (memo && outcome.ok) setNewest(target.submitted, memo, outcome.id, submittedLimit);
+  return outcome;
 }
 
 async function execute<R extends SyncedResource, D>(
@@ -123,14 +160,13 @@ async function execute<R extends SyncedResource, D>(
         await context.client.removeFinalizer(kind.type, key, finalizer);
         break;
       case "CallBackend":
-        queue.unshift(
-          ...command.next(await call(command.operation, (provider) => objectsAt(target, provider))),
-        );
+        queue.unshift(...command.next(await callOnce(target, command)));
         break;
       case "PollCompletion": {
         const { provider, id, wanted } = command.poll;
         const backend = backendOf(provider);
-        const completion = backend && (await backend.runs.completion(providerKey(provider, ""), id, wanted));
+        const at = providerAt(context.cache, provider);
+        const completion = backend && (await backend.runs.completion(at, id, wanted));
         queue.unshift(...command.next(completion));
         break;
       }
@@ -160,17 +196,18 @@ function objectsAt<R extends SyncedResource, D>(target: Target<R, D>, provider: 
 async function call<D>(
   operation: BackendOperation<D>,
   objectsAt: (provider: string) => BackendObjects<D>,
+  at: (provider: string) => ProviderAt,
 ): Promise<Outcome> {
   try {
     if (operation.type === "delete") {
-      await objectsAt(operation.provider).delete(providerKey(operation.provider, ""), operation.id);
+      await objectsAt(operation.provider).delete(at(operation.provider), operation.id);
       return { ok: true };
     }
     const { provider, definition } = operation;
     const objects = objectsAt(keyText(provider.key));
     if (operation.type === "move") {
       const { from } = operation;
-      await objectsAt(from.provider).delete(providerKey(from.provider, ""), from.id);
+      await objectsAt(from.provider).delete(at(from.provider), from.id);
       return { ok: true, id: await objects.create(provider, definition) };
     }
     if (operation.type === "create") return { ok: true, id: await objects.create(provider, definition) };

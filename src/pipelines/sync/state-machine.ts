@@ -66,6 +66,18 @@ function backingOff(input: SyncInput): number | undefined {
   return recorded.retryAt > input.now ? recorded.retryAt - input.now : undefined;
 }
 
+/** The backend has what is desired: a Provider that is not Ready has nothing to do for it. */
+function upToDate(input: SyncInput): boolean {
+  const { recorded } = input;
+  return (
+    recorded.state === "Succeeded" &&
+    recorded.id !== undefined &&
+    recorded.provider === input.provider &&
+    recorded.version === input.version &&
+    recorded.providerVersion === input.providerVersion
+  );
+}
+
 export function decide(input: SyncInput): Action {
   const { recorded } = input;
   const wait = backingOff(input);
@@ -76,7 +88,8 @@ export function decide(input: SyncInput): Action {
     if (wait !== undefined) return { type: "wait", afterMs: wait };
     return { type: "delete", state: "Deleting", provider: recorded.provider, id: recorded.id };
   }
-  if (input.providerProblem) return { type: "blocked", blocker: input.providerProblem };
+  if (input.providerProblem && !(input.providerProblem.reason === "ProviderNotReady" && upToDate(input)))
+    return { type: "blocked", blocker: input.providerProblem };
   if (input.needsFinalizer && !input.finalizerPresent) return { type: "addFinalizer" };
   if (wait !== undefined) return { type: "wait", afterMs: wait };
   if (!recorded.id) return { type: "create", state: "Creating" };

@@ -12,7 +12,10 @@ import {
   ImageBuildSpec,
   ImageBuildStatus,
 } from "../../apis/builds/imagebuild.ts";
+import { types } from "../../builds/resource-types.ts";
+import type { KubeObject } from "../../kube/types.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
+import { registerLiveRoute } from "../live/events.ts";
 import { Name, NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 
@@ -94,8 +97,19 @@ async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<ty
   return { pod: pod.metadata.name, container: "kaniko", logs };
 }
 
-export async function imageBuildRoutes(app: FastifyInstance): Promise<void> {
+export interface BuildRouteOptions {
+  heartbeatMs?: number;
+}
+
+export async function imageBuildRoutes(app: FastifyInstance, options: BuildRouteOptions = {}): Promise<void> {
   const base = "/namespaces/:namespace/imagebuilds";
+  registerLiveRoute(app, {
+    path: "/watch/namespaces/:namespace/imagebuilds",
+    type: types.imageBuild,
+    view: (object: KubeObject) => view(object as unknown as ImageBuild),
+    tags: ["builds"],
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+  });
 
   app.post<{ Params: Static<typeof NamespaceParams>; Body: Static<typeof CreateBody> }>(
     base,

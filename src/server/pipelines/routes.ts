@@ -1,15 +1,30 @@
 /**
- * Read endpoints for the UI (mounted under /api/v1 by `slipway server`): list and get Pipelines,
- * Runs and RunConfigurations of a namespace, read from the Kubernetes API as the caller (request.kube).
+ * REST API of the pipeline resources (mounted under /api/v1 by `slipway server`): list and get
+ * Pipelines, Runs, RunConfigurations and Providers of a namespace, their event streams, a Pipeline's
+ * version history, starting a Run from a Pipeline and the resources using each Provider — all
+ * acting on the Kubernetes API as the caller (request.kube).
  */
 import { CustomObjectsApi, type KubeConfig, type V1ObjectMeta } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { Kind } from "../../apis/kind.ts";
-import { PipelineKind, RunConfigurationKind, RunKind } from "../../apis/pipelines/index.ts";
-import { errorResponses, notFoundAs } from "../errors.ts";
+import { type Kind, resourceTypeOf } from "../../apis/kind.ts";
+import {
+  ExperimentKind,
+  type Pipeline,
+  PipelineKind,
+  ProviderKind,
+  RunConfigurationKind,
+  RunKind,
+  RunScheduleKind,
+} from "../../apis/pipelines/index.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
+import { registerLiveRoute } from "../live/events.ts";
 import { NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
+import { HistoryView, readHistory } from "./history.ts";
+import { ProviderUser, providerUsers, type UsesProvider } from "./provider-usage.ts";
+import { CreateRunBody, pipelineName, runForPipeline } from "./run-create.ts";
 
 /** One resource as the UI shows it: identity, spec and status as the API server has them. */
 export const ResourceView = Type.Object({
@@ -26,11 +41,27 @@ interface Stored {
   status?: unknown;
 }
 
-const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
+export interface PipelineRouteOptions {
+  heartbeatMs?: number;
+}
 
-function readRoutes(app: FastifyInstance, kind: Kind) {
-  const coordinates = { group: kind.group, version: kind.version, plural: kind.plural };
-  const tags = ["pipelines"];
+const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
+const tags = ["pipelines"];
+const coordinatesOf = (kind: Kind) => ({ group: kind.group, version: kind.version, plural: kind.plural });
+
+async function listOf(kube: KubeConfig, kind: Kind, namespace: string): Promise<Stored[]> {
+  const list = await objects(kube).listNamespacedCustomObject({ ...coordinatesOf(kind), namespace });
+  return (list as { items: Stored[] }).items;
+}
+
+async function readOne(kube: KubeConfig, kind: Kind, namespace: string, name: string): Promise<Stored> {
+  const object = await objects(kube)
+    .getNamespacedCustomObject({ ...coordinatesOf(kind), namespace, name })
+    .catch(notFoundAs(`${kind.kind} ${namespace}/${name}`));
+  return object as Stored;
+}
+
+function listRoute(app: FastifyInstance, kind: Kind) {
   app.get<{ Params: Static<typeof NamespaceParams> }>(
     `/namespaces/:namespace/${kind.plural}`,
     {
@@ -41,14 +72,14 @@ function readRoutes(app: FastifyInstance, kind: Kind) {
         response: { 200: Type.Object({ items: Type.Array(ResourceView) }), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
-      const list = (await objects(request.kube).listNamespacedCustomObject({
-        ...coordinates,
-        namespace: request.params.namespace,
-      })) as { items: Stored[] };
-      return { items: list.items.map(resourceView) };
-    },
+    async (request) => ({
+      items: (await listOf(request.kube, kind, request.params.namespace)).map(resourceView),
+    }),
   );
+}
+
+/** Get one object and the event stream of the namespace's objects (or of one, `?name=`). */
+function readRoutes(app: FastifyInstance, kind: Kind, options: PipelineRouteOptions) {
   app.get<{ Params: Static<typeof ObjectParams> }>(
     `/namespaces/:namespace/${kind.plural}/:name`,
     {
@@ -61,14 +92,135 @@ function readRoutes(app: FastifyInstance, kind: Kind) {
     },
     async (request) => {
       const { namespace, name } = request.params;
-      const object = await objects(request.kube)
-        .getNamespacedCustomObject({ ...coordinates, namespace, name })
-        .catch(notFoundAs(`${kind.kind} ${namespace}/${name}`));
-      return resourceView(object as Stored);
+      return resourceView(await readOne(request.kube, kind, namespace, name));
+    },
+  );
+  registerLiveRoute(app, {
+    path: `/watch/namespaces/:namespace/${kind.plural}`,
+    type: resourceTypeOf(kind),
+    view: (object: KubeObject) => resourceView(object as unknown as Stored),
+    tags,
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+  });
+}
+
+function historyRoute(app: FastifyInstance) {
+  app.get<{ Params: Static<typeof ObjectParams> }>(
+    "/namespaces/:namespace/pipelines/:name/history",
+    {
+      schema: {
+        summary: "The versions a Pipeline has had with its backend (its status and its Events)",
+        tags,
+        params: ObjectParams,
+        response: { 200: HistoryView, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const pipeline = (await readOne(request.kube, PipelineKind, namespace, name)) as Stored & {
+        status?: { version?: string; state?: string };
+      };
+      const uid = pipeline.metadata.uid ?? "";
+      return readHistory(request.kube, { kind: PipelineKind.kind, namespace, name, uid, ...pipeline });
     },
   );
 }
 
-export async function pipelineRoutes(app: FastifyInstance): Promise<void> {
-  for (const kind of [PipelineKind, RunKind, RunConfigurationKind]) readRoutes(app, kind);
+function createRunRoute(app: FastifyInstance) {
+  app.post<{ Params: Static<typeof NamespaceParams>; Body: CreateRunBody }>(
+    "/namespaces/:namespace/runs",
+    {
+      schema: {
+        summary: "Start a Run of a Pipeline (on the Pipeline's Provider) with these parameters",
+        tags,
+        params: NamespaceParams,
+        body: CreateRunBody,
+        response: { 201: ResourceView, ...errorResponses(400, 401, 403, 409, 422, 502) },
+      },
+    },
+    async (request, reply) => {
+      const { namespace } = request.params;
+      const name = pipelineName(request.body.pipeline);
+      const pipeline = (await readOne(request.kube, PipelineKind, namespace, name).catch((error) => {
+        if (error instanceof HttpError && error.statusCode === 404)
+          throw new HttpError(400, `body.pipeline: ${error.message}`, "body.pipeline");
+        throw error;
+      })) as unknown as Pipeline;
+      const body = runForPipeline(pipeline, request.body, namespace);
+      const created = await objects(request.kube).createNamespacedCustomObject({
+        ...coordinatesOf(RunKind),
+        namespace,
+        body,
+      });
+      return reply.status(201).send(resourceView(created as Stored));
+    },
+  );
+}
+
+const ProviderView = Type.Composite([
+  ResourceView,
+  Type.Object({ usedBy: Type.Array(ProviderUser, { description: "Resources of this namespace using it" }) }),
+]);
+const ProvidersView = Type.Object({
+  items: Type.Array(ProviderView),
+  hiddenKinds: Type.Array(Type.String(), {
+    description: "Kinds the caller may not list: their use of the Providers is not counted",
+  }),
+});
+const usingKinds = [PipelineKind, RunKind, RunConfigurationKind, RunScheduleKind, ExperimentKind];
+
+/** The resources of `namespace` that name a Provider, kind by kind; a kind the caller may not list is hidden. */
+async function providerUsersIn(kube: KubeConfig, namespace: string) {
+  const hiddenKinds: string[] = [];
+  const lists = await Promise.all(
+    usingKinds.map((kind) =>
+      listOf(kube, kind, namespace).then(
+        (items) => items.map((item) => ({ ...item, kind: kind.kind }) as unknown as UsesProvider),
+        (error: { code?: number }) => {
+          if (error.code !== 403) throw error;
+          hiddenKinds.push(kind.plural);
+          return [];
+        },
+      ),
+    ),
+  );
+  return { users: providerUsers(lists.flat()), hiddenKinds: hiddenKinds.sort() };
+}
+
+function providersRoute(app: FastifyInstance) {
+  app.get<{ Params: Static<typeof NamespaceParams> }>(
+    "/namespaces/:namespace/providers",
+    {
+      schema: {
+        summary: "List the Providers of a namespace with the resources using each",
+        tags,
+        params: NamespaceParams,
+        response: { 200: ProvidersView, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { namespace } = request.params;
+      const [providers, usage] = await Promise.all([
+        listOf(request.kube, ProviderKind, namespace),
+        providerUsersIn(request.kube, namespace),
+      ]);
+      const items = providers.map((provider) => ({
+        ...resourceView(provider),
+        usedBy: usage.users.get(`${namespace}/${provider.metadata.name}`) ?? [],
+      }));
+      return { items, hiddenKinds: usage.hiddenKinds };
+    },
+  );
+}
+
+export async function pipelineRoutes(
+  app: FastifyInstance,
+  options: PipelineRouteOptions = {},
+): Promise<void> {
+  for (const kind of [PipelineKind, RunKind, RunConfigurationKind]) listRoute(app, kind);
+  providersRoute(app);
+  for (const kind of [PipelineKind, RunKind, RunConfigurationKind, ProviderKind])
+    readRoutes(app, kind, options);
+  historyRoute(app);
+  createRunRoute(app);
 }

@@ -1,14 +1,9 @@
-import { mkdir, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import pino from "pino";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
-import { packageRoot } from "../../../src/dev/paths.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import {
@@ -20,8 +15,8 @@ import {
 } from "../../integration/server/server.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { buildWebUi, launchChromium, screenshot, signedInPage } from "./browser.ts";
 
-const screens = "/tmp/screens";
 const components = ["postgres", "object-store", "registry", "mlflow", "workflow-engine", "api-server", "web"];
 
 /** The operator's platform controllers, in this process, for one namespace (as `slipway operator --namespace`). */
@@ -44,31 +39,10 @@ describe("web UI (headless Chromium)", () => {
 
   beforeAll(async () => {
     await installCrds([PlatformKind, ComponentKind]);
-    webRoot = await mkdtemp(join(tmpdir(), "slipway-web-"));
-    await build({
-      configFile: join(packageRoot, "web/vite.config.ts"),
-      build: { outDir: webRoot, emptyOutDir: true },
-      logLevel: "warn",
-    });
-    await mkdir(screens, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    webRoot = await buildWebUi();
+    browser = await launchChromium();
   });
   afterAll(() => browser?.close());
-
-  const screenshot = (page: Page, name: string) =>
-    page.screenshot({ path: join(screens, `${name}.png`), fullPage: true });
 
   /** A namespace with the platform controllers, a Platform Running at 0.0.9, a server, and a signed-in page. */
   async function runningPlatformAndSignedInPage(): Promise<{ namespace: string; page: Page }> {
@@ -84,12 +58,7 @@ describe("web UI (headless Chromium)", () => {
     const url = await startServer(namespace, { webRoot });
     const token = await serviceAccountToken(namespace, "platform-admin");
     await grantPlatformAccess(namespace, "platform-admin", ["get", "list", "watch", "patch"]);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    onTestFinished(() => page.close());
-    await page.goto(url);
-    await page.getByRole("heading", { name: "Sign in to Slipway" }).waitFor();
-    await page.getByLabel("Bearer token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    const page = await signedInPage(browser, url, token, 1200);
     await page.getByRole("heading", { name: `${namespace}/slipway` }).waitFor();
     return { namespace, page };
   }

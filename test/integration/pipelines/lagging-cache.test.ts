@@ -106,12 +106,23 @@ async function reported(namespace: string, name: string, reason: string): Promis
 /** A Provider and a synchronized Pipeline `train` in a new namespace. */
 async function synchronizedPipeline(): Promise<{ ns: string; provider: Any; pipeline: Any }> {
   const ns = await testNamespace("pllag");
-  const provider = await api.create(types.provider, {
+  const providerObject = await api.create<Any>(types.provider, {
     apiVersion: group,
     kind: "Provider",
     metadata: { name: "argo", namespace: ns },
     spec: { type: "argo" },
   });
+  // as the Provider controller leaves it: resources wait for a Provider that is not Ready
+  const ready = {
+    type: "Ready",
+    status: "True",
+    reason: "BackendAvailable",
+    message: "Argo Workflows is installed",
+  };
+  const provider = {
+    ...providerObject,
+    status: { conditions: [{ ...ready, observedGeneration: providerObject.metadata.generation }] },
+  };
   const created = await api.create(types.pipeline, {
     apiVersion: group,
     kind: "Pipeline",

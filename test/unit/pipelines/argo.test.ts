@@ -104,6 +104,8 @@ describe("argo workflow spec", () => {
       parameters: [],
       artifacts: [],
       schedule: { cronExpression: "@daily", ...schedule },
+      maxConcurrency: 1,
+      catchUp: false,
     };
     const cron = cronWorkflow("team.s", definition, provider, Date.parse("2029-01-01T00:00:00Z"));
     expect(cron.spec).toMatchObject({ schedules: ["@daily"], suspend: true, timezone: "UTC" });

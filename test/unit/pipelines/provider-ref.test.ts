@@ -8,11 +8,29 @@ import { providerProblem as problemWith, providerKey } from "../../../src/pipeli
 const providerProblem = (reference: string, namespace: string, provider: Provider | undefined) =>
   problemWith(reference, namespace, provider, backends);
 
-const provider = (namespace: string, spec: Partial<Provider["spec"]> = {}): Provider => ({
+const readyStatus = (status: "True" | "False", observedGeneration = 3) => ({
+  conditions: [
+    {
+      type: "Ready",
+      status,
+      reason: status === "True" ? "BackendAvailable" : "BackendUnavailable",
+      message: status === "True" ? "KFP answered" : "KFP at http://127.0.0.1:1: connection refused",
+      observedGeneration,
+      lastTransitionTime: "2026-01-01T00:00:00Z",
+    },
+  ],
+});
+
+const provider = (
+  namespace: string,
+  spec: Partial<Provider["spec"]> = {},
+  status: Provider["status"] = readyStatus("True"),
+): Provider => ({
   apiVersion: "pipelines.slipway.dev/v1alpha1",
   kind: "Provider",
-  metadata: { name: "argo", namespace },
+  metadata: { name: "argo", namespace, generation: 3 },
   spec: { type: "argo", ...spec },
+  status,
 });
 
 describe("provider references", () => {
@@ -39,9 +57,24 @@ describe("provider references", () => {
       reason: "ProviderNotFound",
       message: "spec.provider: Provider ml/argo does not exist",
     });
-    expect(providerProblem("argo", "team", provider("team", { type: "kfp" }))?.reason).toBe(
-      "BackendUnavailable",
+    expect(
+      problemWith("argo", "team", provider("team", { type: "kfp" }), {
+        argo: backends.argo as BackendRegistry[string],
+      })?.reason,
+    ).toBe("BackendUnavailable");
+  });
+
+  it("a Provider that is not Ready for its current generation → ProviderNotReady with its Ready message", () => {
+    expect(providerProblem("argo", "team", provider("team", {}, readyStatus("False")))).toEqual({
+      reason: "ProviderNotReady",
+      message:
+        "spec.provider: Provider team/argo is not Ready: KFP at http://127.0.0.1:1: connection refused",
+    });
+    // Ready for an earlier spec says nothing about this one
+    expect(providerProblem("argo", "team", provider("team", {}, readyStatus("True", 2)))?.message).toBe(
+      "spec.provider: Provider team/argo is not Ready: its backend has not answered yet",
     );
+    expect(providerProblem("argo", "team", provider("team", {}, {}))?.reason).toBe("ProviderNotReady");
   });
 
   it("accepts exactly the provider types of the backend registry", () => {

@@ -56,6 +56,21 @@ const table: [string, Partial<SyncInput>, Action][] = [
     { type: "blocked", blocker: { reason: "ProviderNotAllowed", message: "no" } },
   ],
   [
+    "provider not Ready, nothing to do in its backend → nothing (no churn while it is down)",
+    { providerProblem: { reason: "ProviderNotReady", message: "down" }, recorded: synced },
+    { type: "none" },
+  ],
+  [
+    "provider not Ready and the spec changed → blocked with its reason",
+    { providerProblem: { reason: "ProviderNotReady", message: "down" }, version: "v2", recorded: synced },
+    { type: "blocked", blocker: { reason: "ProviderNotReady", message: "down" } },
+  ],
+  [
+    "provider not Ready, new → blocked (waits for the Provider, no backend call)",
+    { providerProblem: { reason: "ProviderNotReady", message: "down" } },
+    { type: "blocked", blocker: { reason: "ProviderNotReady", message: "down" } },
+  ],
+  [
     "Failed, backoff not elapsed → wait",
     { recorded: { state: "Failed", failedAttempts: 1, retryAt: now + 4000, observedGeneration: 1 } },
     { type: "wait", afterMs: 4000 },

@@ -1,5 +1,9 @@
 const tone: Record<string, string> = {
   Running: "good",
+  Succeeded: "good",
+  Building: "busy",
+  Creating: "busy",
+  Deleted: "idle",
   Ready: "good",
   Installing: "busy",
   Updating: "busy",

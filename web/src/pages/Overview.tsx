@@ -1,4 +1,5 @@
 import { ComponentsTable } from "../components/ComponentsTable.tsx";
+import { Conditions } from "../components/Conditions.tsx";
 import { PhaseBadge } from "../components/PhaseBadge.tsx";
 import type { PlatformState } from "../usePlatform.ts";
 
@@ -51,14 +52,7 @@ export function Overview({ state }: { state: PlatformState }) {
       {platform.conditions.length > 0 && (
         <section aria-labelledby="conditions-heading" className="card">
           <h2 id="conditions-heading">Conditions</h2>
-          <ul className="conditions">
-            {platform.conditions.map((condition) => (
-              <li key={condition.type}>
-                <strong>{condition.type}</strong> {condition.status} — {condition.reason}
-                {condition.message ? `: ${condition.message}` : ""}
-              </li>
-            ))}
-          </ul>
+          <Conditions conditions={platform.conditions} />
         </section>
       )}
     </>

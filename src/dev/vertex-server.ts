@@ -1,0 +1,221 @@
+/**
+ * A Vertex AI endpoint for tests and benchmarks, on 127.0.0.1 (plaintext gRPC): PipelineService,
+ * ScheduleService and Locations, with requests decoded by the protos that @google-cloud/aiplatform
+ * ships (build/protos/protos.json) and google-gax's locations proto — the definitions its client
+ * encodes with. It keeps jobs and schedules in memory and records every decoded request; a
+ * request that breaks a rule Vertex documents (parent, ids, cron with TZ, a job's spec) is refused
+ * with INVALID_ARGUMENT and recorded as a violation.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+
+// biome-ignore lint/suspicious/noExplicitAny: decoded protobuf messages
+type Any = any;
+
+const require = createRequire(import.meta.url);
+const loaderOptions = { keepCase: false, longs: String, enums: String, defaults: false, oneofs: true };
+
+function definitions(): Any {
+  const aiplatform = require("@google-cloud/aiplatform/build/protos/protos.json");
+  // google-gax exports no subpath for its protos: found next to its entry point
+  const gaxProtos = join(dirname(require.resolve("google-gax")), "../protos");
+  const locations = JSON.parse(readFileSync(join(gaxProtos, "locations.json"), "utf8"));
+  return {
+    ...grpc.loadPackageDefinition(protoLoader.fromJSON(aiplatform, loaderOptions)),
+    location: (grpc.loadPackageDefinition(protoLoader.fromJSON(locations, loaderOptions)) as Any).google.cloud
+      .location,
+  };
+}
+
+export interface VertexServer {
+  endpoint: { host: string; port: number };
+  project: string;
+  location: string;
+  jobs: Map<string, Any>;
+  schedules: Map<string, Any>;
+  requests: { method: string; request: Any }[];
+  violations: string[];
+  /** Sets a job's state (and task details) as Vertex would when it finishes. */
+  finishJob(name: string, state: string, taskDetails?: Any[]): void;
+  /** The next `count` calls fail with this gRPC status code. */
+  failNext(count: number, code?: number): void;
+  stop(): Promise<void>;
+}
+
+class Refused extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const idPattern = /^[a-z0-9][a-z0-9-]{0,127}$/;
+const cronPattern = /^TZ=[A-Za-z_/+-]+ (\S+\s+){4}\S+$/;
+
+function checkJob(job: Any, where: string) {
+  if (!job?.displayName) throw new Refused(3, `${where}.displayName is required`);
+  const spec = job.pipelineSpec?.fields;
+  if (!spec?.root || !spec.pipelineInfo || !spec.deploymentSpec)
+    throw new Refused(3, `${where}.pipelineSpec is not a pipeline spec`);
+  const root = job.runtimeConfig?.gcsOutputDirectory;
+  if (root !== undefined && !root.startsWith("gs://"))
+    throw new Refused(3, `${where}.runtimeConfig.gcsOutputDirectory must be gs://`);
+  for (const [key, value] of Object.entries(job.labels ?? {}))
+    if (!/^[a-z][-_a-z0-9]{0,62}$/.test(key) || !/^[-_a-z0-9]{0,63}$/.test(String(value)))
+      throw new Refused(3, `${where}.labels: ${key}=${value} is not a valid label`);
+}
+
+function services(server: VertexServer, parent: string) {
+  const { jobs, schedules } = server;
+  const checkParent = (value: string) => {
+    if (value !== parent) throw new Refused(3, `parent must be ${parent}, not ${value}`);
+  };
+  const found = (table: Map<string, Any>, name: string) => {
+    const item = table.get(name);
+    if (!item) throw new Refused(5, `${name} not found`);
+    return item;
+  };
+  const operation = (name: string) => ({ name: `${name}/operations/1`, done: true });
+  return {
+    getLocation: (request: Any) => {
+      if (request.name !== parent) throw new Refused(5, `location ${request.name} not found`);
+      return { name: parent, locationId: server.location };
+    },
+    createPipelineJob: (request: Any) => {
+      checkParent(request.parent);
+      if (!idPattern.test(request.pipelineJobId ?? ""))
+        throw new Refused(3, "pipelineJobId does not match [a-z0-9][a-z0-9-]{0,127}");
+      checkJob(request.pipelineJob, "pipelineJob");
+      const name = `${parent}/pipelineJobs/${request.pipelineJobId}`;
+      if (jobs.has(name)) throw new Refused(6, `${name} already exists`);
+      const job = {
+        ...request.pipelineJob,
+        name,
+        state: "PIPELINE_STATE_PENDING",
+        createTime: { seconds: String(Math.floor(Date.now() / 1000)) },
+      };
+      jobs.set(name, job);
+      return job;
+    },
+    getPipelineJob: (request: Any) => found(jobs, request.name),
+    cancelPipelineJob: (request: Any) => {
+      const job = found(jobs, request.name);
+      if (!["PIPELINE_STATE_PENDING", "PIPELINE_STATE_RUNNING"].includes(job.state))
+        throw new Refused(9, "the job is not running");
+      job.state = "PIPELINE_STATE_CANCELLED";
+      return {};
+    },
+    deletePipelineJob: (request: Any) => {
+      const job = found(jobs, request.name);
+      if (["PIPELINE_STATE_PENDING", "PIPELINE_STATE_RUNNING"].includes(job.state))
+        throw new Refused(9, "cancel a running job first");
+      jobs.delete(request.name);
+      return operation(request.name);
+    },
+    createSchedule: (request: Any) => {
+      checkParent(request.parent);
+      const schedule = request.schedule;
+      if (!cronPattern.test(schedule?.cron ?? ""))
+        throw new Refused(3, `schedule.cron: ${schedule?.cron} is not TZ=… with 5 fields`);
+      if (!(Number(schedule.maxConcurrentRunCount) > 0))
+        throw new Refused(3, "schedule.maxConcurrentRunCount must be > 0");
+      checkParent(schedule.createPipelineJobRequest?.parent);
+      checkJob(
+        schedule.createPipelineJobRequest?.pipelineJob,
+        "schedule.createPipelineJobRequest.pipelineJob",
+      );
+      const name = `${parent}/schedules/${schedules.size + 1}${Math.random().toString(36).slice(2, 8)}`;
+      const created = { ...schedule, name, state: "ACTIVE" };
+      schedules.set(name, created);
+      return created;
+    },
+    getSchedule: (request: Any) => found(schedules, request.name),
+    deleteSchedule: (request: Any) => {
+      found(schedules, request.name);
+      schedules.delete(request.name);
+      return operation(request.name);
+    },
+  };
+}
+
+type Handler = (request: Any) => Any;
+
+function unary(
+  server: VertexServer,
+  method: string,
+  handler: Handler,
+  failures: { count: number; code: number },
+) {
+  return (call: Any, callback: Any) => {
+    server.requests.push({ method, request: call.request });
+    try {
+      if (failures.count > 0) {
+        failures.count -= 1;
+        throw new Refused(failures.code, "injected failure");
+      }
+      callback(null, handler(call.request));
+    } catch (error) {
+      const refused = error instanceof Refused ? error : new Refused(13, String(error));
+      if (refused.code === 3) server.violations.push(`${method}: ${refused.message}`);
+      callback({ code: refused.code, details: refused.message });
+    }
+  };
+}
+
+export async function startVertexServer(
+  project = "slipway-test",
+  location = "europe-west4",
+): Promise<VertexServer> {
+  const proto = definitions();
+  const grpcServer = new grpc.Server();
+  const failures = { count: 0, code: 14 };
+  const server: VertexServer = {
+    endpoint: { host: "127.0.0.1", port: 0 },
+    project,
+    location,
+    jobs: new Map(),
+    schedules: new Map(),
+    requests: [],
+    violations: [],
+    finishJob: (name, state, taskDetails) => {
+      const job = server.jobs.get(name);
+      if (!job) throw new Error(`no job ${name}`);
+      job.state = state;
+      job.endTime = { seconds: "1767225660" };
+      if (taskDetails) job.jobDetail = { taskDetails };
+    },
+    failNext: (count, code = 14) => {
+      failures.count = count;
+      failures.code = code;
+    },
+    stop: () => new Promise((resolve) => grpcServer.tryShutdown(() => resolve())),
+  };
+  const handlers = services(server, `projects/${project}/locations/${location}`);
+  const wrap = (names: string[]) =>
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        unary(server, name, (handlers as Record<string, Handler>)[name] as Handler, failures),
+      ]),
+    );
+  const v1 = proto.google.cloud.aiplatform.v1;
+  grpcServer.addService(
+    v1.PipelineService.service,
+    wrap(["createPipelineJob", "getPipelineJob", "cancelPipelineJob", "deletePipelineJob"]),
+  );
+  grpcServer.addService(
+    v1.ScheduleService.service,
+    wrap(["createSchedule", "getSchedule", "deleteSchedule"]),
+  );
+  grpcServer.addService(proto.location.Locations.service, wrap(["getLocation"]));
+  server.endpoint.port = await new Promise<number>((resolve, reject) =>
+    grpcServer.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
+  );
+  return server;
+}

@@ -1,0 +1,80 @@
+/**
+ * The bearer token of a `kfp` Provider's calls: read from a Secret in the Provider's namespace, or
+ * requested for a ServiceAccount there with an audience (a TokenRequest: the token a projected
+ * ServiceAccount token volume would hold). The token goes into the Authorization header only —
+ * never into a status, an Event, a log line or an error message.
+ */
+import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../../kube/types.ts";
+import type { KfpAuth } from "./settings.ts";
+
+const secretType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Secret",
+  plural: "secrets",
+  namespaced: true,
+};
+const serviceAccountType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "ServiceAccount",
+  plural: "serviceaccounts",
+  namespaced: true,
+};
+
+/** What reading the credentials needs (the controllers' RBAC). */
+export const credentialPermissions: Permission[] = [
+  { type: secretType, verbs: ["get"] },
+  { type: serviceAccountType, verbs: ["create"], subresource: "token" },
+];
+
+type Secret = KubeObject & { data?: Record<string, string> };
+
+async function secretToken(client: Client, namespace: string, auth: Extract<KfpAuth, { type: "secret" }>) {
+  const secret = await client.get<Secret>(secretType, { namespace, name: auth.name });
+  if (!secret)
+    throw new Error(
+      `spec.parameters.auth.bearerTokenSecret: Secret ${namespace}/${auth.name} does not exist`,
+    );
+  const value = secret.data?.[auth.key];
+  if (!value)
+    throw new Error(
+      `spec.parameters.auth.bearerTokenSecret: Secret ${namespace}/${auth.name} has no key ${auth.key}`,
+    );
+  return Buffer.from(value, "base64").toString("utf8").trim();
+}
+
+async function serviceAccountToken(
+  client: Client,
+  namespace: string,
+  auth: Extract<KfpAuth, { type: "serviceAccountToken" }>,
+) {
+  const request = {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: { audiences: [auth.audience], expirationSeconds: auth.expirationSeconds },
+  };
+  const key: ObjectKey = { namespace, name: auth.serviceAccount };
+  try {
+    const answer = await client.createSubresource<{ status?: { token?: string } }>(
+      serviceAccountType,
+      key,
+      "token",
+      request,
+    );
+    if (!answer.status?.token) throw new Error("the TokenRequest returned no token");
+    return answer.status.token;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `spec.parameters.auth.serviceAccountToken: no token for ServiceAccount ${namespace}/${auth.serviceAccount}: ${why}`,
+    );
+  }
+}
+
+/** The token for `auth`, undefined without auth; errors name the field and the object, not the token. */
+export function bearerToken(client: Client, namespace: string, auth: KfpAuth): Promise<string | undefined> {
+  if (auth.type === "secret") return secretToken(client, namespace, auth);
+  if (auth.type === "serviceAccountToken") return serviceAccountToken(client, namespace, auth);
+  return Promise.resolve(undefined);
+}

@@ -1,0 +1,247 @@
+/**
+ * The kfp backend, on Kubeflow Pipelines' REST API v2beta1: Pipeline → a KFP pipeline with one
+ * version per Slipway version (named by its hash, the IR as its spec), Experiment → experiment,
+ * Run → run of that version, RunSchedule → recurring run. KFP's objects are not Kubernetes objects:
+ * every resource gets the finalizer, and its deletion deletes them.
+ */
+import type { Client } from "../../kube/types.ts";
+import type {
+  Backend,
+  BackendPlugin,
+  BackendReadiness,
+  PipelineDefinition,
+  ProviderAt,
+  ProviderConfig,
+} from "../backend.ts";
+import { keyText } from "../provider-ref.ts";
+import { bearerToken, credentialPermissions } from "./auth.ts";
+import { compilePipeline } from "./compile.ts";
+import { type KfpRun, kfpRunCompletion } from "./completion.ts";
+import { isKfpConflict, isKfpNotFound, KfpHttp } from "./http.ts";
+import {
+  api,
+  displayName,
+  experimentBody,
+  pipelineBody,
+  recurringRunBody,
+  runBody,
+  versionBody,
+  versionReference,
+} from "./requests.ts";
+import { type KfpSettings, kfpSettings } from "./settings.ts";
+
+/** KFP's list filter (V2beta1Filter) on one field's value. */
+const byDisplayName = (value: string) =>
+  JSON.stringify({ predicates: [{ key: "display_name", operation: "EQUALS", string_value: value }] });
+
+const ignoreNotFound = (error: unknown) => {
+  if (!isKfpNotFound(error)) throw error;
+};
+
+/** The IR of a Pipeline, or an Error naming the field KFP cannot take. */
+function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
+  const compiled = compilePipeline({
+    name: definition.name,
+    spec: definition.spec,
+    defaultBeamArgs: provider.spec.defaultBeamArgs,
+  });
+  if (!compiled.ok) throw new Error(`${compiled.field}: ${compiled.error}`);
+  return compiled.ir;
+}
+
+interface Connection {
+  http: KfpHttp;
+  settings: KfpSettings;
+}
+
+export class KfpBackend implements Backend {
+  readonly #client: Client;
+  /** One connection (and token) per Provider for this backend's life: one reconcile. */
+  readonly #connections = new Map<string, Connection>();
+
+  constructor(client: Client) {
+    this.#client = client;
+  }
+
+  #connect(provider: ProviderConfig): Connection {
+    const key = `${keyText(provider.key)}@${provider.version}`;
+    const known = this.#connections.get(key);
+    if (known) return known;
+    const settings = kfpSettings(provider);
+    let token: Promise<string | undefined> | undefined;
+    const http = new KfpHttp(settings.endpoint, () => {
+      token ??= bearerToken(this.#client, provider.key.namespace, settings.auth);
+      return token;
+    });
+    const connection = { http, settings };
+    this.#connections.set(key, connection);
+    return connection;
+  }
+
+  #at(provider: ProviderAt): Connection {
+    if (!provider.config)
+      throw new Error(`Provider ${keyText(provider.key)} no longer exists: its KFP cannot be reached`);
+    return this.#connect(provider.config);
+  }
+
+  /** An authenticated call (list one pipeline, in the namespace when multi-user): the answer is the readiness. */
+  async readiness(provider: ProviderConfig): Promise<BackendReadiness> {
+    try {
+      const { http, settings } = this.#connect(provider);
+      await http.request("GET", `${api}/pipelines`, {
+        query: { page_size: "1", namespace: settings.namespace },
+      });
+      const where = settings.namespace ? ` (namespace ${settings.namespace})` : "";
+      return { ready: true, message: `KFP at ${settings.endpoint} answered${where}` };
+    } catch (error) {
+      return { ready: false, message: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  needsFinalizer(): boolean {
+    return true;
+  }
+
+  async #pipelineId({ http, settings }: Connection, definition: PipelineDefinition): Promise<string> {
+    const body = pipelineBody(definition, settings);
+    try {
+      return (await http.request<{ pipeline_id: string }>("POST", `${api}/pipelines`, { body })).pipeline_id;
+    } catch (error) {
+      if (!isKfpConflict(error)) throw error;
+      const path = `${api}/pipelines/names/${encodeURIComponent(body.display_name)}`;
+      const query = { namespace: settings.namespace };
+      return (await http.request<{ pipeline_id: string }>("GET", path, { query })).pipeline_id;
+    }
+  }
+
+  /** Uploads the version (or finds it: the same Slipway version uploaded before) and returns its id. */
+  async #versionId({ http }: Connection, pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+    const path = `${api}/pipelines/${encodeURIComponent(pipelineId)}/versions`;
+    try {
+      const body = versionBody(pipelineId, definition, ir);
+      return (await http.request<{ pipeline_version_id: string }>("POST", path, { body }))
+        .pipeline_version_id;
+    } catch (error) {
+      if (!isKfpConflict(error)) throw error;
+      const query = { filter: byDisplayName(definition.version), page_size: "1" };
+      const listed = await http.request<{ pipeline_versions?: { pipeline_version_id: string }[] }>(
+        "GET",
+        path,
+        {
+          query,
+        },
+      );
+      const found = listed.pipeline_versions?.[0]?.pipeline_version_id;
+      if (!found) throw error;
+      return found;
+    }
+  }
+
+  async #upload(
+    provider: ProviderConfig,
+    definition: PipelineDefinition,
+    pipelineId?: string,
+  ): Promise<string> {
+    const ir = irOf(definition, provider);
+    const connection = this.#connect(provider);
+    const id = pipelineId ?? (await this.#pipelineId(connection, definition));
+    return `${id}/${await this.#versionId(connection, id, definition, ir)}`;
+  }
+
+  readonly pipelines: Backend["pipelines"] = {
+    create: (provider, definition) => this.#upload(provider, definition),
+    update: async (provider, id, definition) => {
+      try {
+        return await this.#upload(provider, definition, versionReference(id).pipeline_id);
+      } catch (error) {
+        if (!isKfpNotFound(error)) throw error;
+        return this.#upload(provider, definition); // deleted in KFP meanwhile: created again
+      }
+    },
+    delete: (provider, id) =>
+      this.#at(provider)
+        .http.request("DELETE", `${api}/pipelines/${encodeURIComponent(versionReference(id).pipeline_id)}`, {
+          query: { cascade: "true" },
+        })
+        .then(() => {}, ignoreNotFound),
+  };
+
+  readonly experiments: Backend["experiments"] = {
+    create: async (provider, definition) => {
+      const { http, settings } = this.#connect(provider);
+      const body = experimentBody(definition, settings);
+      try {
+        return (await http.request<{ experiment_id: string }>("POST", `${api}/experiments`, { body }))
+          .experiment_id;
+      } catch (error) {
+        if (!isKfpConflict(error)) throw error;
+        const query = { filter: byDisplayName(displayName(definition.owner)), namespace: settings.namespace };
+        const listed = await http.request<{ experiments?: { experiment_id: string }[] }>(
+          "GET",
+          `${api}/experiments`,
+          {
+            query,
+          },
+        );
+        const found = listed.experiments?.[0]?.experiment_id;
+        if (!found) throw error;
+        return found;
+      }
+    },
+    // KFP cannot change an experiment (its description stays as created)
+    update: async (_provider, id) => id,
+    delete: (provider, id) => this.#delete(provider, `experiments/${encodeURIComponent(id)}`),
+  };
+
+  #delete(provider: ProviderAt, path: string): Promise<void> {
+    return this.#at(provider)
+      .http.request("DELETE", `${api}/${path}`)
+      .then(() => {}, ignoreNotFound);
+  }
+
+  readonly runs: Backend["runs"] = {
+    create: async (provider, definition) => {
+      const body = runBody(definition, provider);
+      return (await this.#connect(provider).http.request<{ run_id: string }>("POST", `${api}/runs`, { body }))
+        .run_id;
+    },
+    // a run runs what it was created with: an update (the Run's spec is immutable) changes nothing
+    update: async (_provider, id) => id,
+    delete: (provider, id) => this.#delete(provider, `runs/${encodeURIComponent(id)}`),
+    completion: async (provider, id, wanted) => {
+      try {
+        const run = await this.#at(provider).http.request<KfpRun>(
+          "GET",
+          `${api}/runs/${encodeURIComponent(id)}`,
+        );
+        return kfpRunCompletion(run, wanted.artifacts);
+      } catch (error) {
+        if (isKfpNotFound(error)) return { state: "Failed", artifacts: [] }; // deleted: it will never finish
+        throw error;
+      }
+    },
+  };
+
+  readonly runSchedules: Backend["runSchedules"] = {
+    create: async (provider, definition) => {
+      const { http, settings } = this.#connect(provider);
+      const body = recurringRunBody(definition, provider, settings);
+      return (await http.request<{ recurring_run_id: string }>("POST", `${api}/recurringruns`, { body }))
+        .recurring_run_id;
+    },
+    // KFP cannot change a recurring run: the new one is created before the old one goes
+    update: async (provider, id, definition) => {
+      const created = await this.runSchedules.create(provider, definition);
+      await this.runSchedules.delete({ key: provider.key, config: provider }, id);
+      return created;
+    },
+    delete: (provider, id) => this.#delete(provider, `recurringruns/${encodeURIComponent(id)}`),
+  };
+}
+
+export const kfpBackend: BackendPlugin = {
+  create: (client) => new KfpBackend(client),
+  writes: { pipeline: [], experiment: [], run: [], runSchedule: [] },
+  readinessPermissions: [],
+  callPermissions: credentialPermissions,
+};

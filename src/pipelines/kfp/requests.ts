@@ -1,0 +1,154 @@
+/**
+ * The bodies Slipway sends to KFP's REST API v2beta1 (field names as in its OpenAPI document and
+ * the kfp-server-api models), built from a definition and a Provider (pure). What a definition
+ * cannot become is an Error naming the resource's field.
+ */
+import type {
+  ExperimentDefinition,
+  Owner,
+  PipelineDefinition,
+  ProviderConfig,
+  RunDefinition,
+  RunScheduleDefinition,
+} from "../backend.ts";
+import { keyText } from "../provider-ref.ts";
+import { kfpParameterName } from "./names.ts";
+import { parameterType, typedValue } from "./parameters.ts";
+import type { KfpSettings } from "./settings.ts";
+
+export const api = "/apis/v2beta1";
+
+/** What a KFP object is called: unique per Slipway resource (`namespace.name`). */
+export const displayName = (owner: Owner) => `${owner.namespace}.${owner.name}`;
+
+const describe = (owner: Owner) => `Slipway ${owner.kind} ${owner.namespace}/${owner.name}`;
+const inNamespace = (settings: KfpSettings) => (settings.namespace ? { namespace: settings.namespace } : {});
+
+export function pipelineBody(definition: PipelineDefinition, settings: KfpSettings) {
+  return {
+    display_name: displayName(definition.owner),
+    description: describe(definition.owner),
+    ...inNamespace(settings),
+  };
+}
+
+/** A pipeline version: named by the Slipway version hash, the IR as its pipeline_spec. */
+export function versionBody(pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+  return {
+    pipeline_id: pipelineId,
+    display_name: definition.version,
+    description: `${describe(definition.owner)} at version ${definition.version}`,
+    pipeline_spec: ir,
+  };
+}
+
+export function experimentBody(definition: ExperimentDefinition, settings: KfpSettings) {
+  return {
+    display_name: displayName(definition.owner),
+    description: definition.description ?? describe(definition.owner),
+    ...inNamespace(settings),
+  };
+}
+
+/** A KFP object's reference in Slipway's status: a pipeline's is `pipeline_id/pipeline_version_id`. */
+export function versionReference(id: string): { pipeline_id: string; pipeline_version_id: string } {
+  const [pipelineId = "", versionId = ""] = id.split("/");
+  return { pipeline_id: pipelineId, pipeline_version_id: versionId };
+}
+
+interface Synced {
+  status?: { state?: string; provider?: { name?: string; id?: string } };
+}
+
+/** The id the object has in this Provider's KFP, or an error naming `field`. */
+function syncedId(object: Synced, provider: ProviderConfig, what: string, field: string): string {
+  const status = object.status;
+  const here = keyText(provider.key);
+  if (status?.state !== "Succeeded" || !status.provider?.id)
+    throw new Error(`${field}: ${what} is not synchronized yet`);
+  if (status.provider.name !== here)
+    throw new Error(`${field}: ${what} is synchronized in provider ${status.provider.name}, not ${here}`);
+  return status.provider.id;
+}
+
+/** The pipeline version a run runs: the Pipeline's, synchronized in the same Provider. */
+export function runPipelineReference(run: RunDefinition, provider: ProviderConfig) {
+  const pipeline = `Pipeline ${run.pipeline.name}`;
+  return versionReference(syncedId(run.pipeline.owner.object as Synced, provider, pipeline, "spec.pipeline"));
+}
+
+/** The experiment a run goes into: `experimentName`'s Experiment, synchronized in the same Provider. */
+export function runExperimentId(run: RunDefinition, provider: ProviderConfig): string | undefined {
+  if (!run.experimentName) return undefined;
+  const what = `Experiment ${run.experimentName}`;
+  if (!run.experiment) throw new Error(`spec.experimentName: ${what} does not exist`);
+  return syncedId(run.experiment as Synced, provider, what, "spec.experimentName");
+}
+
+/** Runtime parameters under KFP's names, typed as the Pipeline's defaults type them in the IR. */
+export function runtimeParameters(run: RunDefinition): Record<string, unknown> {
+  const declared = run.pipeline.spec.parameters ?? [];
+  const values: Record<string, unknown> = {};
+  for (const { name, value } of run.parameters) {
+    const parameter = declared.find((p) => p.name === name);
+    if (!parameter)
+      throw new Error(`spec.parameters[${name}]: Pipeline ${run.pipeline.name} has no such parameter`);
+    const type = parameterType(parameter.default);
+    const typed = typedValue(type, value);
+    if (typed === undefined)
+      throw new Error(
+        `spec.parameters[${name}]: ${JSON.stringify(value)} is not a ${type} (the type of its default)`,
+      );
+    values[kfpParameterName(name)] = typed;
+  }
+  return values;
+}
+
+function runtimeConfig(run: RunDefinition, provider: ProviderConfig) {
+  const root = provider.spec.pipelineRootStorage;
+  return { parameters: runtimeParameters(run), ...(root ? { pipeline_root: root } : {}) };
+}
+
+function runFields(run: RunDefinition, provider: ProviderConfig) {
+  const experimentId = runExperimentId(run, provider);
+  const serviceAccount = provider.spec.serviceAccount;
+  return {
+    display_name: displayName(run.owner),
+    description: describe(run.owner),
+    pipeline_version_reference: runPipelineReference(run, provider),
+    runtime_config: runtimeConfig(run, provider),
+    ...(experimentId ? { experiment_id: experimentId } : {}),
+    ...(serviceAccount ? { service_account: serviceAccount } : {}),
+  };
+}
+
+export const runBody = (run: RunDefinition, provider: ProviderConfig) => runFields(run, provider);
+
+/** KFP's cron has a seconds field first (6 fields); a 5-field expression runs at second 0. */
+export function kfpCron(expression: string): string {
+  const trimmed = expression.trim();
+  if (trimmed.startsWith("@")) return trimmed;
+  return trimmed.split(/\s+/).length === 5 ? `0 ${trimmed}` : trimmed;
+}
+
+export function recurringRunBody(
+  schedule: RunScheduleDefinition,
+  provider: ProviderConfig,
+  settings: KfpSettings,
+) {
+  const { cronExpression, startTime, endTime } = schedule.schedule;
+  return {
+    ...runFields(schedule, provider),
+    ...inNamespace(settings),
+    max_concurrency: String(schedule.maxConcurrency),
+    no_catchup: !schedule.catchUp,
+    mode: "ENABLE",
+    trigger: {
+      cron_schedule: {
+        cron: kfpCron(cronExpression),
+        ...(startTime ? { start_time: startTime } : {}),
+        ...(endTime ? { end_time: endTime } : {}),
+      },
+    },
+  };
+}

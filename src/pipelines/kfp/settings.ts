@@ -1,0 +1,90 @@
+/**
+ * A `kfp` Provider's `spec.parameters`, checked (pure): where its API is, the KFP namespace in
+ * multi-user mode, and where the bearer token comes from. Bad input is an error naming the field.
+ */
+import type { ProviderConfig } from "../backend.ts";
+
+export type KfpAuth =
+  | { type: "none" }
+  /** A Secret in the Provider's namespace holding the token under `key`. */
+  | { type: "secret"; name: string; key: string }
+  /** A token the operator requests for this ServiceAccount (in the Provider's namespace) and audience. */
+  | { type: "serviceAccountToken"; serviceAccount: string; audience: string; expirationSeconds: number };
+
+export interface KfpSettings {
+  /** `http(s)://host:port`, without a trailing slash. */
+  endpoint: string;
+  namespace?: string;
+  auth: KfpAuth;
+}
+
+export class SettingsError extends Error {
+  override name = "SettingsError";
+}
+
+const field = (path: string) => `spec.parameters.${path}`;
+const dnsName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function text(value: unknown, path: string, rule: RegExp | undefined = undefined): string {
+  if (typeof value !== "string" || value === "")
+    throw new SettingsError(`${field(path)}: a non-empty string is required`);
+  if (rule && !rule.test(value)) throw new SettingsError(`${field(path)}: must match ${rule.source}`);
+  return value;
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+function endpointOf(value: unknown): string {
+  const endpoint = text(value, "endpoint");
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new SettingsError(`${field("endpoint")}: not a URL (http://host:port or https://host:port)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new SettingsError(`${field("endpoint")}: the scheme must be http or https, not ${url.protocol}`);
+  if (url.username || url.password || url.search)
+    throw new SettingsError(
+      `${field("endpoint")}: no credentials or query in the URL (use spec.parameters.auth)`,
+    );
+  return endpoint.replace(/\/+$/, "");
+}
+
+function authOf(value: unknown): KfpAuth {
+  if (value === undefined) return { type: "none" };
+  const auth = record(value);
+  const secret = record(auth?.bearerTokenSecret);
+  const token = record(auth?.serviceAccountToken);
+  if (!auth || Boolean(secret) === Boolean(token))
+    throw new SettingsError(`${field("auth")}: exactly one of bearerTokenSecret or serviceAccountToken`);
+  if (secret)
+    return {
+      type: "secret",
+      name: text(secret.name, "auth.bearerTokenSecret.name", dnsName),
+      key: text(secret.key ?? "token", "auth.bearerTokenSecret.key", /^[-._a-zA-Z0-9]+$/),
+    };
+  const seconds = token?.expirationSeconds ?? 3600;
+  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 600)
+    throw new SettingsError(`${field("auth.serviceAccountToken.expirationSeconds")}: an integer ≥ 600`);
+  return {
+    type: "serviceAccountToken",
+    serviceAccount: text(token?.serviceAccount, "auth.serviceAccountToken.serviceAccount", dnsName),
+    audience: text(token?.audience ?? "pipelines.kubeflow.org", "auth.serviceAccountToken.audience"),
+    expirationSeconds: seconds,
+  };
+}
+
+/** The settings, or a SettingsError naming the first bad field. */
+export function kfpSettings(provider: ProviderConfig): KfpSettings {
+  const parameters = provider.spec.parameters ?? {};
+  const namespace = parameters.namespace;
+  return {
+    endpoint: endpointOf(parameters.endpoint),
+    ...(namespace === undefined ? {} : { namespace: text(namespace, "namespace", dnsName) }),
+    auth: authOf(parameters.auth),
+  };
+}

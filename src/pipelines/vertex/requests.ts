@@ -1,0 +1,177 @@
+/**
+ * What Slipway sends to Vertex AI (aiplatform v1, in the client's protobuf object form), pure:
+ * Run → PipelineJob, RunSchedule → Schedule with a createPipelineJobRequest; and a Run's completion
+ * from the job's state.
+ */
+import { createHash } from "node:crypto";
+import type {
+  Owner,
+  ProviderConfig,
+  RunCompletion,
+  RunDefinition,
+  RunScheduleDefinition,
+} from "../backend.ts";
+import { compilePipeline } from "../kfp/compile.ts";
+import { kfpName, taskName } from "../kfp/names.ts";
+import { runtimeParameters } from "../kfp/requests.ts";
+import { locationName, type VertexSettings } from "./settings.ts";
+
+type Value = {
+  nullValue?: "NULL_VALUE";
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: Struct;
+  listValue?: { values: Value[] };
+};
+export type Struct = { fields: Record<string, Value> };
+
+/** JSON → google.protobuf.Value, as protobuf's own JSON mapping does. */
+export function toValue(json: unknown): Value {
+  if (json === null || json === undefined) return { nullValue: "NULL_VALUE" };
+  if (typeof json === "number") return { numberValue: json };
+  if (typeof json === "string") return { stringValue: json };
+  if (typeof json === "boolean") return { boolValue: json };
+  if (Array.isArray(json)) return { listValue: { values: json.map(toValue) } };
+  return { structValue: toStruct(json as Record<string, unknown>) };
+}
+
+export function toStruct(json: Record<string, unknown>): Struct {
+  return { fields: Object.fromEntries(Object.entries(json).map(([k, v]) => [k, toValue(v)])) };
+}
+
+/** Vertex label values: lowercase letters, digits, `-` and `_`, at most 63 characters. */
+const labelValue = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^-_a-z0-9]/g, "-")
+    .slice(0, 63);
+
+export function ownerLabels(owner: Owner): Record<string, string> {
+  return {
+    "slipway-kind": labelValue(owner.kind),
+    "slipway-namespace": labelValue(owner.namespace),
+    "slipway-name": labelValue(owner.name),
+  };
+}
+
+/** A job or schedule id unique per Slipway resource (its uid): a create made again finds the same one. */
+export function vertexId(owner: Owner): string {
+  const uid = owner.object.metadata?.uid ?? `${owner.namespace}/${owner.name}`;
+  const hash = createHash("sha256").update(uid).digest("hex").slice(0, 10);
+  return `${kfpName(`${owner.namespace}-${owner.name}`).slice(0, 100)}-${hash}`;
+}
+
+function irOf(run: RunDefinition, provider: ProviderConfig) {
+  const compiled = compilePipeline({
+    name: run.pipeline.name,
+    spec: run.pipeline.spec,
+    defaultBeamArgs: provider.spec.defaultBeamArgs,
+  });
+  if (!compiled.ok)
+    throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.field}: ${compiled.error}`);
+  return compiled.ir;
+}
+
+export function pipelineJob(run: RunDefinition, provider: ProviderConfig, settings: VertexSettings) {
+  const root = provider.spec.pipelineRootStorage;
+  if (root !== undefined && !root.startsWith("gs://"))
+    throw new Error(
+      `spec.pipelineRootStorage: Vertex writes a run's outputs to Cloud Storage: gs://…, not ${root}`,
+    );
+  const parameters = runtimeParameters(run);
+  return {
+    displayName: `${run.owner.namespace}.${run.owner.name}`,
+    pipelineSpec: toStruct(irOf(run, provider) as unknown as Record<string, unknown>),
+    runtimeConfig: {
+      ...(root ? { gcsOutputDirectory: root } : {}),
+      parameterValues: Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, toValue(v)])),
+    },
+    labels: ownerLabels(run.owner),
+    ...(settings.serviceAccount ? { serviceAccount: settings.serviceAccount } : {}),
+    ...(settings.network ? { network: settings.network } : {}),
+  };
+}
+
+const descriptors: Record<string, string> = {
+  "@yearly": "0 0 1 1 *",
+  "@annually": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@midnight": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+/** Vertex takes unix-cron (5 fields) with a time zone: `TZ=UTC …` (as on argo, schedules are in UTC). */
+export function vertexCron(expression: string): string {
+  const trimmed = expression.trim();
+  const fields = descriptors[trimmed] ?? trimmed;
+  const count = fields.split(/\s+/).length;
+  if (count !== 5)
+    throw new Error(
+      `spec.schedule.cronExpression: the vertex backend takes 5 cron fields (minute resolution), not ${count}`,
+    );
+  return `TZ=UTC ${fields}`;
+}
+
+/** A Schedule: a past startTime is left out (Vertex would start the runs missed since then at once). */
+export function schedule(
+  definition: RunScheduleDefinition,
+  provider: ProviderConfig,
+  settings: VertexSettings,
+  now: number,
+) {
+  const { cronExpression, startTime, endTime } = definition.schedule;
+  const start =
+    startTime && Date.parse(startTime) > now ? { startTime: { seconds: Date.parse(startTime) / 1000 } } : {};
+  return {
+    displayName: `${definition.owner.namespace}.${definition.owner.name}`,
+    cron: vertexCron(cronExpression),
+    ...start,
+    ...(endTime ? { endTime: { seconds: Date.parse(endTime) / 1000 } } : {}),
+    maxConcurrentRunCount: definition.maxConcurrency,
+    allowQueueing: definition.catchUp,
+    createPipelineJobRequest: {
+      parent: locationName(settings),
+      pipelineJob: pipelineJob(definition, provider, settings),
+    },
+  };
+}
+
+export interface VertexJob {
+  state?: string | number | null;
+  endTime?: { seconds?: number | string | { toString(): string } | null } | null;
+  jobDetail?: {
+    taskDetails?:
+      | {
+          taskName?: string | null;
+          outputs?: Record<string, { artifacts?: { uri?: string | null }[] | null }> | null;
+        }[]
+      | null;
+  } | null;
+}
+
+const succeeded = "PIPELINE_STATE_SUCCEEDED";
+const failed = new Set(["PIPELINE_STATE_FAILED", "PIPELINE_STATE_CANCELLED"]);
+
+/** SUCCEEDED → Succeeded, FAILED/CANCELLED → Failed, else running; artifacts `<step>:<name>` by their URIs. */
+export function vertexRunCompletion(
+  job: VertexJob,
+  wanted: { name: string; path: string }[],
+): RunCompletion | undefined {
+  const state = String(job.state ?? "");
+  if (state !== succeeded && !failed.has(state)) return undefined;
+  const tasks = job.jobDetail?.taskDetails ?? [];
+  const artifacts = wanted.flatMap(({ name, path }) => {
+    const [step = "", output = ""] = path.split(":");
+    const uri = tasks.find((t) => t.taskName === taskName(step))?.outputs?.[output]?.artifacts?.[0]?.uri;
+    return uri ? [{ name, location: uri }] : [];
+  });
+  const seconds = job.endTime?.seconds;
+  return {
+    state: state === succeeded ? "Succeeded" : "Failed",
+    ...(seconds ? { finishedAt: new Date(Number(String(seconds)) * 1000).toISOString() } : {}),
+    artifacts,
+  };
+}

@@ -1,0 +1,86 @@
+/** `GET …/events`: the objects of one type in a namespace (or one of them) as server-sent events. */
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { KubeObject, ResourceType } from "../../kube/types.ts";
+import { errorResponses } from "../errors.ts";
+import { Name, NamespaceParams } from "../params.ts";
+import { type EventStream, openEventStream } from "../sse.ts";
+import { followResources } from "./follow.ts";
+
+export const EventsQuery = Type.Object(
+  { name: Type.Optional({ ...Name, description: "Follow only the object of this name" }) },
+  { additionalProperties: false },
+);
+
+type EventsRequest = FastifyRequest<{
+  Params: Static<typeof NamespaceParams>;
+  Querystring: Static<typeof EventsQuery>;
+}>;
+
+/**
+ * The handler of an event stream of `type`: `snapshot` ({items}: every object, first), then `upsert` (an object's new view) and `delete` ({name}). The first list runs before
+ * the response is taken over, so a 403 is still a JSON answer.
+ */
+export function resourceEventsHandler<View>(
+  type: ResourceType,
+  view: (object: KubeObject) => View,
+  heartbeatMs: number | undefined,
+) {
+  return async (request: EventsRequest, reply: FastifyReply): Promise<void> => {
+    const controller = new AbortController();
+    const { namespace } = request.params;
+    const name = request.query.name;
+    let stream: EventStream | undefined;
+    const waiting: [string, unknown][] = [];
+    const send = (event: string, data: unknown) =>
+      stream ? stream.send(event, data) : waiting.push([event, data]);
+    await followResources(
+      request.kube,
+      { type, namespace, ...(name ? { fieldSelector: `metadata.name=${name}` } : {}) },
+      {
+        snapshot: (objects) => send("snapshot", { items: objects.map(view) }),
+        upsert: (object) => send("upsert", view(object)),
+        delete: (object) => send("delete", { name: object.metadata?.name ?? "" }),
+        onFailure: (error) => {
+          request.log.warn({ err: error, plural: type.plural }, "watch failed; closing the event stream");
+          stream?.close();
+        },
+        signal: controller.signal,
+        log: request.log,
+      },
+    ).catch((error: unknown) => {
+      controller.abort();
+      throw error;
+    });
+    stream = openEventStream(request, reply, heartbeatMs);
+    stream.onClose(() => controller.abort());
+    for (const [event, data] of waiting.splice(0)) stream.send(event, data);
+  };
+}
+
+export interface LiveRoute<View> {
+  /** Relative to the API prefix, e.g. `/namespaces/:namespace/imagebuilds/events`. */
+  path: string;
+  type: ResourceType;
+  view: (object: KubeObject) => View;
+  tags: string[];
+  heartbeatMs?: number;
+}
+
+/** Registers the event stream of one resource type (in the OpenAPI document as text/event-stream). */
+export function registerLiveRoute<View>(app: FastifyInstance, route: LiveRoute<View>): void {
+  app.get(
+    route.path,
+    {
+      schema: {
+        tags: route.tags,
+        summary: `Server-sent events of the ${route.type.kind}s of a namespace: snapshot ({items}), upsert (one view), delete ({name})`,
+        params: NamespaceParams,
+        querystring: EventsQuery,
+        produces: ["text/event-stream"],
+        response: errorResponses(400, 401, 403),
+      },
+    },
+    resourceEventsHandler(route.type, route.view, route.heartbeatMs),
+  );
+}

@@ -1,0 +1,281 @@
+import { CustomObjectsApi } from "@kubernetes/client-node";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import type { Kind } from "../../../src/apis/kind.ts";
+import { PipelineKind, ProviderKind, pipelineKinds, RunKind } from "../../../src/apis/pipelines/index.ts";
+import { serviceAccountToken, startServer } from "../../integration/server/server.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { grantRole } from "../../support/service-account.ts";
+import { buildWebUi, launchChromium, screenshot, signedInPage } from "./browser.ts";
+
+const objects = () => adminConfig().makeApiClient(CustomObjectsApi);
+const at = (kind: Kind, namespace: string) => ({
+  group: kind.group,
+  version: kind.version,
+  plural: kind.plural,
+  namespace,
+});
+
+async function create(kind: Kind, namespace: string, name: string, spec: unknown) {
+  await objects().createNamespacedCustomObject({
+    ...at(kind, namespace),
+    body: { apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, metadata: { name }, spec },
+  });
+}
+
+/** Writes the status of an object as its controller would (admin). */
+async function writeStatus(kind: Kind, namespace: string, name: string, status: Record<string, unknown>) {
+  const current = await objects().getNamespacedCustomObject({ ...at(kind, namespace), name });
+  await objects().replaceNamespacedCustomObjectStatus({
+    ...at(kind, namespace),
+    name,
+    body: { ...(current as object), status },
+  });
+}
+
+const buildSpec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };
+const diamond = {
+  provider: "argo",
+  image: "trainer:1",
+  parameters: [{ name: "epochs", default: "3" }, { name: "dataset" }],
+  steps: [
+    { name: "prepare", command: ["python", "prepare.py"] },
+    { name: "train-a", dependsOn: ["prepare"] },
+    { name: "train-b", dependsOn: ["prepare"] },
+    { name: "evaluate", dependsOn: ["train-a", "train-b"] },
+  ],
+};
+
+/** The rights of a platform user working in `namespace`: their builds and pipeline resources. */
+async function grantScientist(namespace: string, account: string) {
+  await grantRole(namespace, account, `${account}-work`, [
+    {
+      apiGroups: [ImageBuildKind.group],
+      resources: ["imagebuilds"],
+      verbs: ["get", "list", "watch", "create"],
+    },
+    {
+      apiGroups: [PipelineKind.group],
+      resources: ["pipelines", "runs", "providers", "runconfigurations", "runschedules", "experiments"],
+      verbs: ["get", "list", "watch"],
+    },
+    { apiGroups: [PipelineKind.group], resources: ["runs"], verbs: ["create"] },
+    { apiGroups: [""], resources: ["events"], verbs: ["list"] },
+  ]);
+}
+
+describe("web UI pages of builds, pipelines, runs and providers (headless Chromium)", () => {
+  let browser: Browser;
+  let webRoot: string;
+
+  beforeAll(async () => {
+    await installCrds([ImageBuildKind, ...pipelineKinds]);
+    webRoot = await buildWebUi();
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+
+  async function scientistPage(path: (namespace: string) => string, width = 1280) {
+    const namespace = await testNamespace("pages");
+    const url = await startServer(namespace, { webRoot });
+    const token = await serviceAccountToken(namespace, "scientist");
+    await grantScientist(namespace, "scientist");
+    const page = await signedInPage(browser, `${url}${path(namespace)}`, token, width);
+    return { namespace, url, page };
+  }
+
+  it("builds: the list and a build going Building → Succeeded live; the form shows the server's field error, then creates", async () => {
+    const { namespace, page } = await scientistPage((ns) => `/builds?namespace=${ns}`);
+    await create(ImageBuildKind, namespace, "scorer", buildSpec);
+    const row = page.locator('tr[data-row="scorer"]');
+    await row.getByText("Pending").waitFor();
+    expect(await page.getByLabel("Namespace").inputValue()).toBe(namespace);
+    await writeStatus(ImageBuildKind, namespace, "scorer", { phase: "Building", attempts: 1 });
+    await row.getByText("Building").waitFor();
+    await screenshot(page, "builds-list");
+
+    await row.getByRole("link", { name: "scorer" }).click();
+    await page.getByRole("heading", { name: `${namespace}/scorer` }).waitFor();
+    await page.getByTestId("phase").getByText("Building").waitFor();
+    await writeStatus(ImageBuildKind, namespace, "scorer", {
+      phase: "Succeeded",
+      attempts: 1,
+      reused: false,
+      image: "registry.local/fraud/scorer:v1",
+      digest: "sha256:abc123",
+      startedAt: "2026-01-01T10:00:00Z",
+      completedAt: "2026-01-01T10:01:30Z",
+      conditions: [
+        {
+          type: "Ready",
+          status: "True",
+          reason: "Built",
+          message: "pushed",
+          lastTransitionTime: "2026-01-01T10:01:30Z",
+        },
+      ],
+    });
+    await page.getByTestId("phase").getByText("Succeeded").waitFor();
+    expect(await page.getByTestId("image").textContent()).toBe("registry.local/fraud/scorer:v1");
+    await page.getByText("sha256:abc123").waitFor();
+    await page.getByText("90s").waitFor();
+    await screenshot(page, "build-detail");
+
+    await page.getByRole("link", { name: `← Builds in ${namespace}` }).click();
+    await page.getByRole("button", { name: "New build" }).click();
+    await page.getByLabel("Resource name").fill("trainer");
+    await page.getByLabel("Project").fill("fraud");
+    await page.getByLabel("Image name").fill("trainer");
+    await page.getByLabel("Version").fill("v2");
+    await page.getByLabel("Artifact URI").fill("ftp://models/trainer");
+    await page.getByRole("button", { name: "Create build" }).click();
+    const uri = page.getByLabel("Artifact URI");
+    await expect.poll(() => uri.getAttribute("aria-invalid")).toBe("true");
+    await page
+      .locator(".field-error")
+      .getByText(/body\.spec\.artifactUri/)
+      .waitFor();
+    await screenshot(page, "build-form-invalid");
+    await uri.fill("s3://models/trainer/v2");
+    await page.getByRole("button", { name: "Create build" }).click();
+    await page.getByRole("heading", { name: `${namespace}/trainer` }).waitFor();
+    const stored = await objects().getNamespacedCustomObject({
+      ...at(ImageBuildKind, namespace),
+      name: "trainer",
+    });
+    expect((stored as { spec: unknown }).spec).toEqual({
+      project: "fraud",
+      name: "trainer",
+      version: "v2",
+      artifactUri: "s3://models/trainer/v2",
+    });
+  });
+
+  it("pipelines: the list, and a diamond's step graph in three layers with its four edges, and the version history", async () => {
+    const { namespace, page } = await scientistPage((ns) => `/pipelines?namespace=${ns}`);
+    await create(ProviderKind, namespace, "argo", { type: "argo" });
+    await create(PipelineKind, namespace, "diamond", diamond);
+    await writeStatus(PipelineKind, namespace, "diamond", { state: "Succeeded", version: "5f3e2a" });
+    const row = page.locator('tr[data-row="diamond"]');
+    await row.getByText("Succeeded").waitFor();
+    await screenshot(page, "pipelines-list");
+
+    await row.getByRole("link", { name: "diamond" }).click();
+    const graph = page.getByRole("img", { name: "Step graph: 4 steps, 4 dependencies" });
+    await graph.waitFor();
+    const edges = await graph
+      .locator("[data-edge]")
+      .evaluateAll((paths) => paths.map((path) => path.getAttribute("data-edge")));
+    expect(edges.sort()).toEqual([
+      "prepare->train-a",
+      "prepare->train-b",
+      "train-a->evaluate",
+      "train-b->evaluate",
+    ]);
+    const boxes = Object.fromEntries(
+      await Promise.all(
+        ["prepare", "train-a", "train-b", "evaluate"].map(async (step) => [
+          step,
+          await graph.locator(`[data-step="${step}"]`).boundingBox(),
+        ]),
+      ),
+    );
+    // left to right by layer; the two parallel steps share a layer, one above the other
+    expect(boxes.prepare.x).toBeLessThan(boxes["train-a"].x);
+    expect(boxes["train-a"].x).toBe(boxes["train-b"].x);
+    expect(boxes["train-a"].y).not.toBe(boxes["train-b"].y);
+    expect(boxes["train-b"].x).toBeLessThan(boxes.evaluate.x);
+    await page.getByRole("cell", { name: "python prepare.py" }).waitFor();
+    await page.getByRole("cell", { name: "(required)" }).waitFor();
+    await page.getByText("Current version").getByText("5f3e2a").waitFor();
+    await screenshot(page, "pipeline-detail");
+  });
+
+  it("runs: start one from the pipeline's page (a missing parameter is the server's field error), then follow Running → Succeeded live", async () => {
+    const { namespace, page } = await scientistPage((ns) => `/pipelines?namespace=${ns}`);
+    await create(ProviderKind, namespace, "argo", { type: "argo" });
+    await create(PipelineKind, namespace, "diamond", { ...diamond, steps: diamond.steps.slice(0, 1) });
+    await page.locator('tr[data-row="diamond"]').getByRole("link", { name: "diamond" }).click();
+    await page.getByRole("link", { name: "Start a run" }).click();
+    const form = page.getByRole("region", { name: "Start a run" });
+    // the pipeline from the link is chosen once the namespace's pipelines are read
+    await expect.poll(() => form.getByLabel("Pipeline").inputValue()).toBe("diamond");
+    await expect.poll(() => form.getByLabel("Parameter epochs").inputValue()).toBe("3");
+    await form.getByRole("button", { name: "Start run" }).click();
+    const dataset = form.getByLabel("Parameter dataset");
+    await expect.poll(() => dataset.getAttribute("aria-invalid")).toBe("true");
+    await form
+      .locator(".field-error")
+      .getByText(/dataset has no default/)
+      .waitFor();
+    await screenshot(page, "run-form-invalid");
+    await dataset.fill("s3://data/fraud");
+    await form.getByRole("button", { name: "Start run" }).click();
+    const heading = page.getByRole("heading", { name: new RegExp(`^${namespace}/diamond-`) });
+    await heading.waitFor();
+    const name = ((await heading.textContent()) ?? "").split("/")[1] ?? "";
+    await page.getByRole("cell", { name: "s3://data/fraud" }).waitFor();
+
+    await writeStatus(RunKind, namespace, name, { state: "Succeeded", version: "77aa" });
+    await page.getByTestId("state").getByText("Running").waitFor();
+    await screenshot(page, "run-running");
+    await writeStatus(RunKind, namespace, name, {
+      state: "Succeeded",
+      version: "77aa",
+      completionState: "Succeeded",
+      markedCompletedAt: new Date().toISOString(),
+      artifacts: [{ name: "model", location: "s3://pipelines/root/model" }],
+    });
+    await page.getByTestId("state").getByText("Succeeded").waitFor();
+    await page.getByRole("link", { name: `← Runs in ${namespace}` }).click();
+    const row = page.locator(`tr[data-row="${name}"]`);
+    await row.getByText("Succeeded").first().waitFor();
+    await screenshot(page, "runs-list");
+  });
+
+  it("providers: type, Ready with its message, allowed namespaces and the resources using each", async () => {
+    const { namespace, page } = await scientistPage((ns) => `/providers?namespace=${ns}`);
+    await create(ProviderKind, namespace, "argo", { type: "argo", allowedNamespaces: ["team-b"] });
+    await create(PipelineKind, namespace, "diamond", diamond);
+    await writeStatus(ProviderKind, namespace, "argo", {
+      conditions: [
+        {
+          type: "Ready",
+          status: "True",
+          reason: "BackendReady",
+          message: "Argo answered",
+          lastTransitionTime: "2026-01-01T10:00:00Z",
+        },
+      ],
+    });
+    const row = page.locator('tr[data-row="argo"]');
+    await row.getByText("Argo answered").waitFor();
+    expect(await row.textContent()).toContain("team-b");
+    await row.getByRole("link", { name: "Pipeline diamond" }).waitFor();
+    await screenshot(page, "providers");
+  });
+
+  it("a user without rights sees an empty state, and a plain refusal on a namespace named in the address; narrow windows stay readable", async () => {
+    const namespace = await testNamespace("pages-none");
+    const url = await startServer(namespace, { webRoot });
+    const token = await serviceAccountToken(namespace, "nobody");
+    const page = await signedInPage(browser, `${url}/builds`, token);
+    await page.getByRole("heading", { name: "No namespace to show" }).waitFor();
+    await screenshot(page, "builds-no-rights");
+    await page.goto(`${url}/builds?namespace=${namespace}`);
+    await page
+      .getByRole("alert")
+      .getByText(/Cannot show the builds: .*forbidden/)
+      .waitFor();
+    await screenshot(page, "builds-forbidden");
+
+    const narrow = await scientistPage((ns) => `/builds?namespace=${ns}`, 420);
+    await create(ImageBuildKind, narrow.namespace, "scorer", buildSpec);
+    await narrow.page.locator('tr[data-row="scorer"]').waitFor();
+    await screenshot(narrow.page, "builds-narrow");
+    const overflow = await narrow.page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+});

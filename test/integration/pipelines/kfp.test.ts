@@ -1,0 +1,375 @@
+/**
+ * The kfp backend's full state machine against the test KFP API server (src/dev/kfp-server.py):
+ * every request and response body it sees is checked against the official kfp-server-api models,
+ * uploaded IR is parsed into kfp's PipelineSpec, and a run's parameters against the version's inputs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../../src/dev/kfp-server.ts";
+import { Api, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
+import type { Manager } from "../../../src/kube/manager.ts";
+import { finalizer, types } from "../../../src/pipelines/types.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { type ConfigMapWatch, renderProviders, watchConfigMaps } from "./support.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
+type Any = any;
+
+const python = kfpPython();
+const token = "kfp-token-7f3a9c";
+const group = "pipelines.slipway.dev/v1alpha1";
+const secretType = { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true };
+const eventType = {
+  group: "events.k8s.io",
+  version: "v1",
+  kind: "Event",
+  plural: "events",
+  namespaced: true,
+};
+
+let api: Api;
+let operator: Manager;
+let kfp: KfpServer;
+let other: KfpServer;
+let configMaps: ConfigMapWatch | undefined;
+
+const condition = (object: Any, type: string) =>
+  object?.status?.conditions?.find((c: Any) => c.type === type);
+
+async function namespace(): Promise<string> {
+  const ns = await testNamespace("kfp");
+  configMaps = await watchConfigMaps(api, [ns]);
+  await api.create(secretType, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "kfp", namespace: ns },
+    stringData: { token, wrong: "not-the-token" },
+  });
+  return ns;
+}
+
+/** The test ends with: no ConfigMap, no body the models refuse, every call authorized, no token in a status or Event. */
+async function expectClean(ns: string, servers: KfpServer[] = [kfp]) {
+  expect(await configMaps?.stop()).toEqual([]);
+  for (const server of servers) {
+    expect((await server.state()).violations).toEqual([]);
+    expect((await server.requests()).filter((r) => !r.authorized)).toEqual([]);
+  }
+  const written = JSON.stringify([
+    ...(await api.list(types.pipeline, ns)),
+    ...(await api.list(types.run, ns)),
+    ...(await api.list(types.runSchedule, ns)),
+    ...(await api.list(types.provider, ns)),
+    ...(await api.list(eventType, ns)),
+  ]);
+  expect(written).not.toContain(token);
+}
+
+const kfpSpec = (server: KfpServer, key = "token") => ({
+  type: "kfp",
+  serviceAccount: "pipeline-runner",
+  pipelineRootStorage: "gs://bucket/root",
+  parameters: { endpoint: server.endpoint, auth: { bearerTokenSecret: { name: "kfp", key } } },
+});
+
+async function provider(ns: string, spec: Any, name = "kfp", ready = "True") {
+  const [rendered] = await renderProviders(ns, { [name]: spec });
+  await api.create(types.provider, rendered as Any);
+  return eventually(
+    `Provider ${name} Ready=${ready}`,
+    () => api.get(types.provider, ns, name),
+    (p) => condition(p, "Ready")?.status === ready,
+  );
+}
+
+const pipelineSpec = (provider: string, epochs = "1") => ({
+  provider,
+  image: "registry.example/ml/pipeline:1",
+  parameters: [
+    { name: "dataset", default: "gs://data/default" },
+    { name: "epochs", default: "3" },
+  ],
+  steps: [
+    { name: "prepare", args: ["--dataset={{workflow.parameters.dataset}}"] },
+    {
+      name: "train",
+      args: [`--epochs={{workflow.parameters.epochs}}`, `--seed=${epochs}`],
+      dependsOn: ["prepare"],
+    },
+  ],
+});
+
+async function synced(type: Any, ns: string, name: string, generation = 1) {
+  return eventually(
+    `${type.kind} ${name} Succeeded at generation ${generation}`,
+    () => api.get<Any>(type, ns, name),
+    (o: Any) => o?.status?.state === "Succeeded" && o.status.observedGeneration === generation,
+  );
+}
+
+async function create(type: Any, ns: string, name: string, spec: Any) {
+  await api.create(type, { apiVersion: group, kind: type.kind, metadata: { name, namespace: ns }, spec });
+}
+
+const kfpObjects = async (server: KfpServer, table: string) =>
+  Object.values((await server.state())[table]) as Any[];
+
+beforeAll(async () => {
+  if (!python) return;
+  api = new Api(adminConfig());
+  await installCrds(pipelineKinds);
+  [kfp, other] = await Promise.all([startKfpServer(python, { token }), startKfpServer(python, { token })]);
+  operator = await startPipelinesOperator(adminConfig(), {
+    completionPollSeconds: 1,
+    defaultTtlSeconds: 3600,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await Promise.all([kfp?.stop(), other?.stop()]);
+  api?.close();
+});
+
+describe.skipIf(!python)(`the kfp backend (test KFP server; without the kfp venv run ${setupScript})`, () => {
+  it("Ready only when KFP answered this configuration; resources wait for a Provider that is not Ready", async () => {
+    const ns = await namespace();
+    const noEndpoint: Any = await provider(ns, { type: "kfp", parameters: {} }, "broken", "False");
+    expect(condition(noEndpoint, "Ready").message).toBe(
+      "spec.parameters.endpoint: a non-empty string is required",
+    );
+
+    const wrong: Any = await provider(ns, kfpSpec(kfp, "wrong"), "kfp", "False");
+    expect(condition(wrong, "Ready").message).toBe(
+      `KFP at ${kfp.endpoint}: GET /apis/v2beta1/pipelines → 401 Unauthenticated: no valid bearer token`,
+    );
+    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+    const waiting: Any = await eventually(
+      "the Pipeline waits for the Provider",
+      () => api.get(types.pipeline, ns, "train"),
+      (p: Any) => condition(p, "ProviderAccepted")?.reason === "ProviderNotReady",
+    );
+    expect(condition(waiting, "ProviderAccepted").message).toBe(
+      `spec.provider: Provider ${ns}/kfp is not Ready: ${condition(wrong, "Ready").message}`,
+    );
+    expect((await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.train`)).toEqual([]);
+
+    // the right key: Ready for the new generation, and the Pipeline goes ahead (the Provider is watched)
+    await api.mergePatch(types.provider, ns, "kfp", { spec: { parameters: kfpSpec(kfp).parameters } });
+    await eventually(
+      "Provider Ready",
+      () => api.get(types.provider, ns, "kfp"),
+      (p: Any) => condition(p, "Ready")?.status === "True" && condition(p, "Ready").observedGeneration === 2,
+    );
+    await synced(types.pipeline, ns, "train");
+    await expectClean(ns);
+  });
+
+  it("Pipeline → pipeline + a version per Slipway version; Experiment; Run → run of that version; completion; deletes", async () => {
+    const ns = await namespace();
+    const ready: Any = await provider(ns, kfpSpec(kfp));
+    expect(condition(ready, "Ready").message).toBe(`KFP at ${kfp.endpoint} answered`);
+    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+    const first: Any = await synced(types.pipeline, ns, "train");
+    expect(first.metadata.finalizers).toContain(finalizer);
+    const [pipelineId, firstVersion] = first.status.provider.id.split("/");
+    const pipeline = (await kfp.state()).pipelines[pipelineId];
+    expect(pipeline).toMatchObject({
+      display_name: `${ns}.train`,
+      description: `Slipway Pipeline ${ns}/train`,
+    });
+    const version = (await kfp.state()).versions[firstVersion];
+    expect(version.display_name).toBe(first.status.version);
+    expect(version.pipeline_spec.pipelineInfo.name).toBe("train");
+    expect(Object.keys(version.pipeline_spec.root.dag.tasks).sort()).toEqual(["prepare", "train"]);
+
+    await api.mergePatch(types.pipeline, ns, "train", { spec: { steps: pipelineSpec("kfp", "2").steps } });
+    const second: Any = await synced(types.pipeline, ns, "train", 2);
+    const [samePipeline, secondVersion] = second.status.provider.id.split("/");
+    expect(samePipeline).toBe(pipelineId);
+    expect(secondVersion).not.toBe(firstVersion);
+    const versions = (await kfpObjects(kfp, "versions")).filter((v) => v.pipeline_id === pipelineId);
+    expect(versions.map((v) => v.display_name).sort()).toEqual(
+      [first.status.version, second.status.version].sort(),
+    );
+
+    await create(types.experiment, ns, "tuning", { provider: "kfp", description: "learning rates" });
+    const experiment: Any = await synced(types.experiment, ns, "tuning");
+    await create(types.run, ns, "ok", {
+      provider: "kfp",
+      pipeline: "train",
+      experimentName: "tuning",
+      parameters: [{ name: "epochs", value: "7" }],
+      artifacts: [{ name: "model", path: "train:model" }],
+    });
+    await create(types.run, ns, "bad", { provider: "kfp", pipeline: "train" });
+    const ok: Any = await synced(types.run, ns, "ok");
+    const run = (await kfp.state()).runs[ok.status.provider.id];
+    expect(run).toMatchObject({
+      display_name: `${ns}.ok`,
+      experiment_id: experiment.status.provider.id,
+      pipeline_version_reference: { pipeline_id: pipelineId, pipeline_version_id: secondVersion },
+      runtime_config: { parameters: { epochs: 7 }, pipeline_root: "gs://bucket/root" },
+      service_account: "pipeline-runner",
+    });
+    const bad: Any = await synced(types.run, ns, "bad");
+    // one KFP run per Run, whatever copies of it were reconciled (KFP does not create by name)
+    const runNames = (await kfpObjects(kfp, "runs"))
+      .map((r) => r.display_name)
+      .filter((n) => n.startsWith(`${ns}.`));
+    expect(runNames.sort()).toEqual([`${ns}.bad`, `${ns}.ok`]);
+
+    await kfp.finishRun(ok.status.provider.id, "SUCCEEDED", [
+      { display_name: "train", task_id: "t1", outputs: { model: { artifact_ids: ["42"] } } },
+    ]);
+    await kfp.finishRun(bad.status.provider.id, "FAILED");
+    const succeeded: Any = await eventually(
+      "Run ok completed",
+      () => api.get(types.run, ns, "ok"),
+      (r: Any) => r.status.completionState !== undefined,
+    );
+    expect(succeeded.status).toMatchObject({
+      completionState: "Succeeded",
+      artifacts: [{ name: "model", location: "mlmd://artifacts/42" }],
+    });
+    expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
+    await eventually(
+      "Run bad completed Failed",
+      () => api.get(types.run, ns, "bad"),
+      (r: Any) => r.status.completionState === "Failed",
+    );
+
+    for (const [type, name] of [
+      [types.run, "ok"],
+      [types.run, "bad"],
+      [types.experiment, "tuning"],
+      [types.pipeline, "train"],
+    ] as const)
+      await api.delete(type, ns, name);
+    await eventually(
+      "every KFP object deleted with its resource",
+      async () => [
+        ...(await kfpObjects(kfp, "runs")).filter((r) => r.display_name.startsWith(`${ns}.`)),
+        ...(await kfpObjects(kfp, "experiments")).filter((e) => e.display_name === `${ns}.tuning`),
+        ...(await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.train`),
+        ...((await api.get(types.pipeline, ns, "train")) ? ["the Pipeline"] : []),
+      ],
+      (left) => left.length === 0,
+    );
+    await expectClean(ns);
+  });
+
+  it("RunSchedule → recurring run (6-field cron, start/end, max concurrency, catch-up); a change replaces it; delete removes it", async () => {
+    const ns = await namespace();
+    await provider(ns, kfpSpec(kfp));
+    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+    await synced(types.pipeline, ns, "train");
+    await create(types.runSchedule, ns, "nightly", {
+      provider: "kfp",
+      pipeline: "train",
+      parameters: [{ name: "dataset", value: "gs://data/nightly" }],
+      schedule: {
+        cronExpression: "30 2 * * *",
+        startTime: "2026-01-01T00:00:00Z",
+        endTime: "2030-01-01T00:00:00Z",
+      },
+      maxConcurrency: 3,
+      catchUp: true,
+    });
+    const first: Any = await synced(types.runSchedule, ns, "nightly");
+    const recurring = (await kfp.state()).recurringRuns[first.status.provider.id];
+    expect(recurring).toMatchObject({
+      display_name: `${ns}.nightly`,
+      max_concurrency: "3",
+      no_catchup: false,
+      mode: "ENABLE",
+      trigger: {
+        cron_schedule: {
+          cron: "0 30 2 * * *",
+          start_time: "2026-01-01T00:00:00Z",
+          end_time: "2030-01-01T00:00:00Z",
+        },
+      },
+      runtime_config: { parameters: { dataset: "gs://data/nightly" } },
+    });
+
+    await api.mergePatch(types.runSchedule, ns, "nightly", {
+      spec: { schedule: { cronExpression: "@hourly" }, catchUp: null, maxConcurrency: null },
+    });
+    const second: Any = await synced(types.runSchedule, ns, "nightly", 2);
+    expect(second.status.provider.id).not.toBe(first.status.provider.id);
+    const recurringRuns = await kfpObjects(kfp, "recurringRuns");
+    const mine = recurringRuns.filter((r) => r.display_name === `${ns}.nightly`);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      max_concurrency: "1",
+      no_catchup: true,
+      trigger: { cron_schedule: { cron: "@hourly" } },
+    });
+
+    await api.delete(types.runSchedule, ns, "nightly");
+    await eventually(
+      "the recurring run deleted",
+      async () => (await kfpObjects(kfp, "recurringRuns")).filter((r) => r.display_name === `${ns}.nightly`),
+      (left) => left.length === 0,
+    );
+    await expectClean(ns);
+  });
+
+  it("changing the Provider moves a Pipeline from one KFP to another", async () => {
+    const ns = await namespace();
+    await provider(ns, kfpSpec(kfp), "first");
+    await provider(ns, kfpSpec(other), "second");
+    await create(types.pipeline, ns, "train", pipelineSpec("first"));
+    await synced(types.pipeline, ns, "train");
+    const mine = (server: KfpServer) =>
+      kfpObjects(server, "pipelines").then((list) => list.filter((p) => p.display_name === `${ns}.train`));
+    expect(await mine(kfp)).toHaveLength(1);
+    await api.mergePatch(types.pipeline, ns, "train", { spec: { provider: "second" } });
+    const moved: Any = await synced(types.pipeline, ns, "train", 2);
+    expect(moved.status.provider.name).toBe(`${ns}/second`);
+    expect(await mine(kfp)).toHaveLength(0);
+    expect(await mine(other)).toHaveLength(1);
+    await expectClean(ns, [kfp, other]);
+  });
+
+  it("a KFP failure → Failed with the endpoint and KFP's message, retried with backoff until it succeeds", async () => {
+    const ns = await namespace();
+    await provider(ns, kfpSpec(kfp));
+    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+    await synced(types.pipeline, ns, "train");
+    await kfp.failNext(2, 503);
+    await create(types.run, ns, "flaky", { provider: "kfp", pipeline: "train" });
+    const failed: Any = await eventually(
+      "Run Failed",
+      () => api.get(types.run, ns, "flaky"),
+      (r: Any) => r?.status?.state === "Failed",
+    );
+    expect(condition(failed, "Synchronized").message).toBe(
+      `create failed (attempt 1): KFP at ${kfp.endpoint}: POST /apis/v2beta1/runs → 503 injected failure; retrying in 5s`,
+    );
+    const recovered: Any = await eventually(
+      "Run created after the retries",
+      () => api.get(types.run, ns, "flaky"),
+      (r: Any) => r.status.state === "Succeeded",
+      40_000,
+    );
+    expect(recovered.status.failedAttempts).toBeUndefined();
+    // a parameter the Pipeline does not have never reaches KFP: refused naming the field
+    await create(types.run, ns, "typo", {
+      provider: "kfp",
+      pipeline: "train",
+      parameters: [{ name: "epoch", value: "1" }],
+    });
+    const typo: Any = await eventually(
+      "Run typo Failed",
+      () => api.get(types.run, ns, "typo"),
+      (r: Any) => r?.status?.state === "Failed",
+    );
+    expect(condition(typo, "Synchronized").message).toMatch(
+      /^create failed \(attempt 1\): spec.parameters\[epoch\]: Pipeline train has no such parameter; retrying in 5s$/,
+    );
+    await expectClean(ns);
+  });
+});

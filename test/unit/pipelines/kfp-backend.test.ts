@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import type { ProviderConfig, RunDefinition } from "../../../src/pipelines/backend.ts";
+import { kfpRunCompletion } from "../../../src/pipelines/kfp/completion.ts";
+import {
+  kfpCron,
+  recurringRunBody,
+  runExperimentId,
+  runPipelineReference,
+  runtimeParameters,
+} from "../../../src/pipelines/kfp/requests.ts";
+import { kfpSettings } from "../../../src/pipelines/kfp/settings.ts";
+
+const provider = (parameters: Record<string, unknown>): ProviderConfig => ({
+  key: { namespace: "ml", name: "kfp" },
+  spec: { type: "kfp", parameters },
+  version: "p1",
+});
+
+const synced = (name: string, id: string) => ({ status: { state: "Succeeded", provider: { name, id } } });
+
+const run = (overrides: Partial<RunDefinition> = {}): RunDefinition => ({
+  owner: { object: {}, kind: "Run", namespace: "team", name: "r" },
+  pipeline: {
+    owner: {
+      object: synced("ml/kfp", "p-1/v-2") as never,
+      kind: "Pipeline",
+      namespace: "team",
+      name: "train",
+    },
+    name: "train",
+    version: "abc",
+    spec: {
+      provider: "ml/kfp",
+      image: "alpine",
+      parameters: [
+        { name: "learning-rate", default: "0.5" },
+        { name: "epochs", default: "3" },
+        { name: "tag" },
+      ],
+      steps: [{ name: "train" }],
+    },
+  },
+  parameters: [],
+  artifacts: [],
+  ...overrides,
+});
+
+describe("kfp Provider parameters", () => {
+  it("endpoint, namespace and auth, with defaults", () => {
+    expect(
+      kfpSettings(
+        provider({
+          endpoint: "http://ml-pipeline.kubeflow:8888/",
+          namespace: "team-a",
+          auth: { serviceAccountToken: { serviceAccount: "kfp-client" } },
+        }),
+      ),
+    ).toEqual({
+      endpoint: "http://ml-pipeline.kubeflow:8888",
+      namespace: "team-a",
+      auth: {
+        type: "serviceAccountToken",
+        serviceAccount: "kfp-client",
+        audience: "pipelines.kubeflow.org",
+        expirationSeconds: 3600,
+      },
+    });
+    expect(
+      kfpSettings(provider({ endpoint: "https://kfp", auth: { bearerTokenSecret: { name: "t" } } })).auth,
+    ).toEqual({ type: "secret", name: "t", key: "token" });
+  });
+
+  it.each([
+    [{}, "spec.parameters.endpoint: a non-empty string is required"],
+    [{ endpoint: "kfp:8888" }, "spec.parameters.endpoint: the scheme must be http or https, not kfp:"],
+    [
+      { endpoint: "http://u:p@kfp" },
+      "spec.parameters.endpoint: no credentials or query in the URL (use spec.parameters.auth)",
+    ],
+    [{ endpoint: "http://kfp", namespace: "Team" }, "spec.parameters.namespace: must match"],
+    [
+      { endpoint: "http://kfp", auth: {} },
+      "spec.parameters.auth: exactly one of bearerTokenSecret or serviceAccountToken",
+    ],
+    [
+      {
+        endpoint: "http://kfp",
+        auth: { serviceAccountToken: { serviceAccount: "a", expirationSeconds: 60 } },
+      },
+      "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer ≥ 600",
+    ],
+  ])("refuses %j naming the field", (parameters, message) => {
+    expect(() => kfpSettings(provider(parameters))).toThrow(message);
+  });
+});
+
+describe("kfp request bodies", () => {
+  it("cron: 5 fields get KFP's seconds field; 6 fields and descriptors pass", () => {
+    expect(kfpCron("30 2 * * *")).toBe("0 30 2 * * *");
+    expect(kfpCron("*/10 * * * * *")).toBe("*/10 * * * * *");
+    expect(kfpCron("@hourly")).toBe("@hourly");
+  });
+
+  it("runtime parameters typed by the Pipeline's defaults, under KFP's names; bad ones name the field", () => {
+    expect(
+      runtimeParameters(
+        run({
+          parameters: [
+            { name: "learning-rate", value: "0.25" },
+            { name: "epochs", value: "7" },
+            { name: "tag", value: "x" },
+          ],
+        }),
+      ),
+    ).toEqual({ learning_rate: 0.25, epochs: 7, tag: "x" });
+    expect(() => runtimeParameters(run({ parameters: [{ name: "epochs", value: "many" }] }))).toThrow(
+      'spec.parameters[epochs]: "many" is not a NUMBER_INTEGER (the type of its default)',
+    );
+    expect(() => runtimeParameters(run({ parameters: [{ name: "epoch", value: "1" }] }))).toThrow(
+      "spec.parameters[epoch]: Pipeline train has no such parameter",
+    );
+  });
+
+  it("a run needs its Pipeline (and Experiment) synchronized in the same Provider", () => {
+    expect(runPipelineReference(run(), provider({}))).toEqual({
+      pipeline_id: "p-1",
+      pipeline_version_id: "v-2",
+    });
+    const elsewhere = run();
+    elsewhere.pipeline.owner.object = synced("ml/other", "p-9/v-9") as never;
+    expect(() => runPipelineReference(elsewhere, provider({}))).toThrow(
+      "spec.pipeline: Pipeline train is synchronized in provider ml/other, not ml/kfp",
+    );
+    expect(() => runExperimentId(run({ experimentName: "tuning" }), provider({}))).toThrow(
+      "spec.experimentName: Experiment tuning does not exist",
+    );
+    expect(
+      runExperimentId(
+        run({ experimentName: "t", experiment: synced("ml/kfp", "e-1") as never }),
+        provider({}),
+      ),
+    ).toBe("e-1");
+  });
+
+  it("a recurring run carries max concurrency and catch-up from the RunSchedule", () => {
+    const body = recurringRunBody(
+      { ...run(), schedule: { cronExpression: "@daily" }, maxConcurrency: 4, catchUp: false },
+      provider({}),
+      { endpoint: "http://kfp", namespace: "team-a", auth: { type: "none" } },
+    );
+    expect(body).toMatchObject({
+      max_concurrency: "4",
+      no_catchup: true,
+      namespace: "team-a",
+      trigger: { cron_schedule: { cron: "@daily" } },
+    });
+  });
+});
+
+describe("kfp run completion", () => {
+  it("terminal states, finish time and artifacts by their ML Metadata id", () => {
+    const details = {
+      task_details: [{ display_name: "train", outputs: { model: { artifact_ids: ["42"] } } }],
+    };
+    const wanted = [
+      { name: "model", path: "train:model" },
+      { name: "metrics", path: "train:metrics" },
+    ];
+    expect(kfpRunCompletion({ state: "RUNNING" }, wanted)).toBeUndefined();
+    expect(
+      kfpRunCompletion(
+        { state: "SUCCEEDED", finished_at: "2026-01-01T00:00:00Z", run_details: details },
+        wanted,
+      ),
+    ).toEqual({
+      state: "Succeeded",
+      finishedAt: "2026-01-01T00:00:00Z",
+      artifacts: [{ name: "model", location: "mlmd://artifacts/42" }],
+    });
+    expect(kfpRunCompletion({ state: "CANCELED" }, [])?.state).toBe("Failed");
+    expect(kfpRunCompletion({ state: "FAILED" }, [])?.state).toBe("Failed");
+  });
+});

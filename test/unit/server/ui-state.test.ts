@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { applyListEvent, reconnectDelayMs } from "../../../web/src/live/liveList.ts";
+import { runDuration, runState } from "../../../web/src/pages/runs/runState.ts";
+import { listHref, parseRoute } from "../../../web/src/routes.ts";
+import type { RunView } from "../../../web/src/views.ts";
+
+describe("the UI's addresses", () => {
+  it("names the page, the namespace (path or ?namespace=) and the object", () => {
+    expect(parseRoute("/", "")).toEqual({ page: "overview" });
+    expect(parseRoute("/update", "?namespace=x")).toEqual({ page: "update" });
+    expect(parseRoute("/builds", "?namespace=team-a")).toMatchObject({ page: "builds", namespace: "team-a" });
+    const detail = parseRoute("/runs/team-a/train-x1", "");
+    expect(detail).toMatchObject({ page: "runs", namespace: "team-a", name: "train-x1" });
+    expect(parseRoute("/providers/team-a/argo", "")).not.toHaveProperty("name");
+    expect(parseRoute("/nowhere", "")).toEqual({ page: "overview" });
+    expect(listHref("runs", "team-a", { start: "train" })).toBe("/runs?namespace=team-a&start=train");
+    expect(listHref("builds", undefined)).toBe("/builds");
+  });
+});
+
+describe("a live list", () => {
+  type Item = { name: string; v: number };
+  const a: Item = { name: "a", v: 1 };
+  const b: Item = { name: "b", v: 1 };
+  it("a snapshot replaces everything; upserts replace or add in name order; deletes remove", () => {
+    let items = applyListEvent<Item>([{ name: "old", v: 0 }], { event: "snapshot", data: { items: [b, a] } });
+    expect(items).toEqual([a, b]);
+    items = applyListEvent<Item>(items, { event: "upsert", data: { name: "a", v: 2 } });
+    expect(items).toEqual([{ name: "a", v: 2 }, b]);
+    items = applyListEvent<Item>(items, { event: "upsert", data: { name: "0", v: 1 } });
+    expect(items.map((item) => item.name)).toEqual(["0", "a", "b"]);
+    expect(applyListEvent(items, { event: "delete", data: { name: "a" } }).map((item) => item.name)).toEqual([
+      "0",
+      "b",
+    ]);
+  });
+  it("reconnects after 0.5 s, doubling to at most 10 s", () => {
+    expect([0, 1, 2, 10].map(reconnectDelayMs)).toEqual([500, 1000, 2000, 10_000]);
+  });
+});
+
+describe("a run's state as the pages say it", () => {
+  const run = (status?: RunView["status"]): RunView => ({
+    name: "r",
+    namespace: "n",
+    createdAt: "2026-01-01T10:00:00Z",
+    spec: { provider: "argo", pipeline: "p" },
+    ...(status ? { status } : {}),
+  });
+  it("is the completion once complete, Running once synchronized, else the sync state", () => {
+    expect(runState(run())).toBe("Pending");
+    expect(runState(run({ state: "Creating" }))).toBe("Creating");
+    expect(runState(run({ state: "Succeeded" }))).toBe("Running");
+    expect(runState(run({ state: "Succeeded", completionState: "Failed" }))).toBe("Failed");
+  });
+  it("lasts from creation to completion, or to now while running", () => {
+    const now = new Date("2026-01-01T10:02:05Z");
+    expect(runDuration(run(), now)).toBe("2m 5s");
+    expect(runDuration(run({ markedCompletedAt: "2026-01-01T10:00:42Z" }), now)).toBe("42s");
+  });
+});

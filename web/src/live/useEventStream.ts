@@ -1,0 +1,66 @@
+import { useEffect, useRef, useState } from "react";
+import { ApiError, readEventStream } from "../api.ts";
+import { reconnectDelayMs } from "./liveList.ts";
+
+export type Connection = "connecting" | "live" | "reconnecting";
+
+export interface StreamState {
+  connection: Connection;
+  /** Why the stream is not live (e.g. the user may not watch these resources). */
+  error?: string;
+}
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  });
+
+/**
+ * Follows the event stream of `path` (undefined: none) and hands each event to `onEvent`; after a
+ * drop it reconnects with backoff (the server starts again with a snapshot). A 401 signs the user out.
+ */
+export function useEventStream(
+  token: string,
+  path: string | undefined,
+  onEvent: (event: { event: string; data: unknown }) => void,
+  onUnauthorized: () => void,
+): StreamState {
+  const [state, setState] = useState<StreamState>({ connection: "connecting" });
+  const listener = useRef(onEvent);
+  listener.current = onEvent;
+
+  useEffect(() => {
+    if (!path) return;
+    const controller = new AbortController();
+    const { signal } = controller;
+    setState({ connection: "connecting" });
+    const run = async () => {
+      for (let attempt = 0; !signal.aborted; attempt++) {
+        try {
+          await readEventStream(
+            path,
+            token,
+            (event) => {
+              attempt = 0;
+              setState({ connection: "live" });
+              listener.current(event);
+            },
+            signal,
+          );
+          if (!signal.aborted) setState((previous) => ({ ...previous, connection: "reconnecting" }));
+        } catch (error) {
+          if (signal.aborted) return;
+          if (error instanceof ApiError && error.status === 401) return onUnauthorized();
+          const message = error instanceof Error ? error.message : String(error);
+          setState({ connection: "reconnecting", error: message });
+        }
+        await pause(reconnectDelayMs(attempt), signal);
+      }
+    };
+    void run();
+    return () => controller.abort();
+  }, [token, path, onUnauthorized]);
+
+  return state;
+}

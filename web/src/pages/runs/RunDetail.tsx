@@ -1,0 +1,154 @@
+import { watchPath } from "../../api.ts";
+import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
+import { DataTable } from "../../components/DataTable.tsx";
+import { PhaseBadge } from "../../components/PhaseBadge.tsx";
+import { time } from "../../format.ts";
+import { useLiveList } from "../../live/useLiveList.ts";
+import { Link, useReportConnection } from "../../navigation.tsx";
+import { detailHref, listHref } from "../../routes.ts";
+import type { RunView } from "../../views.ts";
+import type { PageProps } from "../SectionPage.tsx";
+import { runDuration, runState } from "./runState.ts";
+
+export function RunDetail({ token, namespace, name, onSignOut }: PageProps & { name: string }) {
+  const stream = useLiveList<RunView>(token, watchPath("runs", namespace, name), onSignOut);
+  useReportConnection(stream.connection);
+  const run = stream.items?.[0];
+  return (
+    <>
+      <p>
+        <Link href={listHref("runs", namespace)}>← Runs in {namespace}</Link>
+      </p>
+      <StreamProblem error={stream.items ? undefined : stream.error} what="this run" />
+      {stream.items && !run && (
+        <p className="notice">
+          There is no Run {namespace}/{name} (a completed Run is deleted after its TTL).
+        </p>
+      )}
+      {run && <RunSummary run={run} />}
+      {run && <RunParameters run={run} />}
+      {run && <RunSteps run={run} />}
+      {run && <RunArtifacts run={run} />}
+    </>
+  );
+}
+
+function RunSummary({ run }: { run: RunView }) {
+  const pipeline = run.spec.pipeline.split(":")[0] ?? run.spec.pipeline;
+  return (
+    <section className="card" aria-labelledby="run-heading">
+      <h2 id="run-heading">
+        {run.namespace}/{run.name}
+      </h2>
+      <dl className="summary">
+        <div>
+          <dt>State</dt>
+          <dd data-testid="state">
+            <PhaseBadge phase={runState(run)} />
+          </dd>
+        </div>
+        <div>
+          <dt>Pipeline</dt>
+          <dd>
+            <Link href={detailHref("pipelines", run.namespace, pipeline)}>{run.spec.pipeline}</Link>
+          </dd>
+        </div>
+        <div>
+          <dt>Version</dt>
+          <dd className="mono">{run.status?.version ?? "—"}</dd>
+        </div>
+        <div>
+          <dt>Provider</dt>
+          <dd>{run.spec.provider}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{runDuration(run, new Date())}</dd>
+        </div>
+        <div>
+          <dt>Completed</dt>
+          <dd>{time(run.status?.markedCompletedAt)}</dd>
+        </div>
+      </dl>
+      <h3>Conditions</h3>
+      <Conditions conditions={run.status?.conditions} />
+    </section>
+  );
+}
+
+function RunParameters({ run }: { run: RunView }) {
+  const parameters = run.spec.parameters ?? [];
+  return (
+    <section className="card" aria-labelledby="run-parameters-heading">
+      <h2 id="run-parameters-heading">Parameters</h2>
+      {parameters.length === 0 ? (
+        <p className="muted">None given: the pipeline's defaults apply.</p>
+      ) : (
+        <DataTable
+          caption="Parameters"
+          columns={[
+            { header: "Name", cell: (parameter) => parameter.name },
+            {
+              header: "Value",
+              cell: (parameter) => parameter.value ?? "(from a run configuration's artifact)",
+              className: "mono",
+            },
+          ]}
+          items={parameters}
+          rowKey={(parameter) => parameter.name}
+        />
+      )}
+    </section>
+  );
+}
+
+function RunSteps({ run }: { run: RunView }) {
+  const steps = run.status?.steps;
+  return (
+    <section className="card" aria-labelledby="run-steps-heading">
+      <h2 id="run-steps-heading">Steps</h2>
+      {!steps?.length ? (
+        <p className="muted">The backend reports no per-step state for this run.</p>
+      ) : (
+        <ul className="conditions">
+          {steps.map((step) => (
+            <li key={step.name}>
+              <strong>{step.name}</strong> {step.phase ?? "—"}
+              {step.message ? `: ${step.message}` : ""}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function RunArtifacts({ run }: { run: RunView }) {
+  const declared = run.spec.artifacts ?? [];
+  const located = new Map(
+    (run.status?.artifacts ?? []).map((artifact) => [artifact.name, artifact.location]),
+  );
+  return (
+    <section className="card" aria-labelledby="artifacts-heading">
+      <h2 id="artifacts-heading">Output artifacts</h2>
+      {declared.length === 0 && located.size === 0 ? (
+        <p className="muted">This run records no output artifacts.</p>
+      ) : (
+        <DataTable
+          caption="Output artifacts"
+          columns={[
+            { header: "Name", cell: (artifact) => artifact.name },
+            { header: "Step output", cell: (artifact) => artifact.path, className: "mono" },
+            {
+              header: "Location",
+              cell: (artifact) => located.get(artifact.name) ?? "not yet recorded",
+              className: "mono",
+            },
+          ]}
+          items={declared}
+          rowKey={(artifact) => artifact.name}
+        />
+      )}
+    </section>
+  );
+}
