@@ -97,6 +97,32 @@ export const KanikoConfig = Type.Object(
   { default: {} },
 );
 
+/** A repository prefix under registry.url's path: empty (the whole path) or path components ending in "/"; `{namespace}` is the build's namespace. */
+const repositoryPrefixPattern = "^([a-z0-9._{}-]+/)*$";
+const RepositoryPrefix = Type.String({ pattern: repositoryPrefixPattern });
+
+/** What the platform grants one namespace beyond the default. */
+const NamespaceGrant = Type.Object({
+  /** Its repositories instead of the default prefix; "" is everything under registry.url. */
+  repositoryPrefix: Type.Optional(RepositoryPrefix),
+  /** May its override ConfigMap choose another registry (host, type, plain HTTP)? */
+  registryOverride: Type.Optional(Type.Boolean()),
+  /** In the shared build namespace: the Secret (dockerconfigjson) its build pods push with, scoped to its repositories. */
+  pushSecret: Type.Optional(SecretName),
+});
+
+/** What a namespace's builds may make the operator do with the platform's credentials. */
+export const TenancyConfig = Type.Object(
+  {
+    /** The repositories a namespace's builds push to, under registry.url's path. */
+    repositoryPrefix: Type.String({ pattern: repositoryPrefixPattern, default: "{namespace}/" }),
+    /** Hosts (host[:port]) a namespace's override may point storage at, and Bearer token realms may be on, beyond the platform's own registry and storage endpoints. */
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    namespaces: Type.Record(Type.String(), NamespaceGrant, { default: {} }),
+  },
+  { default: {} },
+);
+
 export const BuildsConfig = Type.Object({
   /** kaniko: a Job per image on the cluster; local: buildah on the operator's machine (the default of `slipway dev`). */
   backend: Type.Union([Type.Literal("kaniko"), Type.Literal("local")], { default: "kaniko" }),
@@ -120,11 +146,13 @@ export const BuildsConfig = Type.Object({
   defaultBackoffLimit: Type.Integer({ minimum: 0, default: 2 }),
   /** Builds running at once; further builds stay Pending until one finishes. */
   maxConcurrentBuilds: Type.Integer({ minimum: 1, default: 10 }),
+  tenancy: TenancyConfig,
 });
 
 export type BuildsConfig = Static<typeof BuildsConfig>;
 export type RegistryConfig = Static<typeof RegistryConfig>;
 export type StorageConfig = Static<typeof StorageConfig>;
+export type TenancyConfig = Static<typeof TenancyConfig>;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -201,5 +229,7 @@ export function devBuildsConfig(options: {
       },
     },
     ...(options.storageRoot ? { local: { storageRoot: options.storageRoot } } : {}),
+    // one person's machine: every namespace's images directly under the registry
+    tenancy: { repositoryPrefix: "" },
   });
 }

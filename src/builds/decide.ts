@@ -49,9 +49,14 @@ interface Known {
 
 /**
  * Why a build cannot be attempted at all: no configuration, a bad override, an image reference the
- * naming template cannot render, an artifact URI it cannot read.
+ * naming template cannot render or the namespace may not push, an artifact URI it cannot read.
  */
-export type BlockerReason = "NotConfigured" | "InvalidOverride" | "InvalidImageName" | "InvalidArtifactUri";
+export type BlockerReason =
+  | "NotConfigured"
+  | "InvalidOverride"
+  | "InvalidImageName"
+  | "ImageNotAllowed"
+  | "InvalidArtifactUri";
 
 export interface Blocked extends Known {
   blocker: { reason: BlockerReason; message: string };

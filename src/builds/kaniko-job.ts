@@ -10,6 +10,7 @@ import type { BlobUri } from "./blob-uri.ts";
 import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
 import { buildJobName, formatImageReference, type ImageReference, registryPrefix } from "./naming.ts";
+import { namespacePrefix } from "./tenancy.ts";
 
 export const labels = {
   managedBy: "app.kubernetes.io/managed-by",
@@ -48,6 +49,12 @@ export function timeoutSeconds(build: ImageBuild, config: BuildsConfig): number 
   return Math.max(1, durationSeconds(build.spec.timeout ?? config.defaultTimeout));
 }
 
+/** The layer cache of the namespace's builds, under its own prefix: one namespace cannot feed another's builds layers. */
+function defaultCacheRepository(build: ImageBuild, config: BuildsConfig): string {
+  const prefix = namespacePrefix(config, build.metadata.namespace ?? "default");
+  return `${registryPrefix(config.registry.url)}/${prefix}kaniko-cache`;
+}
+
 function kanikoArgs(input: KanikoJobInput): string[] {
   const { build, config, image } = input;
   const args = [
@@ -63,7 +70,7 @@ function kanikoArgs(input: KanikoJobInput): string[] {
   if (config.kaniko.cache.enabled) {
     args.push(
       "--cache=true",
-      `--cache-repo=${config.kaniko.cache.repository ?? `${registryPrefix(config.registry.url)}/kaniko-cache`}`,
+      `--cache-repo=${config.kaniko.cache.repository ?? defaultCacheRepository(build, config)}`,
     );
     if (config.kaniko.cache.volumeClaim) args.push(`--cache-dir=${cacheDir}`);
   }

@@ -17,8 +17,9 @@ export interface ImageReference {
   tag: string;
 }
 
-export const defaultImageTemplate = "{registry}/{project}-{name}:{version}";
-const placeholders = ["registry", "project", "name", "version", "hash"] as const;
+/** `{prefix}`: the namespace's repository prefix (tenancy.repositoryPrefix, default `<namespace>/`). */
+export const defaultImageTemplate = "{registry}/{prefix}{project}-{name}:{version}";
+const placeholders = ["registry", "prefix", "project", "name", "version", "hash"] as const;
 export type TemplateValues = Record<(typeof placeholders)[number], string>;
 
 const dockerHubHosts = new Set(["docker.io", "index.docker.io", "registry-1.docker.io"]);
@@ -27,7 +28,7 @@ const tagPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const hostPattern =
   /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?$/;
 
-/** Fills `{registry}`, `{project}`, `{name}`, `{version}`, `{hash}`; any other `{...}` is an error. */
+/** Fills `{registry}`, `{prefix}`, `{project}`, `{name}`, `{version}`, `{hash}`; any other `{...}` is an error. */
 export function renderTemplate(template: string, values: TemplateValues): string {
   return template.replace(/\{([^{}]*)\}/g, (_, key: string) => {
     if (!(placeholders as readonly string[]).includes(key)) {
@@ -85,6 +86,17 @@ export function formatImageReference(reference: ImageReference): string {
 /** The registry part of the template: the configured URL without its scheme or a trailing slash. */
 export function registryPrefix(url: string): string {
   return url.replace(/^[a-z]+:\/\//, "").replace(/\/+$/, "");
+}
+
+/** The host (and port) of a configured registry URL. */
+export function registryHost(url: string): string {
+  return registryPrefix(url).split("/")[0] ?? "";
+}
+
+/** The repository path prefix of a configured registry URL (`registry.example.com/ml` → `ml/`; none → ``). */
+export function registryPath(url: string): string {
+  const path = registryPrefix(url).split("/").slice(1).join("/");
+  return path ? `${path}/` : "";
 }
 
 /** Renders and validates the image reference of a build. */

@@ -9,7 +9,6 @@ import type { ReconcileContext } from "../kube/types.ts";
 import type { RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { jobNamespace } from "./build-namespace.ts";
-import type { BuildsConfig } from "./config.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
 import {
@@ -19,6 +18,7 @@ import {
   imageReference,
   registryPrefix,
 } from "./naming.ts";
+import { imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";
 import type { Wiring, WiringResult } from "./wiring.ts";
 
 /** What a build's decision is made from, and what carrying it out needs. */
@@ -35,10 +35,12 @@ export function imageContentHash(build: ImageBuild): string {
   return shortHash(JSON.stringify({ artifactUri, dockerfile, baseImage, buildArgs }), 12);
 }
 
-function referenceOf(build: ImageBuild, config: BuildsConfig): ImageReference {
+function referenceOf(build: ImageBuild, wiring: Wiring): ImageReference {
+  const { config, platform } = wiring;
   const { project, name, version } = build.spec;
   const values = {
     registry: registryPrefix(config.registry.url),
+    prefix: namespacePrefix(platform, build.metadata.namespace ?? "default"),
     project,
     name,
     version,
@@ -60,12 +62,15 @@ export function observeBuild(
   const { config, backend } = wiring;
   let image: ImageReference;
   try {
-    image = referenceOf(build, config);
+    image = referenceOf(build, wiring);
   } catch (error) {
     return {
       blocked: { ...known, blocker: { reason: "InvalidImageName", message: (error as Error).message } },
     };
   }
+  const buildNamespace = build.metadata.namespace ?? "default";
+  const refusal = imageRefusal(image, repositoryRule(wiring.platform, config, buildNamespace));
+  if (refusal) return { blocked: { ...known, blocker: { reason: "ImageNotAllowed", message: refusal } } };
   let artifact: RunTarget["artifact"];
   try {
     artifact = parseBlobUri(build.spec.artifactUri);
@@ -76,7 +81,7 @@ export function observeBuild(
     };
   }
   const imageText = formatImageReference(image);
-  const namespace = jobNamespace(build.metadata.namespace ?? "default", config);
+  const namespace = jobNamespace(buildNamespace, config);
   const target: RunTarget = { build, namespace, image, artifact, jobName: buildJobName(imageText) };
   const observed: Observed = {
     ...known,

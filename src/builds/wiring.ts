@@ -14,6 +14,9 @@ import { applyOverride } from "./override.ts";
 import type { SecretReader } from "./secrets.ts";
 
 export interface Wiring {
+  /** The operator's own configuration: what the platform grants the namespace (tenancy). */
+  platform: BuildsConfig;
+  /** The namespace's: the platform's, with its override merged. */
   config: BuildsConfig;
   access: BuildAccess;
   backend: BuildBackend;
@@ -69,10 +72,12 @@ export class Wirings {
   }
 
   #wire(config: BuildsConfig): Wiring {
+    const platform = this.#base ?? config;
     const access = new BuildAccess(config, this.#secrets, this.#metrics);
     if (config.backend === "kaniko")
-      return { config, access, backend: new KanikoBackend(config, this.#secrets) };
+      return { platform, config, access, backend: new KanikoBackend(config, this.#secrets) };
     this.#localBuilder ??= new LocalBuilder(config.local.storageRoot);
-    return { config, access, backend: new LocalBackend(config, this.#localBuilder, access, this.#secrets) };
+    const backend = new LocalBackend(config, this.#localBuilder, access, this.#secrets);
+    return { platform, config, access, backend };
   }
 }

@@ -53,7 +53,7 @@ describe("ImageBuild controller, local backend (buildah)", () => {
       credentials: async () => registryUser,
     });
     const tag = `local-${namespace}`;
-    expect(await registry.manifestDigest("fraud-scorer", tag)).toBeUndefined();
+    expect(await registry.manifestDigest(`${namespace}/fraud-scorer`, tag)).toBeUndefined();
 
     await createImageBuild(namespace, "scorer", {
       project: "fraud",
@@ -63,14 +63,16 @@ describe("ImageBuild controller, local backend (buildah)", () => {
       buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
     });
     const build = await waitForPhase(namespace, "scorer", "Succeeded", 120_000);
-    const digest = await registry.manifestDigest("fraud-scorer", tag);
+    const digest = await registry.manifestDigest(`${namespace}/fraud-scorer`, tag);
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(build.status).toMatchObject({
       reused: false,
       digest,
-      image: `${servers.registry.address}/fraud-scorer:${tag}`,
+      image: `${servers.registry.address}/${namespace}/fraud-scorer:${tag}`,
     });
-    expect(builder.logs(`${servers.registry.address}/fraud-scorer:${tag}`)).toContain("fetched 3 objects");
+    expect(builder.logs(`${servers.registry.address}/${namespace}/fraud-scorer:${tag}`)).toContain(
+      "fetched 3 objects",
+    );
     expect(await jobsIn(namespace)).toEqual([]);
     const everything = JSON.stringify([build, await eventsIn(namespace), operator.logs]);
     for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])

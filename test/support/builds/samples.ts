@@ -64,7 +64,7 @@ export function renderSample(combination: Combination, build = sampleBuild()): V
   const config = sampleConfig(combination);
   const artifact =
     combination.storage === "s3" ? "s3://models/fraud/scorer/v1" : "gs://models/fraud/scorer/v1";
-  const image = parseImageReference(`${config.registry.url}/fraud-scorer:v1`);
+  const image = parseImageReference(`${config.registry.url}/ml/fraud-scorer:v1`);
   return renderKanikoJob({
     build,
     image,
