@@ -8,7 +8,7 @@ import { ownerReference } from "../kube/owners.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
 import type { BlobUri } from "./blob-uri.ts";
-import { buildArgsSecretName, isCrossNamespace } from "./build-namespace.ts";
+import { buildArgsSecretName, isCrossNamespace, ownsJob } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { RunObservation } from "./decide.ts";
 import { observeJob } from "./job-observation.ts";
@@ -139,7 +139,8 @@ export class KanikoBackend implements BuildBackend {
           labels: { "job-name": target.jobName },
         })
       : [];
-    return observeJob(job, podsVisible || pods.length > 0 ? pods : undefined);
+    const owned = job ? ownsJob(job, target.build) : true;
+    return observeJob(job, podsVisible || pods.length > 0 ? pods : undefined, owned);
   }
 
   running(context: ReconcileContext): number {
@@ -186,13 +187,23 @@ export class KanikoBackend implements BuildBackend {
     if (values) await context.client.apply(secretArgsCopy(target, job, values, created.metadata?.uid));
   }
 
+  /** Deletes the target's Job only if its build started it, or it has finished (a finished run harms no build). */
   async stop(target: RunTarget, context: ReconcileContext): Promise<void> {
+    const { job } = await this.#job(target, context);
+    if (!job) return;
+    const { run } = observeJob(job, undefined);
+    if (run.state === "running" && !ownsJob(job, target.build)) return;
     await context.client.delete(
       types.job,
       { namespace: target.namespace, name: target.jobName },
       { propagationPolicy: "Background" },
     );
   }
+}
+
+/** A local run is shared by the builds of one namespace and one image reference, never across namespaces. */
+export function localRunKey(target: Pick<RunTarget, "build" | "image">): string {
+  return `${target.build.metadata.namespace ?? ""}/${formatImageReference(target.image)}`;
 }
 
 export class LocalBackend implements BuildBackend {
@@ -210,7 +221,7 @@ export class LocalBackend implements BuildBackend {
   }
 
   async observe(target: RunTarget) {
-    return { run: this.#builder.observe(formatImageReference(target.image)), pending: false };
+    return { run: this.#builder.observe(localRunKey(target)), pending: false };
   }
 
   running(): number {
@@ -229,7 +240,7 @@ export class LocalBackend implements BuildBackend {
   ): Promise<void> {
     const { build, namespace, image } = target;
     const reference = formatImageReference(image);
-    this.#builder.start(reference, async () => {
+    this.#builder.start(localRunKey(target), async () => {
       const store = await this.#access.blobStore(context.client, namespace);
       if (!store) throw new Error("no blob store is configured");
       const buildArgs = [];
@@ -254,10 +265,6 @@ export class LocalBackend implements BuildBackend {
   }
 
   async stop(target: RunTarget): Promise<void> {
-    this.#builder.stop(formatImageReference(target.image));
-  }
-
-  logs(reference: string): string {
-    return this.#builder.logs(reference);
+    this.#builder.stop(localRunKey(target));
   }
 }

@@ -22,7 +22,8 @@ export type ArtifactCheck =
 /** The Job (or local build) of this build's image reference. */
 export type RunObservation =
   | { state: "absent" }
-  | { state: "running"; attempts: number }
+  /** `joined`: another build (of the same namespace) started it; this one follows it and never deletes it. */
+  | { state: "running"; attempts: number; joined?: boolean }
   | { state: "succeeded"; attempts: number; finishedAt?: string }
   | {
       state: "failed";
@@ -205,8 +206,9 @@ function elapsedSeconds(o: Observed): number {
   return (o.now.getTime() - started) / 1000;
 }
 
-function timeoutMessage(o: Observed): string {
-  return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; its Job was deleted`;
+function timeoutMessage(o: Observed, joined = false): string {
+  const job = joined ? "the Job it joined (another build's) is left running" : "its Job was deleted";
+  return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; ${job}`;
 }
 
 function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act {
@@ -263,7 +265,7 @@ function followRun(o: Observed): Decision | undefined {
       return undefined;
     case "running": {
       if (elapsedSeconds(o) >= o.timeoutSeconds)
-        return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
+        return fail(o, "Timeout", timeoutMessage(o, run.joined), run.joined ? {} : { deleteRun: true });
       const remainingMs = (o.timeoutSeconds - elapsedSeconds(o)) * 1000;
       const status = nextStatus(o, "Building", "Building", `building ${o.image}`, {
         job: o.job,

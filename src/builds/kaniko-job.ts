@@ -7,9 +7,9 @@ import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
 import type { BlobUri } from "./blob-uri.ts";
-import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
+import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace, jobNameFor } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
-import { buildJobName, formatImageReference, type ImageReference, registryPrefix } from "./naming.ts";
+import { formatImageReference, type ImageReference, registryPrefix } from "./naming.ts";
 import { namespacePrefix } from "./tenancy.ts";
 
 export const labels = {
@@ -204,7 +204,7 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
   const reference = formatImageReference(input.image);
   const registry = registryCredentials(config);
   const { volumes, kanikoMounts } = podVolumes(config, storage, registry);
-  const jobName = buildJobName(reference);
+  const jobName = jobNameFor(build, input.namespace, reference);
   // an owner reference cannot cross namespaces: a Job in the build namespace is tied by labels
   const tie = isCrossNamespace(build, input.namespace) ? crossNamespaceTie(build) : undefined;
   const env = [...registry.env, ...secretBuildArgEnv(build, tie ? buildArgsSecretName(jobName) : undefined)];

@@ -1,8 +1,8 @@
 /**
  * The `local` backend: builds on the operator's own machine with buildah (chroot isolation, vfs
  * storage; no container runtime needed) the same steps a Kaniko Job takes: fetch the artifact from
- * the blob store, build the Dockerfile, push with the configured credentials. One run per image
- * reference, shared by every build of it; runs are tracked in memory (an operator restart starts
+ * the blob store, build the Dockerfile, push with the configured credentials. One run per namespace
+ * and image reference, shared by that namespace's builds of it; runs are tracked in memory (an operator restart starts
  * them again, which is safe: the push is idempotent).
  */
 import { spawn } from "node:child_process";
@@ -52,23 +52,24 @@ export class LocalBuilder {
     this.#root = storageRoot;
   }
 
-  observe(reference: string): RunObservation {
-    return this.#runs.get(reference)?.state ?? { state: "absent" };
+  /** `key`: what the run is shared by (the backend's localRunKey: namespace and image reference). */
+  observe(key: string): RunObservation {
+    return this.#runs.get(key)?.state ?? { state: "absent" };
   }
 
   running(): number {
     return [...this.#runs.values()].filter((run) => run.state.state === "running").length;
   }
 
-  logs(reference: string): string {
-    return (this.#runs.get(reference)?.log ?? []).join("\n");
+  logs(key: string): string {
+    return (this.#runs.get(key)?.log ?? []).join("\n");
   }
 
-  /** Starts the run of `reference` unless one is already running or finished. */
-  start(reference: string, prepare: () => Promise<LocalBuildRequest>): void {
-    if (this.#runs.has(reference)) return;
+  /** Starts the run of `key` unless one is already running or finished. */
+  start(key: string, prepare: () => Promise<LocalBuildRequest>): void {
+    if (this.#runs.has(key)) return;
     const run: Run = { state: { state: "running", attempts: 1 }, controller: new AbortController(), log: [] };
-    this.#runs.set(reference, run);
+    this.#runs.set(key, run);
     void this.#execute(run, prepare).then(
       () => {
         run.state = { state: "succeeded", attempts: 1, finishedAt: new Date().toISOString() };
@@ -85,10 +86,10 @@ export class LocalBuilder {
     );
   }
 
-  /** Stops and forgets the run of `reference` (a timeout, or a finished run to be started afresh). */
-  stop(reference: string): void {
-    this.#runs.get(reference)?.controller.abort("stopped");
-    this.#runs.delete(reference);
+  /** Stops and forgets the run of `key` (a timeout, or a finished run to be started afresh). */
+  stop(key: string): void {
+    this.#runs.get(key)?.controller.abort("stopped");
+    this.#runs.delete(key);
   }
 
   async #execute(run: Run, prepare: () => Promise<LocalBuildRequest>): Promise<void> {

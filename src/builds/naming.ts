@@ -107,13 +107,15 @@ export function imageReference(template: string, values: TemplateValues): ImageR
 /**
  * The Job building `reference`: `build-<readable part>-<hash>`, a DNS-1123 label of at most 63
  * characters (the Job controller copies the name into a pod label). The hash keeps references that
- * shorten to the same readable part apart.
+ * shorten to the same readable part apart. `sharedBy`: the namespace whose builds share the Job, when
+ * it runs in a namespace shared by several (buildNamespace): another namespace's builds of the same
+ * reference get a Job of their own.
  */
-export function buildJobName(reference: string): string {
+export function buildJobName(reference: string, sharedBy?: string): string {
   const readable = reference
     .replace(/^[^/]*\//, "") // the registry host says little and would eat the length budget
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "");
-  return withHashSuffix(`build-${readable}`, reference);
+  return withHashSuffix(`build-${readable}`, sharedBy === undefined ? reference : `${sharedBy}/${reference}`);
 }

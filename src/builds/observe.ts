@@ -8,16 +8,10 @@ import { shortHash } from "../kube/canonical.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
-import { jobNamespace } from "./build-namespace.ts";
+import { jobNameFor, jobNamespace } from "./build-namespace.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
-import {
-  buildJobName,
-  formatImageReference,
-  type ImageReference,
-  imageReference,
-  registryPrefix,
-} from "./naming.ts";
+import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
 import { imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";
 import type { Wiring, WiringResult } from "./wiring.ts";
 
@@ -82,7 +76,8 @@ export function observeBuild(
   }
   const imageText = formatImageReference(image);
   const namespace = jobNamespace(buildNamespace, config);
-  const target: RunTarget = { build, namespace, image, artifact, jobName: buildJobName(imageText) };
+  const jobName = jobNameFor(build, namespace, imageText);
+  const target: RunTarget = { build, namespace, image, artifact, jobName };
   const observed: Observed = {
     ...known,
     image: imageText,

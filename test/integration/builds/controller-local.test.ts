@@ -70,9 +70,9 @@ describe("ImageBuild controller, local backend (buildah)", () => {
       digest,
       image: `${servers.registry.address}/${namespace}/fraud-scorer:${tag}`,
     });
-    expect(builder.logs(`${servers.registry.address}/${namespace}/fraud-scorer:${tag}`)).toContain(
-      "fetched 3 objects",
-    );
+    expect(
+      builder.logs(`${namespace}/${servers.registry.address}/${namespace}/fraud-scorer:${tag}`),
+    ).toContain("fetched 3 objects");
     expect(await jobsIn(namespace)).toEqual([]);
     const everything = JSON.stringify([build, await eventsIn(namespace), operator.logs]);
     for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])

@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import { startListener } from "../../support/builds/listener.ts";
-import { createImageBuild, startBuildOperator, waitForPhase } from "../../support/builds/operator.ts";
+import {
+  createImageBuild,
+  readImageBuild,
+  startBuildOperator,
+  waitForPhase,
+} from "../../support/builds/operator.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 
 const overrideConfigMap = (namespace: string, yaml: string) =>
@@ -80,5 +85,49 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
       `registry.url: host ${listener.address} is not the platform's registry ${servers.registry.address}`,
     );
     expect(listener.requests).toEqual([]);
+  });
+
+  it("two namespaces building the same image reference get a Job each: one's timeout never deletes the other's", async () => {
+    // no prefix: both namespaces render the same reference, the case where they used to share a Job
+    const { builds, team, artifactUri, config } = await sharedBuildNamespace({
+      tenancy: { repositoryPrefix: "" },
+    });
+    const other = await testNamespace("team");
+    const otherArtifact = await uploadContext(servers, other, { Dockerfile: "FROM scratch\n" });
+    await startBuildOperator(team, config, undefined, { allNamespaces: true });
+    await startBuildOperator(other, config, undefined, { allNamespaces: true });
+    const version = `shared-${team}`;
+    await createImageBuild(team, "scorer", spec(artifactUri, version));
+    const first = await waitForPhase(team, "scorer", "Building");
+    await createImageBuild(other, "scorer", { ...spec(otherArtifact, version), timeout: "1s" });
+    const second = await waitForPhase(other, "scorer", "Failed", 30_000);
+    expect(second.status?.image).toBe(first.status?.image);
+    expect(second.status?.conditions?.[0]?.reason).toBe("Timeout");
+    expect(second.status?.job?.name).not.toBe(first.status?.job?.name);
+    const jobs = await jobsIn(builds);
+    expect(jobs.map((j) => j.metadata?.name)).toContain(first.status?.job?.name);
+    expect(jobs.find((j) => j.metadata?.name === first.status?.job?.name)?.metadata?.labels).toMatchObject({
+      "builds.slipway.dev/build-uid": first.metadata.uid,
+    });
+    expect((await readImageBuild(team, "scorer")).status?.phase).toBe("Building");
+  });
+
+  it("a build joining its namespace's running Job never deletes it: its own timeout leaves the Job to the build that started it", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: "FROM scratch\n" });
+    const config = buildsConfig(servers, {
+      kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+    });
+    await startBuildOperator(namespace, config);
+    const version = `join-${namespace}`;
+    await createImageBuild(namespace, "first", spec(artifactUri, version));
+    const first = await waitForPhase(namespace, "first", "Building");
+    await createImageBuild(namespace, "second", { ...spec(artifactUri, version), timeout: "1s" });
+    const second = await waitForPhase(namespace, "second", "Failed", 30_000);
+    expect(second.status?.job).toEqual(first.status?.job);
+    expect(second.status?.message).toContain("the Job it joined (another build's) is left running");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await jobsIn(namespace)).map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
+    expect((await readImageBuild(namespace, "first")).status?.phase).toBe("Building");
   });
 });
