@@ -20,6 +20,7 @@ import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 import { type BlobStore, BlobStoreError } from "./storage/blob-store.ts";
 import { GcsBlobStore } from "./storage/gcs.ts";
 import { S3BlobStore } from "./storage/s3.ts";
+import { allowedHosts } from "./tenancy.ts";
 
 export class BuildAccess {
   readonly #config: BuildsConfig;
@@ -79,6 +80,7 @@ export class BuildAccess {
       registryClient = new RegistryClient({
         registry,
         insecure: this.#config.registry.insecure,
+        allowedHosts: allowedHosts(this.#config),
         credentials: () => this.registryCredentials(client, namespace, registry),
         onRequest: (statusClass, seconds) => this.#metrics.observeRegistryRequest(statusClass, seconds),
       });

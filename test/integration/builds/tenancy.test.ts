@@ -4,16 +4,24 @@
  * the real registry (htpasswd) and MinIO, with a listener on 127.0.0.1 as the host that must not be reached.
  */
 import { CoreV1Api } from "@kubernetes/client-node";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { uploadContext } from "../../../src/dev/build-server-children.ts";
-import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
+import {
+  buildNamespace,
+  buildsConfig,
+  jobsIn,
+  registryUser,
+  useBuildServers,
+} from "../../support/builds/fixtures.ts";
 import { startListener } from "../../support/builds/listener.ts";
 import {
   createImageBuild,
   readImageBuild,
+  registrySecret,
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
+import { startRealmRegistry } from "../../support/builds/token-server.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 
 const overrideConfigMap = (namespace: string, yaml: string) =>
@@ -129,5 +137,30 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await jobsIn(namespace)).map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
     expect((await readImageBuild(namespace, "first")).status?.phase).toBe("Building");
+  });
+
+  it("a registry naming a token realm on a host that is not allowed never gets the platform's credentials sent there", async () => {
+    const listener = await startListener(() => ({ status: 200, body: '{"token":"x"}' }));
+    const registry = await startRealmRegistry(`http://${listener.address}/token`);
+    onTestFinished(() => registry.stop());
+    const namespace = await testNamespace("ib");
+    await registrySecret(
+      namespace,
+      "registry-creds",
+      registry.address,
+      registryUser.username,
+      registryUser.password,
+    );
+    const config = buildsConfig(servers, {
+      registry: { url: registry.address, insecure: true, credentialsSecret: "registry-creds" },
+    });
+    await startBuildOperator(namespace, config);
+    await createImageBuild(namespace, "scorer", spec(`s3://artifacts/${namespace}/none`, "v1"));
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]?.reason).toBe("RegistryUnavailable");
+    expect(build.status?.message).toContain(
+      `Bearer realm http://${listener.address}/token refused: host ${listener.address} is neither the registry nor an allowed host`,
+    );
+    expect(listener.requests).toEqual([]);
   });
 });
