@@ -11,6 +11,12 @@ import { defaultImageTemplate } from "./naming.ts";
 
 /** Names the operator's builds configuration file. */
 export const configEnvironmentVariable = "SLIPWAY_BUILDS_CONFIG";
+/** `1`: the operator runs in dev mode (slipway dev), the only one where the `local` backend may build. */
+export const devModeEnvironmentVariable = "SLIPWAY_DEV_MODE";
+
+export function devModeFromEnvironment(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[devModeEnvironmentVariable] === "1";
+}
 
 const StringMap = () => Type.Record(Type.String(), Type.String());
 

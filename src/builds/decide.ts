@@ -57,6 +57,7 @@ export type BlockerReason =
   | "InvalidOverride"
   | "InvalidImageName"
   | "ImageNotAllowed"
+  | "InvalidDockerfile"
   | "InvalidArtifactUri";
 
 export interface Blocked extends Known {

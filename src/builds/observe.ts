@@ -12,7 +12,7 @@ import { jobNameFor, jobNamespace } from "./build-namespace.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { buildResources, timeoutSeconds } from "./kaniko-job.ts";
 import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
-import { imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";
+import { dockerfileRefusal, imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";
 import type { Wiring, WiringResult } from "./wiring.ts";
 
 /** What a build's decision is made from, and what carrying it out needs. */
@@ -62,6 +62,9 @@ export function observeBuild(
       blocked: { ...known, blocker: { reason: "InvalidImageName", message: (error as Error).message } },
     };
   }
+  const dockerfile = dockerfileRefusal(build.spec.dockerfile ?? "Dockerfile");
+  if (dockerfile)
+    return { blocked: { ...known, blocker: { reason: "InvalidDockerfile", message: dockerfile } } };
   const buildNamespace = build.metadata.namespace ?? "default";
   const refusal = imageRefusal(image, repositoryRule(wiring.platform, config, buildNamespace));
   if (refusal) return { blocked: { ...known, blocker: { reason: "ImageNotAllowed", message: refusal } } };

@@ -4,6 +4,7 @@
  * the platform allows. A namespace may go beyond that only where the platform configuration grants
  * it (tenancy.namespaces). Pure functions only.
  */
+import { posix } from "node:path";
 import type { BuildsConfig } from "./config.ts";
 import { type ImageReference, registryHost, registryPath } from "./naming.ts";
 
@@ -97,4 +98,12 @@ export function endpointRefusal(field: string, endpoint: string, allowed: string
     field,
     rule: `host ${host} is not allowed (tenancy.allowedHosts: ${allowed.join(", ") || "none"})`,
   };
+}
+
+/** Why `spec.dockerfile` is refused: a path that leaves the build context; undefined when it stays inside. */
+export function dockerfileRefusal(dockerfile: string): string | undefined {
+  const normalized = posix.normalize(dockerfile.replace(/^\/+/, ""));
+  if (normalized === ".." || normalized.startsWith("../") || normalized === ".")
+    return `spec.dockerfile ${dockerfile}: must be a file inside the build context`;
+  return undefined;
 }

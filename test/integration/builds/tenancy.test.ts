@@ -163,4 +163,19 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     );
     expect(listener.requests).toEqual([]);
   });
+
+  it("a Dockerfile path leaving the build context fails the build, with no Job", async () => {
+    const namespace = await buildNamespace(servers);
+    await startBuildOperator(namespace, buildsConfig(servers));
+    await createImageBuild(namespace, "scorer", {
+      ...spec(`s3://artifacts/${namespace}/ctx`, "v1"),
+      dockerfile: "../../kaniko/.docker/config.json",
+    });
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]).toMatchObject({
+      reason: "InvalidDockerfile",
+      message: "spec.dockerfile ../../kaniko/.docker/config.json: must be a file inside the build context",
+    });
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
 });
