@@ -5,9 +5,11 @@
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import { ownerReference } from "../kube/owners.ts";
+import { ApiError } from "../kube/rest.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
 import type { BlobUri } from "./blob-uri.ts";
+import { BoundedMap } from "./bounded-map.ts";
 import { buildArgsSecretName, isCrossNamespace, ownsJob } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { RunObservation } from "./decide.ts";
@@ -109,10 +111,27 @@ function secretArgsCopy(
   };
 }
 
+/** A refusal no retry changes: bad input (400, 422), forbidden (403), no such namespace (404). */
+function permanentRefusal(error: unknown): error is ApiError {
+  return (
+    error instanceof ApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    ![408, 409, 429].includes(error.status)
+  );
+}
+
+/** Builds remembered as refused by the API server, per build uid and generation. */
+const rejectionMemory = 1024;
+
+const rejectionKey = (build: ImageBuild) => `${build.metadata.uid ?? ""}/${build.metadata.generation ?? 0}`;
+
 export class KanikoBackend implements BuildBackend {
   readonly name = "kaniko";
   readonly #config: BuildsConfig;
   readonly #secrets: SecretReader;
+  /** Why the API server refused a build's Job (a permanent 4xx): the build fails with that, once. */
+  readonly #rejected = new BoundedMap<string, string>(rejectionMemory);
 
   constructor(config: BuildsConfig, secrets: SecretReader) {
     this.#config = config;
@@ -133,6 +152,12 @@ export class KanikoBackend implements BuildBackend {
 
   async observe(target: RunTarget, context: ReconcileContext) {
     const { job, podsVisible } = await this.#job(target, context);
+    const rejected = job ? undefined : this.#rejected.get(rejectionKey(target.build));
+    if (rejected !== undefined)
+      return {
+        run: { state: "failed", attempts: 0, reason: "Rejected", message: rejected } as const,
+        pending: false,
+      };
     const pods = job
       ? context.cache.list<V1Pod>(types.pod, {
           namespace: target.namespace,
@@ -176,6 +201,20 @@ export class KanikoBackend implements BuildBackend {
       config: this.#config,
       namespace: target.namespace,
     });
+    try {
+      await this.#create(target, context, job, secretArgs);
+    } catch (error) {
+      if (!permanentRefusal(error)) throw error;
+      this.#rejected.set(rejectionKey(target.build), error.message);
+    }
+  }
+
+  async #create(
+    target: RunTarget,
+    context: ReconcileContext,
+    job: V1Job,
+    secretArgs: Record<string, string>,
+  ) {
     if (!isCrossNamespace(target.build, target.namespace)) {
       await context.client.apply(job);
       return;

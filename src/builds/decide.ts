@@ -28,7 +28,8 @@ export type RunObservation =
   | {
       state: "failed";
       attempts: number;
-      reason: "OOMKilled" | "DeadlineExceeded" | "Error";
+      /** Rejected: the API server refused to create the run's Job (a permanent 4xx). */
+      reason: "OOMKilled" | "DeadlineExceeded" | "Error" | "Rejected";
       message: string;
     };
 
@@ -93,6 +94,7 @@ export type FailureReason =
   | "Timeout"
   | "BuildFailed"
   | "ImageNotPushed"
+  | "JobRejected"
   | BlockerReason
   | "InvalidBuildArgument";
 
@@ -214,6 +216,8 @@ function timeoutMessage(o: Observed, joined = false): string {
 
 function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act {
   if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
+  if (run.reason === "Rejected")
+    return fail(o, "JobRejected", `the API server refused the build's Job ${o.job.name}: ${run.message}`);
   if (run.reason === "OOMKilled")
     return fail(
       o,

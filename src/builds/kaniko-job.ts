@@ -3,7 +3,7 @@
  * the blob store, Kaniko builds it and pushes with the registry credentials. Pure: (build, config) → Job.
  */
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
-import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { type ImageBuild, reservedLabelKey } from "../apis/builds/imagebuild.ts";
 import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
 import type { BlobUri } from "./blob-uri.ts";
@@ -163,9 +163,11 @@ function registryCredentials(config: BuildsConfig): {
   };
 }
 
+/** The spec's labels (without reserved keys, which the API server refuses for new objects) and the operator's. */
 export function jobLabels(build: ImageBuild, reference: string): Record<string, string> {
+  const own = Object.entries(build.spec.labels ?? {}).filter(([key]) => !reservedLabelKey(key));
   return {
-    ...build.spec.labels,
+    ...Object.fromEntries(own),
     [labels.managedBy]: "slipway",
     [labels.component]: "image-build",
     [labels.image]: shortHash(reference, 16),

@@ -178,4 +178,20 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     });
     expect(await jobsIn(namespace)).toEqual([]);
   });
+
+  it("a Job the API server refuses (a permanent 4xx) fails the build with the server's message, once", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: "FROM scratch\n" });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { kaniko: { nodeSelector: { "bad key!": "x" } } }),
+    );
+    await createImageBuild(namespace, "scorer", spec(artifactUri, "v1"));
+    const build = await waitForPhase(namespace, "scorer", "Failed", 30_000);
+    expect(build.status?.conditions?.[0]?.reason).toBe("JobRejected");
+    expect(build.status?.message).toMatch(
+      /^the API server refused the build's Job build-[a-z0-9-]+: .*422.*spec\.template\.spec\.nodeSelector/,
+    );
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
 });
