@@ -210,6 +210,8 @@ function operatorConfig(servers: BuildServers) {
       s3: { endpoint: servers.s3.endpoint, forcePathStyle: true, credentialsSecret: "s3-creds" },
     },
     naming: { image: "{registry}/{project}-{name}:{version}" },
+    // the images every round reuses are shared by its fresh namespaces
+    tenancy: { repositoryPrefix: "" },
   };
 }
 

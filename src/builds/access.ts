@@ -8,7 +8,7 @@ import type { BlobUri } from "./blob-uri.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { ArtifactCheck, RegistryCheck } from "./decide.ts";
 import type { BuildMetrics } from "./metrics.ts";
-import type { ImageReference } from "./naming.ts";
+import { type ImageReference, registryHost } from "./naming.ts";
 import { RegistryClient, RegistryError } from "./registry/client.ts";
 import {
   type BasicCredentials,
@@ -20,6 +20,7 @@ import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 import { type BlobStore, BlobStoreError } from "./storage/blob-store.ts";
 import { GcsBlobStore } from "./storage/gcs.ts";
 import { S3BlobStore } from "./storage/s3.ts";
+import { allowedHosts } from "./tenancy.ts";
 
 export class BuildAccess {
   readonly #config: BuildsConfig;
@@ -44,6 +45,11 @@ export class BuildAccess {
   ): Promise<BasicCredentials | undefined> {
     const secretName = this.#config.registry.credentialsSecret;
     if (!secretName) return undefined;
+    const configured = registryHost(this.#config.registry.url);
+    if (registry !== configured)
+      throw new CredentialsError(
+        `registry ${registry}: the credentials of Secret ${secretName} are only for ${configured} (registry.url)`,
+      );
     const data = await this.#secrets.read(client, namespace, secretName);
     if (this.#config.registry.type === "google") {
       const key = data["key.json"];
@@ -74,6 +80,7 @@ export class BuildAccess {
       registryClient = new RegistryClient({
         registry,
         insecure: this.#config.registry.insecure,
+        allowedHosts: allowedHosts(this.#config),
         credentials: () => this.registryCredentials(client, namespace, registry),
         onRequest: (statusClass, seconds) => this.#metrics.observeRegistryRequest(statusClass, seconds),
       });

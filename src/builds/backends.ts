@@ -5,11 +5,13 @@
 import type { V1Job, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import { ownerReference } from "../kube/owners.ts";
+import { ApiError } from "../kube/rest.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
 import type { BlobUri } from "./blob-uri.ts";
+import { BoundedMap } from "./bounded-map.ts";
 import { type BuildJobInput, labels, timeoutSeconds } from "./build-job.ts";
-import { buildArgsSecretName, isCrossNamespace } from "./build-namespace.ts";
+import { buildArgsSecretName, isCrossNamespace, ownsJob } from "./build-namespace.ts";
 import { renderBuildahJob } from "./buildah-job.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { RunObservation } from "./decide.ts";
@@ -111,6 +113,21 @@ function secretArgsCopy(
   };
 }
 
+/** A refusal no retry changes: bad input (400, 422), forbidden (403), no such namespace (404). */
+function permanentRefusal(error: unknown): error is ApiError {
+  return (
+    error instanceof ApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    ![408, 409, 429].includes(error.status)
+  );
+}
+
+/** Builds remembered as refused by the API server, per build uid and generation. */
+const rejectionMemory = 1024;
+
+const rejectionKey = (build: ImageBuild) => `${build.metadata.uid ?? ""}/${build.metadata.generation ?? 0}`;
+
 /** The builder's Job of one image reference (Kaniko's, buildah's): what differs between the Job backends. */
 export type JobRenderer = (input: BuildJobInput) => V1Job;
 
@@ -125,6 +142,8 @@ export class JobBackend implements BuildBackend {
   readonly #config: BuildsConfig;
   readonly #secrets: SecretReader;
   readonly #render: JobRenderer;
+  /** Why the API server refused a build's Job (a permanent 4xx): the build fails with that, once. */
+  readonly #rejected = new BoundedMap<string, string>(rejectionMemory);
 
   constructor(name: "kaniko" | "buildah", config: BuildsConfig, secrets: SecretReader) {
     this.name = name;
@@ -147,13 +166,20 @@ export class JobBackend implements BuildBackend {
 
   async observe(target: RunTarget, context: ReconcileContext) {
     const { job, podsVisible } = await this.#job(target, context);
+    const rejected = job ? undefined : this.#rejected.get(rejectionKey(target.build));
+    if (rejected !== undefined)
+      return {
+        run: { state: "failed", attempts: 0, reason: "Rejected", message: rejected } as const,
+        pending: false,
+      };
     const pods = job
       ? context.cache.list<V1Pod>(types.pod, {
           namespace: target.namespace,
           labels: { "job-name": target.jobName },
         })
       : [];
-    return observeJob(job, podsVisible || pods.length > 0 ? pods : undefined);
+    const owned = job ? ownsJob(job, target.build) : true;
+    return observeJob(job, podsVisible || pods.length > 0 ? pods : undefined, owned);
   }
 
   running(context: ReconcileContext): number {
@@ -189,6 +215,20 @@ export class JobBackend implements BuildBackend {
       config: this.#config,
       namespace: target.namespace,
     });
+    try {
+      await this.#create(target, context, job, secretArgs);
+    } catch (error) {
+      if (!permanentRefusal(error)) throw error;
+      this.#rejected.set(rejectionKey(target.build), error.message);
+    }
+  }
+
+  async #create(
+    target: RunTarget,
+    context: ReconcileContext,
+    job: V1Job,
+    secretArgs: Record<string, string>,
+  ) {
     if (!isCrossNamespace(target.build, target.namespace)) {
       await context.client.apply(job);
       return;
@@ -200,13 +240,23 @@ export class JobBackend implements BuildBackend {
     if (values) await context.client.apply(secretArgsCopy(target, job, values, created.metadata?.uid));
   }
 
+  /** Deletes the target's Job only if its build started it, or it has finished (a finished run harms no build). */
   async stop(target: RunTarget, context: ReconcileContext): Promise<void> {
+    const { job } = await this.#job(target, context);
+    if (!job) return;
+    const { run } = observeJob(job, undefined);
+    if (run.state === "running" && !ownsJob(job, target.build)) return;
     await context.client.delete(
       types.job,
       { namespace: target.namespace, name: target.jobName },
       { propagationPolicy: "Background" },
     );
   }
+}
+
+/** A local run is shared by the builds of one namespace and one image reference, never across namespaces. */
+export function localRunKey(target: Pick<RunTarget, "build" | "image">): string {
+  return `${target.build.metadata.namespace ?? ""}/${formatImageReference(target.image)}`;
 }
 
 export class LocalBackend implements BuildBackend {
@@ -224,7 +274,7 @@ export class LocalBackend implements BuildBackend {
   }
 
   async observe(target: RunTarget) {
-    return { run: this.#builder.observe(formatImageReference(target.image)), pending: false };
+    return { run: this.#builder.observe(localRunKey(target)), pending: false };
   }
 
   running(): number {
@@ -243,7 +293,7 @@ export class LocalBackend implements BuildBackend {
   ): Promise<void> {
     const { build, namespace, image } = target;
     const reference = formatImageReference(image);
-    this.#builder.start(reference, async () => {
+    this.#builder.start(localRunKey(target), async () => {
       const store = await this.#access.blobStore(context.client, namespace);
       if (!store) throw new Error("no blob store is configured");
       const buildArgs = [];
@@ -268,10 +318,6 @@ export class LocalBackend implements BuildBackend {
   }
 
   async stop(target: RunTarget): Promise<void> {
-    this.#builder.stop(formatImageReference(target.image));
-  }
-
-  logs(reference: string): string {
-    return this.#builder.logs(reference);
+    this.#builder.stop(localRunKey(target));
   }
 }

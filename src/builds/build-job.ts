@@ -5,13 +5,13 @@
  * environment. A backend adds its own containers. Pure: (build, config) → parts of a Job.
  */
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
-import type { ImageBuild } from "../apis/builds/imagebuild.ts";
+import { type ImageBuild, reservedLabelKey } from "../apis/builds/imagebuild.ts";
 import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
 import type { BlobUri } from "./blob-uri.ts";
-import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace } from "./build-namespace.ts";
+import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace, jobNameFor } from "./build-namespace.ts";
 import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
-import { buildJobName, formatImageReference, type ImageReference } from "./naming.ts";
+import { formatImageReference, type ImageReference } from "./naming.ts";
 
 export const labels = {
   managedBy: "app.kubernetes.io/managed-by",
@@ -78,7 +78,7 @@ export function buildArgValues(build: ImageBuild): string[] {
 export function secretBuildArgEnv(input: BuildJobInput): V1EnvVar[] {
   const { build } = input;
   const copiedTo = isCrossNamespace(build, input.namespace)
-    ? buildArgsSecretName(buildJobName(formatImageReference(input.image)))
+    ? buildArgsSecretName(jobNameFor(input.build, input.namespace, formatImageReference(input.image)))
     : undefined;
   return (build.spec.buildArgs ?? []).flatMap((arg) => {
     if (!arg.valueFrom) return [];
@@ -156,9 +156,11 @@ export function storageCredentialsVolume(storage: StorageConfig): V1Volume | und
   };
 }
 
+/** The spec's labels (without reserved keys, which the API server refuses for new objects) and the operator's. */
 export function jobLabels(build: ImageBuild, reference: string): Record<string, string> {
+  const own = Object.entries(build.spec.labels ?? {}).filter(([key]) => !reservedLabelKey(key));
   return {
-    ...build.spec.labels,
+    ...Object.fromEntries(own),
     [labels.managedBy]: "slipway",
     [labels.component]: "image-build",
     [labels.image]: shortHash(reference, 16),
@@ -191,7 +193,7 @@ export function renderBuildJob(input: BuildJobInput, fetcherImages: FetcherImage
     apiVersion: "batch/v1",
     kind: "Job",
     metadata: {
-      name: buildJobName(reference),
+      name: jobNameFor(build, input.namespace, reference),
       namespace: input.namespace,
       labels: { ...podLabels, ...tie?.labels },
       annotations: { [imageAnnotation]: reference, ...tie?.annotations },

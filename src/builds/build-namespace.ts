@@ -7,6 +7,7 @@
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import type { KubeObject, ObjectKey } from "../kube/types.ts";
 import type { BuildsConfig } from "./config.ts";
+import { buildJobName } from "./naming.ts";
 
 export const ownerLabels = {
   namespace: "builds.slipway.dev/build-namespace",
@@ -27,6 +28,14 @@ export function isCrossNamespace(build: ImageBuild, jobNamespaceName: string): b
   return build.metadata.namespace !== jobNamespaceName;
 }
 
+/** The Job building `reference` for `build`: its namespace's builds share it, no other namespace's. */
+export function jobNameFor(build: ImageBuild, jobNamespaceName: string, reference: string): string {
+  return buildJobName(
+    reference,
+    isCrossNamespace(build, jobNamespaceName) ? (build.metadata.namespace ?? "") : undefined,
+  );
+}
+
 /** Labels and annotations that tie a Job in another namespace to its build. */
 export function crossNamespaceTie(build: ImageBuild): {
   labels: Record<string, string>;
@@ -39,6 +48,16 @@ export function crossNamespaceTie(build: ImageBuild): {
     },
     annotations: { [ownerNameAnnotation]: build.metadata.name ?? "" },
   };
+}
+
+/** True when `build` started the Job: its owner reference, or (in another namespace) its uid label. */
+export function ownsJob(job: KubeObject, build: ImageBuild): boolean {
+  const uid = build.metadata.uid;
+  if (!uid) return false;
+  return (
+    job.metadata?.labels?.[ownerLabels.uid] === uid ||
+    (job.metadata?.ownerReferences ?? []).some((owner) => owner.uid === uid)
+  );
 }
 
 /** The build a Job in another namespace belongs to (none for a Job owned by reference, or not a build's). */

@@ -11,6 +11,12 @@ import { defaultImageTemplate } from "./naming.ts";
 
 /** Names the operator's builds configuration file. */
 export const configEnvironmentVariable = "SLIPWAY_BUILDS_CONFIG";
+/** `1`: the operator runs in dev mode (slipway dev), the only one where the `local` backend may build. */
+export const devModeEnvironmentVariable = "SLIPWAY_DEV_MODE";
+
+export function devModeFromEnvironment(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[devModeEnvironmentVariable] === "1";
+}
 
 const StringMap = () => Type.Record(Type.String(), Type.String());
 
@@ -97,7 +103,7 @@ export const KanikoConfig = Type.Object(
   { default: {} },
 );
 
-/** Slipway's buildah image (tools/images/buildah-image.sh): Debian's buildah 1.28 set up for rootless builds, and awscli. */
+/** Slipway's buildah image (tools/images/buildah/image.sh): Debian's buildah 1.28 set up for rootless builds, and awscli. */
 export const defaultBuildahImage = "ghcr.io/slipway-dev/buildah:1.28.2";
 
 /** The buildah Job; the rest of its pod (resources, placement, service account, TTL) is under `kaniko`. */
@@ -114,6 +120,32 @@ export const BuildahConfig = Type.Object(
     ),
     /** Appended to `buildah bud`. */
     extraArgs: Type.Array(Type.String(), { default: [] }),
+  },
+  { default: {} },
+);
+
+/** A repository prefix under registry.url's path: empty (the whole path) or path components ending in "/"; `{namespace}` is the build's namespace. */
+const repositoryPrefixPattern = "^([a-z0-9._{}-]+/)*$";
+const RepositoryPrefix = Type.String({ pattern: repositoryPrefixPattern });
+
+/** What the platform grants one namespace beyond the default. */
+const NamespaceGrant = Type.Object({
+  /** Its repositories instead of the default prefix; "" is everything under registry.url. */
+  repositoryPrefix: Type.Optional(RepositoryPrefix),
+  /** May its override ConfigMap choose another registry (host, type, plain HTTP)? */
+  registryOverride: Type.Optional(Type.Boolean()),
+  /** In the shared build namespace: the Secret (dockerconfigjson) its build pods push with, scoped to its repositories. */
+  pushSecret: Type.Optional(SecretName),
+});
+
+/** What a namespace's builds may make the operator do with the platform's credentials. */
+export const TenancyConfig = Type.Object(
+  {
+    /** The repositories a namespace's builds push to, under registry.url's path. */
+    repositoryPrefix: Type.String({ pattern: repositoryPrefixPattern, default: "{namespace}/" }),
+    /** Hosts (host[:port]) a namespace's override may point storage at, and Bearer token realms may be on, beyond the platform's own registry and storage endpoints. */
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    namespaces: Type.Record(Type.String(), NamespaceGrant, { default: {} }),
   },
   { default: {} },
 );
@@ -147,11 +179,13 @@ export const BuildsConfig = Type.Object({
   defaultBackoffLimit: Type.Integer({ minimum: 0, default: 2 }),
   /** Builds running at once; further builds stay Pending until one finishes. */
   maxConcurrentBuilds: Type.Integer({ minimum: 1, default: 10 }),
+  tenancy: TenancyConfig,
 });
 
 export type BuildsConfig = Static<typeof BuildsConfig>;
 export type RegistryConfig = Static<typeof RegistryConfig>;
 export type StorageConfig = Static<typeof StorageConfig>;
+export type TenancyConfig = Static<typeof TenancyConfig>;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -234,5 +268,7 @@ export function devBuildsConfig(options: {
       },
     },
     ...(options.storageRoot ? { local: { storageRoot: options.storageRoot } } : {}),
+    // one person's machine: every namespace's images directly under the registry
+    tenancy: { repositoryPrefix: "" },
   });
 }

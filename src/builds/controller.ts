@@ -27,6 +27,8 @@ export interface ImageBuildControllerDeps {
   localBuilder?: LocalBuilder;
   /** Default 4. */
   concurrency?: number;
+  /** The operator runs in dev mode (slipway dev): only then may the `local` backend build. */
+  devMode?: boolean;
 }
 
 /** Builds of the namespace an override ConfigMap change concerns: those not finished, and those it failed. */
@@ -74,6 +76,7 @@ export function imageBuildController(
     secrets,
     metrics,
     ...(deps.localBuilder ? { localBuilder: deps.localBuilder } : {}),
+    devMode: deps.devMode ?? false,
   });
   const executor: Executor = { writer: new StatusWriter<ImageBuildStatus>(), secrets, metrics };
   return {

@@ -22,12 +22,14 @@ export type ArtifactCheck =
 /** The Job (or local build) of this build's image reference. */
 export type RunObservation =
   | { state: "absent" }
-  | { state: "running"; attempts: number }
+  /** `joined`: another build (of the same namespace) started it; this one follows it and never deletes it. */
+  | { state: "running"; attempts: number; joined?: boolean }
   | { state: "succeeded"; attempts: number; finishedAt?: string }
   | {
       state: "failed";
       attempts: number;
-      reason: "OOMKilled" | "DeadlineExceeded" | "Error";
+      /** Rejected: the API server refused to create the run's Job (a permanent 4xx). */
+      reason: "OOMKilled" | "DeadlineExceeded" | "Error" | "Rejected";
       message: string;
     };
 
@@ -49,9 +51,15 @@ interface Known {
 
 /**
  * Why a build cannot be attempted at all: no configuration, a bad override, an image reference the
- * naming template cannot render, an artifact URI it cannot read.
+ * naming template cannot render or the namespace may not push, an artifact URI it cannot read.
  */
-export type BlockerReason = "NotConfigured" | "InvalidOverride" | "InvalidImageName" | "InvalidArtifactUri";
+export type BlockerReason =
+  | "NotConfigured"
+  | "InvalidOverride"
+  | "InvalidImageName"
+  | "ImageNotAllowed"
+  | "InvalidDockerfile"
+  | "InvalidArtifactUri";
 
 export interface Blocked extends Known {
   blocker: { reason: BlockerReason; message: string };
@@ -86,6 +94,7 @@ export type FailureReason =
   | "Timeout"
   | "BuildFailed"
   | "ImageNotPushed"
+  | "JobRejected"
   | BlockerReason
   | "InvalidBuildArgument";
 
@@ -200,12 +209,15 @@ function elapsedSeconds(o: Observed): number {
   return (o.now.getTime() - started) / 1000;
 }
 
-function timeoutMessage(o: Observed): string {
-  return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; its Job was deleted`;
+function timeoutMessage(o: Observed, joined = false): string {
+  const job = joined ? "the Job it joined (another build's) is left running" : "its Job was deleted";
+  return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; ${job}`;
 }
 
 function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act {
   if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
+  if (run.reason === "Rejected")
+    return fail(o, "JobRejected", `the API server refused the build's Job ${o.job.name}: ${run.message}`);
   if (run.reason === "OOMKilled")
     return fail(
       o,
@@ -258,7 +270,7 @@ function followRun(o: Observed): Decision | undefined {
       return undefined;
     case "running": {
       if (elapsedSeconds(o) >= o.timeoutSeconds)
-        return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
+        return fail(o, "Timeout", timeoutMessage(o, run.joined), run.joined ? {} : { deleteRun: true });
       const remainingMs = (o.timeoutSeconds - elapsedSeconds(o)) * 1000;
       const status = nextStatus(o, "Building", "Building", `building ${o.image}`, {
         job: o.job,

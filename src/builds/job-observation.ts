@@ -24,11 +24,12 @@ function lastTermination(pods: V1Pod[]) {
  * `pending` is true when the Job failed but its pods' termination is not in the cache yet (watches
  * of different kinds are not ordered): the caller waits a moment rather than report no message.
  * `pods` undefined: the pods cannot be seen (a Job read directly in a namespace the operator does
- * not watch): the Job's own failure message is all there is.
+ * not watch): the Job's own failure message is all there is. `owned`: the build looking started it.
  */
 export function observeJob(
   job: V1Job | undefined,
   pods: V1Pod[] | undefined,
+  owned = true,
 ): { run: RunObservation; pending: boolean } {
   if (!job) return { run: { state: "absent" }, pending: false };
   // The Job controller counts a terminated pod in `failed` only once it has removed the pod's
@@ -41,8 +42,10 @@ export function observeJob(
     };
   }
   const failed = conditionTrue(job, "Failed", "FailureTarget");
-  if (!failed)
-    return { run: { state: "running", attempts: failedPods + (job.status?.active ?? 0) }, pending: false };
+  if (!failed) {
+    const attempts = failedPods + (job.status?.active ?? 0);
+    return { run: { state: "running", attempts, ...(owned ? {} : { joined: true }) }, pending: false };
+  }
   if (failed.reason === "DeadlineExceeded") {
     return {
       run: {

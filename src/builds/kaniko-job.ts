@@ -4,6 +4,7 @@
  * The Job around the Kaniko container is the shared one of build-job.ts.
  */
 import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
+import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import {
   type BuildJobInput,
   buildArgValues,
@@ -18,10 +19,17 @@ import {
 } from "./build-job.ts";
 import type { BuildsConfig } from "./config.ts";
 import { formatImageReference, registryPrefix } from "./naming.ts";
+import { namespacePrefix } from "./tenancy.ts";
 
 const cacheDir = "/cache";
 
 export type KanikoJobInput = BuildJobInput;
+
+/** The layer cache of the namespace's builds, under its own prefix: one namespace cannot feed another's builds layers. */
+function defaultCacheRepository(build: ImageBuild, config: BuildsConfig): string {
+  const prefix = namespacePrefix(config, build.metadata.namespace ?? "default");
+  return `${registryPrefix(config.registry.url)}/${prefix}kaniko-cache`;
+}
 
 function kanikoArgs(input: KanikoJobInput): string[] {
   const { build, config, image } = input;
@@ -35,7 +43,7 @@ function kanikoArgs(input: KanikoJobInput): string[] {
   if (config.kaniko.cache.enabled) {
     args.push(
       "--cache=true",
-      `--cache-repo=${config.kaniko.cache.repository ?? `${registryPrefix(config.registry.url)}/kaniko-cache`}`,
+      `--cache-repo=${config.kaniko.cache.repository ?? defaultCacheRepository(build, config)}`,
     );
     if (config.kaniko.cache.volumeClaim) args.push(`--cache-dir=${cacheDir}`);
   }

@@ -1,14 +1,15 @@
 /**
- * The `local` backend: builds on the operator's own machine with buildah (chroot isolation, vfs
- * storage; no container runtime needed) the same steps a Kaniko Job takes: fetch the artifact from
- * the blob store, build the Dockerfile, push with the configured credentials. One run per image
- * reference, shared by every build of it; runs are tracked in memory (an operator restart starts
- * them again, which is safe: the push is idempotent).
+ * The `local` backend: builds on the operator's own machine with buildah (OCI isolation with runc
+ * and no network for RUN, vfs storage; no container runtime service needed) the same steps a
+ * Kaniko Job takes: fetch the artifact from the blob store, build the Dockerfile, push with the
+ * configured credentials. One run per namespace and image reference, shared by that namespace's
+ * builds of it; runs are tracked in memory (an operator restart starts them again, which is safe:
+ * the push is idempotent). Only in dev mode: it runs tenants' input on the operator's host.
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type { BlobUri } from "./blob-uri.ts";
 import type { RunObservation } from "./decide.ts";
 import { type BasicCredentials, dockerConfigFor } from "./registry/credentials.ts";
@@ -21,7 +22,7 @@ export interface LocalBuildRequest {
   artifact: BlobUri;
   store: BlobStore;
   dockerfile: string;
-  /** Values already resolved (secret ones too): they reach buildah through its environment only. */
+  /** Values already resolved (secret ones too): `--build-arg NAME=VALUE`, never buildah's environment. */
   buildArgs: { name: string; value: string; secret: boolean }[];
   credentials: BasicCredentials | undefined;
   timeoutSeconds: number;
@@ -44,6 +45,50 @@ async function fetchContext(request: LocalBuildRequest, dir: string, note: (line
   return dir;
 }
 
+/** Debian's buildah, by absolute path: nothing of a build can choose which binary runs. */
+export const buildahPath = "/usr/bin/buildah";
+
+/**
+ * buildah's whole environment: fixed, nothing of the build's (a build argument named PATH,
+ * LD_PRELOAD or HTTPS_PROXY would otherwise steer the operator's host) and of the operator's only
+ * its home and runtime directory.
+ */
+export function buildahEnvironment(operator: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  // of the operator's own: where a rootless buildah keeps its configuration and runtime files
+  const own = Object.fromEntries(
+    ["HOME", "USER", "XDG_RUNTIME_DIR"].flatMap((name) => (operator[name] ? [[name, operator[name]]] : [])),
+  );
+  return { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", TMPDIR: tmpdir(), LANG: "C.UTF-8", ...own };
+}
+
+/**
+ * `buildah bud`'s arguments: OCI isolation (runc), no network for RUN, the build arguments as
+ * `--build-arg NAME=VALUE`, the Dockerfile inside the context (a path leaving it is refused).
+ */
+export function budArgs(
+  request: Pick<LocalBuildRequest, "dockerfile" | "buildArgs" | "reference">,
+  context: string,
+): string[] {
+  const dockerfile = resolve(context, request.dockerfile.replace(/^\/+/, ""));
+  if (!dockerfile.startsWith(`${resolve(context)}${sep}`))
+    throw new Error(`spec.dockerfile ${request.dockerfile}: must be a path inside the build context`);
+  return [
+    "bud",
+    // chroot isolation cannot cut RUN's network; runc (a project dependency) can
+    "--isolation",
+    "oci",
+    "--network",
+    "none",
+    "--quiet",
+    "-f",
+    dockerfile,
+    "-t",
+    request.reference,
+    ...request.buildArgs.flatMap((a) => ["--build-arg", `${a.name}=${a.value}`]),
+    context,
+  ];
+}
+
 export class LocalBuilder {
   readonly #root: string;
   readonly #runs = new Map<string, Run>();
@@ -52,23 +97,24 @@ export class LocalBuilder {
     this.#root = storageRoot;
   }
 
-  observe(reference: string): RunObservation {
-    return this.#runs.get(reference)?.state ?? { state: "absent" };
+  /** `key`: what the run is shared by (the backend's localRunKey: namespace and image reference). */
+  observe(key: string): RunObservation {
+    return this.#runs.get(key)?.state ?? { state: "absent" };
   }
 
   running(): number {
     return [...this.#runs.values()].filter((run) => run.state.state === "running").length;
   }
 
-  logs(reference: string): string {
-    return (this.#runs.get(reference)?.log ?? []).join("\n");
+  logs(key: string): string {
+    return (this.#runs.get(key)?.log ?? []).join("\n");
   }
 
-  /** Starts the run of `reference` unless one is already running or finished. */
-  start(reference: string, prepare: () => Promise<LocalBuildRequest>): void {
-    if (this.#runs.has(reference)) return;
+  /** Starts the run of `key` unless one is already running or finished. */
+  start(key: string, prepare: () => Promise<LocalBuildRequest>): void {
+    if (this.#runs.has(key)) return;
     const run: Run = { state: { state: "running", attempts: 1 }, controller: new AbortController(), log: [] };
-    this.#runs.set(reference, run);
+    this.#runs.set(key, run);
     void this.#execute(run, prepare).then(
       () => {
         run.state = { state: "succeeded", attempts: 1, finishedAt: new Date().toISOString() };
@@ -85,10 +131,10 @@ export class LocalBuilder {
     );
   }
 
-  /** Stops and forgets the run of `reference` (a timeout, or a finished run to be started afresh). */
-  stop(reference: string): void {
-    this.#runs.get(reference)?.controller.abort("stopped");
-    this.#runs.delete(reference);
+  /** Stops and forgets the run of `key` (a timeout, or a finished run to be started afresh). */
+  stop(key: string): void {
+    this.#runs.get(key)?.controller.abort("stopped");
+    this.#runs.delete(key);
   }
 
   async #execute(run: Run, prepare: () => Promise<LocalBuildRequest>): Promise<void> {
@@ -113,25 +159,7 @@ export class LocalBuilder {
         "--storage-driver",
         "vfs",
       ];
-      const env = Object.fromEntries(request.buildArgs.map((a) => [a.name, a.value]));
-      await this.#buildah(
-        run,
-        note,
-        [
-          ...storage,
-          "bud",
-          "--isolation",
-          "chroot",
-          "--quiet",
-          "-f",
-          join(context, request.dockerfile.replace(/^\/+/, "")),
-          "-t",
-          request.reference,
-          ...request.buildArgs.flatMap((a) => ["--build-arg", a.name]),
-          context,
-        ],
-        env,
-      );
+      await this.#buildah(run, note, [...storage, ...budArgs(request, context)]);
       const push = [...storage, "push", `--tls-verify=${!request.insecure}`];
       if (request.credentials) {
         const authFile = join(work, "auth.json");
@@ -139,24 +167,19 @@ export class LocalBuilder {
         await chmod(authFile, 0o600);
         push.push("--authfile", authFile);
       }
-      await this.#buildah(run, note, [...push, request.reference, `docker://${request.reference}`], {});
+      await this.#buildah(run, note, [...push, request.reference, `docker://${request.reference}`]);
       note(`pushed ${request.reference}`);
-      await this.#buildah(run, () => {}, [...storage, "rmi", request.reference], {}).catch(() => {});
+      await this.#buildah(run, () => {}, [...storage, "rmi", request.reference]).catch(() => {});
     } finally {
       clearTimeout(timer);
       await rm(work, { recursive: true, force: true });
     }
   }
 
-  #buildah(
-    run: Run,
-    note: (line: string) => void,
-    args: string[],
-    env: Record<string, string>,
-  ): Promise<void> {
+  #buildah(run: Run, note: (line: string) => void, args: string[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn("buildah", args, {
-        env: { ...process.env, ...env },
+      const child = spawn(buildahPath, args, {
+        env: buildahEnvironment(),
         stdio: ["ignore", "pipe", "pipe"],
         signal: run.controller.signal,
       });

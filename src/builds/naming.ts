@@ -17,8 +17,9 @@ export interface ImageReference {
   tag: string;
 }
 
-export const defaultImageTemplate = "{registry}/{project}-{name}:{version}";
-const placeholders = ["registry", "project", "name", "version", "hash"] as const;
+/** `{prefix}`: the namespace's repository prefix (tenancy.repositoryPrefix, default `<namespace>/`). */
+export const defaultImageTemplate = "{registry}/{prefix}{project}-{name}:{version}";
+const placeholders = ["registry", "prefix", "project", "name", "version", "hash"] as const;
 export type TemplateValues = Record<(typeof placeholders)[number], string>;
 
 const dockerHubHosts = new Set(["docker.io", "index.docker.io", "registry-1.docker.io"]);
@@ -27,7 +28,7 @@ const tagPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const hostPattern =
   /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?$/;
 
-/** Fills `{registry}`, `{project}`, `{name}`, `{version}`, `{hash}`; any other `{...}` is an error. */
+/** Fills `{registry}`, `{prefix}`, `{project}`, `{name}`, `{version}`, `{hash}`; any other `{...}` is an error. */
 export function renderTemplate(template: string, values: TemplateValues): string {
   return template.replace(/\{([^{}]*)\}/g, (_, key: string) => {
     if (!(placeholders as readonly string[]).includes(key)) {
@@ -87,6 +88,17 @@ export function registryPrefix(url: string): string {
   return url.replace(/^[a-z]+:\/\//, "").replace(/\/+$/, "");
 }
 
+/** The host (and port) of a configured registry URL. */
+export function registryHost(url: string): string {
+  return registryPrefix(url).split("/")[0] ?? "";
+}
+
+/** The repository path prefix of a configured registry URL (`registry.example.com/ml` → `ml/`; none → ``). */
+export function registryPath(url: string): string {
+  const path = registryPrefix(url).split("/").slice(1).join("/");
+  return path ? `${path}/` : "";
+}
+
 /** Renders and validates the image reference of a build. */
 export function imageReference(template: string, values: TemplateValues): ImageReference {
   return parseImageReference(renderTemplate(template, values));
@@ -95,13 +107,15 @@ export function imageReference(template: string, values: TemplateValues): ImageR
 /**
  * The Job building `reference`: `build-<readable part>-<hash>`, a DNS-1123 label of at most 63
  * characters (the Job controller copies the name into a pod label). The hash keeps references that
- * shorten to the same readable part apart.
+ * shorten to the same readable part apart. `sharedBy`: the namespace whose builds share the Job, when
+ * it runs in a namespace shared by several (buildNamespace): another namespace's builds of the same
+ * reference get a Job of their own.
  */
-export function buildJobName(reference: string): string {
+export function buildJobName(reference: string, sharedBy?: string): string {
   const readable = reference
     .replace(/^[^/]*\//, "") // the registry host says little and would eat the length budget
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "");
-  return withHashSuffix(`build-${readable}`, reference);
+  return withHashSuffix(`build-${readable}`, sharedBy === undefined ? reference : `${sharedBy}/${reference}`);
 }

@@ -9,16 +9,11 @@ import type { ReconcileContext } from "../kube/types.ts";
 import type { RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { buildResources, timeoutSeconds } from "./build-job.ts";
-import { jobNamespace } from "./build-namespace.ts";
+import { jobNameFor, jobNamespace } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
-import {
-  buildJobName,
-  formatImageReference,
-  type ImageReference,
-  imageReference,
-  registryPrefix,
-} from "./naming.ts";
+import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
+import { dockerfileRefusal, imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";
 import type { Wiring, WiringResult } from "./wiring.ts";
 
 /** What a build's decision is made from, and what carrying it out needs. */
@@ -35,10 +30,12 @@ export function imageContentHash(build: ImageBuild): string {
   return shortHash(JSON.stringify({ artifactUri, dockerfile, baseImage, buildArgs }), 12);
 }
 
-function referenceOf(build: ImageBuild, config: BuildsConfig): ImageReference {
+function referenceOf(build: ImageBuild, wiring: Wiring): ImageReference {
+  const { config, platform } = wiring;
   const { project, name, version } = build.spec;
   const values = {
     registry: registryPrefix(config.registry.url),
+    prefix: namespacePrefix(platform, build.metadata.namespace ?? "default"),
     project,
     name,
     version,
@@ -60,12 +57,18 @@ export function observeBuild(
   const { config, backend } = wiring;
   let image: ImageReference;
   try {
-    image = referenceOf(build, config);
+    image = referenceOf(build, wiring);
   } catch (error) {
     return {
       blocked: { ...known, blocker: { reason: "InvalidImageName", message: (error as Error).message } },
     };
   }
+  const dockerfile = dockerfileRefusal(build.spec.dockerfile ?? "Dockerfile");
+  if (dockerfile)
+    return { blocked: { ...known, blocker: { reason: "InvalidDockerfile", message: dockerfile } } };
+  const buildNamespace = build.metadata.namespace ?? "default";
+  const refusal = imageRefusal(image, repositoryRule(wiring.platform, config, buildNamespace));
+  if (refusal) return { blocked: { ...known, blocker: { reason: "ImageNotAllowed", message: refusal } } };
   let artifact: RunTarget["artifact"];
   try {
     artifact = parseBlobUri(build.spec.artifactUri);
@@ -76,8 +79,9 @@ export function observeBuild(
     };
   }
   const imageText = formatImageReference(image);
-  const namespace = jobNamespace(build.metadata.namespace ?? "default", config);
-  const target: RunTarget = { build, namespace, image, artifact, jobName: buildJobName(imageText) };
+  const namespace = jobNamespace(buildNamespace, config);
+  const jobName = jobNameFor(build, namespace, imageText);
+  const target: RunTarget = { build, namespace, image, artifact, jobName };
   const observed: Observed = {
     ...known,
     image: imageText,

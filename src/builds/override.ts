@@ -9,6 +9,8 @@
 import { parse as parseYaml } from "yaml";
 import { deepMerge } from "../kube/merge.ts";
 import { type BuildsConfig, ConfigError, parseBuildsConfig } from "./config.ts";
+import { registryHost } from "./naming.ts";
+import { allowedHosts, endpointRefusal, type Refusal } from "./tenancy.ts";
 
 export const overrideConfigMapName = "slipway-builds";
 export const overrideKey = "config.yaml";
@@ -21,8 +23,48 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Without a grant, a namespace's registry is the platform's host: it may name another path there, or (its own) credentials Secret. */
+function registryRefusal(registry: unknown, base: BuildsConfig, namespace: string): Refusal | undefined {
+  if (base.tenancy.namespaces[namespace]?.registryOverride) return undefined;
+  const grant = `unless tenancy.namespaces.${namespace}.registryOverride allows it`;
+  if (base.buildNamespace)
+    return {
+      field: "registry",
+      rule: `cannot be overridden per namespace while builds run in namespace ${base.buildNamespace} (its credentials are the platform's) ${grant}`,
+    };
+  if (!isObject(registry)) return { field: "registry", rule: "must be an object" };
+  const key = Object.keys(registry).find((k) => k !== "url" && k !== "credentialsSecret");
+  if (key) return { field: `registry.${key}`, rule: `cannot be overridden per namespace ${grant}` };
+  const host = typeof registry.url === "string" ? registryHost(registry.url) : undefined;
+  if (host !== undefined && host !== registryHost(base.registry.url))
+    return {
+      field: "registry.url",
+      rule: `host ${host} is not the platform's registry ${registryHost(base.registry.url)} (${grant})`,
+    };
+  return undefined;
+}
+
+/** A namespace's storage endpoints must be hosts the platform allows (it may use its ambient credentials there). */
+function storageRefusal(storage: unknown, base: BuildsConfig): Refusal | undefined {
+  if (base.buildNamespace)
+    return {
+      field: "storage",
+      rule: `cannot be overridden per namespace while builds run in namespace ${base.buildNamespace} (its credentials are the platform's)`,
+    };
+  if (!isObject(storage)) return undefined;
+  const allowed = allowedHosts(base);
+  for (const type of ["s3", "gcs"]) {
+    const section = storage[type];
+    const endpoint = isObject(section) ? section.endpoint : undefined;
+    if (typeof endpoint !== "string") continue;
+    const refused = endpointRefusal(`storage.${type}.endpoint`, endpoint, allowed);
+    if (refused) return refused;
+  }
+  return undefined;
+}
+
 /** The first field of `override` a namespace may not set, as a dotted path. */
-function forbiddenField(override: Json, base: BuildsConfig): { field: string; rule: string } | undefined {
+function forbiddenField(override: Json, base: BuildsConfig, namespace: string): Refusal | undefined {
   for (const key of Object.keys(override)) {
     if (!overridable.includes(key))
       return { field: key, rule: `cannot be overridden per namespace (allowed: ${overridable.join(", ")})` };
@@ -38,17 +80,12 @@ function forbiddenField(override: Json, base: BuildsConfig): { field: string; ru
         };
     }
   }
-  // In a shared build namespace the credentials Secrets are the platform's: a namespace choosing the
-  // registry or the store would send the platform's credentials wherever it points them.
-  if (base.buildNamespace) {
-    const field = ["registry", "storage"].find((key) => key in override);
-    if (field)
-      return {
-        field,
-        rule: `cannot be overridden per namespace while builds run in namespace ${base.buildNamespace} (its credentials are the platform's)`,
-      };
+  // A namespace choosing the registry or the store would have credentials sent wherever it points them.
+  if ("registry" in override) {
+    const refused = registryRefusal(override.registry, base, namespace);
+    if (refused) return refused;
   }
-  return undefined;
+  return "storage" in override ? storageRefusal(override.storage, base) : undefined;
 }
 
 export type OverrideResult = { config: BuildsConfig } | { error: string };
@@ -77,7 +114,7 @@ export function applyOverride(
   }
   if (parsed === null || parsed === undefined) return { config: base };
   if (!isObject(parsed)) return { error: `${where}: must be a mapping of configuration fields` };
-  const forbidden = forbiddenField(parsed, base);
+  const forbidden = forbiddenField(parsed, base, namespace);
   if (forbidden) return { error: `${where}: ${forbidden.field}: ${forbidden.rule}` };
   try {
     return { config: parseBuildsConfig(deepMerge(base as unknown as Json, parsed)) };

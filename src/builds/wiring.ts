@@ -6,7 +6,7 @@
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { BuildAccess } from "./access.ts";
 import { type BuildBackend, JobBackend, LocalBackend } from "./backends.ts";
-import { type BuildsConfig, configEnvironmentVariable } from "./config.ts";
+import { type BuildsConfig, configEnvironmentVariable, devModeEnvironmentVariable } from "./config.ts";
 import type { Blocked } from "./decide.ts";
 import { LocalBuilder } from "./local-builder.ts";
 import type { BuildMetrics } from "./metrics.ts";
@@ -14,6 +14,9 @@ import { applyOverride } from "./override.ts";
 import type { SecretReader } from "./secrets.ts";
 
 export interface Wiring {
+  /** The operator's own configuration: what the platform grants the namespace (tenancy). */
+  platform: BuildsConfig;
+  /** The namespace's: the platform's, with its override merged. */
   config: BuildsConfig;
   access: BuildAccess;
   backend: BuildBackend;
@@ -26,10 +29,16 @@ const notConfigured: Blocked["blocker"] = {
   message: `the operator has no image-build configuration: set ${configEnvironmentVariable} to its file`,
 };
 
+const localOutsideDevMode: Blocked["blocker"] = {
+  reason: "NotConfigured",
+  message: `backend: local runs every build on the operator's own machine: allowed only in dev mode (${devModeEnvironmentVariable}=1, as slipway dev runs the operator)`,
+};
+
 export class Wirings {
   readonly #base: BuildsConfig | undefined;
   readonly #secrets: SecretReader;
   readonly #metrics: BuildMetrics;
+  readonly #devMode: boolean;
   #baseWiring: Wiring | undefined;
   /** Per namespace with an override ConfigMap: the ConfigMap's resourceVersion and what it made. */
   readonly #overrides = new Map<string, { version: string; result: WiringResult }>();
@@ -41,7 +50,9 @@ export class Wirings {
     secrets: SecretReader;
     metrics: BuildMetrics;
     localBuilder?: LocalBuilder;
+    devMode?: boolean;
   }) {
+    this.#devMode = options.devMode ?? false;
     this.#base = options.base;
     this.#secrets = options.secrets;
     this.#metrics = options.metrics;
@@ -51,6 +62,7 @@ export class Wirings {
   /** The wiring of builds in `namespace`, whose override ConfigMap is `configMap` (if any). */
   for(namespace: string, configMap: V1ConfigMap | undefined): WiringResult {
     if (!this.#base) return { blocker: notConfigured };
+    if (this.#base.backend === "local" && !this.#devMode) return { blocker: localOutsideDevMode };
     if (!configMap) {
       this.#overrides.delete(namespace);
       this.#baseWiring ??= this.#wire(this.#base);
@@ -69,10 +81,12 @@ export class Wirings {
   }
 
   #wire(config: BuildsConfig): Wiring {
+    const platform = this.#base ?? config;
     const access = new BuildAccess(config, this.#secrets, this.#metrics);
     if (config.backend !== "local")
-      return { config, access, backend: new JobBackend(config.backend, config, this.#secrets) };
+      return { platform, config, access, backend: new JobBackend(config.backend, config, this.#secrets) };
     this.#localBuilder ??= new LocalBuilder(config.local.storageRoot);
-    return { config, access, backend: new LocalBackend(config, this.#localBuilder, access, this.#secrets) };
+    const backend = new LocalBackend(config, this.#localBuilder, access, this.#secrets);
+    return { platform, config, access, backend };
   }
 }

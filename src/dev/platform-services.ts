@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import { configEnvironmentVariable } from "../builds/config.ts";
+import { configEnvironmentVariable, devModeEnvironmentVariable } from "../builds/config.ts";
 import {
   type DevBuilds,
   type DevBuildsPorts,
@@ -73,7 +73,7 @@ function newPlatformServices(
         "--health-port",
         String(health),
       ],
-      { [configEnvironmentVariable]: builds.configFile },
+      { [configEnvironmentVariable]: builds.configFile, [devModeEnvironmentVariable]: "1" },
     ),
     cli("slipway-server", ["server", "-n", devNamespace, "--port", String(server), "--host", "127.0.0.1"]),
   ];

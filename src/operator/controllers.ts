@@ -6,10 +6,10 @@ import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
-export function allControllers(options: { builds?: BuildsConfig } = {}): ControllerSpec[] {
+export function allControllers(options: { builds?: BuildsConfig; devMode?: boolean } = {}): ControllerSpec[] {
   return [
     ...platformControllers(),
-    imageBuildController({ config: options.builds }),
+    imageBuildController({ config: options.builds, devMode: options.devMode ?? false }),
     ...pipelineControllers({ backends }),
   ];
 }

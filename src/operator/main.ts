@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
-import { buildsConfigFromEnvironment } from "../builds/config.ts";
+import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/config.ts";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
@@ -60,8 +60,10 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
     shutdownDeadlineMs: options.shutdownDeadlineMs,
     log,
   });
-  for (const spec of options.controllers ?? allControllers({ builds: buildsConfigFromEnvironment() }))
-    manager.add(spec);
+  const controllers =
+    options.controllers ??
+    allControllers({ builds: buildsConfigFromEnvironment(), devMode: devModeFromEnvironment() });
+  for (const spec of controllers) manager.add(spec);
   const onSignal = (signal: NodeJS.Signals) => {
     log.info({ signal }, "stopping: no new work, finishing in-flight reconciles");
     void manager.stop();

@@ -10,10 +10,13 @@ function StringEnum<const T extends readonly string[]>(
 }
 
 /** A string → string map as a structural schema (TypeBox's Record uses patternProperties, which CRDs refuse). */
-function StringMap(options: Record<string, unknown> = {}): TUnsafe<Record<string, string>> {
+function StringMap(
+  options: Record<string, unknown> = {},
+  maxValueLength = 253,
+): TUnsafe<Record<string, string>> {
   return Type.Unsafe<Record<string, string>>({
     type: "object",
-    additionalProperties: { type: "string" },
+    additionalProperties: { type: "string", maxLength: maxValueLength },
     ...options,
   });
 }
@@ -26,6 +29,52 @@ function Optional<T extends TSchema>(schema: T) {
 export const artifactUriPattern = "^(s3|gs)://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]/.+$";
 /** A Go-style duration in whole units: `90s`, `30m`, `1h30m`. */
 export const durationPattern = "^([0-9]+(h|m|s))+$";
+/** The longest build timeout: a week. */
+export const maxTimeout = "168h";
+
+/**
+ * Label key prefixes and keys a build may not set on its Job and pod: the operator's own (they tie a
+ * Job to its build), Kubernetes' (kubernetes.io, k8s.io and their subdomains) and the Job controller's.
+ */
+export const reservedLabelPrefixes = ["builds.slipway.dev/", "slipway.dev/", "app.kubernetes.io/"];
+export const reservedLabelDomains = ["kubernetes.io", "k8s.io"];
+export const reservedLabelKeys = ["job-name", "controller-uid"];
+
+const labelKeyPattern =
+  "^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
+const labelValuePattern = "^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$";
+
+/** True for a label key a build may not set (the CEL rule below says the same). */
+export function reservedLabelKey(key: string): boolean {
+  const slash = key.indexOf("/");
+  const domain = slash >= 0 ? key.slice(0, slash) : "";
+  return (
+    reservedLabelKeys.includes(key) ||
+    reservedLabelPrefixes.some((prefix) => key.startsWith(prefix)) ||
+    reservedLabelDomains.some((d) => domain === d || domain.endsWith(`.${d}`))
+  );
+}
+
+const celList = (values: string[]) => `[${values.map((v) => `'${v}'`).join(", ")}]`;
+const reservedLabelRule = [
+  `!self.exists(k, k in ${celList(reservedLabelKeys)}`,
+  `|| ${celList(reservedLabelPrefixes)}.exists(p, k.startsWith(p))`,
+  `|| (k.contains('/') && ${celList(reservedLabelDomains)}.exists(d, k.split('/')[0] == d || k.split('/')[0].endsWith('.' + d))))`,
+].join(" ");
+
+/** A map of resource quantities (`cpu: "1"`, `memory: 2Gi`), each one checked by the API server. */
+function Quantities() {
+  return StringMap({
+    maxProperties: 16,
+    "x-kubernetes-validations": [
+      {
+        rule: "self.all(k, isQuantity(self[k]))",
+        message: "every value is a quantity (e.g. 500m, 2, 2Gi)",
+        reason: "FieldValueInvalid",
+      },
+    ],
+  });
+}
 
 export const BuildArg = Type.Object(
   {
@@ -79,6 +128,13 @@ export const ImageBuildSpec = Type.Object({
       minLength: 1,
       maxLength: 512,
       description: "Path in the build context; default Dockerfile.",
+      "x-kubernetes-validations": [
+        {
+          rule: "!self.split('/').exists(p, p == '..')",
+          message: "a path inside the build context (no '..')",
+          reason: "FieldValueInvalid",
+        },
+      ],
     }),
   ),
   buildArgs: Optional(
@@ -89,25 +145,46 @@ export const ImageBuildSpec = Type.Object({
     }),
   ),
   labels: Optional(
-    StringMap({
-      maxProperties: 32,
-      description: "Labels of the build Job and its pod.",
-      "x-kubernetes-validations": [
-        {
-          rule: "self.all(k, k.size() <= 253 && self[k].size() <= 63)",
-          message: "label keys are at most 253 characters and values at most 63",
-        },
-      ],
-    }),
+    StringMap(
+      {
+        maxProperties: 32,
+        description: "Labels of the build Job and its pod.",
+        "x-kubernetes-validations": [
+          {
+            rule: `self.all(k, k.size() <= 253 && k.matches('${labelKeyPattern}') && self[k].matches('${labelValuePattern}'))`,
+            message:
+              "label keys are qualified names (an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_', '.') and values at most 63 of those, starting and ending alphanumeric",
+            reason: "FieldValueInvalid",
+          },
+          {
+            rule: reservedLabelRule,
+            message: `label keys ${reservedLabelKeys.join(", ")}, prefixes ${reservedLabelPrefixes.join(", ")} and the domains ${reservedLabelDomains.join(", ")} are reserved`,
+            reason: "FieldValueForbidden",
+          },
+        ],
+      },
+      63,
+    ),
   ),
   resources: Optional(
     Type.Object(
-      { requests: Optional(StringMap()), limits: Optional(StringMap()) },
+      { requests: Optional(Quantities()), limits: Optional(Quantities()) },
       { description: "Of the build container." },
     ),
   ),
   timeout: Optional(
-    Type.String({ pattern: durationPattern, maxLength: 32, description: "Default: the platform's (30m)." }),
+    Type.String({
+      pattern: durationPattern,
+      maxLength: 32,
+      description: `Default: the platform's (30m); at most ${maxTimeout}.`,
+      "x-kubernetes-validations": [
+        {
+          rule: `duration(self) >= duration('1s') && duration(self) <= duration('${maxTimeout}')`,
+          message: `a duration from 1s to ${maxTimeout}`,
+          reason: "FieldValueInvalid",
+        },
+      ],
+    }),
   ),
   backoffLimit: Optional(
     Type.Integer({ minimum: 0, maximum: 10, description: "Retries of the build pod; default 2." }),

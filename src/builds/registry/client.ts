@@ -2,10 +2,13 @@
  * A Docker Registry HTTP API v2 client, as much of it as image builds need: ping and manifest HEAD,
  * with anonymous, basic and Bearer-token auth, errors classified, transient failures retried.
  */
+
+import { hostAllowed } from "../tenancy.ts";
 import { type Challenge, classifyStatus, manifestAccept, parseChallenge, statusClass } from "./challenge.ts";
 import type { BasicCredentials } from "./credentials.ts";
 
-export type RegistryErrorKind = "credentials-rejected" | "transient" | "unexpected";
+/** `refused`: the client would not send a request (or credentials) where the registry pointed it. */
+export type RegistryErrorKind = "credentials-rejected" | "transient" | "unexpected" | "refused";
 
 export class RegistryError extends Error {
   override name = "RegistryError";
@@ -23,6 +26,11 @@ export interface RegistryClientOptions {
   registry: string;
   /** Plain HTTP instead of HTTPS. */
   insecure?: boolean;
+  /**
+   * Hosts (host[:port]) besides the registry itself a Bearer token realm may be on; the credentials
+   * are sent there. A realm elsewhere, or not https (http only for an `insecure` registry), is refused.
+   */
+  allowedHosts?: string[];
   /** Called for each request; undefined means anonymous. Never logged. */
   credentials?: () => Promise<BasicCredentials | undefined>;
   /** Attempts for a transient failure (5xx, 429, timeout, connection error). Default 4. */
@@ -51,7 +59,14 @@ export class RegistryClient {
   readonly #tokens = new Map<string, Token>();
 
   constructor(options: RegistryClientOptions) {
-    this.#options = { insecure: false, attempts: 4, backoffMs: 250, timeoutMs: 15_000, ...options };
+    this.#options = {
+      insecure: false,
+      attempts: 4,
+      backoffMs: 250,
+      timeoutMs: 15_000,
+      allowedHosts: [],
+      ...options,
+    };
     this.#base = `${this.#options.insecure ? "http" : "https"}://${options.registry}`;
   }
 
@@ -155,7 +170,7 @@ export class RegistryClient {
     const key = `${challenge.realm} ${challenge.service ?? ""} ${tokenScope}`;
     const cached = this.#tokens.get(key);
     if (cached && !fresh && cached.expiresAt > Date.now()) return { authorization: `Bearer ${cached.value}` };
-    const url = new URL(challenge.realm);
+    const url = this.#realm(challenge.realm);
     if (challenge.service) url.searchParams.set("service", challenge.service);
     if (tokenScope) url.searchParams.set("scope", tokenScope);
     const response = await this.#send(
@@ -189,6 +204,29 @@ export class RegistryClient {
     return { authorization: `Bearer ${value}` };
   }
 
+  /** The token realm, if the credentials may go there: https (http for an insecure registry) on the registry's host or an allowed one. */
+  #realm(realm: string): URL {
+    const refuse = (why: string) =>
+      new RegistryError(
+        "refused",
+        `registry ${this.#options.registry}: Bearer realm ${realm} refused: ${why}`,
+      );
+    let url: URL;
+    try {
+      url = new URL(realm);
+    } catch {
+      throw refuse("not a URL");
+    }
+    const schemes = this.#options.insecure ? ["https:", "http:"] : ["https:"];
+    if (!schemes.includes(url.protocol))
+      throw refuse(
+        `scheme ${url.protocol.replace(":", "")} (only ${schemes.map((s) => s.replace(":", "")).join(" or ")})`,
+      );
+    if (url.host !== this.#options.registry && !hostAllowed(url, this.#options.allowedHosts))
+      throw refuse(`host ${url.host} is neither the registry nor an allowed host (tenancy.allowedHosts)`);
+    return url;
+  }
+
   async #send(method: string, pathOrUrl: string | URL, headers: Record<string, string>): Promise<Response> {
     const url = typeof pathOrUrl === "string" ? `${this.#base}${pathOrUrl}` : pathOrUrl;
     const started = performance.now();
@@ -197,12 +235,14 @@ export class RegistryClient {
         method,
         headers,
         signal: AbortSignal.timeout(this.#options.timeoutMs),
-        redirect: "follow",
+        redirect: "manual",
       });
       this.#options.onRequest?.(statusClass(response.status), (performance.now() - started) / 1000);
+      if (response.status >= 300 && response.status < 400) throw await redirectRefusal(response, url);
       if (method === "HEAD" || response.status >= 300) await response.body?.cancel();
       return response;
     } catch (error) {
+      if (error instanceof RegistryError) throw error;
       this.#options.onRequest?.(statusClass(undefined), (performance.now() - started) / 1000);
       const host = typeof url === "string" ? this.#options.registry : url.host;
       throw new RegistryError(
@@ -211,6 +251,18 @@ export class RegistryClient {
       );
     }
   }
+}
+
+/** A redirect is not followed (it could point anywhere): the error names where it pointed. */
+async function redirectRefusal(response: Response, url: string | URL): Promise<RegistryError> {
+  await response.body?.cancel();
+  const location = response.headers.get("location") ?? "";
+  const target = URL.canParse(location, String(url)) ? new URL(location, url).host : "(no location)";
+  return new RegistryError(
+    "refused",
+    `${new URL(url).host} answered ${response.status}, a redirect to ${target}: redirects are not followed`,
+    response.status,
+  );
 }
 
 function basic(credentials: BasicCredentials): string {

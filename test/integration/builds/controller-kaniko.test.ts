@@ -37,7 +37,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
     const namespace = await buildNamespace(servers);
     const digest = await pushImage(
       servers.registry.address,
-      "fraud-scorer",
+      `${namespace}/fraud-scorer`,
       `exists-${namespace}`,
       registryUser,
     );
@@ -51,7 +51,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
     expect(build.status).toMatchObject({
       reused: true,
       digest,
-      image: `${servers.registry.address}/fraud-scorer:exists-${namespace}`,
+      image: `${servers.registry.address}/${namespace}/fraud-scorer:exists-${namespace}`,
     });
     expect(build.status?.conditions?.[0]).toMatchObject({
       type: "Succeeded",
@@ -122,7 +122,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
     // kwok plays the pod but runs no Kaniko: push the image as Kaniko would have, after the Job finished.
     const digest = await pushImage(
       servers.registry.address,
-      "fraud-scorer",
+      `${namespace}/fraud-scorer`,
       `kaniko-${namespace}`,
       registryUser,
     );

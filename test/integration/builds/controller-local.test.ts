@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,7 +54,7 @@ describe("ImageBuild controller, local backend (buildah)", () => {
       credentials: async () => registryUser,
     });
     const tag = `local-${namespace}`;
-    expect(await registry.manifestDigest("fraud-scorer", tag)).toBeUndefined();
+    expect(await registry.manifestDigest(`${namespace}/fraud-scorer`, tag)).toBeUndefined();
 
     await createImageBuild(namespace, "scorer", {
       project: "fraud",
@@ -63,14 +64,16 @@ describe("ImageBuild controller, local backend (buildah)", () => {
       buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
     });
     const build = await waitForPhase(namespace, "scorer", "Succeeded", 120_000);
-    const digest = await registry.manifestDigest("fraud-scorer", tag);
+    const digest = await registry.manifestDigest(`${namespace}/fraud-scorer`, tag);
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(build.status).toMatchObject({
       reused: false,
       digest,
-      image: `${servers.registry.address}/fraud-scorer:${tag}`,
+      image: `${servers.registry.address}/${namespace}/fraud-scorer:${tag}`,
     });
-    expect(builder.logs(`${servers.registry.address}/fraud-scorer:${tag}`)).toContain("fetched 3 objects");
+    expect(
+      builder.logs(`${namespace}/${servers.registry.address}/${namespace}/fraud-scorer:${tag}`),
+    ).toContain("fetched 3 objects");
     expect(await jobsIn(namespace)).toEqual([]);
     const everything = JSON.stringify([build, await eventsIn(namespace), operator.logs]);
     for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])
@@ -98,5 +101,55 @@ describe("ImageBuild controller, local backend (buildah)", () => {
     expect(build.status?.message).toMatch(
       /build failed after 1 attempts: buildah bud exited with \d+: .*not-in-the-artifact\.txt/,
     );
+  });
+
+  it("a build argument named PATH does not choose the binary the operator runs (buildah's environment is fixed)", async () => {
+    const namespace = await buildNamespace(servers);
+    const evil = await mkdtemp(join(tmpdir(), "slipway-evil-path-"));
+    const marker = join(evil, "ran");
+    await writeFile(join(evil, "buildah"), `#!/bin/sh\ntouch ${marker}\nexit 0\n`, { mode: 0o755 });
+    const artifactUri = await uploadContext(servers, `${namespace}/net`, {
+      Dockerfile: "FROM scratch\nCOPY Dockerfile /x\n",
+    });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { backend: "local" }),
+      new LocalBuilder(storage),
+    );
+    await createImageBuild(namespace, "path", {
+      project: "fraud",
+      name: "path",
+      version: `v-${namespace}`,
+      artifactUri,
+      buildArgs: [{ name: "PATH", value: evil }],
+    });
+    await waitForPhase(namespace, "path", "Succeeded", 120_000);
+    expect(existsSync(marker)).toBe(false);
+    await rm(evil, { recursive: true, force: true });
+  });
+
+  it("outside dev mode the local backend builds nothing: the build fails saying so", async () => {
+    const namespace = await buildNamespace(servers);
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { backend: "local" }),
+      new LocalBuilder(storage),
+      {
+        devMode: false,
+      },
+    );
+    await createImageBuild(namespace, "scorer", {
+      project: "fraud",
+      name: "scorer",
+      version: `v-${namespace}`,
+      artifactUri: `s3://artifacts/${namespace}/none`,
+    });
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]).toMatchObject({
+      reason: "NotConfigured",
+      message: expect.stringMatching(
+        /^backend: local runs every build on the operator's own machine: allowed only in dev mode \(SLIPWAY_DEV_MODE=1/,
+      ),
+    });
   });
 });

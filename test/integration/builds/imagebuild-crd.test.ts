@@ -58,4 +58,41 @@ describe("the ImageBuild CRD", () => {
     };
     expect(created.metadata.uid).toBeTruthy();
   });
+
+  it("refuses absurd timeouts, non-quantities, malformed and reserved label keys, and a Dockerfile leaving the context", async () => {
+    const namespace = await testNamespace("ib-crd");
+    expect(await refusal(namespace, { ...spec, timeout: "99999999999999999999999999999h" })).toMatch(
+      /spec\.timeout/,
+    );
+    expect(await refusal(namespace, { ...spec, timeout: "169h" })).toMatch(
+      /spec\.timeout: Invalid value.*a duration from 1s to 168h/,
+    );
+    expect(await refusal(namespace, { ...spec, timeout: "0s" })).toMatch(/a duration from 1s to 168h/);
+    expect(await refusal(namespace, { ...spec, resources: { limits: { memory: "lots" } } })).toMatch(
+      /spec\.resources\.limits: Invalid value.*every value is a quantity/,
+    );
+    expect(await refusal(namespace, { ...spec, labels: { "bad key!": "x" } })).toMatch(
+      /spec\.labels: Invalid value.*label keys are qualified names/,
+    );
+    expect(await refusal(namespace, { ...spec, labels: { team: "not a value" } })).toMatch(/spec\.labels/);
+    for (const key of [
+      "builds.slipway.dev/build-uid",
+      "job-name",
+      "batch.kubernetes.io/job-name",
+      "app.kubernetes.io/managed-by",
+    ])
+      expect(await refusal(namespace, { ...spec, labels: { [key]: "x" } })).toMatch(
+        /spec\.labels: Forbidden.*are reserved/,
+      );
+    expect(await refusal(namespace, { ...spec, dockerfile: "../secrets/Dockerfile" })).toMatch(
+      /spec\.dockerfile.*no '\.\.'/,
+    );
+    await create(namespace, {
+      ...spec,
+      timeout: "1h30m",
+      resources: { requests: { cpu: "500m" }, limits: { memory: "12Gi" } },
+      labels: { team: "risk", "example.com/cost-center": "ml-42" },
+      dockerfile: "docker/Dockerfile.gpu",
+    });
+  });
 });

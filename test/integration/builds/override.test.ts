@@ -29,7 +29,12 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
     });
     await core.createNamespacedConfigMap({ namespace, body: configMap("registry: {type: quay}\n") });
     // the image the override's naming renders already exists: the fixed build is reused, no Job
-    const digest = await pushImage(servers.registry.address, `team-scorer`, `ov-${namespace}`, registryUser);
+    const digest = await pushImage(
+      servers.registry.address,
+      `${namespace}/team-scorer`,
+      `ov-${namespace}`,
+      registryUser,
+    );
     await startBuildOperator(namespace, buildsConfig(servers));
     await createImageBuild(namespace, "scorer", {
       project: "fraud",
@@ -63,7 +68,7 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
     await core.replaceNamespacedConfigMap({
       name: "slipway-builds",
       namespace,
-      body: configMap("naming: {image: '{registry}/team-{name}:{version}'}\n"),
+      body: configMap("naming: {image: '{registry}/{prefix}team-{name}:{version}'}\n"),
     });
     const build = await eventually(
       "the build run again with the fixed override",
@@ -73,7 +78,7 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
     expect(build.status).toMatchObject({
       reused: true,
       digest,
-      image: `${servers.registry.address}/team-scorer:ov-${namespace}`,
+      image: `${servers.registry.address}/${namespace}/team-scorer:ov-${namespace}`,
     });
     expect(await jobsIn(namespace)).toEqual([]);
   });

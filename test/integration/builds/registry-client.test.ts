@@ -1,9 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { RegistryClient, RegistryError } from "../../../src/builds/registry/client.ts";
 import { type RunningServer, startRegistry } from "../../../src/dev/build-server-children.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
 import { pushImage } from "../../../src/dev/push-image.ts";
-import { startTokenRegistry, type TokenRegistry } from "../../support/builds/token-server.ts";
+import { startListener } from "../../support/builds/listener.ts";
+import {
+  startRealmRegistry,
+  startTokenRegistry,
+  type TokenRegistry,
+} from "../../support/builds/token-server.ts";
 
 const user = { username: "builder", password: "correct-horse" };
 
@@ -77,6 +82,7 @@ describe("registry client against docker-registry with Bearer-token auth", () =>
     const c = new RegistryClient({
       registry: registry.address,
       insecure: true,
+      allowedHosts: [registry.realmHost],
       credentials: async () => user,
       onRequest: (statusClass) => requests.push(statusClass),
     });
@@ -92,11 +98,62 @@ describe("registry client against docker-registry with Bearer-token auth", () =>
     const c = new RegistryClient({
       registry: registry.address,
       insecure: true,
+      allowedHosts: [registry.realmHost],
       credentials: async () => ({ ...user, password: "nope" }),
     });
     await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
       kind: "credentials-rejected",
     });
     expect(registry.tokenRequests).toContain(401);
+  });
+});
+
+describe("registry client: credentials go only where the platform allows", () => {
+  it("a Bearer realm on a host that is not allowed gets no request; the error names the host", async () => {
+    const listener = await startListener();
+    const registry = await startRealmRegistry(`http://${listener.address}/token`);
+    onTestFinished(() => registry.stop());
+    const c = new RegistryClient({
+      registry: registry.address,
+      insecure: true,
+      credentials: async () => user,
+    });
+    await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
+      kind: "refused",
+      message: `registry ${registry.address}: Bearer realm http://${listener.address}/token refused: host ${listener.address} is neither the registry nor an allowed host (tenancy.allowedHosts)`,
+    });
+    expect(listener.requests).toEqual([]);
+  });
+
+  it("a realm of another scheme is refused before anything is fetched", async () => {
+    const registry = await startRealmRegistry("file:///etc/passwd");
+    onTestFinished(() => registry.stop());
+    const c = new RegistryClient({
+      registry: registry.address,
+      insecure: true,
+      credentials: async () => user,
+    });
+    await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
+      kind: "refused",
+      message: `registry ${registry.address}: Bearer realm file:///etc/passwd refused: scheme file (only https or http)`,
+    });
+  });
+
+  it("a redirect is not followed: its target gets no request and is named", async () => {
+    const target = await startListener();
+    const redirecting = await startListener(() => ({
+      status: 307,
+      headers: { location: `http://${target.address}/v2/team/model/manifests/v1` },
+    }));
+    const c = new RegistryClient({
+      registry: redirecting.address,
+      insecure: true,
+      credentials: async () => user,
+    });
+    await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
+      kind: "refused",
+      message: `${redirecting.address} answered 307, a redirect to ${target.address}: redirects are not followed`,
+    });
+    expect(target.requests).toEqual([]);
   });
 });

@@ -34,7 +34,7 @@ describe("ImageBuild status and Events", () => {
   it("a reconcile from a copy the cache has not yet replaced writes nothing and records no Event", async () => {
     const namespace = await buildNamespace(servers);
     const version = `events-${namespace}`;
-    await pushImage(servers.registry.address, "fraud-scorer", version, registryUser);
+    await pushImage(servers.registry.address, `${namespace}/fraud-scorer`, version, registryUser);
     await createImageBuild(namespace, "scorer", {
       project: "fraud",
       name: "scorer",

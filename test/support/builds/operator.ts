@@ -27,7 +27,7 @@ export async function startBuildOperator(
   namespace: string,
   config: unknown,
   localBuilder?: LocalBuilder,
-  options: { allNamespaces?: boolean } = {},
+  options: { allNamespaces?: boolean; devMode?: boolean } = {},
 ): Promise<BuildOperator> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -36,9 +36,12 @@ export async function startBuildOperator(
       done();
     },
   });
+  const parsed = parseBuildsConfig(config) as BuildsConfig;
   const spec = imageBuildController({
-    config: parseBuildsConfig(config) as BuildsConfig,
+    config: parsed,
     ...(localBuilder ? { localBuilder } : {}),
+    // the local backend's tests are slipway dev's situation, unless a test says otherwise
+    devMode: options.devMode ?? parsed.backend === "local",
   });
   if (options.allNamespaces) {
     const reconcile = spec.reconcile;

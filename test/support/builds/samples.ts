@@ -73,7 +73,7 @@ export function renderSample(
   const config = sampleConfig(combination, backend);
   const artifact =
     combination.storage === "s3" ? "s3://models/fraud/scorer/v1" : "gs://models/fraud/scorer/v1";
-  const image = parseImageReference(`${config.registry.url}/fraud-scorer:v1`);
+  const image = parseImageReference(`${config.registry.url}/ml/fraud-scorer:v1`);
   return jobRenderers[backend]({
     build,
     image,

@@ -21,6 +21,25 @@ export interface TokenRegistry extends RunningServer {
   token(scope: string, credentials: { username: string; password: string }): Promise<string>;
   /** Token requests the service answered, with the status it gave. */
   tokenRequests: number[];
+  /** host:port of the token service (the realm). */
+  realmHost: string;
+}
+
+/** docker-registry asking its clients for a Bearer token from `realm` (which nothing here needs to answer). */
+export async function startRealmRegistry(realm: string): Promise<RunningServer> {
+  const keys = await mkdtemp(join(tmpdir(), "slipway-realm-"));
+  await writeFile(join(keys, "bundle.pem"), selfSigned(keys).certPem);
+  const registry = await startRegistry(
+    {},
+    { realm, service, issuer, rootcertbundle: join(keys, "bundle.pem") },
+  );
+  return {
+    ...registry,
+    async stop() {
+      await registry.stop();
+      await rm(keys, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A self-signed RSA key and certificate in `dir` (the token signer and the registry's root bundle). */
@@ -115,6 +134,7 @@ export async function startTokenRegistry(users: Record<string, string>): Promise
   return {
     ...registry,
     tokenRequests,
+    realmHost: new URL(realm).host,
     async token(scope, credentials) {
       const url = new URL(realm);
       url.searchParams.set("service", service);

@@ -263,6 +263,15 @@ describe("decide: a build in flight", () => {
     expect(byClock.status?.message).toMatch(/exceeded its timeout of 30s; its Job was deleted/);
   });
 
+  it("a build that joined another build's run times out without deleting it", () => {
+    const joined = act(
+      decide(inFlight({ timeoutSeconds: 30, run: { state: "running", attempts: 1, joined: true } })),
+    );
+    expect(joined.deleteRun).toBeUndefined();
+    expect(joined.status?.conditions?.[0]?.reason).toBe("Timeout");
+    expect(joined.status?.message).toMatch(/the Job it joined \(another build's\) is left running/);
+  });
+
   it("starts over (registry first) when the run has gone", () => {
     expect(decide(inFlight({ run: { state: "absent" } }))).toEqual({ kind: "observe", what: "registry" });
     const exists = act(

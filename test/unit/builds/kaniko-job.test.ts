@@ -55,7 +55,7 @@ describe("the Kaniko Job", () => {
     });
   });
 
-  it("sets deadline, backoff, TTL, termination message, safe-to-evict, 8Gi and cache", () => {
+  it("sets deadline, backoff, TTL, termination message, safe-to-evict, 8Gi and the namespace's cache", () => {
     const job = renderSample(
       { registry: "docker", storage: "s3", credentials: false },
       sampleBuild({ timeout: "1h30m", backoffLimit: 4 }),
@@ -70,7 +70,7 @@ describe("the Kaniko Job", () => {
     expect(kaniko?.terminationMessagePolicy).toBe("FallbackToLogsOnError");
     expect(kaniko?.resources).toEqual({ requests: { cpu: "1", memory: "2Gi" }, limits: { memory: "8Gi" } });
     expect(kaniko?.args).toEqual(
-      expect.arrayContaining(["--cache=true", "--cache-repo=registry.example.com/ml/kaniko-cache"]),
+      expect.arrayContaining(["--cache=true", "--cache-repo=registry.example.com/ml/ml/kaniko-cache"]),
     );
     expect(job.metadata?.labels?.team).toBe("risk");
     expect(job.metadata?.name?.length).toBeLessThanOrEqual(63);

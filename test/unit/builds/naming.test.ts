@@ -12,6 +12,7 @@ import {
 
 const values = {
   registry: "localhost:5000",
+  prefix: "ml/",
   project: "fraud",
   name: "scorer",
   version: "v1.2",
@@ -19,11 +20,11 @@ const values = {
 };
 
 describe("image naming", () => {
-  it("renders the flat default template", () => {
-    expect(renderTemplate(defaultImageTemplate, values)).toBe("localhost:5000/fraud-scorer:v1.2");
+  it("renders the default template: the namespace's prefix, then a flat name", () => {
+    expect(renderTemplate(defaultImageTemplate, values)).toBe("localhost:5000/ml/fraud-scorer:v1.2");
     expect(imageReference(defaultImageTemplate, values)).toEqual({
       registry: "localhost:5000",
-      repository: "fraud-scorer",
+      repository: "ml/fraud-scorer",
       tag: "v1.2",
     });
   });

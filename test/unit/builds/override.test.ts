@@ -24,8 +24,13 @@ describe("per-namespace override of the builds configuration", () => {
   });
 
   it("merges registry, naming and Kaniko resources over the operator's, keeping everything else", () => {
+    const granted = parseBuildsConfig({
+      ...base,
+      tenancy: { namespaces: { "team-a": { registryOverride: true } } },
+    });
     const result = override(
       "registry: {url: registry.team-a.example.com}\nnaming: {image: '{registry}/{name}:{version}'}\nkaniko: {resources: {limits: {memory: 16Gi}}}\n",
+      granted,
     );
     if (!("config" in result)) throw new Error(result.error);
     expect(result.config.registry).toEqual({ ...base.registry, url: "registry.team-a.example.com" });
@@ -67,12 +72,13 @@ describe("per-namespace override of the builds configuration", () => {
     const shared = parseBuildsConfig({ ...base, buildNamespace: "builds" });
     const rule =
       "cannot be overridden per namespace while builds run in namespace builds (its credentials are the platform's)";
+    const grant = "unless tenancy.namespaces.team-a.registryOverride allows it";
     expect(override("registry: {credentialsSecret: other-team-creds}\n", shared)).toEqual({
-      error: `${where}: registry: ${rule}`,
+      error: `${where}: registry: ${rule} ${grant}`,
     });
     // a host of the namespace's choosing would receive the platform's credentials
     expect(override("registry: {url: evil.example.com}\n", shared)).toEqual({
-      error: `${where}: registry: ${rule}`,
+      error: `${where}: registry: ${rule} ${grant}`,
     });
     expect(override("storage: {s3: {endpoint: http://evil.example.com}}\n", shared)).toEqual({
       error: `${where}: storage: ${rule}`,
@@ -91,5 +97,25 @@ describe("per-namespace override of the builds configuration", () => {
     expect(applyOverride(base, "team-a", { other: "x" })).toEqual({
       error: "ConfigMap slipway-builds in namespace team-a has no key config.yaml",
     });
+  });
+
+  it("without a grant, a namespace keeps the platform's registry host and type, and its storage endpoints stay on allowed hosts", () => {
+    const grant = "unless tenancy.namespaces.team-a.registryOverride allows it";
+    expect(override("registry: {url: evil.example.com/ml}\n")).toEqual({
+      error: `${where}: registry.url: host evil.example.com is not the platform's registry registry.example.com (${grant})`,
+    });
+    expect(override("registry: {insecure: true}\n")).toEqual({
+      error: `${where}: registry.insecure: cannot be overridden per namespace ${grant}`,
+    });
+    expect(override("registry: {url: registry.example.com/other, credentialsSecret: mine}\n")).toMatchObject({
+      config: { registry: { url: "registry.example.com/other", credentialsSecret: "mine" } },
+    });
+    expect(override("storage: {type: gcs, gcs: {endpoint: 'http://127.0.0.1:9/'}}\n")).toEqual({
+      error: `${where}: storage.gcs.endpoint: host 127.0.0.1:9 is not allowed (tenancy.allowedHosts: minio.storage:9000, registry.example.com)`,
+    });
+    const allowing = parseBuildsConfig({ ...base, tenancy: { allowedHosts: ["gcs.internal:443"] } });
+    expect(
+      override("storage: {type: gcs, gcs: {endpoint: 'https://gcs.internal:443'}}\n", allowing),
+    ).toHaveProperty("config");
   });
 });

@@ -62,9 +62,9 @@ describe("dockerconfigjson", () => {
 });
 
 describe("operator configuration", () => {
-  it("fills defaults: flat naming, Kaniko 8Gi limit, cache on, 30m timeout", () => {
+  it("fills defaults: the namespace's prefix and a flat name, Kaniko 8Gi limit, cache on, 30m timeout", () => {
     const config = parseBuildsConfig({ registry: { url: "localhost:5000" } });
-    expect(config.naming.image).toBe("{registry}/{project}-{name}:{version}");
+    expect(config.naming.image).toBe("{registry}/{prefix}{project}-{name}:{version}");
     expect(config.kaniko.resources.limits).toEqual({ memory: "8Gi" });
     expect(config.kaniko.cache.enabled).toBe(true);
     expect(config).toMatchObject({ backend: "kaniko", defaultTimeout: "30m", maxConcurrentBuilds: 10 });

@@ -1,0 +1,197 @@
+/**
+ * A team that may create ImageBuilds (and its namespace's override ConfigMap) gets "build and push
+ * into my own repositories", nothing more: each attack of issue 15 against the real control plane,
+ * the real registry (htpasswd) and MinIO, with a listener on 127.0.0.1 as the host that must not be reached.
+ */
+import { CoreV1Api } from "@kubernetes/client-node";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { uploadContext } from "../../../src/dev/build-server-children.ts";
+import {
+  buildNamespace,
+  buildsConfig,
+  jobsIn,
+  registryUser,
+  useBuildServers,
+} from "../../support/builds/fixtures.ts";
+import { startListener } from "../../support/builds/listener.ts";
+import {
+  createImageBuild,
+  readImageBuild,
+  registrySecret,
+  startBuildOperator,
+  waitForPhase,
+} from "../../support/builds/operator.ts";
+import { startRealmRegistry } from "../../support/builds/token-server.ts";
+import { adminConfig, testNamespace } from "../../support/cluster.ts";
+
+const overrideConfigMap = (namespace: string, yaml: string) =>
+  adminConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: "slipway-builds" }, data: { "config.yaml": yaml } },
+    });
+
+describe("tenancy: what a team's ImageBuild can make the operator do", () => {
+  const servers = useBuildServers();
+
+  /** The platform's credentials in a shared build namespace; a team namespace with an artifact and an operator for it. */
+  async function sharedBuildNamespace(extra: Record<string, unknown> = {}) {
+    const builds = await buildNamespace(servers);
+    const team = await testNamespace("team");
+    const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
+    const config = buildsConfig(servers, {
+      buildNamespace: builds,
+      kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+      ...extra,
+    });
+    return { builds, team, artifactUri, config };
+  }
+
+  const spec = (artifactUri: string, version: string) => ({
+    project: "fraud",
+    name: "scorer",
+    version,
+    artifactUri,
+  });
+
+  it("the platform's registry credentials push only under the team's prefix: another team's repository is refused, with no Job", async () => {
+    const { builds, team, artifactUri, config } = await sharedBuildNamespace();
+    await overrideConfigMap(team, "naming: {image: '{registry}/team-b/{project}-{name}:{version}'}\n");
+    await startBuildOperator(team, config, undefined, { allNamespaces: true });
+    await createImageBuild(team, "scorer", spec(artifactUri, `other-${team}`));
+    const build = await waitForPhase(team, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]).toMatchObject({
+      reason: "ImageNotAllowed",
+      message: `naming.image: renders repository team-b/fraud-scorer, but builds of namespace ${team} push only under ${servers.registry.address}/${team}/ (tenancy.repositoryPrefix)`,
+    });
+    expect(await jobsIn(builds)).toEqual([]);
+  });
+
+  it("an image on another host is refused before any request reaches it; an override may not change the registry host", async () => {
+    const listener = await startListener();
+    const { team, artifactUri, config } = await sharedBuildNamespace();
+    await overrideConfigMap(team, `naming: {image: '${listener.address}/${team}/{name}:{version}'}\n`);
+    await startBuildOperator(team, config, undefined, { allNamespaces: true });
+    await createImageBuild(team, "scorer", spec(artifactUri, `host-${team}`));
+    const build = await waitForPhase(team, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]?.reason).toBe("ImageNotAllowed");
+    expect(build.status?.message).toMatch(
+      new RegExp(
+        `^naming.image: renders registry ${listener.address}, but builds of namespace ${team} push only to ${servers.registry.address} `,
+      ),
+    );
+
+    // without a build namespace the team's override names the registry: not another host
+    const own = await buildNamespace(servers);
+    await overrideConfigMap(own, `registry: {url: '${listener.address}'}\n`);
+    await startBuildOperator(own, buildsConfig(servers));
+    await createImageBuild(own, "scorer", spec(`s3://artifacts/${own}/none`, `own-${own}`));
+    const refused = await waitForPhase(own, "scorer", "Failed");
+    expect(refused.status?.conditions?.[0]?.reason).toBe("InvalidOverride");
+    expect(refused.status?.message).toContain(
+      `registry.url: host ${listener.address} is not the platform's registry ${servers.registry.address}`,
+    );
+    expect(listener.requests).toEqual([]);
+  });
+
+  it("two namespaces building the same image reference get a Job each: one's timeout never deletes the other's", async () => {
+    // no prefix: both namespaces render the same reference, the case where they used to share a Job
+    const { builds, team, artifactUri, config } = await sharedBuildNamespace({
+      tenancy: { repositoryPrefix: "" },
+    });
+    const other = await testNamespace("team");
+    const otherArtifact = await uploadContext(servers, other, { Dockerfile: "FROM scratch\n" });
+    await startBuildOperator(team, config, undefined, { allNamespaces: true });
+    await startBuildOperator(other, config, undefined, { allNamespaces: true });
+    const version = `shared-${team}`;
+    await createImageBuild(team, "scorer", spec(artifactUri, version));
+    const first = await waitForPhase(team, "scorer", "Building");
+    await createImageBuild(other, "scorer", { ...spec(otherArtifact, version), timeout: "1s" });
+    const second = await waitForPhase(other, "scorer", "Failed", 30_000);
+    expect(second.status?.image).toBe(first.status?.image);
+    expect(second.status?.conditions?.[0]?.reason).toBe("Timeout");
+    expect(second.status?.job?.name).not.toBe(first.status?.job?.name);
+    const jobs = await jobsIn(builds);
+    expect(jobs.map((j) => j.metadata?.name)).toContain(first.status?.job?.name);
+    expect(jobs.find((j) => j.metadata?.name === first.status?.job?.name)?.metadata?.labels).toMatchObject({
+      "builds.slipway.dev/build-uid": first.metadata.uid,
+    });
+    expect((await readImageBuild(team, "scorer")).status?.phase).toBe("Building");
+  });
+
+  it("a build joining its namespace's running Job never deletes it: its own timeout leaves the Job to the build that started it", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: "FROM scratch\n" });
+    const config = buildsConfig(servers, {
+      kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+    });
+    await startBuildOperator(namespace, config);
+    const version = `join-${namespace}`;
+    await createImageBuild(namespace, "first", spec(artifactUri, version));
+    const first = await waitForPhase(namespace, "first", "Building");
+    await createImageBuild(namespace, "second", { ...spec(artifactUri, version), timeout: "1s" });
+    const second = await waitForPhase(namespace, "second", "Failed", 30_000);
+    expect(second.status?.job).toEqual(first.status?.job);
+    expect(second.status?.message).toContain("the Job it joined (another build's) is left running");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await jobsIn(namespace)).map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
+    expect((await readImageBuild(namespace, "first")).status?.phase).toBe("Building");
+  });
+
+  it("a registry naming a token realm on a host that is not allowed never gets the platform's credentials sent there", async () => {
+    const listener = await startListener(() => ({ status: 200, body: '{"token":"x"}' }));
+    const registry = await startRealmRegistry(`http://${listener.address}/token`);
+    onTestFinished(() => registry.stop());
+    const namespace = await testNamespace("ib");
+    await registrySecret(
+      namespace,
+      "registry-creds",
+      registry.address,
+      registryUser.username,
+      registryUser.password,
+    );
+    const config = buildsConfig(servers, {
+      registry: { url: registry.address, insecure: true, credentialsSecret: "registry-creds" },
+    });
+    await startBuildOperator(namespace, config);
+    await createImageBuild(namespace, "scorer", spec(`s3://artifacts/${namespace}/none`, "v1"));
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]?.reason).toBe("RegistryUnavailable");
+    expect(build.status?.message).toContain(
+      `Bearer realm http://${listener.address}/token refused: host ${listener.address} is neither the registry nor an allowed host`,
+    );
+    expect(listener.requests).toEqual([]);
+  });
+
+  it("a Dockerfile path leaving the build context fails the build, with no Job", async () => {
+    const namespace = await buildNamespace(servers);
+    await startBuildOperator(namespace, buildsConfig(servers));
+    await createImageBuild(namespace, "scorer", {
+      ...spec(`s3://artifacts/${namespace}/ctx`, "v1"),
+      dockerfile: "../../kaniko/.docker/config.json",
+    });
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.conditions?.[0]).toMatchObject({
+      reason: "InvalidDockerfile",
+      message: "spec.dockerfile ../../kaniko/.docker/config.json: must be a file inside the build context",
+    });
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
+
+  it("a Job the API server refuses (a permanent 4xx) fails the build with the server's message, once", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: "FROM scratch\n" });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { kaniko: { nodeSelector: { "bad key!": "x" } } }),
+    );
+    await createImageBuild(namespace, "scorer", spec(artifactUri, "v1"));
+    const build = await waitForPhase(namespace, "scorer", "Failed", 30_000);
+    expect(build.status?.conditions?.[0]?.reason).toBe("JobRejected");
+    expect(build.status?.message).toMatch(
+      /^the API server refused the build's Job build-[a-z0-9-]+: .*422.*spec\.template\.spec\.nodeSelector/,
+    );
+    expect(await jobsIn(namespace)).toEqual([]);
+  });
+});

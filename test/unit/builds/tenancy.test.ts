@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { parseImageReference } from "../../../src/builds/naming.ts";
+import { imageRefusal, namespacePrefix, repositoryRule } from "../../../src/builds/tenancy.ts";
+
+const platform = parseBuildsConfig({
+  registry: { url: "registry.example.com/ml", credentialsSecret: "registry-creds" },
+  tenancy: {
+    namespaces: {
+      risk: { repositoryPrefix: "risk-models/" },
+      trusted: { repositoryPrefix: "" },
+      own: { registryOverride: true },
+    },
+  },
+});
+const refusal = (image: string, namespace: string, effective = platform) =>
+  imageRefusal(parseImageReference(image), repositoryRule(platform, effective, namespace));
+
+describe("tenancy: where a namespace's builds may push", () => {
+  it("one prefix per namespace by default, under the registry URL's path; a grant names another", () => {
+    expect(namespacePrefix(platform, "team-a")).toBe("team-a/");
+    expect(repositoryRule(platform, platform, "team-a")).toEqual({
+      namespace: "team-a",
+      host: "registry.example.com",
+      repositoryPrefix: "ml/team-a/",
+    });
+    expect(repositoryRule(platform, platform, "risk").repositoryPrefix).toBe("ml/risk-models/");
+    expect(repositoryRule(platform, platform, "trusted").repositoryPrefix).toBe("ml/");
+  });
+
+  it("refuses another host (the platform's credentials are for its host only), naming the field and the rule", () => {
+    expect(refusal("127.0.0.1:5999/team-a/x:v1", "team-a")).toBe(
+      "naming.image: renders registry 127.0.0.1:5999, but builds of namespace team-a push only to registry.example.com (registry.url: the platform's credentials are for that host only)",
+    );
+  });
+
+  it("refuses another namespace's repositories and the bare prefix", () => {
+    expect(refusal("registry.example.com/ml/team-b/x:v1", "team-a")).toBe(
+      "naming.image: renders repository ml/team-b/x, but builds of namespace team-a push only under registry.example.com/ml/team-a/ (tenancy.repositoryPrefix)",
+    );
+    // "team" must not reach "team-a"'s repositories: prefixes end at a path boundary
+    expect(refusal("registry.example.com/ml/team-a/x:v1", "team")).toMatch(
+      /push only under registry.example.com\/ml\/team\//,
+    );
+    expect(refusal("registry.example.com/ml/team-a/x:v1", "team-a")).toBeUndefined();
+    expect(refusal("registry.example.com/ml/anything:v1", "trusted")).toBeUndefined();
+  });
+
+  it("a namespace granted registryOverride pushes under its own override's registry", () => {
+    const effective = parseBuildsConfig({ ...platform, registry: { url: "own.example.com" } });
+    expect(refusal("own.example.com/own/x:v1", "own", effective)).toBeUndefined();
+    expect(refusal("registry.example.com/ml/own/x:v1", "own", effective)).toMatch(
+      /push only to own.example.com/,
+    );
+    // without the grant the override's host does not count
+    expect(refusal("own.example.com/team-a/x:v1", "team-a", effective)).toMatch(
+      /push only to registry.example.com/,
+    );
+  });
+
+  it("a repository prefix must end at a path boundary", () => {
+    expect(() => parseBuildsConfig({ ...platform, tenancy: { repositoryPrefix: "{namespace}-" } })).toThrow(
+      /tenancy\.repositoryPrefix/,
+    );
+  });
+});
