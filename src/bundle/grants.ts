@@ -5,7 +5,7 @@
  * why it needs it), a ClusterRoleBinding to the built-in `system:auth-delegator`.
  */
 import { apiServerServiceAccount, tokenReviewerRole } from "../platform/api-server-rbac.ts";
-import { type BundleObject, labels } from "./bundle.ts";
+import { type BundleObject, labels, operatorName } from "./bundle.ts";
 
 /**
  * Namespace-free like the bundle's other objects: inNamespace() (bundle.ts) names it after the
@@ -22,10 +22,33 @@ export function apiServerBinding(platform: string, version: string): BundleObjec
   };
 }
 
-/** What an install grants for the platform named `platform`: its api-server's binding. */
+/**
+ * The operator's right to check who calls its /metrics and status route (ops-auth.ts: TokenReview and
+ * SubjectAccessReview), and a ClusterRole to bind to whoever may read them (a Prometheus, a tool).
+ */
+export function operatorOpsGrants(version: string): BundleObject[] {
+  const reader = `${operatorName}-ops-reader`;
+  return [
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: `${operatorName}-ops-reviews`, labels: labels(version, "operator") },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: tokenReviewerRole },
+      subjects: [{ kind: "ServiceAccount", name: operatorName }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: reader, labels: labels(version, "operator") },
+      rules: [{ nonResourceURLs: ["/metrics", "/namespaces/*"], verbs: ["get"] }],
+    },
+  ];
+}
+
+/** What an install grants for the platform named `platform`: its api-server's binding, the operator's reviews. */
 export const grantsFor =
   (platform: string) =>
-  (version: string): BundleObject[] => [apiServerBinding(platform, version)];
+  (version: string): BundleObject[] => [apiServerBinding(platform, version), ...operatorOpsGrants(version)];
 
 /** What the release bundle grants: for the default platform name. */
 export const bundleGrants = grantsFor("slipway");
