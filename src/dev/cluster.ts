@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from "@kubernetes/client-node";
@@ -45,6 +45,7 @@ export async function up(options: UpOptions): Promise<DevState> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const wanted = realNodeWanted(options.realNode);
   const binaries = await ensureBinaries(log, { realNode: wanted });
+  await privateDir(dir);
   const existing = await readState(dir);
   const kubeVersion = pinnedVersions().kube;
   if (existing && existing.kubeVersion !== kubeVersion) {
@@ -71,6 +72,15 @@ export async function up(options: UpOptions): Promise<DevState> {
     options.onReady?.("real node");
   }
   return state;
+}
+
+/**
+ * The state directory, readable by its owner only (also one made before this rule): it holds the
+ * CA's and the admin's private keys, etcd's data and the kubeconfig.
+ */
+async function privateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
 }
 
 async function newState(dir: string, wantRealNode: boolean, binaries: Binaries): Promise<DevState> {
