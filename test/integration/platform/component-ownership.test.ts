@@ -15,6 +15,7 @@ import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
 import { grantRole, serviceAccountConfig } from "../../support/service-account.ts";
+import { createPlatform } from "./support.ts";
 
 const group = ComponentKind.group;
 const version = ComponentKind.version;
@@ -92,18 +93,7 @@ describe("Components made by someone other than the Platform controller", () => 
     const namespace = await testNamespace("takeover");
     const manager = await operatorWithBundleRbac(namespace, platformControllers());
     const operatorAccount = await core().readNamespacedServiceAccount({ name: operatorName, namespace });
-    await custom().createNamespacedCustomObject({
-      group,
-      version,
-      namespace,
-      plural: "platforms",
-      body: {
-        apiVersion: PlatformKind.apiVersion,
-        kind: "Platform",
-        metadata: { name: "slipway" },
-        spec: {},
-      },
-    });
+    await createPlatform(namespace);
     const claim = await eventually(
       "the platform's database claim",
       () => core().listNamespacedPersistentVolumeClaim({ namespace }),
@@ -187,18 +177,7 @@ describe("Components made by someone other than the Platform controller", () => 
       namespace,
       body: { metadata: { name: "slipway-api-server", labels: { made: "by-hand" } } },
     });
-    await custom().createNamespacedCustomObject({
-      group,
-      version,
-      namespace,
-      plural: "platforms",
-      body: {
-        apiVersion: PlatformKind.apiVersion,
-        kind: "Platform",
-        metadata: { name: "slipway" },
-        spec: {},
-      },
-    });
+    await createPlatform(namespace);
     await failedWith(
       namespace,
       "slipway-api-server",

@@ -10,6 +10,7 @@ import { demoUserToken, removeDemoUserPolicy } from "../../../src/dev/demo-user.
 import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { createPlatform } from "./support.ts";
 
 const group = PlatformKind.group;
 const version = PlatformKind.version;
@@ -32,18 +33,7 @@ describe("the demo user", () => {
   it("may change spec.version of the Platform, and no other field (refusals name it), and no Component", async () => {
     const namespace = await testNamespace("demo");
     const admin = adminConfig().makeApiClient(CustomObjectsApi);
-    await admin.createNamespacedCustomObject({
-      group,
-      version,
-      namespace,
-      plural: "platforms",
-      body: {
-        apiVersion: PlatformKind.apiVersion,
-        kind: "Platform",
-        metadata: { name: "slipway" },
-        spec: { version: "0.0.9" },
-      },
-    });
+    await createPlatform(namespace, { version: "0.0.9" });
     const token = await demoUserToken(adminConfig(), namespace);
     onTestFinished(() => removeDemoUserPolicy(adminConfig(), namespace));
     const user = userKubeConfig(adminConfig(), token).makeApiClient(CustomObjectsApi);
