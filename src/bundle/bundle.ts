@@ -189,6 +189,9 @@ function deployment(options: BundleOptions): BundleObject {
                 "--leader-elect",
                 `--metrics-port=${operatorHttpPort}`,
                 `--health-port=${operatorHttpPort}`,
+                // the pod's port is reachable in the cluster: callers need a token RBAC allows (grants.ts)
+                "--ops-bind-address=0.0.0.0",
+                "--ops-require-token",
               ],
               env: [
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),

@@ -37,6 +37,16 @@ export function registerOperatorCommand(program: Command): void {
     .option("--all-namespaces", "serve every namespace (the default)")
     .option("--metrics-port <port>", "port for /metrics", "8080")
     .option("--health-port <port>", "port for /healthz and /readyz", "8081")
+    .option(
+      "--ops-bind-address <address>",
+      "address of the metrics and health ports (in a pod: 0.0.0.0)",
+      "127.0.0.1",
+    )
+    .option(
+      "--ops-require-token",
+      "/metrics and the status route answer only bearer tokens RBAC allows to get the path (TokenReview + SubjectAccessReview)",
+      false,
+    )
     .option("--leader-elect", "campaign for the leader Lease; only the leader runs controllers", true)
     .option("--no-leader-elect", "run controllers without leader election")
     .option("--lease-namespace <name>", "namespace of the leader Lease (default: the pod's namespace)")
@@ -50,6 +60,8 @@ export function registerOperatorCommand(program: Command): void {
         allNamespaces?: boolean;
         metricsPort: string;
         healthPort: string;
+        opsBindAddress: string;
+        opsRequireToken: boolean;
         leaderElect: boolean;
         leaseNamespace?: string;
         shutdownTimeout: string;
@@ -71,6 +83,8 @@ export function registerOperatorCommand(program: Command): void {
           namespaces,
           metricsPort,
           healthPort,
+          opsBindAddress: options.opsBindAddress,
+          opsRequireToken: options.opsRequireToken,
           leaderElect: options.leaderElect,
           leaseNamespace: options.leaseNamespace,
           shutdownDeadlineMs: shutdown * 1000,

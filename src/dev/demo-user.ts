@@ -1,48 +1,90 @@
-import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+} from "@kubernetes/client-node";
+import { PlatformSpec } from "../apis/platform/platform.ts";
+import { group } from "../apis/platform/schemas.ts";
 
 const name = "slipway-demo-user";
 
-async function ignoreConflict(create: Promise<unknown>): Promise<void> {
-  await create.catch((error) => {
-    if ((error as { code?: number }).code !== 409) throw error;
-  });
+/** The demo user's identity as the API server names it. */
+export const demoUsername = (namespace: string) => `system:serviceaccount:${namespace}:${name}`;
+
+/**
+ * The demo user's objects: a ServiceAccount that may read the Platform and its Components and patch
+ * the Platform, and a ValidatingAdmissionPolicy that lets its updates of a Platform change nothing of
+ * the spec but `spec.version` (RBAC cannot grant one field). One rule per field of the spec, generated
+ * from its schema, so a refusal names the field.
+ */
+export function demoUserObjects(namespace: string): KubernetesObject[] {
+  const policy = `${name}-${namespace}`;
+  const frozen = Object.keys(PlatformSpec.properties).filter((field) => field !== "version");
+  return [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name, namespace },
+      rules: [
+        { apiGroups: [group], resources: ["platforms"], verbs: ["get", "list", "watch", "patch", "update"] },
+        { apiGroups: [group], resources: ["components"], verbs: ["get", "list", "watch"] },
+      ],
+    } as KubernetesObject,
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name, namespace },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }],
+    } as KubernetesObject,
+    {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: policy },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [group], apiVersions: ["*"], operations: ["UPDATE"], resources: ["platforms"] },
+          ],
+        },
+        matchConditions: [
+          { name: "demo-user", expression: `request.userInfo.username == '${demoUsername(namespace)}'` },
+        ],
+        validations: frozen.map((field) => ({
+          expression: `has(object.spec.${field}) ? has(oldObject.spec.${field}) && object.spec.${field} == oldObject.spec.${field} : !has(oldObject.spec.${field})`,
+          message: `spec.${field} may not be changed by the demo user: it may change only spec.version`,
+          reason: "Forbidden",
+        })),
+      },
+    } as KubernetesObject,
+    {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: policy },
+      spec: {
+        policyName: policy,
+        validationActions: ["Deny"],
+        matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } } },
+      },
+    } as KubernetesObject,
+  ];
 }
 
 /**
- * A ServiceAccount allowed to read and update the Platform in `namespace` (and nothing else), and a
- * token of it for signing in to the web UI of the demo. The token is printed once to the terminal of
- * the person who ran the demo; it expires after a day.
+ * Sets up the demo user in `namespace` (demoUserObjects, applied as the caller) and returns a token
+ * of it for signing in to the web UI of the demo. The token is printed once to the terminal of the
+ * person who ran the demo; it expires after a day.
  */
 export async function demoUserToken(config: KubeConfig, namespace: string): Promise<string> {
-  const core = config.makeApiClient(CoreV1Api);
-  const rbac = config.makeApiClient(RbacAuthorizationV1Api);
-  await ignoreConflict(core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } }));
-  await ignoreConflict(
-    rbac.createNamespacedRole({
-      namespace,
-      body: {
-        metadata: { name },
-        rules: [
-          {
-            apiGroups: ["platform.slipway.dev"],
-            resources: ["platforms", "components"],
-            verbs: ["get", "list", "watch", "patch", "update"],
-          },
-        ],
-      },
-    }),
-  );
-  await ignoreConflict(
-    rbac.createNamespacedRoleBinding({
-      namespace,
-      body: {
-        metadata: { name },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-        subjects: [{ kind: "ServiceAccount", name, namespace }],
-      },
-    }),
-  );
-  const request = await core.createNamespacedServiceAccountToken({
+  const objects = KubernetesObjectApi.makeApiClient(config);
+  for (const object of demoUserObjects(namespace)) {
+    await objects.patch(object, undefined, undefined, "slipway-demo", true, PatchStrategy.ServerSideApply);
+  }
+  const request = await config.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
     namespace,
     name,
     body: { spec: { audiences: [], expirationSeconds: 86_400 } },
@@ -50,4 +92,12 @@ export async function demoUserToken(config: KubeConfig, namespace: string): Prom
   const token = request.status?.token;
   if (!token) throw new Error(`the API server returned no token for ${namespace}/${name}`);
   return token;
+}
+
+/** Removes the demo user's cluster-scoped objects (the namespaced ones go with the namespace). */
+export async function removeDemoUserPolicy(config: KubeConfig, namespace: string): Promise<void> {
+  const objects = KubernetesObjectApi.makeApiClient(config);
+  for (const object of demoUserObjects(namespace).filter((o) => !o.metadata?.namespace)) {
+    await objects.delete(object).catch(() => {});
+  }
 }

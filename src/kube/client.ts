@@ -41,9 +41,11 @@ function forApply(object: KubeObject, part: "object" | "status", basedOn?: strin
 }
 
 /**
- * The runtime's Client: server-side apply (with the manager's field manager, force), status apply on
- * /status, delete ignoring 404, finalizers under optimistic concurrency. Finalizer changes read the
- * cache first, so an unchanged finalizer list costs no request.
+ * The runtime's Client: server-side apply with the manager's field manager (never taking another
+ * manager's fields unless asked to with `force`), create, status apply on /status (forced: the
+ * status of what a controller reconciles is its alone), delete ignoring 404, finalizers under
+ * optimistic concurrency. Finalizer changes read the cache first, so an unchanged finalizer list
+ * costs no request.
  */
 export class KubeClient implements Client {
   readonly #rest: RestClient;
@@ -58,12 +60,21 @@ export class KubeClient implements Client {
     this.#cache = options.cache;
   }
 
-  async apply<T extends KubeObject>(object: T): Promise<T> {
-    return this.#apply(object, "object");
+  async apply<T extends KubeObject>(object: T, options: { force?: boolean } = {}): Promise<T> {
+    return this.#apply(object, "object", { force: options.force ?? false });
   }
 
   async applyStatus<T extends KubeObject>(object: T, options: { basedOn?: string } = {}): Promise<T> {
-    return this.#apply(object, "status", options.basedOn);
+    return this.#apply(object, "status", { force: true, basedOn: options.basedOn });
+  }
+
+  async create<T extends KubeObject>(object: T): Promise<T> {
+    const type = await this.#types.resolve(object.apiVersion, object.kind);
+    const key = this.#namespacedKey(type, object);
+    return this.#rest.request<T>("POST", resourcePath(type, { namespace: key.namespace }), {
+      query: { fieldManager: this.#fieldManager },
+      body: forApply(object, "object"),
+    });
   }
 
   async delete(
@@ -109,21 +120,30 @@ export class KubeClient implements Client {
     );
   }
 
-  async #apply<T extends KubeObject>(object: T, part: "object" | "status", basedOn?: string): Promise<T> {
+  async #apply<T extends KubeObject>(
+    object: T,
+    part: "object" | "status",
+    options: { force: boolean; basedOn?: string | undefined },
+  ): Promise<T> {
     const type = await this.#types.resolve(object.apiVersion, object.kind);
-    const key = keyOf(object);
-    if (type.namespaced && !key.namespace) {
-      throw new Error(`${object.kind} ${key.name}: metadata.namespace is required (the kind is namespaced)`);
-    }
+    const key = this.#namespacedKey(type, object);
     return this.#rest.request<T>(
       "PATCH",
       resourcePath(type, { ...key, subresource: part === "status" ? "status" : undefined }),
       {
-        query: { fieldManager: this.#fieldManager, force: true },
-        body: forApply(object, part, basedOn),
+        query: { fieldManager: this.#fieldManager, ...(options.force ? { force: true } : {}) },
+        body: forApply(object, part, options.basedOn),
         contentType: applyPatch,
       },
     );
+  }
+
+  #namespacedKey(type: ResourceType, object: KubeObject): ObjectKey {
+    const key = keyOf(object);
+    if (type.namespaced && !key.namespace) {
+      throw new Error(`${object.kind} ${key.name}: metadata.namespace is required (the kind is namespaced)`);
+    }
+    return key;
   }
 
   /**

@@ -9,6 +9,7 @@ import { ResourceTypes } from "./discovery.ts";
 import { KubeEventRecorder } from "./events.ts";
 import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
+import { reviewAuthorizer } from "./ops-auth.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
 import { readKinds } from "./reads.ts";
 import { RestClient } from "./rest.ts";
@@ -38,6 +39,13 @@ export interface ManagerOptions {
   healthPort?: number;
   /** Extra read-only endpoints answered from the cache, served beside /healthz. */
   routes?: CacheRoute[];
+  /** The address the metrics and health ports listen on; default loopback (in a pod: 0.0.0.0). */
+  opsBindAddress?: string;
+  /**
+   * /metrics and the routes answer only bearer tokens whose user RBAC allows to get the path
+   * (TokenReview + SubjectAccessReview, ops-auth.ts); the probes stay open. For a pod's open port.
+   */
+  opsRequireToken?: boolean;
   log?: Logger;
   /** How long stop() lets in-flight reconciles finish. Default 30 s. */
   shutdownDeadlineMs?: number;
@@ -238,7 +246,8 @@ export class Manager {
   }
 
   async #listen(): Promise<void> {
-    const { metricsPort, healthPort } = this.#options;
+    const { metricsPort, healthPort, opsBindAddress: host } = this.#options;
+    const authorize = this.#options.opsRequireToken ? reviewAuthorizer(this.rest) : undefined;
     const ready = () => this.ready;
     const routes: OpsRoute[] = (this.#options.routes ?? []).map((route) => ({
       path: route.path,
@@ -250,20 +259,20 @@ export class Manager {
       ...this.#specs.flatMap((s) => (s.metrics ? [s.metrics] : [])),
     ]);
     if (metricsPort !== undefined && metricsPort === healthPort) {
-      const server = new OpsServer({ registry, ready, routes });
+      const server = new OpsServer({ registry, ready, routes, authorize });
       this.#servers.push(server);
-      this.ports.metrics = this.ports.health = await server.listen(metricsPort);
+      this.ports.metrics = this.ports.health = await server.listen(metricsPort, host);
       return;
     }
     if (metricsPort !== undefined) {
-      const server = new OpsServer({ registry });
+      const server = new OpsServer({ registry, authorize });
       this.#servers.push(server);
-      this.ports.metrics = await server.listen(metricsPort);
+      this.ports.metrics = await server.listen(metricsPort, host);
     }
     if (healthPort !== undefined) {
-      const server = new OpsServer({ ready, routes });
+      const server = new OpsServer({ ready, routes, authorize });
       this.#servers.push(server);
-      this.ports.health = await server.listen(healthPort);
+      this.ports.health = await server.listen(healthPort, host);
     }
   }
 }

@@ -7,6 +7,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { bearerToken, type OpsAuthorizer } from "./ops-auth.ts";
 import type { Cache, ResourceType } from "./types.ts";
 
 /** What an extra route answers: a status code and a JSON body. */
@@ -99,53 +100,52 @@ function serveRoute(
   return false;
 }
 
+/** The loopback address: where the operations endpoints listen unless told otherwise. */
+export const loopback = "127.0.0.1";
+
+export interface OpsServerOptions {
+  registry?: Registry;
+  ready?: () => boolean;
+  routes?: OpsRoute[];
+  /** When set, /metrics and the routes answer only callers it allows (the probes stay open). */
+  authorize?: OpsAuthorizer;
+}
+
 /**
  * Serves /metrics (Prometheus text), /healthz (the process is alive), /readyz (caches synced) and
- * any extra read-only `routes` (JSON).
+ * any extra read-only `routes` (JSON); /metrics and the routes behind `authorize` when given.
  */
 export class OpsServer {
   readonly #server: Server;
 
-  constructor(options: { registry?: Registry; ready?: () => boolean; routes?: OpsRoute[] }) {
+  constructor(options: OpsServerOptions) {
     this.#server = createServer((request, response) => {
       const path = (request.url ?? "/").split("?")[0] ?? "/";
-      if (path === "/metrics" && options.registry) {
-        const registry = options.registry;
-        registry
-          .metrics()
-          .then((text) => {
-            response.writeHead(200, { "content-type": registry.contentType });
-            response.end(text);
-          })
-          .catch((error: Error) => {
-            response.writeHead(500);
-            response.end(error.message);
-          });
+      if (path === "/healthz" || path === "/livez" || path === "/readyz" || !options.authorize) {
+        serve(options, request, response, path);
         return;
       }
-      if (path === "/healthz" || path === "/livez") {
-        response.writeHead(200, { "content-type": "text/plain" });
-        response.end("ok");
-        return;
-      }
-      if (path === "/readyz") {
-        const ready = options.ready?.() ?? true;
-        response.writeHead(ready ? 200 : 503, { "content-type": "text/plain" });
-        response.end(ready ? "ok" : "caches not synced");
-        return;
-      }
-      if (serveRoute(options.routes ?? [], request, response, path)) return;
-      response.writeHead(404, { "content-type": "text/plain" });
-      response.end("not found");
+      options
+        .authorize(bearerToken(request.headers.authorization), path)
+        .then((verdict) => {
+          if (verdict === 200) serve(options, request, response, path);
+          else refuse(response, verdict);
+        })
+        .catch((error: Error) => answerJson(response, 500, errorBody(500, error.message)));
     });
   }
 
-  /** Listens on `port` (0: any free port) and resolves with the port. */
-  listen(port: number, host = "0.0.0.0"): Promise<number> {
+  /** Listens on `host` (default loopback) and `port` (0: any free port); resolves with the port. */
+  listen(port: number, host = loopback): Promise<number> {
     return new Promise((resolve, reject) => {
       this.#server.once("error", reject);
       this.#server.listen(port, host, () => resolve((this.#server.address() as AddressInfo).port));
     });
+  }
+
+  /** The address it listens on. */
+  get address(): string | undefined {
+    return (this.#server.address() as AddressInfo | null)?.address;
   }
 
   close(): Promise<void> {
@@ -154,4 +154,48 @@ export class OpsServer {
       this.#server.closeAllConnections();
     });
   }
+}
+
+function refuse(response: ServerResponse, verdict: 401 | 403) {
+  const message =
+    verdict === 401
+      ? "a bearer token the API server accepts is required"
+      : "the token's user may not get this path (RBAC nonResourceURLs)";
+  answerJson(
+    response,
+    verdict,
+    errorBody(verdict, message),
+    verdict === 401 ? { "www-authenticate": "Bearer" } : {},
+  );
+}
+
+function serve(options: OpsServerOptions, request: IncomingMessage, response: ServerResponse, path: string) {
+  if (path === "/metrics" && options.registry) {
+    const registry = options.registry;
+    registry
+      .metrics()
+      .then((text) => {
+        response.writeHead(200, { "content-type": registry.contentType });
+        response.end(text);
+      })
+      .catch((error: Error) => {
+        response.writeHead(500);
+        response.end(error.message);
+      });
+    return;
+  }
+  if (path === "/healthz" || path === "/livez") {
+    response.writeHead(200, { "content-type": "text/plain" });
+    response.end("ok");
+    return;
+  }
+  if (path === "/readyz") {
+    const ready = options.ready?.() ?? true;
+    response.writeHead(ready ? 200 : 503, { "content-type": "text/plain" });
+    response.end(ready ? "ok" : "caches not synced");
+    return;
+  }
+  if (serveRoute(options.routes ?? [], request, response, path)) return;
+  response.writeHead(404, { "content-type": "text/plain" });
+  response.end("not found");
 }

@@ -45,8 +45,13 @@ export interface Cache {
 
 /** Writes to the API server. Every write is server-side apply with the controller's field manager, unless named otherwise. */
 export interface Client {
-  /** Server-side apply (force: the controller owns the fields it sets). */
-  apply<T extends KubeObject>(object: T): Promise<T>;
+  /**
+   * Server-side apply. Without `force` a field another field manager set to another value is a 409
+   * Conflict: a controller forces only on objects it has checked it controls.
+   */
+  apply<T extends KubeObject>(object: T, options?: { force?: boolean }): Promise<T>;
+  /** Creates the object; 409 Conflict (AlreadyExists) if one of that name exists. */
+  create<T extends KubeObject>(object: T): Promise<T>;
   /**
    * Server-side apply to the /status subresource; sends only the object's identity and `status`, so pass
    * the object itself. `basedOn` (a resourceVersion) makes it conditional: 409 Conflict if the object

@@ -15,6 +15,9 @@ export interface OperatorOptions {
   namespaces?: string[];
   metricsPort?: number;
   healthPort?: number;
+  /** ManagerOptions.opsBindAddress / opsRequireToken. */
+  opsBindAddress?: string;
+  opsRequireToken?: boolean;
   leaderElect: boolean;
   leaseNamespace?: string;
   leaseName?: string;
@@ -56,6 +59,8 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       : false,
     metricsPort: options.metricsPort,
     healthPort: options.healthPort,
+    ...(options.opsBindAddress ? { opsBindAddress: options.opsBindAddress } : {}),
+    opsRequireToken: options.opsRequireToken ?? false,
     routes: options.routes ?? [platformStatusRoute],
     shutdownDeadlineMs: options.shutdownDeadlineMs,
     log,

@@ -4,7 +4,11 @@
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
+import type { PlatformResource } from "../apis/platform/platform.ts";
 import { setCondition } from "../kube/conditions.ts";
+import { keyOf } from "../kube/keys.ts";
+import { controllerOf } from "../kube/owners.ts";
+import { isConflict } from "../kube/rest.ts";
 import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type {
   Cache,
@@ -27,19 +31,25 @@ import {
   renderWorkload,
   workloadDrifted,
 } from "./component-objects.ts";
+import { childAccess, foreignChildrenMessage, notFromPlatform } from "./component-ownership.ts";
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
 import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
+/** A child that exists but is not cached yet: look again once the watch has delivered it. */
+const cacheLagMs = 500;
 
 type ComponentStatus = NonNullable<ComponentResource["status"]>;
 type Writer = StatusWriter<ComponentStatus>;
 
 async function reconcileComponent(writer: Writer, key: ObjectKey, context: ReconcileContext) {
-  const { cache, client } = context;
+  const { cache } = context;
   const component = cache.get<ComponentResource>(types.component, key);
   if (!component || component.metadata.deletionTimestamp) return undefined;
+  const refusal =
+    notFromPlatform(component, platformOf(cache, component)) ?? foreignChildren(cache, component);
+  if (refusal) return refuse(writer, context, component, refusal);
   const namespace = key.namespace ?? "";
   const name = key.name;
 
@@ -48,30 +58,20 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   // unschedulable and waits out the scheduler's backoff; a Service created with its pods risks the
   // EndpointSlice controller's one-second resync. A Component waiting for its dependencies prepares
   // these one level ahead (component-gate.ts); its workload changes once the gate opens.
-  const workloadType = component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
+  const workloadType = workloadTypeOf(component);
   const rendered = annotated(renderWorkload(component));
   const cached = cache.get<V1Deployment | V1StatefulSet>(workloadType, key);
   const current = isCurrent(cached, rendered) && !workloadDrifted(cached, rendered);
   const siblings = current ? [] : siblingsOf(cache, component).map(asSibling);
   const waitingFor = current ? [] : gateBlockers(component.spec, siblings);
-  const serviceAccount = renderServiceAccount(component);
   const service = renderService(component);
   const ingress = renderIngress(component);
-  const configMap = renderConfigMap(component);
+  let unseen = false;
   if (waitingFor.length === 0 || mayPrepare(component.spec, siblings)) {
-    await Promise.all([
-      serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : undefined,
-      configMap ? applyChanged(context, types.configMap, configMap) : undefined,
-      ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
-      service ? applyChanged(context, types.service, service) : undefined,
-      ingress
-        ? applyChanged(context, types.ingress, ingress)
-        : cache.get(types.ingress, key)
-          ? client.delete(types.ingress, key)
-          : undefined,
-    ]);
+    unseen = await prepare(context, component);
   }
-  const workload = current || waitingFor.length > 0 ? cached : await client.apply(rendered);
+  const workload =
+    current || waitingFor.length > 0 ? cached : await applyOwned(context, workloadType, rendered);
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
   const templateHash = workload && templateHashOf(workload);
@@ -91,8 +91,88 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   });
   const { requeueAfterMs } = await writeStatus(writer, context, component, verdict);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
-  const next = soonerRequeue(requeueAfterMs, final ? undefined : unsettledRequeueMs);
+  const awaitCache = unseen || (workload === undefined && waitingFor.length === 0);
+  const next = soonerRequeue(
+    requeueAfterMs,
+    awaitCache ? cacheLagMs : final ? undefined : unsettledRequeueMs,
+  );
   return next ? { requeueAfterMs: next } : undefined;
+}
+
+const workloadTypeOf = (component: ComponentResource) =>
+  component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
+
+/**
+ * Applies the ServiceAccount, claims, Service and Ingress (deleting an Ingress no longer rendered);
+ * true when one of them exists but is not in the cache yet.
+ */
+async function prepare(context: ReconcileContext, component: ComponentResource): Promise<boolean> {
+  const key = { namespace: component.metadata.namespace, name: component.metadata.name ?? "" };
+  const serviceAccount = renderServiceAccount(component);
+  const service = renderService(component);
+  const ingress = renderIngress(component);
+  const configMap = renderConfigMap(component);
+  const liveIngress = context.cache.get(types.ingress, key);
+  const written = await Promise.all([
+    serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : null,
+    configMap ? applyChanged(context, types.configMap, configMap) : null,
+    ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
+    service ? applyChanged(context, types.service, service) : null,
+    ingress ? applyChanged(context, types.ingress, ingress) : null,
+  ]);
+  if (!ingress && liveIngress && childAccess(component, liveIngress) === "update") {
+    await context.client.delete(types.ingress, key);
+  }
+  return written.includes(undefined);
+}
+
+/** The cached Platform `component`'s controller reference names, if any. */
+function platformOf(cache: Pick<Cache, "get">, component: ComponentResource): PlatformResource | undefined {
+  const owner = controllerOf(component);
+  if (!owner) return undefined;
+  return cache.get<PlatformResource>(types.platform, {
+    namespace: component.metadata.namespace,
+    name: owner.name,
+  });
+}
+
+/** Every object the Component would write, with its kind. */
+function renderedChildren(component: ComponentResource): [ResourceType, KubeObject][] {
+  const children: [ResourceType, KubeObject | undefined][] = [
+    [workloadTypeOf(component), renderWorkload(component)],
+    [types.serviceAccount, renderServiceAccount(component)],
+    [types.configMap, renderConfigMap(component)],
+    ...renderClaims(component).map((claim): [ResourceType, KubeObject] => [types.pvc, claim]),
+    [types.service, renderService(component)],
+    [types.ingress, renderIngress(component)],
+  ];
+  return children.filter((child): child is [ResourceType, KubeObject] => child[1] !== undefined);
+}
+
+/** Why the Component may not be applied: objects of its children's names that belong to something else. */
+function foreignChildren(cache: Pick<Cache, "get">, component: ComponentResource): string | undefined {
+  const foreign = renderedChildren(component)
+    .map(([type, object]) => cache.get(type, keyOf(object)))
+    .filter((live): live is KubeObject => live !== undefined && childAccess(component, live) === "foreign");
+  return foreign.length > 0 ? foreignChildrenMessage(foreign) : undefined;
+}
+
+/** Reports a Component that is not reconciled, and why; nothing of it is applied. */
+async function refuse(
+  writer: Writer,
+  context: ReconcileContext,
+  component: ComponentResource,
+  message: string,
+) {
+  const verdict: ComponentVerdict = {
+    phase: "Failed",
+    message,
+    replicas: 0,
+    readyReplicas: 0,
+    ...(component.status?.version ? { version: component.status.version } : {}),
+  };
+  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict);
+  return { requeueAfterMs: soonerRequeue(requeueAfterMs, unsettledRequeueMs) ?? unsettledRequeueMs };
 }
 
 /** How many endpoints of the Service `name` are ready (not known to be unready). */
@@ -124,16 +204,35 @@ const isCurrent = <T extends KubeObject>(cached: T | undefined, rendered: KubeOb
   cached.metadata?.annotations?.[annotations.appliedHash] ===
     rendered.metadata?.annotations?.[annotations.appliedHash];
 
-/** Applies `object` unless the cached copy is current. */
-async function applyChanged<T extends KubeObject>(
+/** Applies `object` unless the cached copy is current; undefined when it exists but is not cached yet. */
+function applyChanged<T extends KubeObject>(
   context: ReconcileContext,
   type: ResourceType,
   object: T,
-): Promise<T> {
+): Promise<T | undefined> {
   const rendered = annotated(object);
-  const key = { namespace: object.metadata?.namespace, name: object.metadata?.name ?? "" };
-  const cached = context.cache.get<T>(type, key);
-  return isCurrent(cached, rendered) ? cached : context.client.apply(rendered);
+  const cached = context.cache.get<T>(type, keyOf(rendered));
+  return isCurrent(cached, rendered) ? Promise.resolve(cached) : applyOwned(context, type, rendered);
+}
+
+/**
+ * Creates the child if nothing of its name is cached, else applies it over the Component's own copy
+ * (forced: undoing a hand edit of what it controls). An object created meanwhile by someone else
+ * makes the create fail: undefined, and the next reconcile sees whose it is.
+ */
+async function applyOwned<T extends KubeObject>(
+  context: ReconcileContext,
+  type: ResourceType,
+  rendered: T,
+): Promise<T | undefined> {
+  const live = context.cache.get<T>(type, keyOf(rendered));
+  if (live) return context.client.apply(rendered, { force: true });
+  try {
+    return await context.client.create(rendered);
+  } catch (error) {
+    if (isConflict(error)) return undefined;
+    throw error;
+  }
 }
 
 /** The other Components of `component`'s Platform. */
@@ -268,6 +367,8 @@ export function componentController(): ControllerSpec {
       { type: types.ingressClass, map: componentsWithIngress },
       { type: types.component, map: componentsGatedBy },
     ],
+    // the controlling Platform, checked before anything is rendered
+    reads: [types.platform],
     reconcile: (key, context) => reconcileComponent(writer, key, context),
     permissions: [
       { type: types.component, verbs: ["patch"], subresource: "status" },

@@ -57,7 +57,7 @@ function renderComponent(context: RenderContext, spec: Spec, entry: CatalogCompo
     component: entry.name,
     version: release.version,
     workload: entry.workload,
-    image: override.image ?? release.images[entry.name],
+    image: (spec.allowImageOverrides === true ? override.image : undefined) ?? release.images[entry.name],
     replicas: override.replicas ?? 1,
     stopped: spec.stopped ?? false,
     env: lastWins(env),

@@ -30,7 +30,11 @@ const ComponentOverride = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: "false: the user brings their own; default true" })),
     image: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: "replaces the release's image" }),
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: "replaces the release's image, only when spec.allowImageOverrides is true",
+      }),
     ),
     replicas: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     env: Type.Optional(Type.Array(EnvVar, { maxItems: 64 })),
@@ -87,6 +91,13 @@ export const PlatformSpec = Type.Object({
       logLevels.map((level) => Type.Literal(level)),
       { default: "INFO" },
     ),
+  ),
+  allowImageOverrides: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        "true: spec.components.*.image replaces the release's images (runs any image as the platform's ServiceAccounts)",
+    }),
   ),
   components: Type.Optional(
     Type.Object(Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])), {

@@ -106,9 +106,9 @@ export class PlatformContext {
     );
   }
 
-  /** Server-side applies an object as the CLI. */
+  /** Server-side applies an object as the CLI (forced: the installer's objects are its to set). */
   apply<T extends KubeObject>(object: T): Promise<T> {
-    return this.call(() => this.kube.apply(object));
+    return this.call(() => this.kube.apply(object, { force: true }));
   }
 
   /** Reads any object by its apiVersion, kind and name; undefined when missing. */

@@ -198,7 +198,10 @@ export function registerInstall(program: Command): void {
         .option("--registry-size <quantity>", "size of the registry's volume (default 25Gi)")
         .option("--builder-cache-size <quantity>", "size of the image builder's cache (default 25Gi)")
         .option("--multi-node", "ReadWriteMany volumes (default: single node, ReadWriteOnce)")
-        .option("--manifest <file|url>", "a release bundle to apply instead of this release's")
+        .option(
+          "--manifest <file|https-url>",
+          "a release bundle to apply instead of this release's (a file or an https:// URL)",
+        )
         .option("--dev", "apply only the CRDs: the operator runs outside the cluster")
         .option("--namespaces <a,b>", "the namespaces the operator serves (default: the install namespace)")
         .option("--all-namespaces", "the operator serves every namespace (a ClusterRole instead of Roles)")

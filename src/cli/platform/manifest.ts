@@ -20,10 +20,26 @@ export function placeObjects(text: string, namespace: string, source: string): K
   return inNamespace(objects, namespace);
 }
 
+/**
+ * Where a manifest comes from (pure): a file, or an https:// URL (TLS: what is applied is what the
+ * server sent). Any other URL (http://, ftp://, ...) is refused.
+ */
+export function manifestSource(source: string): "file" | "https" {
+  if (/^https:\/\//i.test(source)) return "https";
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source)?.[1];
+  if (scheme) {
+    throw new UserError(
+      `--manifest must be a file or an https:// URL, not ${scheme}:// (an unencrypted download could be altered on the way)`,
+    );
+  }
+  return "file";
+}
+
 export async function readManifest(source: string, namespace: string): Promise<KubeObject[]> {
+  const from = manifestSource(source);
   let text: string;
   try {
-    if (/^https?:\/\//.test(source)) {
+    if (from === "https") {
       const response = await fetch(source);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       text = await response.text();

@@ -8,20 +8,11 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  EventsV1Api,
-  type KubernetesObject,
-  KubernetesObjectApi,
-  PatchStrategy,
-  RbacAuthorizationV1Api,
-} from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, EventsV1Api } from "@kubernetes/client-node";
 import pino from "pino";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { allKinds } from "../../../src/apis/index.ts";
-import { toClientModel } from "../../../src/apis/wire.ts";
-import { type BundleObject, bundleFor, defaultResources, operatorName } from "../../../src/bundle/bundle.ts";
+import { bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
@@ -32,6 +23,7 @@ import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { gadgetKind, gadgetType } from "../../support/gadget.ts";
+import { applyRbac, bundleOptions, forbiddenRequests, rbacKinds } from "../../support/operator-rbac.ts";
 import { serviceAccountConfig, writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 
 const configMapType: ResourceType = {
@@ -77,44 +69,7 @@ const gadgetController: ControllerSpec = {
   },
 };
 
-const options = {
-  kinds: [],
-  controllers: [gadgetController],
-  image: "example.org/slipway:test",
-  imagePullPolicy: "IfNotPresent" as const,
-  replicas: 1,
-  logLevel: "info" as const,
-  resources: defaultResources,
-  version: "test",
-};
-
-const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"];
-
-/** Applies the ServiceAccount and RBAC of `bundle` (with `rules` in the Role if given), as admin. */
-async function applyRbac(bundle: BundleObject[], rules?: PolicyRule[]): Promise<void> {
-  const api = KubernetesObjectApi.makeApiClient(adminConfig());
-  for (const object of bundle.filter((o) => rbacKinds.includes(o.kind ?? ""))) {
-    const applied: BundleObject = object.kind === "Role" && rules ? { ...object, rules } : object;
-    await api.patch(
-      toClientModel<KubernetesObject>(applied),
-      undefined,
-      undefined,
-      "rbac-test",
-      true,
-      PatchStrategy.ServerSideApply,
-    );
-  }
-  onTestFinished(async () => {
-    const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
-    for (const object of bundle.filter((o) => o.kind === "ClusterRole" || o.kind === "ClusterRoleBinding")) {
-      const name = object.metadata?.name ?? "";
-      await (object.kind === "ClusterRole"
-        ? rbac.deleteClusterRole({ name })
-        : rbac.deleteClusterRoleBinding({ name })
-      ).catch(() => {});
-    }
-  });
-}
+const options = bundleOptions([gadgetController]);
 
 /** The test controller's bundle: only the ServiceAccount and RBAC (no cluster-wide part). */
 async function applyTestRbac(namespace: string, rules?: PolicyRule[]): Promise<void> {
@@ -171,11 +126,6 @@ async function reconciled(namespace: string, size: number): Promise<void> {
     (gadget) => gadget.status?.reconciledSize === size,
     30_000,
   );
-}
-
-async function forbiddenRequests(manager: Manager): Promise<number> {
-  const values = (await manager.metrics.restRequests.get()).values;
-  return values.filter((v) => String(v.labels.code) === "403").reduce((sum, v) => sum + v.value, 0);
 }
 
 beforeAll(() => installCrds([gadgetKind]));

@@ -102,6 +102,8 @@ describe("bundleFor", () => {
       "--leader-elect",
       "--metrics-port=8080",
       "--health-port=8080",
+      "--ops-bind-address=0.0.0.0",
+      "--ops-require-token",
     ]);
     expect(container.env).toContainEqual({
       name: "POD_NAMESPACE",

@@ -57,6 +57,7 @@ describe("the api-server's identity (TokenReview as its own ServiceAccount)", ()
     expect(bindings.map((b) => b.metadata?.name).sort()).toEqual([
       "slipway-api-server-ml",
       "slipway-operator-ml",
+      "slipway-operator-ops-reviews-ml",
     ]);
     const operator = bindings.find((b) => b.metadata?.name === "slipway-operator-ml");
     expect(operator?.roleRef).toMatchObject({ kind: "ClusterRole", name: "slipway-operator-ml" });
@@ -69,6 +70,7 @@ describe("the api-server's identity (TokenReview as its own ServiceAccount)", ()
     expect(bindings.map((b) => b.metadata?.name).sort()).toEqual([
       "lab-api-server-ml",
       "slipway-operator-ml",
+      "slipway-operator-ops-reviews-ml",
     ]);
     expect(bindings.find((b) => b.metadata?.name === "lab-api-server-ml")?.metadata?.labels).toMatchObject({
       "app.kubernetes.io/component": "api-server",

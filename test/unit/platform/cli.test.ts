@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseDuration } from "../../../src/cli/platform/context.ts";
 import { platformSpecFromFlags } from "../../../src/cli/platform/install.ts";
 import { patchSpecFromFlags, setExpression } from "../../../src/cli/platform/lifecycle.ts";
-import { placeObjects } from "../../../src/cli/platform/manifest.ts";
+import { placeObjects, readManifest } from "../../../src/cli/platform/manifest.ts";
 import { updateVersion } from "../../../src/cli/platform/versions.ts";
 import { UserError } from "../../../src/cli/run.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
@@ -137,6 +137,17 @@ describe("CLI decisions", () => {
     ]);
     expect(() => placeObjects("kind: X\n", "n", "bad.yaml")).toThrow(
       "--manifest bad.yaml: every object needs",
+    );
+  });
+
+  it("reads --manifest from a file or an https:// URL only (refused before any download)", async () => {
+    for (const source of ["http://127.0.0.1:9/slipway.yaml", "HTTP://example.org/x", "ftp://example.org/x"]) {
+      await expect(readManifest(source, "n")).rejects.toThrow(
+        /^--manifest must be a file or an https:\/\/ URL, not (http|HTTP|ftp):\/\//,
+      );
+    }
+    await expect(readManifest("/nonexistent/slipway.yaml", "n")).rejects.toThrow(
+      "--manifest /nonexistent/slipway.yaml: cannot read it",
     );
   });
 });

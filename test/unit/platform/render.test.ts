@@ -55,6 +55,7 @@ describe("rendering", () => {
       "ns",
       {
         logLevel: "DEBUG",
+        allowImageOverrides: true,
         components: {
           web: {
             image: "example.com/web:1",
@@ -70,6 +71,15 @@ describe("rendering", () => {
     expect(web?.spec.env.filter((e) => e.name === "SLIPWAY_LOG_LEVEL")).toEqual([
       { name: "SLIPWAY_LOG_LEVEL", value: "ERROR" },
     ]);
+  });
+
+  it("keeps the release's image unless the Platform allows image overrides", () => {
+    const web = (spec: Parameters<typeof renderComponents>[2]) =>
+      renderComponents("slipway", "ns", spec, release).find((c) => c.name === "web")?.spec.image;
+    const override = { web: { image: "example.com/anything:1" } };
+    expect(web({ components: override })).toBe(release.images.web);
+    expect(web({ components: override, allowImageOverrides: false })).toBe(release.images.web);
+    expect(web({ components: override, allowImageOverrides: true })).toBe("example.com/anything:1");
   });
 
   it("renders the workload with the generation it came from, 0 replicas when stopped, and the Ingress path", () => {

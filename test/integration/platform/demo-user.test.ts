@@ -1,0 +1,112 @@
+/**
+ * The demo user (src/dev/demo-user.ts), with its own token on the real API server: reads the Platform
+ * and its Components, changes spec.version, and nothing else.
+ */
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { ComponentKind } from "../../../src/apis/platform/component.ts";
+import { PlatformKind } from "../../../src/apis/platform/platform.ts";
+import { demoUserToken, removeDemoUserPolicy } from "../../../src/dev/demo-user.ts";
+import { userKubeConfig } from "../../../src/server/auth.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { createPlatform } from "./support.ts";
+
+const group = PlatformKind.group;
+const version = PlatformKind.version;
+
+beforeAll(() => installCrds([PlatformKind, ComponentKind]));
+
+let lastRefusal = "";
+
+/** The HTTP status of a request (200 when it succeeded); a refusal's body is kept in lastRefusal. */
+const statusOf = (request: Promise<unknown>) =>
+  request.then(
+    () => 200,
+    (error: { code?: number; body?: unknown }) => {
+      lastRefusal = String(error.body);
+      return error.code ?? -1;
+    },
+  );
+
+describe("the demo user", () => {
+  it("may change spec.version of the Platform, and no other field (refusals name it), and no Component", async () => {
+    const namespace = await testNamespace("demo");
+    const admin = adminConfig().makeApiClient(CustomObjectsApi);
+    await createPlatform(namespace, { version: "0.0.9" });
+    const token = await demoUserToken(adminConfig(), namespace);
+    onTestFinished(() => removeDemoUserPolicy(adminConfig(), namespace));
+    const user = userKubeConfig(adminConfig(), token).makeApiClient(CustomObjectsApi);
+    const patch = (spec: object, plural = "platforms", name = "slipway") =>
+      statusOf(
+        user.patchNamespacedCustomObject(
+          { group, version, namespace, plural, name, body: { spec } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        ),
+      );
+
+    expect(
+      await statusOf(
+        user.getNamespacedCustomObject({ group, version, namespace, plural: "platforms", name: "slipway" }),
+      ),
+    ).toBe(200);
+    // the policy takes effect once the API server has loaded it (until then the probe's change is taken)
+    let probe = 0;
+    await eventually(
+      "the policy in force",
+      () => patch({ host: `probe-${probe++}.example` }),
+      (code) => code === 403,
+      30_000,
+    );
+    expect(lastRefusal).toContain(
+      "spec.host may not be changed by the demo user: it may change only spec.version",
+    );
+    expect(
+      await patch({ allowImageOverrides: true, components: { web: { image: "example.org/evil:1" } } }),
+    ).toBe(403);
+    expect(lastRefusal).toContain("spec.allowImageOverrides may not be changed by the demo user");
+    expect(await patch({ stopped: true })).toBe(403);
+    expect(await patch({ logLevel: "DEBUG" })).toBe(403);
+    expect(await patch({ version: "0.1.0" })).toBe(200);
+    expect(await patch({ version: "0.1.0", stopped: true })).toBe(403);
+    expect(
+      await statusOf(
+        user.deleteNamespacedCustomObject({
+          group,
+          version,
+          namespace,
+          plural: "platforms",
+          name: "slipway",
+        }),
+      ),
+    ).toBe(403);
+    expect(
+      await statusOf(
+        user.createNamespacedCustomObject({
+          group,
+          version,
+          namespace,
+          plural: "components",
+          body: {
+            apiVersion: ComponentKind.apiVersion,
+            kind: "Component",
+            metadata: { name: "x" },
+            spec: {},
+          },
+        }),
+      ),
+    ).toBe(403);
+
+    const stored = (await admin.getNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: "platforms",
+      name: "slipway",
+    })) as {
+      spec: Record<string, unknown>;
+    };
+    expect(stored.spec).toMatchObject({ version: "0.1.0", stopped: false, allowImageOverrides: false });
+    expect(stored.spec.components).toEqual({});
+  });
+});

@@ -1,0 +1,17 @@
+/** Helpers of the platform integration tests. */
+import { CustomObjectsApi } from "@kubernetes/client-node";
+import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { adminConfig } from "../../support/cluster.ts";
+
+/** Creates the Platform `slipway` in `namespace` as admin. */
+export async function createPlatform(namespace: string, spec: object = {}): Promise<PlatformResource> {
+  return (await adminConfig()
+    .makeApiClient(CustomObjectsApi)
+    .createNamespacedCustomObject({
+      group: PlatformKind.group,
+      version: PlatformKind.version,
+      namespace,
+      plural: PlatformKind.plural,
+      body: { apiVersion: PlatformKind.apiVersion, kind: "Platform", metadata: { name: "slipway" }, spec },
+    })) as PlatformResource;
+}

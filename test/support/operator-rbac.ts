@@ -1,0 +1,87 @@
+/** The operator's ServiceAccount and generated RBAC applied to the test control plane, and a Manager running as it. */
+import {
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+  RbacAuthorizationV1Api,
+} from "@kubernetes/client-node";
+import pino from "pino";
+import { onTestFinished } from "vitest";
+import { toClientModel } from "../../src/apis/wire.ts";
+import { type BundleObject, bundleFor, defaultResources, operatorName } from "../../src/bundle/bundle.ts";
+import { Manager } from "../../src/kube/manager.ts";
+import type { ControllerSpec } from "../../src/kube/types.ts";
+import type { PolicyRule } from "../../src/operator/rbac.ts";
+import { adminConfig } from "./cluster.ts";
+import { serviceAccountConfig } from "./service-account.ts";
+
+export const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"];
+
+/** Bundle options for the given controllers (no CRDs: the tests install those). */
+export const bundleOptions = (controllers: ControllerSpec[]) => ({
+  kinds: [],
+  controllers,
+  image: "example.org/slipway:test",
+  imagePullPolicy: "IfNotPresent" as const,
+  replicas: 1,
+  logLevel: "info" as const,
+  resources: defaultResources,
+  version: "test",
+});
+
+/**
+ * Applies the ServiceAccount and RBAC of `bundle` (with `rules` in the Role if given), as admin; the
+ * cluster-scoped ones are deleted after the test.
+ */
+export async function applyRbac(bundle: BundleObject[], rules?: PolicyRule[]): Promise<void> {
+  const api = KubernetesObjectApi.makeApiClient(adminConfig());
+  for (const object of bundle.filter((o) => rbacKinds.includes(o.kind ?? ""))) {
+    const applied: BundleObject = object.kind === "Role" && rules ? { ...object, rules } : object;
+    await api.patch(
+      toClientModel<KubernetesObject>(applied),
+      undefined,
+      undefined,
+      "rbac-test",
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+  }
+  onTestFinished(async () => {
+    const rbac = adminConfig().makeApiClient(RbacAuthorizationV1Api);
+    for (const object of bundle.filter((o) => o.kind === "ClusterRole" || o.kind === "ClusterRoleBinding")) {
+      const name = object.metadata?.name ?? "";
+      await (object.kind === "ClusterRole"
+        ? rbac.deleteClusterRole({ name })
+        : rbac.deleteClusterRoleBinding({ name })
+      ).catch(() => {});
+    }
+  });
+}
+
+/**
+ * `controllers` in a Manager running in-process as the operator's ServiceAccount of `namespace`,
+ * with only the RBAC the bundle generates for them; stopped after the test.
+ */
+export async function operatorWithBundleRbac(
+  namespace: string,
+  controllers: ControllerSpec[],
+): Promise<Manager> {
+  await applyRbac(bundleFor(namespace, bundleOptions(controllers)));
+  const manager = new Manager({
+    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
+    namespace,
+    fieldManager: "slipway-operator",
+    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
+    shutdownDeadlineMs: 2_000,
+  });
+  for (const controller of controllers) manager.add(controller);
+  void manager.start().catch(() => {});
+  onTestFinished(() => manager.stop());
+  return manager;
+}
+
+/** How many of the Manager's API requests were refused (403). */
+export async function forbiddenRequests(manager: Manager): Promise<number> {
+  const values = (await manager.metrics.restRequests.get()).values;
+  return values.filter((v) => String(v.labels.code) === "403").reduce((sum, v) => sum + v.value, 0);
+}
