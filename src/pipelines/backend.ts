@@ -55,6 +55,7 @@ export interface ArtifactLocation {
 
 export interface RunCompletion {
   state: "Succeeded" | "Failed";
+  startedAt?: string;
   finishedAt?: string;
   artifacts: ArtifactLocation[];
 }
