@@ -3,13 +3,16 @@ import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
+import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
-export function allControllers(options: { builds?: BuildsConfig } = {}): ControllerSpec[] {
+export function allControllers(
+  options: { builds?: BuildsConfig; events?: EventsOptions } = {},
+): ControllerSpec[] {
   return [
     ...platformControllers(),
     imageBuildController({ config: options.builds }),
-    ...pipelineControllers({ backends }),
+    ...pipelineControllers({ backends, events: options.events }),
   ];
 }

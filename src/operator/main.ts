@@ -5,6 +5,7 @@ import { buildsConfigFromEnvironment } from "../builds/config.ts";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
@@ -60,7 +61,8 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
     shutdownDeadlineMs: options.shutdownDeadlineMs,
     log,
   });
-  for (const spec of options.controllers ?? allControllers({ builds: buildsConfigFromEnvironment() }))
+  for (const spec of options.controllers ??
+    allControllers({ builds: buildsConfigFromEnvironment(), events: eventsConfigFromEnvironment() }))
     manager.add(spec);
   const onSignal = (signal: NodeJS.Signals) => {
     log.info({ signal }, "stopping: no new work, finishing in-flight reconciles");
