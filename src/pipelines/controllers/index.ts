@@ -23,7 +23,7 @@ export function pipelineControllers(deps: {
     pipelineController(deps),
     experimentController(deps),
     runController({ ...deps, events }),
-    runScheduleController(deps),
+    runScheduleController({ ...deps, events }),
     runConfigurationController(),
   ];
 }

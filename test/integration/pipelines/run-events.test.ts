@@ -185,4 +185,89 @@ describe("run-completion events", () => {
     expect(data.short).not.toHaveProperty("runConfiguration");
     expect(late.received.filter((r) => r.status === 503)).toHaveLength(2);
   });
+
+  it("runs a schedule starts (Argo CronWorkflow's Workflows), Succeeded and Failed, each delivered once, none missed", async () => {
+    const ns = await testNamespace("ev");
+    const healthy = await sink();
+    await createProvider(api, ns, { eventSinks: [{ url: healthy.url }] });
+    await createPipeline(api, ns, "train");
+    await api.create(types.runConfiguration, {
+      apiVersion: group,
+      kind: "RunConfiguration",
+      metadata: { name: "hourly", namespace: ns },
+      spec: {
+        provider: "argo",
+        run: { pipeline: "train" },
+        triggers: { schedules: [{ cronExpression: "0 * * * *" }] },
+      },
+    });
+    const [schedule] = await eventually(
+      "the RunSchedule synchronized",
+      () => api.list<Any>(types.runSchedule, ns),
+      (l) => l.length === 1 && l[0].status?.state === "Succeeded",
+    );
+    const cron: Any = await api.get(types.cronWorkflow, ns, schedule.status.provider.id);
+    expect(cron.spec).toMatchObject({ successfulJobsHistoryLimit: 50, failedJobsHistoryLimit: 50 });
+    /** A Workflow as Argo's cron controller starts it, finished with `phase`. */
+    const scheduled = async (suffix: string, phase: "Succeeded" | "Failed") => {
+      const name = `${cron.metadata.name}-${suffix}`;
+      await api.create(types.workflow, {
+        apiVersion: "argoproj.io/v1alpha1",
+        kind: "Workflow",
+        metadata: {
+          name,
+          namespace: ns,
+          labels: {
+            ...cron.spec.workflowMetadata.labels,
+            "workflows.argoproj.io/cron-workflow": cron.metadata.name,
+          },
+          ownerReferences: [
+            {
+              apiVersion: "argoproj.io/v1alpha1",
+              kind: "CronWorkflow",
+              name: cron.metadata.name,
+              uid: cron.metadata.uid,
+              controller: true,
+            },
+          ],
+        },
+        spec: cron.spec.workflowSpec,
+      });
+      await finishWorkflow(api, ns, name, phase);
+      return name;
+    };
+    const first = [await scheduled("1000", "Succeeded"), await scheduled("2000", "Failed")];
+    await eventually(
+      "two scheduled completions delivered",
+      async () => acknowledged(healthy),
+      (l) => l.length === 2,
+    );
+    const later = await scheduled("3000", "Succeeded");
+    await eventually(
+      "the third delivered",
+      async () => acknowledged(healthy),
+      (l) => l.length === 3,
+    );
+    const data = acknowledged(healthy).map((r) => r.event.data as Any);
+    const pairs = (list: Any[]) => list.map((d) => `${d.runId} ${d.status}`).sort();
+    expect(pairs(data.slice(0, 2))).toEqual([`${first[0]} Succeeded`, `${first[1]} Failed`].sort());
+    expect(data[2]).toMatchObject({ runId: later, status: "Succeeded" });
+    for (const d of data) {
+      expect(d).toMatchObject({
+        provider: { namespace: ns, name: "argo" },
+        runSchedule: { namespace: ns, name: schedule.metadata.name },
+        runConfiguration: { namespace: ns, name: "hourly" },
+      });
+    }
+    const recorded: Any = await eventually(
+      "the RunSchedule's events delivered",
+      () => api.get(types.runSchedule, ns, schedule.metadata.name),
+      (s: Any) => s.status?.events?.length === 3 && s.status.events.every((e: Any) => e.sinks[0].delivered),
+    );
+    expect(new Set(recorded.status.events.map((e: Any) => e.id)).size).toBe(3);
+    const marked: Any = await api.get(types.workflow, ns, later);
+    expect(marked.metadata.annotations["pipelines.slipway.dev/completion-recorded"]).toBe("true");
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // more polls: nothing reported twice
+    expect(acknowledged(healthy)).toHaveLength(3);
+  });
 });
