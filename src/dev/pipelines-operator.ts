@@ -12,6 +12,7 @@ import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
+import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const crdType: ResourceType = {
@@ -109,13 +110,17 @@ export async function installArgoCrds(api: Api): Promise<void> {
 }
 
 /** The pipelines controllers in this process, as `slipway operator` runs them. */
-export async function startPipelinesOperator(config: KubeConfig, run?: RunOptions): Promise<Manager> {
+export async function startPipelinesOperator(
+  config: KubeConfig,
+  run?: RunOptions,
+  events?: EventsOptions,
+): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: config,
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  for (const controller of pipelineControllers({ backends, run })) manager.add(controller);
+  for (const controller of pipelineControllers({ backends, run, events })) manager.add(controller);
   await manager.start();
   return manager;
 }

@@ -95,6 +95,15 @@ export class KubeClient implements Client {
     }
   }
 
+  async list<T extends KubeObject>(
+    type: ResourceType,
+    options: { namespace?: string; labelSelector?: string },
+  ): Promise<T[]> {
+    const query = options.labelSelector ? { labelSelector: options.labelSelector } : {};
+    const path = resourcePath(type, { namespace: options.namespace });
+    return (await this.#rest.request<{ items: T[] }>("GET", path, { query })).items;
+  }
+
   async get<T extends KubeObject>(type: ResourceType, key: ObjectKey): Promise<T | undefined> {
     try {
       return await this.#rest.request<T>("GET", resourcePath(type, key));

@@ -71,6 +71,11 @@ export interface Client {
   createSubresource<T>(type: ResourceType, key: ObjectKey, subresource: string, body: unknown): Promise<T>;
   /** A live read, for the rare case the cache cannot serve (e.g. a kind not watched). */
   get<T extends KubeObject>(type: ResourceType, key: ObjectKey): Promise<T | undefined>;
+  /** A live list (a kind not watched), optionally by label selector. */
+  list<T extends KubeObject>(
+    type: ResourceType,
+    options: { namespace?: string; labelSelector?: string },
+  ): Promise<T[]>;
 }
 
 /** Kubernetes Events (events.k8s.io/v1) about an object; repeats are aggregated by the runtime. */

@@ -3,13 +3,16 @@ import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
+import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
 import { platformControllers } from "../platform/controllers.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
-export function allControllers(options: { builds?: BuildsConfig; devMode?: boolean } = {}): ControllerSpec[] {
+export function allControllers(
+  options: { builds?: BuildsConfig; devMode?: boolean; events?: EventsOptions } = {},
+): ControllerSpec[] {
   return [
     ...platformControllers(),
     imageBuildController({ config: options.builds, devMode: options.devMode ?? false }),
-    ...pipelineControllers({ backends }),
+    ...pipelineControllers({ backends, events: options.events }),
   ];
 }

@@ -5,6 +5,7 @@ import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/c
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
@@ -67,7 +68,11 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   });
   const controllers =
     options.controllers ??
-    allControllers({ builds: buildsConfigFromEnvironment(), devMode: devModeFromEnvironment() });
+    allControllers({
+      builds: buildsConfigFromEnvironment(),
+      devMode: devModeFromEnvironment(),
+      events: eventsConfigFromEnvironment(),
+    });
   for (const spec of controllers) manager.add(spec);
   const onSignal = (signal: NodeJS.Signals) => {
     log.info({ signal }, "stopping: no new work, finishing in-flight reconciles");

@@ -7,6 +7,7 @@ import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/com
 import type { Pipeline } from "../apis/pipelines/pipeline.ts";
 import type { Provider } from "../apis/pipelines/provider.ts";
 import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../kube/types.ts";
+import type { ScheduledRuns } from "./events/scheduled.ts";
 
 export interface ProviderConfig {
   key: Required<ObjectKey>;
@@ -70,6 +71,7 @@ export interface ArtifactLocation {
 
 export interface RunCompletion {
   state: "Succeeded" | "Failed";
+  startedAt?: string;
   finishedAt?: string;
   artifacts: ArtifactLocation[];
 }
@@ -118,6 +120,8 @@ export interface BackendPlugin {
   readinessPermissions: Permission[];
   /** What every call (readiness included) needs besides `writes`: e.g. reading a credential Secret. */
   callPermissions?: Permission[];
+  /** The runs its schedules start, held until their completion is recorded (src/pipelines/events/scheduled.ts). */
+  scheduledRuns?: { create(client: Client): ScheduledRuns; permissions: Permission[] };
 }
 
 /** Provider type (`spec.type`) → its backend. The accepted provider types are exactly its keys. */

@@ -1,11 +1,16 @@
 /**
  * A synchronized Run's life after submission, as pure functions of what was observed: when to poll
  * the backend for its completion, what a completion writes (completionState, markedCompletedAt,
- * artifacts, one Event with that write), and when a completed Run is deleted (its TTL).
+ * artifacts, its run-completion event for every sink, one Event with that write), and when a
+ * completed Run is deleted (its TTL, not before its events are delivered or given up on).
  */
 import type { Run } from "../apis/pipelines/run.ts";
 import { rfc3339 } from "../kube/conditions.ts";
+import { staleCopyRetryMs } from "../kube/status-writer.ts";
 import type { RunCompletion } from "./backend.ts";
+import { allSettled, newDeliveryRecord } from "./events/delivery.ts";
+import { completionEventId, runCompletionType } from "./events/event.ts";
+import { resolveSinks, type Sink } from "./events/sinks.ts";
 import type { Follow, FollowAt, Settled } from "./sync/kind.ts";
 import type { SharedStatus } from "./sync/status.ts";
 
@@ -14,6 +19,8 @@ export interface RunTiming {
   defaultTtlSeconds: number;
   /** How often a running Run's completion is polled. */
   pollMs: number;
+  /** The operator's event sinks (every completion's event goes to them, the Provider's and the Run's). */
+  operatorSinks?: readonly Sink[];
 }
 
 /** When a completed Run is due for deletion, and how long until then. */
@@ -29,12 +36,16 @@ export function expiry(
   return remaining <= 0 ? { expired: true } : { expired: false, inMs: remaining };
 }
 
-type Completion = Pick<NonNullable<Run["status"]>, "completionState" | "markedCompletedAt" | "artifacts">;
+type Completion = Pick<
+  NonNullable<Run["status"]>,
+  "completionState" | "markedCompletedAt" | "artifacts" | "events"
+>;
 
 const recordedCompletion = (run: Run): Completion => ({
   completionState: run.status?.completionState,
   markedCompletedAt: run.status?.markedCompletedAt,
   artifacts: run.status?.artifacts,
+  events: run.status?.events,
 });
 
 export function followRun(run: Run, status: SharedStatus, at: FollowAt, timing: RunTiming): Follow {
@@ -52,7 +63,13 @@ export function followRun(run: Run, status: SharedStatus, at: FollowAt, timing: 
       artifacts: run.spec.artifacts ?? [],
       pipelineRootStorage: at.provider?.spec.pipelineRootStorage,
     },
-    next: (completion) => completed(run, completion, at.now, timing),
+    next: (completion) =>
+      completed(run, completion, at.now, {
+        ...timing,
+        sinks: [
+          ...resolveSinks(timing.operatorSinks, at.provider?.spec.eventSinks, run.spec.eventSinks).keys(),
+        ],
+      }),
   };
 }
 
@@ -61,7 +78,7 @@ export function completed(
   run: Run,
   completion: RunCompletion | undefined,
   now: number,
-  timing: RunTiming,
+  timing: RunTiming & { sinks?: readonly string[] },
 ): Settled {
   if (!completion) return settledRun(run, recordedCompletion(run), now, timing);
   const succeeded = completion.state === "Succeeded";
@@ -71,12 +88,15 @@ export function completed(
       completionState: completion.state,
       markedCompletedAt: rfc3339(new Date(now)),
       artifacts: completion.artifacts,
+      events: completionEvents(run, completion, timing.sinks ?? [], now),
     },
     now,
     timing,
   );
   return {
     ...settled,
+    // the events are delivered by the next reconcile, once the cache holds this write
+    ...(settled.status?.events ? { requeueAfterMs: staleCopyRetryMs } : {}),
     event: {
       type: succeeded ? "Normal" : "Warning",
       reason: `Run${completion.state}`,
@@ -85,14 +105,35 @@ export function completed(
   };
 }
 
+/** The completion's event, to be delivered to every sink (none: nothing to record). */
+function completionEvents(run: Run, completion: RunCompletion, sinks: readonly string[], now: number) {
+  const runId = run.status?.provider?.id ?? "";
+  if (!sinks.length) return undefined;
+  const record = newDeliveryRecord(
+    {
+      id: completionEventId(run.metadata.uid ?? `${run.metadata.namespace}/${run.metadata.name}`, runId),
+      type: runCompletionType,
+      runId,
+      state: completion.state,
+      ...(completion.startedAt ? { startedAt: completion.startedAt } : {}),
+      finishedAt: completion.finishedAt ?? new Date(now).toISOString(),
+      artifacts: completion.artifacts,
+    },
+    sinks,
+    now,
+  );
+  return [record];
+}
+
 function settledRun(run: Run, completion: Completion, now: number, timing: RunTiming): Settled {
   const status = Object.fromEntries(Object.entries(completion).filter(([, v]) => v !== undefined));
   if (!completion.completionState) return { type: "settled", status, requeueAfterMs: timing.pollMs };
   const due = expiry({ ...run, status: { ...run.status, ...completion } }, timing.defaultTtlSeconds, now);
+  // an undelivered event would be lost with the Run: it stays until delivery settles (then requeued)
   return {
     type: "settled",
     status,
-    expired: due.expired,
+    expired: due.expired && allSettled(completion.events),
     ...(due.inMs === undefined ? {} : { requeueAfterMs: due.inMs }),
   };
 }

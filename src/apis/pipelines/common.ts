@@ -94,6 +94,9 @@ export const OutputArtifact = Type.Object(
   { additionalProperties: false },
 );
 
+/** Where a run's output artifact ended up. */
+export const ArtifactLocation = Type.Object({ name: Type.String(), location: Type.String() });
+
 /** A cron schedule: 5 or 6 fields, or a descriptor such as `@hourly` (the controller checks it again with croner). */
 export const cronPattern =
   "^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|([0-9A-Za-z*?/,#-]+\\s+){4,5}[0-9A-Za-z*?/,#-]+)$";

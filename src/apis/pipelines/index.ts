@@ -6,6 +6,7 @@ import { RunConfigurationKind } from "./run-configuration.ts";
 import { RunScheduleKind } from "./run-schedule.ts";
 
 export * from "./common.ts";
+export * from "./events.ts";
 export * from "./experiment.ts";
 export * from "./pipeline.ts";
 export * from "./provider.ts";

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
 import { dnsLabelPattern, group, NamedValues, StringEnum, version } from "./common.ts";
+import { EventSinks } from "./events.ts";
 
 export const providerTypes = ["argo", "kfp", "vertex"] as const;
 
@@ -43,6 +44,7 @@ export const ProviderKind = defineKind({
           description: "Namespaces whose resources may use this Provider (`*`: all); empty: only its own.",
         }),
       ),
+      eventSinks: Type.Optional(EventSinks),
     },
     { additionalProperties: false },
   ),

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { group, ProviderReference, Schedule, StringEnum, version } from "./common.ts";
-import { ArtifactLocation, runFields } from "./run.ts";
+import { ArtifactLocation, group, ProviderReference, Schedule, StringEnum, version } from "./common.ts";
+import { runFields } from "./run.ts";
 
 export const RunConfigurationKind = defineKind({
   group,

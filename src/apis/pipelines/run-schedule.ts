@@ -8,6 +8,7 @@ import {
   synchronizedStatus,
   version,
 } from "./common.ts";
+import { EventDeliveries } from "./events.ts";
 import { runFields } from "./run.ts";
 
 export const RunScheduleKind = defineKind({
@@ -41,7 +42,7 @@ export const RunScheduleKind = defineKind({
     },
     { additionalProperties: false },
   ),
-  status: Type.Object(synchronizedStatus),
+  status: Type.Object({ ...synchronizedStatus, events: Type.Optional(EventDeliveries) }),
   printerColumns: [
     { name: "Pipeline", type: "string", jsonPath: ".spec.pipeline" },
     { name: "Schedule", type: "string", jsonPath: ".spec.schedule.cronExpression" },

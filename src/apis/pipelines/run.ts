@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { defineKind, type Resource } from "../kind.ts";
 import {
+  ArtifactLocation,
   group,
   OutputArtifact,
   Parameters,
@@ -11,6 +12,7 @@ import {
   synchronizedStatus,
   version,
 } from "./common.ts";
+import { EventDeliveries, EventSinks } from "./events.ts";
 
 /** What a run executes; shared by Run, RunSchedule and RunConfiguration.spec.run. */
 export const runFields = {
@@ -26,8 +28,6 @@ export const runFields = {
     }),
   ),
 };
-
-export const ArtifactLocation = Type.Object({ name: Type.String(), location: Type.String() });
 
 export const RunKind = defineKind({
   group,
@@ -48,6 +48,7 @@ export const RunKind = defineKind({
           description: "Delete the Run this long after it completes (operator default if unset).",
         }),
       ),
+      eventSinks: Type.Optional(EventSinks),
     },
     {
       additionalProperties: false,
@@ -61,6 +62,7 @@ export const RunKind = defineKind({
     completionState: Type.Optional(StringEnum(["Succeeded", "Failed"] as const)),
     markedCompletedAt: Type.Optional(Type.String({ format: "date-time" })),
     artifacts: Type.Optional(Type.Array(ArtifactLocation)),
+    events: Type.Optional(EventDeliveries),
   }),
   printerColumns: [
     { name: "Pipeline", type: "string", jsonPath: ".spec.pipeline" },

@@ -18,6 +18,7 @@ import type {
 import { types } from "../types.ts";
 import { type ArgoWorkflowStatus, runCompletion } from "./completion.ts";
 import { argoName } from "./names.ts";
+import { argoScheduledRuns } from "./scheduled-runs.ts";
 import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
 
 /** Argo's cron takes 5 fields or a descriptor; a 6-field (seconds) expression is refused with this message. */
@@ -129,4 +130,8 @@ export const argoBackend: BackendPlugin = {
     runSchedule: [types.cronWorkflow],
   },
   readinessPermissions: [{ type: types.crd, verbs: ["get"] }],
+  scheduledRuns: {
+    create: argoScheduledRuns,
+    permissions: [{ type: types.workflow, verbs: ["list", "patch"] }],
+  },
 };

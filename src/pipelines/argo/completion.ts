@@ -10,6 +10,7 @@ interface ArgoArtifact {
 
 export interface ArgoWorkflowStatus {
   phase?: string;
+  startedAt?: string;
   finishedAt?: string;
   nodes?: Record<string, { displayName?: string; outputs?: { artifacts?: ArgoArtifact[] } }>;
 }
@@ -50,6 +51,7 @@ export function runCompletion(
   });
   return {
     state: phase === "Succeeded" ? "Succeeded" : "Failed",
+    ...(status?.startedAt ? { startedAt: status.startedAt } : {}),
     ...(status?.finishedAt ? { finishedAt: status.finishedAt } : {}),
     artifacts,
   };

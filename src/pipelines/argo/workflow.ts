@@ -6,6 +6,7 @@ import type { PipelineDefinition, ProviderConfig, RunDefinition, RunScheduleDefi
 import { mergeNamed, type Named, stepEnvironment } from "../step-env.ts";
 import { canonical } from "../version.ts";
 import { ownerMetadata } from "./names.ts";
+import { scheduledHistoryLimit } from "./scheduled-runs.ts";
 
 /** Where every workflow pod finds the Provider's spec (an Argo raw input artifact: no ConfigMap). */
 export const providerFilePath = "/slipway/provider.json";
@@ -127,6 +128,9 @@ export function cronWorkflow(
       timezone: "UTC",
       suspend: !scheduleActive(schedule.schedule, now),
       workflowMetadata: { labels: metadata.labels, annotations: metadata.annotations },
+      // finished Workflows stay long enough for their completion to be recorded (src/pipelines/events/scheduled.ts)
+      successfulJobsHistoryLimit: scheduledHistoryLimit,
+      failedJobsHistoryLimit: scheduledHistoryLimit,
       workflowSpec: workflowSpec(schedule.pipeline, provider, schedule),
     },
   };

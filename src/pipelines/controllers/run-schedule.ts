@@ -2,6 +2,10 @@ import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import type { ControllerSpec } from "../../kube/types.ts";
 import type { BackendRegistry, RunScheduleDefinition } from "../backend.ts";
 import { ready } from "../blockers.ts";
+import { EventDispatcher } from "../events/dispatcher.ts";
+import { eventDeliveryStep, withEventDelivery } from "../events/reconcile.ts";
+import { runScheduleEvents } from "../events/sources.ts";
+import { scheduledRunsStep } from "../events/track-scheduled.ts";
 import { pipelineVersion, resolveRunDefinition } from "../resolve.ts";
 import type { SyncedKind } from "../sync/kind.ts";
 import { syncReconciler } from "../sync/reconciler.ts";
@@ -10,6 +14,7 @@ import { versionOf } from "../version.ts";
 import { checkCron } from "./cron.ts";
 import { pipelineWatch, providerWatch } from "./indexes.ts";
 import { syncedPermissions } from "./permissions.ts";
+import type { RunOptions } from "./run.ts";
 
 export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
   type: types.runSchedule,
@@ -35,15 +40,29 @@ export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
   objects: (backend) => backend.runSchedules,
 };
 
-export function runScheduleController(deps: { backends: BackendRegistry }): ControllerSpec {
+/** Also tracks the runs its schedule starts (their completion events); `events`: the operator's dispatcher. */
+export function runScheduleController(deps: {
+  backends: BackendRegistry;
+  run?: RunOptions;
+  events?: EventDispatcher;
+}): ControllerSpec {
   const provider = providerWatch(types.runSchedule);
   const pipeline = pipelineWatch(types.runSchedule);
+  const events = deps.events ?? new EventDispatcher();
+  const source = runScheduleEvents(events.operatorSinks);
+  const sync = syncReconciler(runScheduleKind, deps.backends);
+  const track = scheduledRunsStep(deps.backends, source, (deps.run?.completionPollSeconds ?? 60) * 1000);
+
   return {
     name: "runschedule",
     for: types.runSchedule,
     watches: [provider.watch, pipeline.watch],
     indexes: [provider.index, pipeline.index],
-    reconcile: syncReconciler(runScheduleKind, deps.backends),
-    permissions: syncedPermissions(types.runSchedule, deps.backends, runScheduleKind.role),
+    // delivery, then tracking, then sync: a step that wrote status lets the next wait for the cache
+    reconcile: withEventDelivery(eventDeliveryStep(source, events), withEventDelivery(track, sync)),
+    permissions: [
+      ...syncedPermissions(types.runSchedule, deps.backends, runScheduleKind.role),
+      ...Object.values(deps.backends).flatMap((plugin) => plugin.scheduledRuns?.permissions ?? []),
+    ],
   };
 }

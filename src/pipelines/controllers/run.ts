@@ -1,6 +1,10 @@
 import type { Run } from "../../apis/pipelines/run.ts";
 import type { ControllerSpec } from "../../kube/types.ts";
 import type { BackendRegistry, RunDefinition } from "../backend.ts";
+import { EventDispatcher } from "../events/dispatcher.ts";
+import { eventDeliveryStep, withEventDelivery } from "../events/reconcile.ts";
+import type { Sink } from "../events/sinks.ts";
+import { runEvents } from "../events/sources.ts";
 import { resolveRunDefinition } from "../resolve.ts";
 import { followRun, type RunTiming } from "../run-completion.ts";
 import type { SyncedKind } from "../sync/kind.ts";
@@ -17,10 +21,14 @@ export interface RunOptions {
   completionPollSeconds?: number;
 }
 
-export function runKind(options: RunOptions = {}): SyncedKind<Run, RunDefinition> {
+export function runKind(
+  options: RunOptions = {},
+  operatorSinks: readonly Sink[] = [],
+): SyncedKind<Run, RunDefinition> {
   const timing: RunTiming = {
     defaultTtlSeconds: options.defaultTtlSeconds ?? 86_400,
     pollMs: (options.completionPollSeconds ?? 60) * 1000,
+    operatorSinks,
   };
   return {
     type: types.run,
@@ -32,20 +40,28 @@ export function runKind(options: RunOptions = {}): SyncedKind<Run, RunDefinition
   };
 }
 
-export function runController(deps: { backends: BackendRegistry; run?: RunOptions }): ControllerSpec {
+/** `events`: the operator's one dispatcher (shared with the RunSchedule controller); its metrics are served here. */
+export function runController(deps: {
+  backends: BackendRegistry;
+  run?: RunOptions;
+  events?: EventDispatcher;
+}): ControllerSpec {
   const provider = providerWatch(types.run);
   const pipeline = pipelineWatch(types.run);
+  const events = deps.events ?? new EventDispatcher();
+  const sync = syncReconciler(runKind(deps.run, events.operatorSinks), deps.backends);
   return {
     name: "run",
     for: types.run,
     // no Workflow informer: the operator must start where Argo is not installed (completion is polled)
     watches: [provider.watch, pipeline.watch],
     indexes: [provider.index, pipeline.index],
-    reconcile: syncReconciler(runKind(deps.run), deps.backends),
+    reconcile: withEventDelivery(eventDeliveryStep(runEvents(events.operatorSinks), events), sync),
     permissions: [
       ...syncedPermissions(types.run, deps.backends, "run"),
       { type: types.run, verbs: ["delete"] },
     ],
     concurrency: 8,
+    metrics: events.metrics.registry,
   };
 }

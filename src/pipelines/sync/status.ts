@@ -1,5 +1,6 @@
 /** Recorded sync state ↔ the status fields every pipeline resource shares. */
 import { type Condition, rfc3339, setCondition } from "../../kube/conditions.ts";
+import type { DeliveryRecord } from "../events/event.ts";
 import type { Recorded } from "./state-machine.ts";
 
 export interface SharedStatus {
@@ -10,6 +11,8 @@ export interface SharedStatus {
   retryAt?: string;
   observedGeneration?: number;
   conditions?: Condition[];
+  /** Completion events and their delivery (src/pipelines/events/): carried over by every write. */
+  events?: DeliveryRecord[];
 }
 
 export function recordedOf(status: SharedStatus | undefined): Recorded {
@@ -73,5 +76,6 @@ export function statusOf(
     retryAt: recorded.retryAt === undefined ? undefined : rfc3339(new Date(recorded.retryAt)),
     observedGeneration: generation,
     conditions,
+    events: previous?.events,
   });
 }

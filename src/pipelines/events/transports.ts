@@ -1,0 +1,109 @@
+/**
+ * Sending one CloudEvent to one sink (I/O): HTTP binary mode (`ce-*` headers, JSON body) or a NATS
+ * publish with the same headers, confirmed by a flush (the server has it). What went wrong is said
+ * without the sink's address, so no credential of it reaches status, logs or Events.
+ */
+import type { CloudEvent } from "cloudevents";
+import { HTTP } from "cloudevents";
+import type { AttemptOutcome } from "./delivery.ts";
+import type { Sink } from "./sinks.ts";
+
+export type Send = (sink: Sink, event: CloudEvent<unknown>, timeoutMs: number) => Promise<AttemptOutcome>;
+
+/** 4xx but 408 (timeout) and 429 (too many requests): the sink refuses this event; sending it again will not help. */
+const refused = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+function failure(error: unknown, timeoutMs: number): AttemptOutcome {
+  const name = (error as Error)?.name;
+  if (name === "TimeoutError" || name === "AbortError")
+    return { ok: false, error: `no answer within ${timeoutMs} ms` };
+  const cause = (error as { cause?: { code?: string } })?.cause?.code;
+  return { ok: false, error: cause ? `connection failed (${cause})` : "connection failed" };
+}
+
+export async function sendHttp(
+  url: string,
+  event: CloudEvent<unknown>,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
+  const message = HTTP.binary(event);
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: message.headers as Record<string, string>,
+      body: message.body as string,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel();
+    if (response.ok) return { ok: true };
+    const error = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    return { ok: false, error, ...(refused(response.status) ? { permanent: true } : {}) };
+  } catch (error) {
+    return failure(error, timeoutMs);
+  }
+}
+
+/** A sender that keeps one NATS connection per server (opened on first use) and closes them on `close`. */
+export function transports(): { send: Send; close(): Promise<void> } {
+  const nats = natsPublisher();
+  return {
+    send: (sink, event, timeoutMs) => {
+      if (sink.nats) return nats.publish(sink.nats.server, sink.nats.subject, event, timeoutMs);
+      return sendHttp(sink.url ?? "", event, timeoutMs);
+    },
+    close: () => nats.close(),
+  };
+}
+
+type NatsConnection = Awaited<ReturnType<typeof import("@nats-io/transport-node").connect>>;
+
+function natsPublisher() {
+  const connections = new Map<string, Promise<NatsConnection>>();
+  const connection = async (server: string, timeoutMs: number) => {
+    const known = connections.get(server);
+    if (known) {
+      const open = await known.catch(() => undefined);
+      if (open && !open.isClosed()) return open;
+    }
+    const { connect } = await import("@nats-io/transport-node");
+    const made = connect({ servers: server.replace(/^nats:\/\//, ""), timeout: timeoutMs, reconnect: true });
+    connections.set(server, made);
+    made.catch(() => connections.delete(server));
+    return made;
+  };
+  return {
+    async publish(
+      server: string,
+      subject: string,
+      event: CloudEvent<unknown>,
+      timeoutMs: number,
+    ): Promise<AttemptOutcome> {
+      try {
+        const { headers: natsHeaders } = await import("@nats-io/transport-node");
+        const nc = await connection(server, timeoutMs);
+        const message = HTTP.binary(event);
+        const headers = natsHeaders();
+        for (const [name, value] of Object.entries(message.headers))
+          if (typeof value === "string") headers.set(name, value);
+        nc.publish(subject, String(message.body), { headers });
+        await withTimeout(nc.flush(), timeoutMs);
+        return { ok: true };
+      } catch (error) {
+        return failure(error, timeoutMs);
+      }
+    },
+    async close() {
+      const all = [...connections.values()];
+      connections.clear();
+      await Promise.all(all.map(async (made) => (await made.catch(() => undefined))?.close()));
+    },
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error("timeout"), { name: "TimeoutError" })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

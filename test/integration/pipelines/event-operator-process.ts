@@ -1,0 +1,18 @@
+/**
+ * The pipelines operator as a process of its own, so a test can SIGKILL it: `node this.ts KUBECONFIG`
+ * with the operator's events configuration in $SLIPWAY_EVENTS_CONFIG (as `slipway operator` reads it)
+ * and completions polled every second. Prints `ready` once its controllers run.
+ */
+import { KubeConfig } from "@kubernetes/client-node";
+import { startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
+import { eventsConfigFromEnvironment } from "../../../src/pipelines/events/config.ts";
+
+const config = new KubeConfig();
+config.loadFromFile(process.argv[2] ?? "");
+const operator = await startPipelinesOperator(
+  config,
+  { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
+  eventsConfigFromEnvironment(),
+);
+process.stdout.write("ready\n");
+process.once("SIGTERM", () => void operator.stop().then(() => process.exit(0)));

@@ -1,0 +1,81 @@
+/** Provider, Pipeline and Run set-up for the event tests and bench, and a Workflow finished as Argo would. */
+import type { Api } from "../../../src/dev/pipelines-operator.ts";
+import { types } from "../../../src/pipelines/types.ts";
+import { eventually } from "../../support/cluster.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
+type Any = any;
+
+export const group = "pipelines.slipway.dev/v1alpha1";
+
+export async function createProvider(api: Api, namespace: string, spec: Record<string, unknown> = {}) {
+  await api.create(types.provider, {
+    apiVersion: group,
+    kind: "Provider",
+    metadata: { name: "argo", namespace },
+    spec: { type: "argo", ...spec },
+  });
+  return eventually(
+    "Provider argo Ready",
+    () => api.get<Any>(types.provider, namespace, "argo"),
+    (p) => p?.status?.conditions?.some((c: Any) => c.type === "Ready" && c.status === "True"),
+  );
+}
+
+export async function createPipeline(api: Api, namespace: string, name: string) {
+  await api.create(types.pipeline, {
+    apiVersion: group,
+    kind: "Pipeline",
+    metadata: { name, namespace },
+    spec: { provider: "argo", image: "registry.example/ml/pipeline:1", steps: [{ name: "train" }] },
+  });
+  return eventually(
+    `Pipeline ${name} Succeeded`,
+    () => api.get<Any>(types.pipeline, namespace, name),
+    (p) => p?.status?.state === "Succeeded",
+  );
+}
+
+export async function createRun(api: Api, namespace: string, name: string, spec: Record<string, unknown>) {
+  await api.create(types.run, {
+    apiVersion: group,
+    kind: "Run",
+    metadata: { name, namespace },
+    spec: { provider: "argo", pipeline: "train", ...spec },
+  });
+}
+
+export function synchronizedRun(api: Api, namespace: string, name: string): Promise<Any> {
+  return eventually(
+    `Run ${name} synchronized`,
+    () => api.get<Any>(types.run, namespace, name),
+    (r) => r?.status?.state === "Succeeded",
+  );
+}
+
+/** Writes a Workflow's final status as Argo's workflow-controller does; `outputs`: step → its output artifacts. */
+export async function finishWorkflow(
+  api: Api,
+  namespace: string,
+  name: string,
+  phase: "Succeeded" | "Failed",
+  outputs: Record<string, unknown[]> = {},
+) {
+  const nodes = Object.fromEntries(
+    Object.entries(outputs).map(([step, artifacts]) => [
+      `${name}-${step}-1234567890`,
+      {
+        id: `${name}-${step}-1234567890`,
+        name: `${name}.${step}`,
+        displayName: step,
+        type: "Pod",
+        templateName: `step-${step}`,
+        phase: "Succeeded",
+        outputs: { artifacts },
+      },
+    ]),
+  );
+  await api.mergePatch(types.workflow, namespace, name, {
+    status: { phase, startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:01:00Z", nodes },
+  });
+}
