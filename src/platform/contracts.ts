@@ -296,8 +296,9 @@ function mlflowEnv(context: RenderContext): EnvVar[] {
     secretEnv("DATABASE_USER", database, credentialKeys.database.username),
     secretEnv("DATABASE_PASSWORD", database, credentialKeys.database.password),
     {
+      // the driver named: SQLAlchemy 2.1's default for postgresql:// is psycopg 3, the image has psycopg2
       name: "MLFLOW_BACKEND_STORE_URI",
-      value: `postgresql://$(DATABASE_USER):$(DATABASE_PASSWORD)@${postgres}/slipway`,
+      value: `postgresql+psycopg2://$(DATABASE_USER):$(DATABASE_PASSWORD)@${postgres}/slipway`,
     },
     { name: "MLFLOW_S3_ENDPOINT_URL", value: objectStoreUrl(context) },
     ...objectStoreClientEnv(context),
