@@ -6,7 +6,7 @@ import { parseImageReference } from "../../../src/builds/naming.ts";
 import { type Combination, renderSample, sampleBuild } from "../../support/builds/samples.ts";
 
 const withCredentials: Combination = { registry: "docker", storage: "s3", credentials: true };
-const reference = "registry.example.com/ml/fraud-scorer:v1";
+const reference = "registry.example.com/ml/ml/fraud-scorer:v1";
 const storage = ["--root=/var/lib/buildah/storage", "--runroot=/var/lib/buildah/run", "--storage-driver=vfs"];
 
 const render = (combination = withCredentials, build = sampleBuild()) =>
@@ -152,9 +152,8 @@ describe("the buildah Job", () => {
   });
 
   it("in a build namespace reads secret build arguments from the copy next to the Job", () => {
-    const job = renderSample(withCredentials, sampleBuild(), "buildah");
-    const name = job.metadata?.name ?? "";
     const elsewhere = renderWith({ registry: { url: "registry.example.com/ml" } }, "ml-builds");
+    const name = elsewhere.metadata?.name ?? "";
     expect(containers(elsewhere).build?.env).toContainEqual({
       name: "PIP_TOKEN",
       valueFrom: { secretKeyRef: { name: `${name}-args`, key: "PIP_TOKEN" } },

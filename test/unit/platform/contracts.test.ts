@@ -183,7 +183,14 @@ describe("component contracts", () => {
 
 describe("the platform's builds override", () => {
   it("merges over the operator's builds configuration: the platform's registry and store, with their Secrets", () => {
-    const base = parseBuildsConfig({ registry: { url: "elsewhere.example.com" } });
+    // the tenancy rules refuse a per-namespace registry unless the operator's configuration grants it
+    const base = parseBuildsConfig({
+      registry: { url: "elsewhere.example.com" },
+      tenancy: {
+        allowedHosts: ["lab-object-store.team.svc:9000"],
+        namespaces: { team: { registryOverride: true } },
+      },
+    });
     const platform = {
       apiVersion: "platform.slipway.dev/v1alpha1",
       kind: "Platform",
