@@ -10,7 +10,6 @@ import type { RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { buildResources, timeoutSeconds } from "./build-job.ts";
 import { jobNameFor, jobNamespace } from "./build-namespace.ts";
-import type { BuildsConfig } from "./config.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
 import { dockerfileRefusal, imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";

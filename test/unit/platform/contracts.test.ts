@@ -82,7 +82,9 @@ describe("component contracts", () => {
     ]);
     const names = spec("mlflow").env.map((e) => e.name);
     const uri = env("mlflow").MLFLOW_BACKEND_STORE_URI?.value;
-    expect(uri).toBe("postgresql+psycopg2://$(DATABASE_USER):$(DATABASE_PASSWORD)@lab-postgres.team.svc:5432/slipway");
+    expect(uri).toBe(
+      "postgresql+psycopg2://$(DATABASE_USER):$(DATABASE_PASSWORD)@lab-postgres.team.svc:5432/slipway",
+    );
     // $(VAR) expands only variables defined before it
     expect(names.indexOf("DATABASE_PASSWORD")).toBeLessThan(names.indexOf("MLFLOW_BACKEND_STORE_URI"));
     expect(env("mlflow").DATABASE_PASSWORD).toMatchObject(secretRef(secrets.database, "password"));
