@@ -13,7 +13,7 @@ import type {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
-import { findRelease } from "../../../src/platform/catalog.ts";
+import { findRelease, ownVersion } from "../../../src/platform/catalog.ts";
 import { eventually } from "../../support/cluster.ts";
 import {
   cli,
@@ -220,10 +220,10 @@ describe.sequential("platform lifecycle through the CLI", () => {
 
     const versions = await cli(namespace, "version", "-o", "json");
     expect(JSON.parse(versions.stdout)).toEqual({
-      cli: "0.1.0",
+      cli: ownVersion,
       operator: null, // outside the cluster (install --dev)
       platform: "0.1.0",
-      catalog: ["0.0.9", "0.1.0"],
+      catalog: ["0.0.9", "0.1.0", "0.2.0"],
     });
 
     const downgrade = await cli(namespace, "update", "--version", "0.0.9");
