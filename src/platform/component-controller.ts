@@ -31,7 +31,7 @@ import {
   renderWorkload,
   workloadDrifted,
 } from "./component-objects.ts";
-import { childAccess, foreignChildrenMessage, notFromPlatform } from "./component-ownership.ts";
+import { childAccess, foreignChildrenMessage, keptClaim, notFromPlatform } from "./component-ownership.ts";
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
 import { types } from "./resource-types.ts";
@@ -152,8 +152,12 @@ function renderedChildren(component: ComponentResource): [ResourceType, KubeObje
 /** Why the Component may not be applied: objects of its children's names that belong to something else. */
 function foreignChildren(cache: Pick<Cache, "get">, component: ComponentResource): string | undefined {
   const foreign = renderedChildren(component)
-    .map(([type, object]) => cache.get(type, keyOf(object)))
-    .filter((live): live is KubeObject => live !== undefined && childAccess(component, live) === "foreign");
+    .filter(([type, object]) => {
+      const live = cache.get(type, keyOf(object));
+      if (!live || childAccess(component, live) !== "foreign") return false;
+      return !(type === types.pvc && keptClaim(live));
+    })
+    .map(([type, object]) => cache.get(type, keyOf(object)) as KubeObject);
   return foreign.length > 0 ? foreignChildrenMessage(foreign) : undefined;
 }
 
