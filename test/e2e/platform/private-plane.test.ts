@@ -22,6 +22,7 @@ import type { PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { operatorName } from "../../../src/bundle/bundle.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { privateControlPlane } from "../../../src/dev/cluster.ts";
+import { ownVersion } from "../../../src/platform/catalog.ts";
 import { defaultClassAnnotation } from "../../../src/platform/ingress-readiness.ts";
 import { eventually } from "../../support/cluster.ts";
 import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
@@ -205,9 +206,9 @@ describe.sequential("a platform on its own control plane", () => {
     const running = await cli("status", "--wait", "Running", "--timeout", "3m");
     expect(running.code, running.stderr).toBe(0);
 
-    const update = await cli("update", "--version", "0.1.0", "--timeout", "3m");
+    const update = await cli("update", "--version", ownVersion, "--timeout", "3m");
     expect(update.code, update.stderr).toBe(0);
-    expect(update.stdout).toContain("applied the 0.1.0 release bundle; waiting for the operator");
+    expect(update.stdout).toContain(`applied the ${ownVersion} release bundle; waiting for the operator`);
     const platform = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
       group: "platform.slipway.dev",
       version: "v1alpha1",
@@ -215,7 +216,7 @@ describe.sequential("a platform on its own control plane", () => {
       plural: "platforms",
       name: "slipway",
     })) as PlatformResource;
-    expect(platform.status).toMatchObject({ phase: "Running", version: "0.1.0" });
+    expect(platform.status).toMatchObject({ phase: "Running", version: ownVersion });
     expect(operator.output()).not.toMatch(/forbidden|\b403\b/i);
   });
 
