@@ -25,18 +25,6 @@ buildah_python_packages() {
   done | sort
 }
 
-# copy_with_libs DIR FILE...: the files at their paths under DIR, with every shared library they link
-buildah_copy_with_libs() {
-  local dir=$1 file lib
-  shift
-  for file in "$@"; do
-    mkdir -p "$dir$(dirname "$file")" && cp -a "$file" "$dir$file"
-    for lib in $(ldd "$file" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
-      [ -e "$dir$lib" ] || { mkdir -p "$dir$(dirname "$lib")" && cp -L "$lib" "$dir$lib"; }
-    done
-  done
-}
-
 buildah_image() {
   local python_packages hash archive dir python
   python_packages=$(buildah_python_packages)
@@ -49,7 +37,7 @@ buildah_image() {
   if [ ! -f "$archive" ]; then
     log "buildah: building ${ref[buildah]}"
     dir=$(staging buildah)
-    buildah_copy_with_libs "$dir" /usr/bin/buildah /usr/bin/newuidmap /usr/bin/newgidmap "$python"
+    copy_elf "$dir" /usr/bin/buildah /usr/bin/newuidmap /usr/bin/newgidmap "$python"
     # file capabilities instead of Debian's setuid root, as buildah's own image has them: the pod then
     # needs no capability beyond SETUID and SETGID (setuid root would also need DAC_OVERRIDE for uid_map)
     chmod 0755 "$dir/usr/bin/newuidmap" "$dir/usr/bin/newgidmap"
@@ -63,16 +51,16 @@ buildah_image() {
     cp -L /etc/ssl/certs/ca-certificates.crt "$dir/etc/ssl/certs/"
     # OpenSSL's configuration and provider modules: awscrt's TLS (s2n) loads providers at start
     cp /etc/ssl/openssl.cnf "$dir/etc/ssl/"
-    buildah_copy_with_libs "$dir" /usr/lib/x86_64-linux-gnu/ossl-modules/*.so
+    copy_elf "$dir" /usr/lib/x86_64-linux-gnu/ossl-modules/*.so
     chmod 1777 "$dir/tmp" "$dir/var/tmp"
     # the Python standard library (no tests, no GUI) and its extension modules' libraries
     (cd / && tar -cf - --exclude='*/test' --exclude='*/tests' --exclude='*/idlelib' --exclude='*/tkinter' \
       --exclude='*/ensurepip' --exclude='__pycache__' "usr/lib/$(basename "$python")") | tar -xf - -C "$dir"
-    buildah_copy_with_libs "$dir" /usr/lib/"$(basename "$python")"/lib-dynload/*.so
+    copy_elf "$dir" /usr/lib/"$(basename "$python")"/lib-dynload/*.so
     # shellcheck disable=SC2086
     dpkg -L $python_packages | grep -E '^/usr/(lib/python3/dist-packages|bin)/' | grep -v __pycache__ |
       while read -r file; do [ ! -f "$file" ] || echo "${file#/}"; done | (cd / && tar -cf - -T -) | tar -xf - -C "$dir"
-    buildah_copy_with_libs "$dir" $(find "$dir/usr/lib/python3/dist-packages" -name '*.so' | sed "s|^$dir||")
+    copy_elf "$dir" $(find "$dir/usr/lib/python3/dist-packages" -name '*.so' | sed "s|^$dir||")
     printf 'root:x:0:0:root:/root:/sbin/nologin\nbuild:x:1000:1000:build:/home/build:/sbin/nologin\n' >"$dir/etc/passwd"
     printf 'root:x:0:\nbuild:x:1000:\n' >"$dir/etc/group"
     printf 'build:100000:65536\n' | tee "$dir/etc/subuid" >"$dir/etc/subgid"
