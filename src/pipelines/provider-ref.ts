@@ -10,13 +10,26 @@ function currentReady(provider: Provider) {
   return current ? ready : undefined;
 }
 
-/** The Provider a `name` or `namespace/name` reference names, from a resource in `namespace`. */
-export function providerKey(reference: string, namespace: string): Required<ObjectKey> {
+/** The object a `name` or `namespace/name` reference names, from a resource in `namespace`. */
+export function namespacedKey(reference: string, namespace: string): Required<ObjectKey> {
   const slash = reference.indexOf("/");
   return slash < 0
     ? { namespace, name: reference }
     : { namespace: reference.slice(0, slash), name: reference.slice(slash + 1) };
 }
+
+/** The Provider a `name` or `namespace/name` reference names, from a resource in `namespace`. */
+export const providerKey = namespacedKey;
+
+/** Whether resources in `namespace` may use `provider` (and see its runs): its own namespace or its allowedNamespaces. */
+export function providerAllows(provider: Provider, namespace: string): boolean {
+  const allowed = provider.spec.allowedNamespaces ?? [];
+  return provider.metadata.namespace === namespace || allowed.includes(namespace) || allowed.includes("*");
+}
+
+/** How a Provider's allowedNamespaces reads in a message. */
+export const allowedText = (provider: Provider) =>
+  `its spec.allowedNamespaces: ${provider.spec.allowedNamespaces?.length ? provider.spec.allowedNamespaces.join(", ") : "none"}`;
 
 export function keyText(key: Required<ObjectKey>): string {
   return `${key.namespace}/${key.name}`;
@@ -32,12 +45,10 @@ export function providerProblem(
   const key = keyText(providerKey(reference, namespace));
   if (!provider)
     return { reason: "ProviderNotFound", message: `spec.provider: Provider ${key} does not exist` };
-  const providerNamespace = provider.metadata.namespace ?? "";
-  const allowed = provider.spec.allowedNamespaces ?? [];
-  if (providerNamespace !== namespace && !allowed.includes(namespace) && !allowed.includes("*")) {
+  if (!providerAllows(provider, namespace)) {
     return {
       reason: "ProviderNotAllowed",
-      message: `spec.provider: Provider ${key} does not allow namespace ${namespace} (its spec.allowedNamespaces: ${allowed.length ? allowed.join(", ") : "none"})`,
+      message: `spec.provider: Provider ${key} does not allow namespace ${namespace} (${allowedText(provider)})`,
     };
   }
   if (!Object.hasOwn(backends, provider.spec.type)) {

@@ -33,7 +33,7 @@ export const RunConfigurationKind = defineKind({
                 maxItems: 32,
                 "x-kubernetes-list-type": "set",
                 description:
-                  "RunConfigurations (same namespace) whose succeeded runs trigger a run of this one.",
+                  "RunConfigurations whose succeeded runs trigger a run of this one: `name` (this namespace) or `namespace/name` (another namespace, whose Provider's allowedNamespaces must allow this one).",
               }),
             ),
           },

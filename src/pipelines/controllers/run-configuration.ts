@@ -1,15 +1,24 @@
 import type { Pipeline } from "../../apis/pipelines/pipeline.ts";
+import type { Provider } from "../../apis/pipelines/provider.ts";
 import type { Run } from "../../apis/pipelines/run.ts";
 import type { RunConfiguration } from "../../apis/pipelines/run-configuration.ts";
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
-import { type ConditionInput, setCondition } from "../../kube/conditions.ts";
+import { type ConditionInput, removeCondition, setCondition } from "../../kube/conditions.ts";
 import { ownerReference } from "../../kube/owners.ts";
 import { type StatusEvent, StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../../kube/types.ts";
+import { keyText } from "../provider-ref.ts";
 import { parsePipelineReference } from "../resolve.ts";
 import { planRunConfiguration, type RunConfigurationPlan } from "../run-configuration-plan.ts";
+import {
+  type TriggerLookup,
+  type TriggerSources,
+  triggerSources,
+  triggerSourceText,
+  triggersConditionType,
+} from "../trigger-sources.ts";
 import { types } from "../types.ts";
-import { pipelineWatch } from "./indexes.ts";
+import { byProvider, pipelineWatch, providerWatch } from "./indexes.ts";
 
 const byTrigger = "triggered-by";
 const configurationLabel = "pipelines.slipway.dev/run-configuration";
@@ -44,23 +53,22 @@ function schedulesCondition(schedules: RunSchedule[], wanted: number): Condition
 type RunConfigurationStatus = NonNullable<RunConfiguration["status"]>;
 type Writer = StatusWriter<RunConfigurationStatus>;
 
+/** Where the cache finds a trigger's source RunConfiguration and the Provider it runs on. */
+const cacheLookup = (cache: Cache): TriggerLookup => ({
+  configuration: (key) => cache.get<RunConfiguration>(types.runConfiguration, key),
+  provider: (key) => cache.get<Provider>(types.provider, key),
+});
+
 /** What the plan's RunConfiguration observes in the cache. */
-function observed(cache: Cache, configuration: RunConfiguration, owned: OwnedBy) {
+function observed(cache: Cache, configuration: RunConfiguration, owned: OwnedBy, sources: TriggerSources) {
   const namespace = configuration.metadata.namespace ?? "";
   const pipeline = cache.get<Pipeline>(types.pipeline, {
     namespace,
     name: parsePipelineReference(configuration.spec.run.pipeline).name,
   });
-  const sourceRuns = Object.fromEntries(
-    (configuration.spec.triggers?.runConfigurations ?? []).map((name) => [
-      name,
-      cache.get<RunConfiguration>(types.runConfiguration, { namespace, name })?.status?.latestRuns?.succeeded
-        ?.id,
-    ]),
-  );
   return {
     pipelineVersion: pipeline?.status?.state === "Succeeded" ? pipeline.status.version : undefined,
-    sourceRuns,
+    sourceRuns: sources.sourceRuns,
     runs: owned.runs,
     schedules: owned.schedules.map((s) => s.metadata?.name ?? ""),
   };
@@ -76,16 +84,21 @@ export function runConfigurationStatus(
   configuration: RunConfiguration,
   plan: RunConfigurationPlan,
   schedules: RunSchedule[],
+  triggers?: ConditionInput,
 ): { status: RunConfigurationStatus; event?: StatusEvent } {
   const generation = configuration.metadata.generation;
   const condition = schedulesCondition(
     schedules.filter((s) => !plan.deleteSchedules.includes(s.metadata?.name ?? "")),
     plan.schedules.length,
   );
+  const previous = configuration.status?.conditions;
+  const kept = triggers
+    ? setCondition(previous, triggers, generation)
+    : removeCondition(previous, triggersConditionType);
   const status = {
     provider: { name: configuration.spec.provider },
     observedGeneration: generation,
-    conditions: setCondition(configuration.status?.conditions, condition, generation),
+    conditions: setCondition(kept, condition, generation),
     ...(Object.keys(plan.triggers).length ? { triggers: plan.triggers } : {}),
     ...(plan.latestRuns.succeeded ? { latestRuns: plan.latestRuns } : {}),
   };
@@ -104,7 +117,8 @@ async function reconcileRunConfiguration(writer: Writer, key: ObjectKey, context
     runs: cache.byIndex<Run>(types.run, "controller", uid),
     schedules: cache.byIndex<RunSchedule>(types.runSchedule, "controller", uid),
   };
-  const plan = planRunConfiguration(configuration, observed(cache, configuration, owned));
+  const sources = triggerSources(configuration, cacheLookup(cache));
+  const plan = planRunConfiguration(configuration, observed(cache, configuration, owned, sources));
 
   const ownerReferences = [ownerReference(configuration)];
   const labels = { [configurationLabel]: configuration.metadata.name ?? "" };
@@ -120,19 +134,19 @@ async function reconcileRunConfiguration(writer: Writer, key: ObjectKey, context
   // the Run's name is derived from what triggered it: applying it again from a stale copy is harmless
   if (plan.run) await client.apply(child("Run", plan.run.name, plan.run.spec));
 
-  const { status, event } = runConfigurationStatus(configuration, plan, owned.schedules);
+  const { status, event } = runConfigurationStatus(configuration, plan, owned.schedules, sources.condition);
   const written = await writer.write(context, configuration, status, event);
   return written.requeueAfterMs ? { requeueAfterMs: written.requeueAfterMs } : undefined;
 }
 
 function triggerValues(object: KubeObject): string[] {
   const configuration = object as RunConfiguration;
-  return (configuration.spec?.triggers?.runConfigurations ?? []).map(
-    (name) => `${configuration.metadata.namespace}/${name}`,
+  return (configuration.spec?.triggers?.runConfigurations ?? []).map((entry) =>
+    triggerSourceText(entry, configuration.metadata.namespace ?? ""),
   );
 }
 
-/** A RunConfiguration's change (its latest succeeded run) reaches those it triggers. */
+/** A RunConfiguration's change (its latest succeeded run) reaches those it triggers, in any namespace. */
 function triggeredBy(object: KubeObject, cache: Cache): ObjectKey[] {
   const value = `${object.metadata?.namespace}/${object.metadata?.name}`;
   return cache.byIndex(types.runConfiguration, byTrigger, value).map((c) => ({
@@ -141,15 +155,32 @@ function triggeredBy(object: KubeObject, cache: Cache): ObjectKey[] {
   }));
 }
 
+/** A Provider's change (its allowedNamespaces) reaches those triggered by the RunConfigurations it runs. */
+function triggeredThrough(provider: KubeObject, cache: Cache): ObjectKey[] {
+  const key = { namespace: provider.metadata?.namespace ?? "", name: provider.metadata?.name ?? "" };
+  return cache
+    .byIndex(types.runConfiguration, byProvider, keyText(key))
+    .flatMap((source) => triggeredBy(source, cache));
+}
+
 export function runConfigurationController(): ControllerSpec {
   const writer: Writer = new StatusWriter();
   const pipeline = pipelineWatch(types.runConfiguration);
+  const provider = providerWatch(types.runConfiguration);
   return {
     name: "runconfiguration",
     for: types.runConfiguration,
     owns: [types.run, types.runSchedule],
-    watches: [pipeline.watch, { type: types.runConfiguration, map: triggeredBy }],
-    indexes: [pipeline.index, { type: types.runConfiguration, name: byTrigger, values: triggerValues }],
+    watches: [
+      pipeline.watch,
+      { type: types.runConfiguration, map: triggeredBy },
+      { type: types.provider, map: triggeredThrough },
+    ],
+    indexes: [
+      pipeline.index,
+      provider.index,
+      { type: types.runConfiguration, name: byTrigger, values: triggerValues },
+    ],
     reconcile: (key, context) => reconcileRunConfiguration(writer, key, context),
     permissions: [
       { type: types.runConfiguration, verbs: ["patch", "update"], subresource: "status" },
