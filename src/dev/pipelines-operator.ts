@@ -12,7 +12,7 @@ import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
-import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
+import type { EventDispatcher, EventsOptions } from "../pipelines/events/dispatcher.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const crdType: ResourceType = {
@@ -113,7 +113,7 @@ export async function installArgoCrds(api: Api): Promise<void> {
 export async function startPipelinesOperator(
   config: KubeConfig,
   run?: RunOptions,
-  events?: EventsOptions,
+  events?: EventsOptions | EventDispatcher,
 ): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: config,
