@@ -79,3 +79,17 @@ export async function finishWorkflow(
     status: { phase, startedAt: "2026-01-01T00:00:00Z", finishedAt: "2026-01-01T00:01:00Z", nodes },
   });
 }
+
+/** The model artifact an event test's run outputs (finishWorkflow's `outputs`). */
+export const modelOutput = { train: [{ name: "model", s3: { bucket: "models", key: "m1.tgz" } }] };
+
+/** The event data of Run `name` (backend id `runId`) of Provider argo, finished Succeeded with modelOutput. */
+export const succeededRunData = (namespace: string, name: string, runId: string) => ({
+  provider: { namespace, name: "argo" },
+  run: { namespace, name },
+  runId,
+  status: "Succeeded",
+  startedAt: "2026-01-01T00:00:00Z",
+  finishedAt: "2026-01-01T00:01:00Z",
+  artifacts: [{ name: "model", location: "s3://models/m1.tgz" }],
+});

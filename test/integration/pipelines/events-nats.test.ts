@@ -22,6 +22,8 @@ import {
   createProvider,
   createRun,
   finishWorkflow,
+  modelOutput,
+  succeededRunData,
   synchronizedRun,
 } from "./event-support.ts";
 import {
@@ -121,9 +123,7 @@ it.skipIf(!binary)(
     await subscriber.flush();
     await createRun(api, ns, "first", { artifacts: [{ name: "model", path: "train:model" }] });
     const first = await synchronizedRun(api, ns, "first");
-    await finishWorkflow(api, ns, first.status.provider.id, "Succeeded", {
-      train: [{ name: "model", s3: { bucket: "models", key: "m1.tgz" } }],
-    });
+    await finishWorkflow(api, ns, first.status.provider.id, "Succeeded", modelOutput);
     const message = await firstMessage(subscription);
     subscription.unsubscribe();
     const received = natsEvent(message.headers, message.string());
@@ -139,15 +139,7 @@ it.skipIf(!binary)(
       id: delivered.status.events[0].id,
       datacontenttype: "application/json",
     });
-    expect(received.data).toEqual({
-      provider: { namespace: ns, name: "argo" },
-      run: { namespace: ns, name: "first" },
-      runId: first.status.provider.id,
-      status: "Succeeded",
-      startedAt: "2026-01-01T00:00:00Z",
-      finishedAt: "2026-01-01T00:01:00Z",
-      artifacts: [{ name: "model", location: "s3://models/m1.tgz" }],
-    });
+    expect(received.data).toEqual(succeededRunData(ns, "first", first.status.provider.id));
 
     await server.stop();
     await createRun(api, ns, "second", {});

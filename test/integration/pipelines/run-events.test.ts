@@ -17,6 +17,8 @@ import {
   createRun,
   finishWorkflow,
   group,
+  modelOutput,
+  succeededRunData,
   synchronizedRun,
 } from "./event-support.ts";
 
@@ -76,9 +78,7 @@ describe("run-completion events", () => {
       eventSinks: [{ url: runSink.url }],
     });
     const ok = await synchronizedRun(api, ns, "ok");
-    await finishWorkflow(api, ns, ok.status.provider.id, "Succeeded", {
-      train: [{ name: "model", s3: { bucket: "models", key: "m1.tgz" } }],
-    });
+    await finishWorkflow(api, ns, ok.status.provider.id, "Succeeded", modelOutput);
     const done: Any = await eventually(
       "Run ok: every sink settled",
       () => api.get(types.run, ns, "ok"),
@@ -109,15 +109,7 @@ describe("run-completion events", () => {
       type: "dev.slipway.pipelines.run-completion",
       id: record.id,
     });
-    expect(event?.event.data).toEqual({
-      provider: { namespace: ns, name: "argo" },
-      run: { namespace: ns, name: "ok" },
-      runId: ok.status.provider.id,
-      status: "Succeeded",
-      startedAt: "2026-01-01T00:00:00Z",
-      finishedAt: "2026-01-01T00:01:00Z",
-      artifacts: [{ name: "model", location: "s3://models/m1.tgz" }],
-    });
+    expect(event?.event.data).toEqual(succeededRunData(ns, "ok", ok.status.provider.id));
     expect(flaky.received.map((r) => [r.event.id, r.status])).toEqual([
       [record.id, 503],
       [record.id, 503],
