@@ -1,5 +1,6 @@
 /** Each component rendered per its image's contract (src/platform/contracts.ts), and what it is handed. */
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { applyOverride, overrideKey } from "../../../src/builds/override.ts";
@@ -129,6 +130,23 @@ describe("component contracts", () => {
     expect(configMap?.data?.mainContainer).toContain("value: http://lab-mlflow.team.svc:5000");
     const latest = findRelease("0.2.0");
     if (latest) expect(executorImage(latest)).toBe("quay.io/argoproj/argoexec:v4.0.5");
+  });
+
+  it("workflow-engine: workflows' pods are placed where the engine is (Argo's workflowDefaults), only when it is placed", () => {
+    expect(spec("workflow-engine").configMap?.data.workflowDefaults).toBeUndefined();
+    const placement = {
+      nodeSelector: { pool: "ml" },
+      tolerations: [{ key: "pool", operator: "Equal" as const, value: "ml", effect: "NoSchedule" as const }],
+    };
+    const placed = renderComponents("lab", "team", { components: { "workflow-engine": placement } }, release);
+    const engine = placed.find((c) => c.name === "workflow-engine")?.spec;
+    expect(parseYaml(engine?.configMap?.data.workflowDefaults ?? "")).toEqual({ spec: placement });
+    expect(engine?.nodeSelector).toEqual(placement.nodeSelector);
+    // another component's placement is not the workflows'
+    const other = renderComponents("lab", "team", { components: { mlflow: placement } }, release);
+    expect(
+      other.find((c) => c.name === "workflow-engine")?.spec.configMap?.data.workflowDefaults,
+    ).toBeUndefined();
   });
 
   it("api-server binds every interface and serves its own Platform; web serves the UI alone", () => {
