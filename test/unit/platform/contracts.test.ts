@@ -176,6 +176,20 @@ describe("component contracts", () => {
     }
   });
 
+  it("liveness starts only after a startup probe passed (10 minutes for a slow start), each probe waiting 5 s", () => {
+    for (const component of components) {
+      const container = pod(component.name)?.containers[0];
+      const { startupProbe, livenessProbe, readinessProbe } = container ?? {};
+      expect(startupProbe?.httpGet ?? startupProbe?.tcpSocket, component.name).toEqual(
+        livenessProbe?.httpGet ?? livenessProbe?.tcpSocket,
+      );
+      expect((startupProbe?.periodSeconds ?? 0) * (startupProbe?.failureThreshold ?? 0)).toBe(600);
+      expect(livenessProbe?.initialDelaySeconds).toBeUndefined();
+      for (const probe of [startupProbe, livenessProbe, readinessProbe])
+        expect(probe?.timeoutSeconds).toBe(5);
+    }
+  });
+
   it("no credential is a literal: every password, secret or key variable comes from a Secret", () => {
     for (const component of components) {
       for (const variable of component.spec.env) {
