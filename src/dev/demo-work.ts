@@ -44,14 +44,19 @@ function customObjects(config: KubeConfig, group: string, plural: string) {
   const api = config.makeApiClient(CustomObjectsApi);
   const version = "v1alpha1";
   return {
+    // a demo run again finds what the first one made (and waits for its outcome again)
     create: (kind: string, name: string, spec: unknown) =>
-      api.createNamespacedCustomObject({
-        group,
-        version,
-        namespace: devNamespace,
-        plural,
-        body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec },
-      }),
+      api
+        .createNamespacedCustomObject({
+          group,
+          version,
+          namespace: devNamespace,
+          plural,
+          body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec },
+        })
+        .catch((error: { code?: number }) => {
+          if (error.code !== 409) throw error;
+        }),
     read: (name: string): Promise<Any> =>
       api.getNamespacedCustomObject({ group, version, namespace: devNamespace, plural, name }),
   };
