@@ -49,7 +49,7 @@ def svc(name): return "slipway-" + name + "." + ns + ".svc"
 def http(method, url, body=None, headers={}):
     request = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response: return response.status, response.read().decode(errors="replace")
+        with urllib.request.urlopen(request, timeout=120) as response: return response.status, response.read().decode(errors="replace")
     except urllib.error.HTTPError as error: return error.code, error.read().decode(errors="replace")
 def login(password):
     try:
@@ -77,7 +77,7 @@ out["authenticatedPushStart"] = status
 blob = b"{}"
 digest = "sha256:" + hashlib.sha256(blob).hexdigest()
 request = urllib.request.Request(registry + "/v2/e2e/blobs/uploads/", method="POST", headers={"Authorization": basic})
-with urllib.request.urlopen(request, timeout=30) as response: location = response.headers["Location"]
+with urllib.request.urlopen(request, timeout=120) as response: location = response.headers["Location"]
 location = (location if location.startswith("http") else registry + location) + ("&" if "?" in location else "?") + "digest=" + digest
 out["authenticatedPush"] = http("PUT", location, blob, {"Authorization": basic, "Content-Type": "application/octet-stream"})[0]
 api = "http://" + svc("api-server") + ":8080/api/v1/platform"
@@ -157,7 +157,7 @@ async function runChecks(namespace: string, token: string): Promise<Record<strin
     "the checks pod finished",
     () => core().readNamespacedPod({ namespace, name: "checks" }),
     (pod) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed",
-    240_000,
+    600_000,
   );
   const { stdout } = await kubectl("logs", "-n", namespace, "checks");
   const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
