@@ -4,8 +4,11 @@ import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { releases } from "../platform/catalog.ts";
 import { up } from "./cluster.ts";
 import { demoUserToken } from "./demo-user.ts";
+import { buildDemoImage, keepDevBuildsWiring, mlflowAddress, runDemoPipeline } from "./demo-work.ts";
 import { packageRoot } from "./paths.ts";
-import { devNamespace, startPlatformServices } from "./platform-services.ts";
+import { devNamespace, type PlatformServices, startPlatformServices } from "./platform-services.ts";
+import { newestRelease } from "./real-node/images.ts";
+import { realNodeInstallFlags } from "./real-node/platform-flags.ts";
 
 /** The release the demo installs (the catalog's oldest, so there is one to update to) and the newest. */
 export function demoReleases(): { install: string; updateTo: string } {
@@ -15,25 +18,93 @@ export function demoReleases(): { install: string; updateTo: string } {
   return { install: oldest.version, updateTo: newest.version };
 }
 
-/** What the demo prints at the end: the UI, the token, and how to update from the CLI and the UI. */
-export function demoClosing(uiAddress: string, token: string, kubeconfig: string): string[] {
+/** What the demo did on the real node: the release running there, MLflow's address, the image built, the run. */
+export interface RealDemo {
+  release: string;
+  mlflow?: string;
+  image: string;
+  run: string;
+}
+
+/** What the demo prints at the end: the UI, the token, and how to update from the CLI and the UI (kwok only). */
+export function demoClosing(uiAddress: string, token: string, kubeconfig: string, real?: RealDemo): string[] {
   const { install, updateTo } = demoReleases();
   const update = new URL("update", uiAddress).toString();
+  const next = real
+    ? [
+        `release ${real.release} runs on the real node (the newest: the node holds only its images)`,
+        `MLflow: ${real.mlflow ?? "(no running pod)"}   (pods: the platform's mlflow Service, MLFLOW_TRACKING_URI in every step)`,
+        `image built with buildah: ${real.image}`,
+        `pipeline run demo-1: ${real.run}`,
+      ]
+    : [
+        install === updateTo
+          ? `release ${install} is the only one the catalog knows: nothing to update to`
+          : `release ${install} is installed; update it to ${updateTo} from the CLI:\n  bin/slipway update --version ${updateTo}\nor from the UI's Update page: ${update}`,
+      ];
   return [
     `\nUI: ${uiAddress}   (sign in with this token, valid for a day:)\n${token}`,
     `export KUBECONFIG=${kubeconfig}\nbin/slipway status`,
-    install === updateTo
-      ? `release ${install} is the only one the catalog knows: nothing to update to`
-      : `release ${install} is installed; update it to ${updateTo} from the CLI:\n  bin/slipway update --version ${updateTo}\nor from the UI's Update page: ${update}`,
+    ...next,
     "then: bin/slipway dev down",
   ];
 }
 
+/** `slipway install --dev` of `release` into the dev namespace, its output shown; throws unless it exits 0. */
+async function install(kubeconfig: string, release: string, extra: string[]): Promise<void> {
+  const args = [
+    "install",
+    "--dev",
+    "--version",
+    release,
+    ...extra,
+    "--kubeconfig",
+    kubeconfig,
+    "-n",
+    devNamespace,
+  ];
+  const code = await new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(packageRoot, "src/cli/main.ts"), ...args], {
+      stdio: "inherit",
+    });
+    child.once("error", reject);
+    child.once("exit", (exitCode) => resolve(exitCode ?? 1));
+  });
+  if (code !== 0) throw new Error(`slipway install exited with ${code}`);
+}
+
+/** On the real node: the newest release placed there, then an image built and a pipeline run. */
+async function realDemo(
+  config: KubeConfig,
+  kubeconfig: string,
+  services: PlatformServices,
+  print: (line: string) => void,
+): Promise<RealDemo> {
+  const release = newestRelease().version;
+  print(
+    `operator and server running; installing release ${release} on the real node into namespace ${devNamespace}`,
+  );
+  await keepDevBuildsWiring(config);
+  await install(kubeconfig, release, realNodeInstallFlags());
+  print("building an image (ImageBuild demo-model, buildah)");
+  const image = await buildDemoImage(config, services.builds);
+  print(`running a pipeline (Pipeline demo, Run demo-1) on the platform's Provider ${devNamespace}`);
+  const run = await runDemoPipeline(config, devNamespace, release);
+  const artifact = run?.artifacts?.[0]?.location;
+  return {
+    release,
+    mlflow: await mlflowAddress(config, devNamespace),
+    image,
+    run: `${run?.completionState}${artifact ? `, its model at ${artifact}` : ""}`,
+  };
+}
+
 /**
  * The README's demo: brings up the local control plane and shows it working (the pinned version,
- * Ready fake nodes), starts the operator (serving every namespace) and server, installs the
- * catalog's oldest release until it is Running, prints the UI's address and how to update. Leaves
- * it all running to explore.
+ * Ready nodes), starts the operator (serving every namespace) and server. With the real node: installs
+ * the newest release there until Running for real, builds an image and runs a pipeline, and prints
+ * the UI's and MLflow's addresses. Without it (kwok only): installs the catalog's oldest release
+ * until Running and prints how to update. Leaves it all running to explore.
  */
 export async function demo(dir: string, print: (line: string) => void): Promise<void> {
   const started = Date.now();
@@ -48,28 +119,14 @@ export async function demo(dir: string, print: (line: string) => void): Promise<
     print(`node ${node.metadata?.name} ${ready ? "Ready" : "NotReady"}`);
   }
   const services = await startPlatformServices(dir, state.kubeconfig, print);
-  const release = demoReleases().install;
-  print(`operator and server running; installing release ${release} into namespace ${devNamespace}`);
-  const code = await new Promise<number>((resolve, reject) => {
-    const install = spawn(
-      process.execPath,
-      [
-        join(packageRoot, "src/cli/main.ts"),
-        "install",
-        "--dev",
-        "--version",
-        release,
-        "--kubeconfig",
-        state.kubeconfig,
-        "-n",
-        devNamespace,
-      ],
-      { stdio: "inherit" },
-    );
-    install.once("error", reject);
-    install.once("exit", (exitCode) => resolve(exitCode ?? 1));
-  });
-  if (code !== 0) throw new Error(`slipway install exited with ${code}`);
+  let real: RealDemo | undefined;
+  if (state.realNode) real = await realDemo(config, state.kubeconfig, services, print);
+  else {
+    const release = demoReleases().install;
+    print(`no real node (${state.realNodeSkipped ?? "not wanted"}): the platform runs on kwok's fake nodes`);
+    print(`operator and server running; installing release ${release} into namespace ${devNamespace}`);
+    await install(state.kubeconfig, release, []);
+  }
   const token = await demoUserToken(config, devNamespace);
-  for (const line of demoClosing(services.uiAddress, token, state.kubeconfig)) print(line);
+  for (const line of demoClosing(services.uiAddress, token, state.kubeconfig, real)) print(line);
 }

@@ -55,21 +55,26 @@ export function selectorLabels(component: ComponentResource): Record<string, str
   };
 }
 
-/** Readiness and liveness on the first port: HTTP GET on the paths the catalog names, else a TCP connect. */
-function probes(spec: ComponentResource["spec"]): Pick<V1Container, "readinessProbe" | "livenessProbe"> {
+/**
+ * Readiness, startup and liveness on the first port: HTTP GET on the paths the catalog names, else a
+ * TCP connect. Liveness begins only once the startup probe passed (up to 10 minutes: initdb,
+ * migrations, a loaded machine), so a slow start is never killed into a restart loop; after that a
+ * service silent for 30 s is restarted. Each probe waits 5 s for an answer (the 1 s default restarted
+ * a busy single-worker mlflow on the real node).
+ */
+function probes(
+  spec: ComponentResource["spec"],
+): Pick<V1Container, "readinessProbe" | "startupProbe" | "livenessProbe"> {
   const port = spec.ports[0];
   if (!port) return {};
-  const probe = (path: string | undefined): V1Probe =>
-    path ? { httpGet: { path, port: port.port } } : { tcpSocket: { port: port.port } };
+  const probe = (path: string | undefined): V1Probe => ({
+    ...(path ? { httpGet: { path, port: port.port } } : { tcpSocket: { port: port.port } }),
+    timeoutSeconds: 5,
+  });
   return {
     readinessProbe: { ...probe(spec.readinessPath), periodSeconds: 5 },
-    // a service that stops answering for 30 s is restarted; the first minute is its own (migrations, initdb)
-    livenessProbe: {
-      ...probe(spec.livenessPath),
-      initialDelaySeconds: 60,
-      periodSeconds: 10,
-      failureThreshold: 3,
-    },
+    startupProbe: { ...probe(spec.livenessPath), periodSeconds: 5, failureThreshold: 120 },
+    livenessProbe: { ...probe(spec.livenessPath), periodSeconds: 10, failureThreshold: 3 },
   };
 }
 

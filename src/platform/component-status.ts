@@ -6,6 +6,7 @@ import type { V1Deployment, V1Pod, V1StatefulSet } from "@kubernetes/client-node
 import type { ComponentPhase } from "../apis/platform/component.ts";
 import { gateMessage } from "./component-gate.ts";
 import { annotations } from "./component-objects.ts";
+import { lastWordsExcerpt } from "./last-words.ts";
 
 export interface WorkloadView {
   /** The Component generation the workload was rendered from (annotation). */
@@ -87,23 +88,10 @@ const failingWaitReasons = new Set([
   "RunContainerError",
 ]);
 
-/**
- * What a crashed container last said (its termination message: with FallbackToLogsOnError the end
- * of its log), as "; last exit code N: …": its last three lines, at most 300 characters, with the
- * password of any URL in it masked (a connection URI in an error must not reach the status).
- */
+/** What a crashed container last said, as "; last exit code N: <excerpt>" (last-words.ts). */
 export function lastWords(terminated: { exitCode?: number; message?: string } | undefined): string {
-  const lines = (terminated?.message ?? "")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean);
-  if (lines.length === 0) return "";
-  let text = lines
-    .slice(-3)
-    .join(" | ")
-    .replace(/(\/\/[^\s/:@]*:)[^\s/@]*@/g, "$1***@");
-  if (text.length > 300) text = `…${text.slice(-299)}`;
-  return `; last exit code ${terminated?.exitCode ?? "?"}: ${text}`;
+  const text = lastWordsExcerpt(terminated?.message);
+  return text ? `; last exit code ${terminated?.exitCode ?? "?"}: ${text}` : "";
 }
 
 /** The first pod problem that retrying will not fix on its own, as "pod NAME: REASON: message". */
@@ -114,7 +102,7 @@ export function podFailure(pods: readonly V1Pod[]): string | undefined {
     if (pod.status?.phase === "Failed") {
       const terminated = pod.status.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated;
       const reason = terminated?.reason ?? pod.status.reason ?? "Failed";
-      const detail = terminated?.message ?? pod.status.message;
+      const detail = terminated?.message ? lastWordsExcerpt(terminated.message) : pod.status.message;
       return `pod ${name}: ${reason}${terminated?.exitCode !== undefined ? ` (exit code ${terminated.exitCode})` : ""}${detail ? `: ${detail}` : ""}`;
     }
     for (const container of pod.status?.containerStatuses ?? []) {

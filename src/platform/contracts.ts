@@ -18,6 +18,13 @@ export interface RenderContext {
   platform: string;
   namespace: string;
   release: Release;
+  /** The component's own placement (the Platform's override of it), where its pods go. */
+  placement?: Placement;
+}
+
+export interface Placement {
+  nodeSelector?: Record<string, string>;
+  tolerations?: Record<string, unknown>[];
 }
 
 export interface EnvVar {
@@ -228,6 +235,7 @@ export const catalog: readonly CatalogComponent[] = [
         accessKey: credentialKeys.objectStore.accessKey,
         secretKey: credentialKeys.objectStore.secretKey,
         trackingUri: httpEndpoint("mlflow", 5000)(context),
+        ...(context.placement ? { placement: context.placement } : {}),
       }),
     }),
     dependsOn: ["object-store"],

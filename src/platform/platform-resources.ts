@@ -13,6 +13,7 @@ import { ownerReference } from "../kube/owners.ts";
 import type { Client, KubeObject } from "../kube/types.ts";
 import { platformBuildsOverride } from "./builds-wiring.ts";
 import { labels } from "./component-objects.ts";
+import { platformBucket } from "./contracts.ts";
 import {
   type CredentialName,
   type CredentialTools,
@@ -31,7 +32,11 @@ export const defaultCredentialTools: CredentialTools = {
   bcrypt: (password) => bcrypt.hashSync(password, 10),
 };
 
-/** The pipelines Provider of `platform`'s workflow engine: the platform's name, in its namespace. */
+/**
+ * The pipelines Provider of `platform`'s workflow engine: the platform's name, in its namespace. Its
+ * pipelineRootStorage is the platform's bucket: Argo's default artifact repository records an
+ * output's key alone (the bucket is the repository's), so a Run's artifact location is that bucket + key.
+ */
 export function platformProvider(platform: PlatformResource): KubeObject & { spec: Record<string, unknown> } {
   const name = platform.metadata.name ?? "";
   return {
@@ -43,7 +48,11 @@ export function platformProvider(platform: PlatformResource): KubeObject & { spe
       labels: { "app.kubernetes.io/part-of": "slipway", [labels.platform]: name },
       ownerReferences: [ownerReference(platform)],
     },
-    spec: { type: "argo", serviceAccount: pipelinesServiceAccount(name) },
+    spec: {
+      type: "argo",
+      serviceAccount: pipelinesServiceAccount(name),
+      pipelineRootStorage: `s3://${platformBucket}`,
+    },
   };
 }
 

@@ -75,7 +75,14 @@ function renderComponent(context: RenderContext, spec: Spec, entry: CatalogCompo
       : [],
     dependencies: entry.dependsOn.filter((dependency) => isEnabled(spec, dependency)),
   };
-  Object.assign(rendered, startup(context, entry));
+  const placement = {
+    ...(override.nodeSelector ? { nodeSelector: override.nodeSelector } : {}),
+    ...(override.tolerations ? { tolerations: override.tolerations } : {}),
+  };
+  Object.assign(
+    rendered,
+    startup(Object.keys(placement).length ? { ...context, placement } : context, entry),
+  );
   if (entry.ownServiceAccount) rendered.serviceAccount = true;
   if (spec.restartedAt) rendered.restartedAt = spec.restartedAt;
   if (entry.ingressPath && spec.ingress?.enabled !== false) {

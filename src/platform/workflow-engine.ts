@@ -5,6 +5,7 @@
  * (src/bundle/grants.ts), as it does the api-server's, so the operator needs no right to bind roles.
  */
 import { stringify } from "yaml";
+import type { Placement } from "./contracts.ts";
 import { serviceName } from "./names.ts";
 
 export const workflowControllerConfigMapName = (platform: string) =>
@@ -16,7 +17,9 @@ export const pipelinesServiceAccount = (platform: string) => `${platform}-pipeli
 /**
  * https://argo-workflows.readthedocs.io/en/latest/workflow-controller-configmap/: the default
  * artifact repository (the platform's object store, credentials by Secret reference; the bucket made
- * if absent) and defaults of every step's main container (MLflow's tracking URI).
+ * if absent), defaults of every step's main container (MLflow's tracking URI) and, when the engine
+ * is placed (nodeSelector, tolerations), the same placement for every workflow's pods (Argo's
+ * `workflowDefaults`: a platform put on some nodes runs its pipelines there too).
  */
 export function workflowControllerConfigMap(options: {
   bucket: string;
@@ -25,6 +28,7 @@ export function workflowControllerConfigMap(options: {
   accessKey: string;
   secretKey: string;
   trackingUri: string;
+  placement?: Placement;
 }): Record<string, string> {
   const s3 = {
     bucket: options.bucket,
@@ -36,9 +40,12 @@ export function workflowControllerConfigMap(options: {
     accessKeySecret: { name: options.credentialsSecret, key: options.accessKey },
     secretKeySecret: { name: options.credentialsSecret, key: options.secretKey },
   };
+  const { nodeSelector, tolerations } = options.placement ?? {};
+  const placement = { ...(nodeSelector ? { nodeSelector } : {}), ...(tolerations ? { tolerations } : {}) };
   return {
     artifactRepository: stringify({ s3 }),
     mainContainer: stringify({ env: [{ name: "MLFLOW_TRACKING_URI", value: options.trackingUri }] }),
+    ...(Object.keys(placement).length ? { workflowDefaults: stringify({ spec: placement }) } : {}),
   };
 }
 

@@ -106,9 +106,10 @@ describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped}
       180_000,
     );
 
-    // another pod resolves the Service by name (CoreDNS) and reaches it through its ClusterIP (kube-proxy)
+    // another pod resolves the Service by name (CoreDNS) and reaches it through its ClusterIP (kube-proxy);
+    // the fetch is bounded, so a connection that never answers fails the pod instead of hanging it
     const client = `require("node:dns").lookup("web", (e, address) => { if (e) throw e; console.log("resolved " + address);
-      fetch("http://web/").then((r) => r.text()).then((t) => console.log(t)) })`;
+      fetch("http://web/", { signal: AbortSignal.timeout(15000) }).then((r) => r.text()).then((t) => console.log(t)) })`;
     await createPod(namespace, "client", {
       restartPolicy: "Never",
       containers: [container("client", client)],

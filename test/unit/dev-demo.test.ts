@@ -18,4 +18,20 @@ describe("the demo", () => {
     expect(text).toContain(`bin/slipway update --version ${updateTo}`);
     expect(text).toContain("Update page: http://127.0.0.1:4321/update");
   });
+
+  it("on the real node ends with the UI, MLflow's address, the image built and the run's outcome", () => {
+    const real = {
+      release: "0.2.0",
+      mlflow: "http://10.233.0.7:5000/",
+      image: "127.0.0.1:5001/demo-model:v1@sha256:ab",
+      run: "Succeeded, its model at s3://slipway/argo/x/model.tgz",
+    };
+    const text = demoClosing("http://127.0.0.1:4321/", "TOKEN", "/dev/kubeconfig", real).join("\n");
+    expect(text).toContain("UI: http://127.0.0.1:4321/");
+    expect(text).toContain("MLflow: http://10.233.0.7:5000/");
+    expect(text).toContain("image built with buildah: 127.0.0.1:5001/demo-model:v1@sha256:ab");
+    expect(text).toContain("pipeline run demo-1: Succeeded, its model at s3://slipway/argo/x/model.tgz");
+    expect(text).toContain("release 0.2.0 runs on the real node");
+    expect(text).not.toContain("bin/slipway update");
+  });
 });

@@ -9,7 +9,7 @@ import {
 } from "../../src/dev/real-node/config.ts";
 import { localImageReferences, newestRelease, parseImageArchives } from "../../src/dev/real-node/images.ts";
 import { cniConfig, iptablesCleanup } from "../../src/dev/real-node/network.ts";
-import { coreDnsObjects, realNodePlacement } from "../../src/dev/real-node/objects.ts";
+import { clusterDnsReadiness, coreDnsObjects, realNodePlacement } from "../../src/dev/real-node/objects.ts";
 import { mountsUnder } from "../../src/dev/real-node/teardown.ts";
 import { compareVersions, ownVersion, releases } from "../../src/platform/catalog.ts";
 import { workflowImages } from "../../src/platform/workflow-images.ts";
@@ -77,6 +77,24 @@ describe("the real node's configuration", () => {
     expect(placement.nodeSelector).toEqual({ "slipway.dev/real-node": "true" });
     const deployment = coreDnsObjects("dns:1").find((o) => o.kind === "Deployment");
     expect(JSON.stringify(deployment)).toContain(JSON.stringify(placement.tolerations));
+  });
+});
+
+describe("clusterDnsReadiness", () => {
+  const slice = (...ready: (boolean | undefined)[]) => ({
+    addressType: "IPv4",
+    endpoints: ready.map((r) => ({
+      addresses: ["10.233.0.5"],
+      conditions: r === undefined ? {} : { ready: r },
+    })),
+  });
+  it("is ready only once a kube-dns endpoint is ready (CoreDNS's readiness probe passed)", () => {
+    expect(clusterDnsReadiness([])).toEqual({ ok: false, detail: "kube-dns: 0/0 endpoints ready" });
+    expect(clusterDnsReadiness([slice(false, undefined)]).ok).toBe(false);
+    expect(clusterDnsReadiness([slice(false), slice(true)])).toEqual({
+      ok: true,
+      detail: "kube-dns: 1/2 endpoints ready",
+    });
   });
 });
 

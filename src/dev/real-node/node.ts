@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import {
   CoreV1Api,
+  DiscoveryV1Api,
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
@@ -31,7 +32,13 @@ import {
 } from "./config.ts";
 import { ensureLocalImages, importImages, localImageReferences } from "./images.ts";
 import { bridgeGateway, cniConfig, createNetwork, removeIptablesRules, removeNetwork } from "./network.ts";
-import { coreDnsObjects, realNodeStorageObjects, realNodeVolumeCount } from "./objects.ts";
+import {
+  clusterDnsReadiness,
+  clusterDnsSliceSelector,
+  coreDnsObjects,
+  realNodeStorageObjects,
+  realNodeVolumeCount,
+} from "./objects.ts";
 import { drainRealNode, killShims, removeContainers, unmountUnder } from "./teardown.ts";
 import { freeReleasedVolumes } from "./volumes.ts";
 
@@ -130,7 +137,8 @@ const commandProbe = (command: string, args: string[]) => async (): Promise<Prob
 
 /**
  * Starts (or brings back) the real node of `dir`: network, containerd with the local images, the
- * kubelet, kube-proxy; waits until the Node is Ready, then applies CoreDNS and the node's volumes.
+ * kubelet, kube-proxy; waits until the Node is Ready, then applies CoreDNS and the node's volumes,
+ * and waits until cluster DNS answers (a pod started before that could not resolve a Service).
  */
 export async function startRealNode(
   dir: string,
@@ -161,7 +169,24 @@ export async function startRealNode(
   }
   await waitForRealNodeReady(state.kubeconfig, options.timeoutMs);
   await applyNodeObjects(state.kubeconfig, dir);
+  await waitForClusterDns(state.kubeconfig, options.timeoutMs);
   return state;
+}
+
+async function waitForClusterDns(kubeconfig: string, timeoutMs: number): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const discovery = config.makeApiClient(DiscoveryV1Api);
+  await waitFor(
+    "cluster DNS",
+    async () => {
+      const slices = await discovery
+        .listNamespacedEndpointSlice({ namespace: "kube-system", labelSelector: clusterDnsSliceSelector })
+        .catch(() => ({ items: [] }));
+      return clusterDnsReadiness(slices.items);
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
 }
 
 async function importMissing(

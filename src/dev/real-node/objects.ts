@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { V1Toleration } from "@kubernetes/client-node";
+import type { V1EndpointSlice, V1Toleration } from "@kubernetes/client-node";
 import { realNodeLabel, realNodeName, realNodePaths } from "./config.ts";
 import { clusterDnsIp } from "./network.ts";
 
@@ -71,6 +71,20 @@ export function coreDnsObjects(image: string): Manifest[] {
       },
     },
   ];
+}
+
+/** The label of the kube-dns Service's EndpointSlices (set by the EndpointSlice controller). */
+export const clusterDnsSliceSelector = "kubernetes.io/service-name=kube-dns";
+
+/**
+ * Whether pods can resolve names: the kube-dns Service has a ready endpoint, which CoreDNS's
+ * readiness probe (`ready` plugin: every plugin, the kubernetes one's informers synced) gives only
+ * once it answers from the cluster's state. A pod started before that gets SERVFAIL or no answer.
+ */
+export function clusterDnsReadiness(slices: readonly V1EndpointSlice[]): { ok: boolean; detail: string } {
+  const endpoints = slices.flatMap((slice) => slice.endpoints ?? []);
+  const ready = endpoints.filter((endpoint) => endpoint.conditions?.ready === true).length;
+  return { ok: ready > 0, detail: `kube-dns: ${ready}/${endpoints.length} endpoints ready` };
 }
 
 function coreDnsDeployment(image: string, metadata: Manifest, labels: Record<string, string>): Manifest {

@@ -108,7 +108,11 @@ describe.sequential("a platform's credentials and wiring", () => {
       "pipelines.slipway.dev/v1alpha1",
       "Provider",
     );
-    expect(provider?.spec).toEqual({ type: "argo", serviceAccount: "slipway-pipelines" });
+    expect(provider?.spec).toEqual({
+      type: "argo",
+      serviceAccount: "slipway-pipelines",
+      pipelineRootStorage: "s3://slipway",
+    });
     expect(provider?.metadata?.ownerReferences?.[0]).toMatchObject({ uid: platform.metadata.uid });
     const rows = Object.fromEntries((platform.status?.components ?? []).map((c) => [c.name, c.endpoint]));
     expect(rows.mlflow).toBe(`http://slipway-mlflow.${namespace}.svc:5000`);

@@ -11,13 +11,22 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { componentNames } from "../../../src/apis/platform/schemas.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { realNodeName } from "../../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../../src/dev/real-node/images.ts";
-import { realNodePlacement, realNodeStorageClass } from "../../../src/dev/real-node/objects.ts";
+import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
+import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
+import { workflowImages } from "../../../src/platform/workflow-images.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import {
+  readPlatformObject,
+  readWorkflow,
+  runPipeline,
+  startPipelinesController,
+  workflowPods,
+} from "./real-pipeline.ts";
 import { cli, type OperatorProcess, readPlatform, startOperator, suiteNamespace } from "./support.ts";
 
 const run = promisify(execFile);
@@ -32,30 +41,6 @@ const core = () => adminConfig().makeApiClient(CoreV1Api);
 const kubectl = (...args: string[]) =>
   run(binaryPaths().kubectl, ["--kubeconfig", inject("kubeconfig"), ...args], { timeout: 60_000 });
 
-/** `--set` flags placing every component on the real node, with claims of its 1Gi volumes. */
-function realNodeFlags(): string[] {
-  const placement = realNodePlacement();
-  const sets = componentNames.flatMap((name) => [
-    "--set",
-    `components.${name}.nodeSelector=${JSON.stringify(placement.nodeSelector)}`,
-    "--set",
-    `components.${name}.tolerations=${JSON.stringify(placement.tolerations)}`,
-  ]);
-  return [
-    ...sets,
-    "--storage-class",
-    realNodeStorageClass,
-    "--artifacts-size",
-    "1Gi",
-    "--registry-size",
-    "1Gi",
-    "--builder-cache-size",
-    "1Gi",
-    "--set",
-    "storage.databaseSize=1Gi",
-  ];
-}
-
 /** The checks, run in the mlflow image (python with psycopg2 and boto3): one JSON line of results. */
 const checks = String.raw`
 import base64, hashlib, json, os, urllib.request, urllib.error, boto3, psycopg2
@@ -64,7 +49,7 @@ def svc(name): return "slipway-" + name + "." + ns + ".svc"
 def http(method, url, body=None, headers={}):
     request = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response: return response.status, response.read().decode(errors="replace")
+        with urllib.request.urlopen(request, timeout=120) as response: return response.status, response.read().decode(errors="replace")
     except urllib.error.HTTPError as error: return error.code, error.read().decode(errors="replace")
 def login(password):
     try:
@@ -92,7 +77,7 @@ out["authenticatedPushStart"] = status
 blob = b"{}"
 digest = "sha256:" + hashlib.sha256(blob).hexdigest()
 request = urllib.request.Request(registry + "/v2/e2e/blobs/uploads/", method="POST", headers={"Authorization": basic})
-with urllib.request.urlopen(request, timeout=30) as response: location = response.headers["Location"]
+with urllib.request.urlopen(request, timeout=120) as response: location = response.headers["Location"]
 location = (location if location.startswith("http") else registry + location) + ("&" if "?" in location else "?") + "digest=" + digest
 out["authenticatedPush"] = http("PUT", location, blob, {"Authorization": basic, "Content-Type": "application/octet-stream"})[0]
 api = "http://" + svc("api-server") + ":8080/api/v1/platform"
@@ -172,7 +157,7 @@ async function runChecks(namespace: string, token: string): Promise<Record<strin
     "the checks pod finished",
     () => core().readNamespacedPod({ namespace, name: "checks" }),
     (pod) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed",
-    240_000,
+    600_000,
   );
   const { stdout } = await kubectl("logs", "-n", namespace, "checks");
   const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
@@ -207,7 +192,7 @@ describe
         "--dev",
         "--version",
         "0.2.0",
-        ...realNodeFlags(),
+        ...realNodeInstallFlags(),
         "--timeout",
         "15m",
       );
@@ -231,9 +216,41 @@ describe
       expect(results.ui).toEqual([200, true, false]);
     });
 
-    // Skipped: not passing yet (issue 14 open). patch exits 1 naming mlflow and CrashLoopBackOff, but the
-    // last-words excerpt is cut before the bad value the test looks for; the fix-and-return half never ran.
-    it.skip("a component broken for real makes patch exit 1 naming it and its pod's reason; fixing it returns to Running", {
+    it("runs a Pipeline on the platform's own Provider: the real Argo controller's step pods, its status, the artifact in the object store", {
+      timeout: 900_000,
+    }, async () => {
+      const provider = (await readPlatform(namespace)).status?.provider;
+      expect(provider).toBe("slipway");
+      const pipelines = await startPipelinesController(namespace);
+      try {
+        const run = await runPipeline(namespace, provider ?? "", workflowImages("0.2.0")?.step ?? "");
+        const workflowName = `${namespace}.train-1`;
+        const workflow = await readWorkflow(namespace, workflowName);
+        // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
+        expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+        expect(run.status?.completionState).toBe("Succeeded");
+        const writers = (workflow.metadata?.managedFields ?? []).map((f: { manager?: string }) => f.manager);
+        expect(writers).toContain("workflow-controller");
+        const pods = await workflowPods(namespace, workflowName);
+        expect(
+          pods.map((pod) => pod.metadata?.annotations?.["workflows.argoproj.io/node-name"]).sort(),
+        ).toEqual([`${workflowName}.evaluate`, `${workflowName}.train`]);
+        for (const pod of pods) {
+          expect(pod.spec?.nodeName).toBe(realNodeName);
+          const main = pod.status?.containerStatuses?.find((c) => c.name === "main");
+          expect(main?.state?.terminated?.exitCode).toBe(0);
+        }
+        const [artifact] = run.status?.artifacts ?? [];
+        expect(artifact?.name).toBe("model");
+        expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
+        const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
+        expect(content).toContain(`weights; tracking http://slipway-mlflow.${namespace}.svc:5000`);
+      } finally {
+        await pipelines.stop();
+      }
+    });
+
+    it("a component broken for real makes patch exit 1 naming it and its pod's reason; fixing it returns to Running", {
       timeout: 1_200_000,
     }, async () => {
       const broken = await cli(

@@ -1,5 +1,6 @@
 /** Each component rendered per its image's contract (src/platform/contracts.ts), and what it is handed. */
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { applyOverride, overrideKey } from "../../../src/builds/override.ts";
@@ -131,6 +132,23 @@ describe("component contracts", () => {
     if (latest) expect(executorImage(latest)).toBe("quay.io/argoproj/argoexec:v4.0.5");
   });
 
+  it("workflow-engine: workflows' pods are placed where the engine is (Argo's workflowDefaults), only when it is placed", () => {
+    expect(spec("workflow-engine").configMap?.data.workflowDefaults).toBeUndefined();
+    const placement = {
+      nodeSelector: { pool: "ml" },
+      tolerations: [{ key: "pool", operator: "Equal" as const, value: "ml", effect: "NoSchedule" as const }],
+    };
+    const placed = renderComponents("lab", "team", { components: { "workflow-engine": placement } }, release);
+    const engine = placed.find((c) => c.name === "workflow-engine")?.spec;
+    expect(parseYaml(engine?.configMap?.data.workflowDefaults ?? "")).toEqual({ spec: placement });
+    expect(engine?.nodeSelector).toEqual(placement.nodeSelector);
+    // another component's placement is not the workflows'
+    const other = renderComponents("lab", "team", { components: { mlflow: placement } }, release);
+    expect(
+      other.find((c) => c.name === "workflow-engine")?.spec.configMap?.data.workflowDefaults,
+    ).toBeUndefined();
+  });
+
   it("api-server binds every interface and serves its own Platform; web serves the UI alone", () => {
     expect(pod("api-server")?.containers[0]?.args).toEqual([
       "server",
@@ -155,6 +173,20 @@ describe("component contracts", () => {
       expect(container?.readinessProbe, component.name).toBeDefined();
       expect(container?.livenessProbe, component.name).toBeDefined();
       expect(container?.terminationMessagePolicy).toBe("FallbackToLogsOnError");
+    }
+  });
+
+  it("liveness starts only after a startup probe passed (10 minutes for a slow start), each probe waiting 5 s", () => {
+    for (const component of components) {
+      const container = pod(component.name)?.containers[0];
+      const { startupProbe, livenessProbe, readinessProbe } = container ?? {};
+      expect(startupProbe?.httpGet ?? startupProbe?.tcpSocket, component.name).toEqual(
+        livenessProbe?.httpGet ?? livenessProbe?.tcpSocket,
+      );
+      expect((startupProbe?.periodSeconds ?? 0) * (startupProbe?.failureThreshold ?? 0)).toBe(600);
+      expect(livenessProbe?.initialDelaySeconds).toBeUndefined();
+      for (const probe of [startupProbe, livenessProbe, readinessProbe])
+        expect(probe?.timeoutSeconds).toBe(5);
     }
   });
 

@@ -1,0 +1,133 @@
+/**
+ * The pipeline half of the real-platform test: the pipelines controllers in this process (only the
+ * platform's namespace, completion polled every 2 s), a Pipeline and a Run on the platform's own
+ * Provider, and reads of what Argo's controller and executor did: the Workflow, its pods, and the
+ * output artifact in the platform's object store, fetched with the S3 client and the generated
+ * credentials from the host (pods' addresses on the real node's bridge are reachable from it).
+ */
+import { gunzipSync } from "node:zlib";
+import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
+import pino from "pino";
+import { Manager } from "../../../src/kube/manager.ts";
+import { backends } from "../../../src/pipelines/backends.ts";
+import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
+import { credentialKeys, credentialSecrets } from "../../../src/platform/credentials.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
+type Any = any;
+
+const custom = () => adminConfig().makeApiClient(CustomObjectsApi);
+const core = () => adminConfig().makeApiClient(CoreV1Api);
+const pipelines = { group: "pipelines.slipway.dev", version: "v1alpha1" };
+
+export async function startPipelinesController(namespace: string): Promise<Manager> {
+  const manager = new Manager({
+    kubeConfig: adminConfig(),
+    namespace,
+    fieldManager: "slipway-operator",
+    log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
+  });
+  for (const controller of pipelineControllers({ backends, run: { completionPollSeconds: 2 } }))
+    manager.add(controller);
+  await manager.start();
+  return manager;
+}
+
+/** The step `train` writes its output artifact `model` (with the tracking URI Argo gave it); `evaluate` runs after it. */
+const trainScript = String.raw`
+import os, pathlib
+out = pathlib.Path("/slipway/outputs"); out.mkdir(parents=True, exist_ok=True)
+(out / "model").write_text("weights; tracking " + os.environ.get("MLFLOW_TRACKING_URI", "unset") + "\n")
+print("trained")
+`;
+
+const create = (namespace: string, plural: string, kind: string, name: string, spec: unknown) =>
+  custom().createNamespacedCustomObject({
+    ...pipelines,
+    namespace,
+    plural,
+    body: { apiVersion: `${pipelines.group}/${pipelines.version}`, kind, metadata: { name }, spec },
+  });
+
+const read = (namespace: string, plural: string, name: string): Promise<Any> =>
+  custom().getNamespacedCustomObject({ ...pipelines, namespace, plural, name });
+
+/** Creates the Pipeline `train` and, once it is synchronized, the Run `train-1`; returns the Run once complete. */
+export async function runPipeline(namespace: string, provider: string, image: string): Promise<Any> {
+  await create(namespace, "pipelines", "Pipeline", "train", {
+    provider,
+    image,
+    steps: [
+      { name: "train", command: ["python3", "-c", trainScript] },
+      { name: "evaluate", command: ["python3", "-c", "print('evaluated')"], dependsOn: ["train"] },
+    ],
+  });
+  await eventually(
+    "the Pipeline synchronized",
+    () => read(namespace, "pipelines", "train"),
+    (p) => p.status?.state === "Succeeded",
+    120_000,
+  );
+  await create(namespace, "runs", "Run", "train-1", {
+    provider,
+    pipeline: "train",
+    artifacts: [{ name: "model", path: "train:model" }],
+  });
+  return eventually(
+    "the Run completed",
+    () => read(namespace, "runs", "train-1"),
+    (r) => r.status?.completionState !== undefined,
+    480_000,
+  );
+}
+
+export function readWorkflow(namespace: string, name: string): Promise<Any> {
+  return custom().getNamespacedCustomObject({
+    group: "argoproj.io",
+    version: "v1alpha1",
+    namespace,
+    plural: "workflows",
+    name,
+  });
+}
+
+export async function workflowPods(namespace: string, workflow: string): Promise<V1Pod[]> {
+  const selector = `workflows.argoproj.io/workflow=${workflow}`;
+  return (await core().listNamespacedPod({ namespace, labelSelector: selector })).items;
+}
+
+/** The object at `s3://bucket/key`, read from the platform's object store with its generated credentials. */
+export async function readPlatformObject(namespace: string, location: string): Promise<Buffer> {
+  const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
+  if (!match) throw new Error(`not an s3:// location: ${location}`);
+  const secret = await core().readNamespacedSecret({
+    namespace,
+    name: credentialSecrets("slipway").objectStore,
+  });
+  const value = (key: string) => Buffer.from(secret.data?.[key] ?? "", "base64").toString();
+  const [store] = (
+    await core().listNamespacedPod({
+      namespace,
+      labelSelector: "app.kubernetes.io/name=object-store",
+      fieldSelector: "status.phase=Running",
+    })
+  ).items;
+  const s3 = new S3Client({
+    endpoint: `http://${store?.status?.podIP}:9000`,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: {
+      accessKeyId: value(credentialKeys.objectStore.accessKey),
+      secretAccessKey: value(credentialKeys.objectStore.secretKey),
+    },
+  });
+  try {
+    const object = await s3.send(new GetObjectCommand({ Bucket: match[1], Key: match[2] }));
+    const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+  } finally {
+    s3.destroy();
+  }
+}
