@@ -4,7 +4,14 @@
  * from the blob store, the storage and registry credentials volumes, secret build arguments from the
  * environment. A backend adds its own containers. Pure: (build, config) → parts of a Job.
  */
-import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
+import type {
+  V1Container,
+  V1EnvVar,
+  V1Job,
+  V1SecurityContext,
+  V1Volume,
+  V1VolumeMount,
+} from "@kubernetes/client-node";
 import { type ImageBuild, reservedLabelKey } from "../apis/builds/imagebuild.ts";
 import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
@@ -87,6 +94,19 @@ export function secretBuildArgEnv(input: BuildJobInput): V1EnvVar[] {
   });
 }
 
+/** The fetcher's user: any non-root one (it only reads the blob store and writes the emptyDir workspace). */
+export const fetcherUser = 65532;
+
+/** The artifact fetcher needs no privilege at all: a non-root user, no capabilities, the runtime's seccomp profile. */
+export const fetcherSecurityContext: V1SecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: fetcherUser,
+  runAsGroup: fetcherUser,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ["ALL"] },
+  seccompProfile: { type: "RuntimeDefault" },
+};
+
 /** The init container that copies every object under the artifact prefix into the workspace. */
 export function fetcher(artifact: BlobUri, storage: StorageConfig, images: FetcherImages): V1Container {
   const prefix = artifact.key.endsWith("/") ? artifact.key : `${artifact.key}/`;
@@ -94,8 +114,11 @@ export function fetcher(artifact: BlobUri, storage: StorageConfig, images: Fetch
   const base = {
     name: "fetch-artifact",
     terminationMessagePolicy: "FallbackToLogsOnError",
+    securityContext: fetcherSecurityContext,
     volumeMounts: mounts,
   };
+  // a home the non-root user may write (the CLIs keep caches and, gcloud, configuration there)
+  const home: V1EnvVar[] = [{ name: "HOME", value: "/tmp" }];
   if (storage.type === "s3") {
     const s3 = storage.s3;
     return {
@@ -107,12 +130,12 @@ export function fetcher(artifact: BlobUri, storage: StorageConfig, images: Fetch
         `s3://${artifact.bucket}/${prefix}`,
         workspace,
       ],
-      env: [{ name: "AWS_REGION", value: s3.region }],
+      env: [...home, { name: "AWS_REGION", value: s3.region }],
       ...(s3.credentialsSecret ? { envFrom: [{ secretRef: { name: s3.credentialsSecret } }] } : {}),
     };
   }
   const gcs = storage.gcs;
-  const env: V1EnvVar[] = [];
+  const env: V1EnvVar[] = [...home, { name: "CLOUDSDK_CONFIG", value: "/tmp/gcloud" }];
   if (gcs.credentialsSecret) {
     mounts.push({ name: "storage-credentials", mountPath: storageSecretDir, readOnly: true });
     env.push({ name: "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", value: `${storageSecretDir}/key.json` });
@@ -128,16 +151,31 @@ export function fetcher(artifact: BlobUri, storage: StorageConfig, images: Fetch
     image: images.gcs,
     command: ["gcloud", "storage", "cp", "--recursive"],
     args: [`gs://${artifact.bucket}/${prefix}*`, `${workspace}/`],
-    ...(env.length ? { env } : {}),
+    env,
   };
 }
 
 /**
- * The volume of the registry credentials Secret, if one is configured: a dockerconfigjson as
- * `config.json` (docker), a service-account key as `key.json` (google).
+ * The Secret the build pod pushes with: in its own namespace the registry's credentials Secret; in
+ * the shared build namespace the build's namespace's own push Secret (tenancy.namespaces.<ns>.pushSecret),
+ * never the platform's credentials, which a Dockerfile's RUN step could read (Kaniko runs RUN steps
+ * in the container that holds them).
  */
-export function registryCredentialsVolume(config: BuildsConfig): V1Volume | undefined {
-  const secretName = config.registry.credentialsSecret;
+export function pushCredentialsSecret(
+  input: Pick<BuildJobInput, "build" | "config" | "namespace">,
+): string | undefined {
+  const { build, config } = input;
+  if (!isCrossNamespace(build, input.namespace)) return config.registry.credentialsSecret;
+  return config.tenancy.namespaces[build.metadata.namespace ?? ""]?.pushSecret;
+}
+
+/**
+ * The volume of the push credentials Secret, if there is one: a dockerconfigjson as `config.json`
+ * (docker), a service-account key as `key.json` (google).
+ */
+export function registryCredentialsVolume(input: BuildJobInput): V1Volume | undefined {
+  const { config } = input;
+  const secretName = pushCredentialsSecret(input);
   if (!secretName) return undefined;
   const item =
     config.registry.type === "docker"
@@ -210,6 +248,10 @@ export function renderBuildJob(input: BuildJobInput, fetcherImages: FetcherImage
         },
         spec: {
           restartPolicy: "Never",
+          // nothing in a build pod talks to the API server: no token a Dockerfile could read
+          automountServiceAccountToken: false,
+          // nor the cluster's Services as environment variables
+          enableServiceLinks: false,
           ...(job.serviceAccount ? { serviceAccountName: job.serviceAccount } : {}),
           ...(job.nodeSelector ? { nodeSelector: job.nodeSelector } : {}),
           ...(job.tolerations.length ? { tolerations: job.tolerations } : {}),

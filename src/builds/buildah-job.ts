@@ -26,6 +26,7 @@ import {
   buildArgValues,
   buildResources,
   dockerfilePath,
+  pushCredentialsSecret,
   registryCredentialsVolume,
   registrySecretDir,
   renderBuildJob,
@@ -33,7 +34,6 @@ import {
   storageCredentialsVolume,
   workspace,
 } from "./build-job.ts";
-import type { BuildsConfig } from "./config.ts";
 import { formatImageReference } from "./naming.ts";
 
 const storageDir = "/var/lib/buildah";
@@ -55,11 +55,11 @@ function storageOptions(): string[] {
   return [`--root=${storageDir}/storage`, `--runroot=${storageDir}/run`, "--storage-driver=vfs"];
 }
 
-/** Options of both steps that reach the registry: plain HTTP, the docker config of the credentials Secret. */
-function registryOptions(config: BuildsConfig): string[] {
+/** Options of both steps that reach the registry: plain HTTP, the docker config of the push Secret. */
+function registryOptions(input: BuildJobInput): string[] {
   return [
-    ...(config.registry.insecure ? ["--tls-verify=false"] : []),
-    ...(config.registry.credentialsSecret ? [`--authfile=${registrySecretDir}/config.json`] : []),
+    ...(input.config.registry.insecure ? ["--tls-verify=false"] : []),
+    ...(pushCredentialsSecret(input) ? [`--authfile=${registrySecretDir}/config.json`] : []),
   ];
 }
 
@@ -73,7 +73,7 @@ function budArgs(input: BuildJobInput): string[] {
     `--tag=${formatImageReference(input.image)}`,
     // A secret argument is named only: buildah reads its value from the environment, set from the Secret.
     ...buildArgValues(build).map((value) => `--build-arg=${value}`),
-    ...registryOptions(config),
+    ...registryOptions(input),
     ...config.buildah.extraArgs,
     workspace,
   ];
@@ -85,14 +85,15 @@ function pushArgs(input: BuildJobInput): string[] {
     ...storageOptions(),
     "push",
     `--digestfile=${terminationLog}`,
-    ...registryOptions(input.config),
+    ...registryOptions(input),
     reference,
     `docker://${reference}`,
   ];
 }
 
-function volumes(config: BuildsConfig): { volumes: V1Volume[]; registryMounts: V1VolumeMount[] } {
-  const registry = registryCredentialsVolume(config);
+function volumes(input: BuildJobInput): { volumes: V1Volume[]; registryMounts: V1VolumeMount[] } {
+  const { config } = input;
+  const registry = registryCredentialsVolume(input);
   const list: V1Volume[] = [
     { name: "workspace", emptyDir: {} },
     { name: "buildah-storage", emptyDir: {} },
@@ -128,7 +129,7 @@ function buildahContainer(
 export function renderBuildahJob(input: BuildJobInput): V1Job {
   const { config } = input;
   if (!config.storage) throw new Error("renderBuildahJob: no blob store configured");
-  const { volumes: podVolumes, registryMounts } = volumes(config);
+  const { volumes: podVolumes, registryMounts } = volumes(input);
   const workspaceMount = { name: "workspace", mountPath: workspace, readOnly: true };
   const build = buildahContainer(
     "build",

@@ -146,6 +146,8 @@ export const TenancyConfig = Type.Object(
     /** Hosts (host[:port]) a namespace's override may point storage at, and Bearer token realms may be on, beyond the platform's own registry and storage endpoints. */
     allowedHosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     namespaces: Type.Record(Type.String(), NamespaceGrant, { default: {} }),
+    /** In the shared build namespace: the most a build pod may request or be limited to, per resource (e.g. memory: 16Gi). */
+    maxResources: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
   },
   { default: {} },
 );

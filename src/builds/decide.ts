@@ -59,7 +59,8 @@ export type BlockerReason =
   | "InvalidImageName"
   | "ImageNotAllowed"
   | "InvalidDockerfile"
-  | "InvalidArtifactUri";
+  | "InvalidArtifactUri"
+  | "ResourcesNotAllowed";
 
 export interface Blocked extends Known {
   blocker: { reason: BlockerReason; message: string };

@@ -3,13 +3,21 @@
  * the blob store, Kaniko builds it and pushes with the registry credentials. Pure: (build, config) → Job.
  * The Job around the Kaniko container is the shared one of build-job.ts.
  */
-import type { V1Container, V1EnvVar, V1Job, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
+import type {
+  V1Container,
+  V1EnvVar,
+  V1Job,
+  V1SecurityContext,
+  V1Volume,
+  V1VolumeMount,
+} from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import {
   type BuildJobInput,
   buildArgValues,
   buildResources,
   dockerfilePath,
+  pushCredentialsSecret,
   registryCredentialsVolume,
   registrySecretDir,
   renderBuildJob,
@@ -22,6 +30,27 @@ import { formatImageReference, registryPrefix } from "./naming.ts";
 import { namespacePrefix } from "./tenancy.ts";
 
 const cacheDir = "/cache";
+
+/**
+ * As restrictive as Kaniko allows. Kaniko's executor runs as root in its own container and executes
+ * RUN steps in that container's filesystem (its README, "How does kaniko work?": the base image's
+ * filesystem is extracted in the executor and the Dockerfile's commands executed there; running as
+ * another user is the open GoogleContainerTools/kaniko issue 105), so
+ * no runAsNonRoot; it needs no privileged mode and no privilege escalation. Unpacking base images and
+ * RUN steps need the file-owner capabilities, USER steps SETUID/SETGID (kaniko issue 778: with every
+ * capability dropped even simple builds fail, naming CHOWN, DAC_OVERRIDE, FOWNER, SETUID, SETGID);
+ * the rest of the runtime's default set (NET_RAW, MKNOD, SYS_CHROOT, SETPCAP, NET_BIND_SERVICE,
+ * AUDIT_WRITE) is dropped, and the runtime's default seccomp profile applies.
+ */
+export const kanikoSecurityContext: V1SecurityContext = {
+  runAsUser: 0,
+  allowPrivilegeEscalation: false,
+  capabilities: {
+    drop: ["ALL"],
+    add: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "SETFCAP", "KILL"],
+  },
+  seccompProfile: { type: "RuntimeDefault" },
+};
 
 export type KanikoJobInput = BuildJobInput;
 
@@ -51,9 +80,10 @@ function kanikoArgs(input: KanikoJobInput): string[] {
   return [...args, ...config.kaniko.extraArgs];
 }
 
-/** Where Kaniko finds the registry credentials: its docker config directory, or Google's key file. */
-function registryCredentials(config: BuildsConfig): { mounts: V1VolumeMount[]; env: V1EnvVar[] } {
-  if (!config.registry.credentialsSecret) return { mounts: [], env: [] };
+/** Where Kaniko finds the push credentials: its docker config directory, or Google's key file. */
+function registryCredentials(input: KanikoJobInput): { mounts: V1VolumeMount[]; env: V1EnvVar[] } {
+  const { config } = input;
+  if (!pushCredentialsSecret(input)) return { mounts: [], env: [] };
   if (config.registry.type === "docker")
     return {
       mounts: [{ name: "registry-credentials", mountPath: "/kaniko/.docker", readOnly: true }],
@@ -66,10 +96,11 @@ function registryCredentials(config: BuildsConfig): { mounts: V1VolumeMount[]; e
 }
 
 /** The pod's volumes (workspace, credentials, base-image cache) and those the Kaniko container mounts. */
-function podVolumes(config: BuildsConfig, registryMounts: V1VolumeMount[]) {
+function podVolumes(input: KanikoJobInput, registryMounts: V1VolumeMount[]) {
+  const { config } = input;
   const volumes: V1Volume[] = [{ name: "workspace", emptyDir: {} }];
   for (const volume of [
-    registryCredentialsVolume(config),
+    registryCredentialsVolume(input),
     config.storage && storageCredentialsVolume(config.storage),
   ])
     if (volume) volumes.push(volume);
@@ -87,14 +118,15 @@ function podVolumes(config: BuildsConfig, registryMounts: V1VolumeMount[]) {
 export function renderKanikoJob(input: KanikoJobInput): V1Job {
   const { build, config } = input;
   if (!config.storage) throw new Error("renderKanikoJob: no blob store configured");
-  const registry = registryCredentials(config);
-  const { volumes, kanikoMounts } = podVolumes(config, registry.mounts);
+  const registry = registryCredentials(input);
+  const { volumes, kanikoMounts } = podVolumes(input, registry.mounts);
   const env = [...registry.env, ...secretBuildArgEnv(input)];
   const kaniko: V1Container = {
     name: "kaniko",
     image: config.kaniko.image,
     args: kanikoArgs(input),
     resources: buildResources(build, config),
+    securityContext: kanikoSecurityContext,
     terminationMessagePolicy: "FallbackToLogsOnError",
     volumeMounts: kanikoMounts,
     ...(env.length ? { env } : {}),

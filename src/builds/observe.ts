@@ -9,10 +9,17 @@ import type { ReconcileContext } from "../kube/types.ts";
 import type { RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { buildResources, timeoutSeconds } from "./build-job.ts";
-import { jobNameFor, jobNamespace } from "./build-namespace.ts";
+import { isCrossNamespace, jobNameFor, jobNamespace } from "./build-namespace.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
-import { dockerfileRefusal, imageRefusal, namespacePrefix, repositoryRule } from "./tenancy.ts";
+import {
+  dockerfileRefusal,
+  imageRefusal,
+  namespacePrefix,
+  pushSecretRefusal,
+  repositoryRule,
+  resourcesRefusal,
+} from "./tenancy.ts";
 import type { Wiring, WiringResult } from "./wiring.ts";
 
 /** What a build's decision is made from, and what carrying it out needs. */
@@ -27,6 +34,17 @@ export type Gathered =
 export function imageContentHash(build: ImageBuild): string {
   const { artifactUri, dockerfile, baseImage, buildArgs } = build.spec;
   return shortHash(JSON.stringify({ artifactUri, dockerfile, baseImage, buildArgs }), 12);
+}
+
+/** What the shared build namespace refuses a build of another namespace: resources over the cap, no push Secret. */
+function sharedNamespaceBlocker(build: ImageBuild, wiring: Wiring): Blocked["blocker"] | undefined {
+  const { config, platform, backend } = wiring;
+  const namespace = build.metadata.namespace ?? "default";
+  if (backend.name === "local" || !isCrossNamespace(build, jobNamespace(namespace, config))) return undefined;
+  const resources = resourcesRefusal(buildResources(build, config), platform.tenancy.maxResources);
+  if (resources) return { reason: "ResourcesNotAllowed", message: resources };
+  const push = pushSecretRefusal(config, namespace);
+  return push ? { reason: "NotConfigured", message: push } : undefined;
 }
 
 function referenceOf(build: ImageBuild, wiring: Wiring): ImageReference {
@@ -68,6 +86,8 @@ export function observeBuild(
   const buildNamespace = build.metadata.namespace ?? "default";
   const refusal = imageRefusal(image, repositoryRule(wiring.platform, config, buildNamespace));
   if (refusal) return { blocked: { ...known, blocker: { reason: "ImageNotAllowed", message: refusal } } };
+  const shared = sharedNamespaceBlocker(build, wiring);
+  if (shared) return { blocked: { ...known, blocker: shared } };
   let artifact: RunTarget["artifact"];
   try {
     artifact = parseBlobUri(build.spec.artifactUri);

@@ -1,6 +1,7 @@
 /** Secret data for the controller: live reads, briefly memoized, and every value seen kept for redaction. */
 import type { V1Secret } from "@kubernetes/client-node";
 import type { Client } from "../kube/types.ts";
+import { dockerConfigSecrets, secretForms } from "./redaction.ts";
 import { types } from "./resource-types.ts";
 
 export class SecretNotFoundError extends Error {
@@ -10,7 +11,9 @@ export class SecretNotFoundError extends Error {
 export class SecretReader {
   readonly #ttlMs: number;
   readonly #memo = new Map<string, { data: Record<string, string>; at: number }>();
-  readonly #values = new Set<string>();
+  /** Every text that reveals a secret seen (secretForms), longest first once sorted. */
+  readonly #forms = new Set<string>();
+  #sorted: string[] = [];
 
   constructor(ttlMs = 10_000) {
     this.#ttlMs = ttlMs;
@@ -26,16 +29,29 @@ export class SecretReader {
     const data: Record<string, string> = { ...secret.stringData };
     for (const [k, v] of Object.entries(secret.data ?? {}))
       data[k] = Buffer.from(v, "base64").toString("utf8");
-    for (const value of Object.values(data)) if (value.length >= 4) this.#values.add(value);
+    for (const [key, value] of Object.entries(data)) {
+      this.#remember(value);
+      if (key === ".dockerconfigjson") for (const inner of dockerConfigSecrets(value)) this.#remember(inner);
+    }
     this.#memo.set(key, { data, at: Date.now() });
     return data;
   }
 
-  /** Replaces every secret value this reader has seen; applied to every message before it leaves the controller. */
+  #remember(value: string) {
+    if (value.length < 4) return;
+    const before = this.#forms.size;
+    for (const form of secretForms(value)) this.#forms.add(form);
+    if (this.#forms.size !== before) this.#sorted = [...this.#forms].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * Replaces every secret value this reader has seen, and its base64 and URL encodings; applied to
+   * every message before it leaves the controller.
+   */
   redact(text: string): string {
     let result = text;
-    for (const value of this.#values)
-      if (result.includes(value)) result = result.replaceAll(value, "[redacted]");
+    for (const form of this.#sorted)
+      if (result.includes(form)) result = result.replaceAll(form, "[redacted]");
     return result;
   }
 }

@@ -7,6 +7,7 @@
 import { posix } from "node:path";
 import type { BuildsConfig } from "./config.ts";
 import { type ImageReference, registryHost, registryPath } from "./naming.ts";
+import { quantityValue } from "./quantity.ts";
 
 /** Where a namespace's images may go. */
 export interface RepositoryRule {
@@ -98,6 +99,38 @@ export function endpointRefusal(field: string, endpoint: string, allowed: string
     field,
     rule: `host ${host} is not allowed (tenancy.allowedHosts: ${allowed.join(", ") || "none"})`,
   };
+}
+
+/**
+ * Why a build's resources are refused in the shared build namespace: a request or limit above the
+ * platform's `tenancy.maxResources`, naming the field; undefined when within.
+ */
+export function resourcesRefusal(
+  resources: { requests: Record<string, string>; limits: Record<string, string> },
+  max: Record<string, string>,
+): string | undefined {
+  for (const kind of ["requests", "limits"] as const) {
+    for (const [resource, cap] of Object.entries(max)) {
+      const asked = resources[kind][resource];
+      if (asked === undefined) continue;
+      const [value, limit] = [quantityValue(asked), quantityValue(cap)];
+      if (value === undefined || limit === undefined || value > limit)
+        return `spec.resources.${kind}.${resource}: ${asked} is more than the ${cap} builds in the shared build namespace may have (tenancy.maxResources.${resource})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a build in the shared build namespace cannot push: the registry takes credentials and the
+ * platform names no push Secret of the build's namespace (its own credentials Secret is never
+ * mounted into a build pod there, where a Dockerfile could read it); undefined when it can.
+ */
+export function pushSecretRefusal(config: BuildsConfig, namespace: string): string | undefined {
+  if (!config.buildNamespace || config.buildNamespace === namespace) return undefined;
+  if (!config.registry.credentialsSecret || config.tenancy.namespaces[namespace]?.pushSecret)
+    return undefined;
+  return `tenancy.namespaces.${namespace}.pushSecret: builds of namespace ${namespace} run in the shared namespace ${config.buildNamespace} and push with that namespace's own Secret there, and none is named (the platform's ${config.registry.credentialsSecret} is never mounted into a build pod)`;
 }
 
 /** Why `spec.dockerfile` is refused: a path that leaves the build context; undefined when it stays inside. */

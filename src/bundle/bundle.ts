@@ -12,6 +12,7 @@ import type {
 } from "@kubernetes/client-node";
 import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
+import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../builds/admission/serve.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { namespaceArgs, namespacesFromArgs } from "../operator/namespaces.ts";
 import {
@@ -20,7 +21,9 @@ import {
   leaderPermissions,
   mergeRules,
   type PolicyRule,
+  runtimePermissions,
 } from "../operator/rbac.ts";
+import { placeWebhookConfiguration, webhookArgs, webhookConfiguration, webhookService } from "./webhook.ts";
 
 export const operatorName = "slipway-operator";
 /** The namespace deploy/slipway.yaml installs into (like the install manifests users know). */
@@ -122,8 +125,10 @@ function rbacObjects(rbac: DerivedRbac, version: string, serves: BundleOptions["
   if (serves === "all") return clusterRoleAndBinding([...rbac.namespaced, ...rbac.cluster], version);
   const cluster = rbac.cluster.length > 0 ? clusterRoleAndBinding(rbac.cluster, version) : [];
   if (serves === undefined) return [...roleAndBinding(operatorName, rbac.namespaced, version), ...cluster];
+  // its own namespace: the leader Lease and the webhook's serving certificate
+  const own = mergeRules([...leaderPermissions, ...webhookSecretPermissions]);
   return [
-    ...roleAndBinding(`${operatorName}-leader`, mergeRules(leaderPermissions), version),
+    ...roleAndBinding(`${operatorName}-leader`, own, version),
     ...serves.flatMap((namespace) => roleAndBinding(operatorName, rbac.namespaced, version, namespace)),
     ...cluster,
   ];
@@ -192,6 +197,7 @@ function deployment(options: BundleOptions): BundleObject {
                 // the pod's port is reachable in the cluster: callers need a token RBAC allows (grants.ts)
                 "--ops-bind-address=0.0.0.0",
                 "--ops-require-token",
+                ...webhookArgs,
               ],
               env: [
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),
@@ -199,7 +205,10 @@ function deployment(options: BundleOptions): BundleObject {
                 { name: "LOG_LEVEL", value: options.logLevel },
                 ...(additions.env ?? []),
               ],
-              ports: [{ name: "http", containerPort: operatorHttpPort, protocol: "TCP" }],
+              ports: [
+                { name: "http", containerPort: operatorHttpPort, protocol: "TCP" },
+                { name: "webhook", containerPort: webhookPort, protocol: "TCP" },
+              ],
               livenessProbe: probe("/healthz", 20),
               readinessProbe: probe("/readyz", 10),
               resources: options.resources,
@@ -231,14 +240,21 @@ function service(options: BundleOptions): BundleObject {
   };
 }
 
-const clusterScoped = new Set(["CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Namespace"]);
-const clusterRbac = new Set(["ClusterRole", "ClusterRoleBinding"]);
+const clusterScoped = new Set([
+  "CustomResourceDefinition",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "Namespace",
+  "ValidatingWebhookConfiguration",
+]);
+/** Cluster-wide objects of one install, named after its namespace. */
+const namedAfterNamespace = new Set(["ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration"]);
 
 /**
  * Puts a bundle into `namespace`: a namespace-free one (the template) or one placed before (e.g.
  * deploy/slipway.yaml, in `slipway`; its Namespace object says where). Objects of the bundle's
  * namespace (or of none) move there, ServiceAccount subjects point there, the Namespace object is
- * renamed, and the bundle's cluster-wide RBAC is named after it so installs in two namespaces do
+ * renamed, and the bundle's cluster-wide RBAC and webhook configuration are named after it so installs in two namespaces do
  * not share one ClusterRole(Binding). Role references to a ClusterRole of the bundle follow the
  * rename; built-in ones (e.g. system:auth-delegator) stay. Roles in other namespaces (those the
  * operator serves) stay where they are.
@@ -264,9 +280,10 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
         subject.kind === "ServiceAccount" ? { ...subject, namespace } : subject,
       );
     }
-    if (clusterRbac.has(kind) && object.metadata?.name) {
+    if (namedAfterNamespace.has(kind) && object.metadata?.name) {
       placed.metadata = { ...object.metadata, name: placedName(object.metadata.name) };
     }
+    if (kind === "ValidatingWebhookConfiguration") return placeWebhookConfiguration(placed, namespace);
     const roleRef = object.roleRef as { kind: string; name: string } | undefined;
     if (roleRef?.kind === "ClusterRole" && ownClusterRoles.has(roleRef.name)) {
       placed.roleRef = { ...roleRef, name: placedName(roleRef.name) };
@@ -289,10 +306,16 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     ...options.kinds.map((kind) => crdManifest(kind)),
     ...(options.engineCrds ?? []),
     serviceAccount,
-    ...rbacObjects(deriveRbac(options.controllers), options.version, options.serves),
+    ...rbacObjects(
+      deriveRbac(options.controllers, [...runtimePermissions, ...webhookPermissions]),
+      options.version,
+      options.serves,
+    ),
     ...(options.grants?.(options.version) ?? []),
     deployment(options),
     service(options),
+    webhookService(labels(options.version), selector),
+    webhookConfiguration(labels(options.version), options.serves),
   ];
   if (namespace === undefined) return template;
   const namespaceObject = { apiVersion: "v1", kind: "Namespace", metadata: meta(namespace, options.version) };

@@ -84,7 +84,12 @@ const blocks: Record<string, (indent: string) => string[]> = {
 export const helmLabels = ["helm.sh/chart", "app.kubernetes.io/managed-by"];
 
 function template(object: BundleObject): string {
-  return toYaml(object)
+  return templateText(toYaml(object));
+}
+
+/** An object's YAML with its markers as template expressions. */
+function templateText(yaml: string): string {
+  return yaml
     .replace(
       /^( *)(?:- |[\w-]+: )(HELM-[A-Z-]+)$/gm,
       (line, indent: string, marker: string) => blocks[marker]?.(indent).join("\n") ?? line,
@@ -113,6 +118,24 @@ function servedArgsTemplate(text: string): string {
       line,
       "{{- end }}",
     ].join("\n"),
+  );
+}
+
+/** The webhook's namespace selector for the values: none for all namespaces, the list, or the release's. */
+function servedSelectorTemplate(text: string): string {
+  return text.replace(
+    /^( *)namespaceSelector:\n(\1 +matchExpressions:\n\1 +- key: kubernetes\.io\/metadata\.name\n\1 +operator: In\n\1 +values:\n)( *)(- HELM-NAMESPACE)$/m,
+    (_match, indent: string, selector: string, valueIndent: string, own: string) =>
+      [
+        "{{- if not .Values.allNamespaces }}",
+        `${indent}namespaceSelector:`,
+        `${selector}{{- if .Values.namespaces }}`,
+        `{{- toYaml .Values.namespaces | nindent ${valueIndent.length} }}`,
+        "{{- else }}",
+        `${valueIndent}${own}`,
+        "{{- end }}",
+        "{{- end }}",
+      ].join("\n"),
   );
 }
 
@@ -152,6 +175,7 @@ const templateFiles: [string, string[]][] = [
   ["serviceaccount.yaml", ["ServiceAccount"]],
   ["deployment.yaml", ["Deployment"]],
   ["service.yaml", ["Service"]],
+  ["webhook.yaml", ["ValidatingWebhookConfiguration"]],
 ];
 
 export const ownedTemplates = [...templateFiles.map(([file]) => `templates/${file}`), "templates/rbac.yaml"];
@@ -186,7 +210,8 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
   );
   for (const [file, kinds] of templateFiles) {
     const objects = ownNamespace.filter((object) => kinds.includes(object.kind ?? ""));
-    files.set(`templates/${file}`, header + servedArgsTemplate(objects.map(template).join("---\n")));
+    const text = objects.map((object) => templateText(servedSelectorTemplate(toYaml(object))));
+    files.set(`templates/${file}`, header + servedArgsTemplate(text.join("---\n")));
   }
   files.set("templates/rbac.yaml", `${header}${rbacTemplate(marked)}\n`);
   return files;

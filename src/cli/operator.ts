@@ -50,6 +50,16 @@ export function registerOperatorCommand(program: Command): void {
     .option("--leader-elect", "campaign for the leader Lease; only the leader runs controllers", true)
     .option("--no-leader-elect", "run controllers without leader election")
     .option("--lease-namespace <name>", "namespace of the leader Lease (default: the pod's namespace)")
+    .option("--webhook-port <port>", "serve the admission webhooks (HTTPS) on this port (default: none)")
+    .option(
+      "--webhook-hosts <a,b>",
+      "names the API server calls the webhooks by (the serving certificate's)",
+      "127.0.0.1",
+    )
+    .option(
+      "--webhook-configuration <names>",
+      "ValidatingWebhookConfigurations whose caBundle the operator keeps (comma-separated)",
+    )
     .option("--shutdown-timeout <seconds>", "how long in-flight reconciles may run after SIGTERM", "30")
     .action(
       async (options: {
@@ -65,6 +75,9 @@ export function registerOperatorCommand(program: Command): void {
         leaderElect: boolean;
         leaseNamespace?: string;
         shutdownTimeout: string;
+        webhookPort?: string;
+        webhookHosts: string;
+        webhookConfiguration?: string;
       }) => {
         const shutdown = Number(options.shutdownTimeout);
         if (!Number.isFinite(shutdown) || shutdown < 0) {
@@ -75,6 +88,8 @@ export function registerOperatorCommand(program: Command): void {
         const metricsPort = port("--metrics-port", options.metricsPort);
         const healthPort = port("--health-port", options.healthPort);
         const namespaces = userError(() => namespacesFromFlags(options));
+        const webhookPort = port("--webhook-port", options.webhookPort);
+        const list = (text: string | undefined) => (text ?? "").split(",").filter(Boolean);
         const kubeConfig = loadKubeConfig(options);
         // loaded on use: the controllers are heavy and other commands do not need them
         const { runOperator } = await import("../operator/main.ts");
@@ -88,6 +103,15 @@ export function registerOperatorCommand(program: Command): void {
           leaderElect: options.leaderElect,
           leaseNamespace: options.leaseNamespace,
           shutdownDeadlineMs: shutdown * 1000,
+          ...(webhookPort === undefined
+            ? {}
+            : {
+                webhook: {
+                  port: webhookPort,
+                  hosts: list(options.webhookHosts),
+                  configurations: list(options.webhookConfiguration),
+                },
+              }),
         });
       },
     );

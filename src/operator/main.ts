@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
+import { type OperatorWebhookOptions, operatorWebhooks } from "../builds/admission/serve.ts";
 import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/config.ts";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
@@ -27,6 +28,8 @@ export interface OperatorOptions {
   /** Read-only endpoints on the health port; default: the Platform status endpoint. */
   routes?: CacheRoute[];
   log?: Logger;
+  /** Serve the admission webhooks (every replica, leader or not); the namespace defaults to the lease's. */
+  webhook?: Omit<OperatorWebhookOptions, "namespace" | "host"> & { namespace?: string; host?: string };
 }
 
 const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -74,6 +77,19 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       events: eventsConfigFromEnvironment(),
     });
   for (const spec of controllers) manager.add(spec);
+  const webhooks =
+    options.webhook &&
+    operatorWebhooks(
+      manager.rest,
+      {
+        ...options.webhook,
+        namespace:
+          options.webhook.namespace ?? options.leaseNamespace ?? defaultLeaseNamespace(options.namespaces),
+        host: options.webhook.host ?? options.opsBindAddress ?? "127.0.0.1",
+      },
+      log,
+    );
+  await webhooks?.start();
   const onSignal = (signal: NodeJS.Signals) => {
     log.info({ signal }, "stopping: no new work, finishing in-flight reconciles");
     void manager.stop();
@@ -86,6 +102,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   );
   await manager.start();
   const outcome = await manager.done;
+  await webhooks?.stop();
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
   log.info({ outcome }, "operator stopped");

@@ -71,13 +71,15 @@ const gadgetController: ControllerSpec = {
 
 const options = bundleOptions([gadgetController]);
 
-/** The test controller's bundle: only the ServiceAccount and RBAC (no cluster-wide part). */
+/** The test controller's bundle: only the ServiceAccount and RBAC (cluster-wide: only the admission webhook's). */
 async function applyTestRbac(namespace: string, rules?: PolicyRule[]): Promise<void> {
   const bundle = bundleFor(namespace, options);
   expect(bundle.filter((o) => rbacKinds.includes(o.kind ?? "")).map((o) => o.kind)).toEqual([
     "ServiceAccount",
     "Role",
     "RoleBinding",
+    "ClusterRole",
+    "ClusterRoleBinding",
   ]);
   await applyRbac(bundle, rules);
 }

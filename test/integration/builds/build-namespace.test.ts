@@ -7,7 +7,14 @@ import {
   ownerLabels,
 } from "../../../src/builds/build-namespace.ts";
 import { uploadContext } from "../../../src/dev/build-server-children.ts";
-import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
+import {
+  buildNamespace,
+  buildsConfig,
+  jobsIn,
+  teamPushSecret,
+  teamPushSecrets,
+  useBuildServers,
+} from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
   deleteImageBuild,
@@ -44,6 +51,7 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
     const config = buildsConfig(servers, {
       buildNamespace: builds,
       kaniko: { podAnnotations: { "sim.slipway.dev/outcome": outcome } },
+      tenancy: await teamPushSecrets(servers, builds, [team]),
     });
     await startBuildOperator(team, config, undefined, { allNamespaces });
     return { builds, team, artifactUri };
@@ -71,6 +79,13 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       expect(others).toEqual([]);
       expect(build.status?.job).toEqual({ namespace: builds, name: job?.metadata?.name });
       expect(job?.metadata?.ownerReferences).toBeUndefined();
+      // the pod pushes with the team's own Secret there, never the platform's, and has no API token
+      const pod = job?.spec?.template.spec;
+      expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
+        teamPushSecret,
+      );
+      expect(JSON.stringify(pod)).not.toContain("registry-creds");
+      expect(pod?.automountServiceAccountToken).toBe(false);
       // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
       expect(JSON.stringify(job)).not.toContain(pipToken);
       const copy = await core.readNamespacedSecret({

@@ -169,6 +169,31 @@ describe("ImageBuild controller, Kaniko backend", () => {
     );
   });
 
+  it("a termination message carrying a credential base64- or URL-encoded reaches status.message redacted", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    // what `RUN echo "$REGISTRY_AUTH" | base64` would print, and the password in a URL
+    const encoded = Buffer.from(`builder:${registryUser.password}\n`).toString("base64");
+    const inUrl = encodeURIComponent(`${registryUser.password}/x`);
+    const failing = {
+      "sim.slipway.dev/outcome": "fail",
+      "sim.slipway.dev/message": `leaked ${encoded} and https://h/?p=${inUrl}`,
+    };
+    await startBuildOperator(namespace, buildsConfig(servers, { kaniko: { podAnnotations: failing } }));
+    await createImageBuild(namespace, "scorer", {
+      ...spec(artifactUri, `b64-${namespace}`),
+      backoffLimit: 0,
+    });
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    const written = JSON.stringify([build.status, await eventsIn(namespace)]);
+    expect(build.status?.message).toMatch(
+      /^build failed after 1 attempt.*leaked .*\[redacted\].* and https:\/\/h\/\?p=\[redacted\]/,
+    );
+    expect(written).not.toContain(Buffer.from(registryUser.password).toString("base64").slice(0, 12));
+    expect(written).not.toContain(encoded.slice(8, 20));
+    expect(written).not.toContain(registryUser.password);
+  });
+
   it("an OOM-killed build pod → Failed(OOMKilled) naming the memory limit", async () => {
     const namespace = await buildNamespace(servers);
     const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });

@@ -11,6 +11,8 @@ import {
   buildsConfig,
   jobsIn,
   registryUser,
+  teamPushSecret,
+  teamPushSecrets,
   useBuildServers,
 } from "../../support/builds/fixtures.ts";
 import { startListener } from "../../support/builds/listener.ts";
@@ -35,8 +37,14 @@ const overrideConfigMap = (namespace: string, yaml: string) =>
 describe("tenancy: what a team's ImageBuild can make the operator do", () => {
   const servers = useBuildServers();
 
-  /** The platform's credentials in a shared build namespace; a team namespace with an artifact and an operator for it. */
-  async function sharedBuildNamespace(extra: Record<string, unknown> = {}) {
+  /**
+   * The platform's credentials in a shared build namespace, with a push Secret there for the team's
+   * (and `others`') builds; a team namespace with an artifact.
+   */
+  async function sharedBuildNamespace(
+    extra: { tenancy?: Record<string, unknown> } & Record<string, unknown> = {},
+    others: string[] = [],
+  ) {
     const builds = await buildNamespace(servers);
     const team = await testNamespace("team");
     const artifactUri = await uploadContext(servers, team, { Dockerfile: "FROM scratch\n" });
@@ -44,6 +52,7 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
       buildNamespace: builds,
       kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
       ...extra,
+      tenancy: { ...(await teamPushSecrets(servers, builds, [team, ...others])), ...extra.tenancy },
     });
     return { builds, team, artifactUri, config };
   }
@@ -97,10 +106,11 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
 
   it("two namespaces building the same image reference get a Job each: one's timeout never deletes the other's", async () => {
     // no prefix: both namespaces render the same reference, the case where they used to share a Job
-    const { builds, team, artifactUri, config } = await sharedBuildNamespace({
-      tenancy: { repositoryPrefix: "" },
-    });
     const other = await testNamespace("team");
+    const { builds, team, artifactUri, config } = await sharedBuildNamespace(
+      { tenancy: { repositoryPrefix: "" } },
+      [other],
+    );
     const otherArtifact = await uploadContext(servers, other, { Dockerfile: "FROM scratch\n" });
     await startBuildOperator(team, config, undefined, { allNamespaces: true });
     await startBuildOperator(other, config, undefined, { allNamespaces: true });
@@ -118,6 +128,53 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
       "builds.slipway.dev/build-uid": first.metadata.uid,
     });
     expect((await readImageBuild(team, "scorer")).status?.phase).toBe("Building");
+  });
+
+  it("in the shared build namespace a team without its own push Secret gets no build: the platform's credentials never reach a build pod", async () => {
+    const { builds, team, artifactUri, config } = await sharedBuildNamespace();
+    const unnamed = await testNamespace("team");
+    const unnamedArtifact = await uploadContext(servers, unnamed, { Dockerfile: "FROM scratch\n" });
+    await startBuildOperator(unnamed, config, undefined, { allNamespaces: true });
+    await createImageBuild(unnamed, "scorer", spec(unnamedArtifact, `nopush-${unnamed}`));
+    const refused = await waitForPhase(unnamed, "scorer", "Failed");
+    expect(refused.status?.conditions?.[0]).toMatchObject({
+      reason: "NotConfigured",
+      message: `tenancy.namespaces.${unnamed}.pushSecret: builds of namespace ${unnamed} run in the shared namespace ${builds} and push with that namespace's own Secret there, and none is named (the platform's registry-creds is never mounted into a build pod)`,
+    });
+    expect(await jobsIn(builds)).toEqual([]);
+
+    await startBuildOperator(team, config, undefined, { allNamespaces: true });
+    await createImageBuild(team, "scorer", spec(artifactUri, `push-${team}`));
+    await waitForPhase(team, "scorer", "Building");
+    const [job] = await jobsIn(builds);
+    const pod = job?.spec?.template.spec;
+    expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
+      teamPushSecret,
+    );
+    expect(pod?.automountServiceAccountToken).toBe(false);
+  });
+
+  it("in the shared build namespace resources above the platform's cap are refused, naming the field and the cap, with no Job", async () => {
+    const { builds, team, artifactUri, config } = await sharedBuildNamespace({
+      tenancy: { maxResources: { memory: "16Gi", cpu: "4" } },
+    });
+    await startBuildOperator(team, config, undefined, { allNamespaces: true });
+    await createImageBuild(team, "big", {
+      ...spec(artifactUri, `big-${team}`),
+      resources: { limits: { memory: "64Gi" } },
+    });
+    const refused = await waitForPhase(team, "big", "Failed");
+    expect(refused.status?.conditions?.[0]).toMatchObject({
+      reason: "ResourcesNotAllowed",
+      message:
+        "spec.resources.limits.memory: 64Gi is more than the 16Gi builds in the shared build namespace may have (tenancy.maxResources.memory)",
+    });
+    expect(await jobsIn(builds)).toEqual([]);
+    await createImageBuild(team, "fits", {
+      ...spec(artifactUri, `fits-${team}`),
+      resources: { limits: { memory: "12Gi" } },
+    });
+    await waitForPhase(team, "fits", "Building");
   });
 
   it("a build joining its namespace's running Job never deletes it: its own timeout leaves the Job to the build that started it", async () => {

@@ -73,3 +73,20 @@ export async function eventsIn(namespace: string): Promise<string> {
   const core = adminConfig().makeApiClient(CoreV1Api);
   return JSON.stringify((await core.listNamespacedEvent({ namespace })).items);
 }
+
+/**
+ * The push Secret of `teams`' builds in the shared build namespace `builds` (tenancy.namespaces.<ns>.pushSecret):
+ * the registry's one test user, in a Secret of its own; returns the tenancy configuration naming it.
+ */
+export async function teamPushSecrets(servers: BuildServers, builds: string, teams: string[]) {
+  await registrySecret(
+    builds,
+    teamPushSecret,
+    servers.registry.address,
+    registryUser.username,
+    registryUser.password,
+  );
+  return { namespaces: Object.fromEntries(teams.map((team) => [team, { pushSecret: teamPushSecret }])) };
+}
+
+export const teamPushSecret = "team-push";

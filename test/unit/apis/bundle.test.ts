@@ -9,6 +9,7 @@ import {
   inNamespace,
 } from "../../../src/bundle/bundle.ts";
 import { splitImage } from "../../../src/bundle/helm.ts";
+import { webhookArgs } from "../../../src/bundle/webhook.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
 
 const gadget = defineKind({
@@ -62,25 +63,45 @@ const find = (objects: BundleObject[], kind: string) => objects.filter((o) => o.
 // biome-ignore lint/suspicious/noExplicitAny: test drills into plain objects
 type Any = any;
 
+/** The admission webhook's: the configurations' caBundle, reviews as the requester. */
+const webhookClusterRules = [
+  {
+    apiGroups: ["admissionregistration.k8s.io"],
+    resources: ["validatingwebhookconfigurations"],
+    verbs: ["get", "patch"],
+  },
+  { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+];
+
 describe("bundleFor", () => {
   const objects = bundleFor("ml", options());
   const deployment = find(objects, "Deployment")[0] as Any;
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
 
-  it("holds the Namespace and CRDs first, then the ServiceAccount, Role, RoleBinding, Deployment and Service, all in the namespace", () => {
+  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services and the webhook configuration, all in the namespace", () => {
     expect(objects.map((o) => o.kind)).toEqual([
       "Namespace",
       "CustomResourceDefinition",
       "ServiceAccount",
       "Role",
       "RoleBinding",
+      "ClusterRole",
+      "ClusterRoleBinding",
       "Deployment",
       "Service",
+      "Service",
+      "ValidatingWebhookConfiguration",
     ]);
     expect(objects[0]?.metadata?.name).toBe("ml");
-    for (const object of objects.slice(2)) expect(object.metadata?.namespace).toBe("ml");
-    expect(objects[1]?.metadata?.namespace).toBeUndefined();
+    const clusterWide = [
+      "CustomResourceDefinition",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "ValidatingWebhookConfiguration",
+    ];
+    for (const object of objects.slice(1))
+      expect(object.metadata?.namespace).toBe(clusterWide.includes(object.kind ?? "") ? undefined : "ml");
   });
 
   it("runs the operator non-root, read-only, without privilege escalation or capabilities, under RuntimeDefault seccomp", () => {
@@ -104,6 +125,7 @@ describe("bundleFor", () => {
       "--health-port=8080",
       "--ops-bind-address=0.0.0.0",
       "--ops-require-token",
+      ...webhookArgs,
     ]);
     expect(container.env).toContainEqual({
       name: "POD_NAMESPACE",
@@ -123,7 +145,7 @@ describe("bundleFor", () => {
     expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
   });
 
-  it("binds the Role to the ServiceAccount and has no cluster-wide RBAC when no cluster-scoped kind is used", () => {
+  it("binds the Role to the ServiceAccount; the only cluster-wide RBAC is the admission webhook's when no cluster-scoped kind is used", () => {
     const binding = find(objects, "RoleBinding")[0] as Any;
     expect(binding.roleRef).toEqual({
       apiGroup: "rbac.authorization.k8s.io",
@@ -131,8 +153,7 @@ describe("bundleFor", () => {
       name: "slipway-operator",
     });
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
-    expect(find(objects, "ClusterRole")).toEqual([]);
-    expect(find(objects, "ClusterRoleBinding")).toEqual([]);
+    expect((find(objects, "ClusterRole")[0] as Any).rules).toEqual(webhookClusterRules);
   });
 
   it("adds a ClusterRole(Binding) named after the namespace only for cluster-scoped kinds", () => {
@@ -141,6 +162,7 @@ describe("bundleFor", () => {
     expect(clusterRole.metadata.name).toBe("slipway-operator-ml");
     expect(clusterRole.rules).toEqual([
       { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch"] },
+      ...webhookClusterRules,
     ]);
     const binding = find(withNodes, "ClusterRoleBinding")[0] as Any;
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
@@ -161,6 +183,7 @@ describe("bundleFor", () => {
       "team-b/slipway-operator",
     ]);
     expect(roles[0].rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "update"] },
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
     ]);
     expect(roles[1].rules).toContainEqual({
@@ -176,7 +199,7 @@ describe("bundleFor", () => {
     }
     const container = (find(placed, "Deployment")[0] as Any).spec.template.spec.containers[0];
     expect(container.args).toContain("--namespaces=team-a,team-b");
-    expect(find(placed, "ClusterRole")).toEqual([]);
+    expect((find(placed, "ClusterRole")[0] as Any).rules).toEqual(webhookClusterRules);
   });
 
   it("serving all namespaces: one ClusterRole with every rule, bound to the operator, and --all-namespaces", () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { parseImageReference } from "../../../src/builds/naming.ts";
-import { imageRefusal, namespacePrefix, repositoryRule } from "../../../src/builds/tenancy.ts";
+import { quantityValue } from "../../../src/builds/quantity.ts";
+import {
+  imageRefusal,
+  namespacePrefix,
+  pushSecretRefusal,
+  repositoryRule,
+  resourcesRefusal,
+} from "../../../src/builds/tenancy.ts";
 
 const platform = parseBuildsConfig({
   registry: { url: "registry.example.com/ml", credentialsSecret: "registry-creds" },
@@ -62,5 +69,38 @@ describe("tenancy: where a namespace's builds may push", () => {
     expect(() => parseBuildsConfig({ ...platform, tenancy: { repositoryPrefix: "{namespace}-" } })).toThrow(
       /tenancy\.repositoryPrefix/,
     );
+  });
+});
+
+describe("tenancy: the shared build namespace", () => {
+  it("compares quantities by value: 1.5Gi is 1536Mi, 500m cores is half of 1", () => {
+    expect(quantityValue("1.5Gi")).toBe(quantityValue("1536Mi"));
+    expect(quantityValue("500m")).toBe(0.5);
+    expect(quantityValue("1e3")).toBe(1000);
+    expect(quantityValue("12 Gi")).toBeUndefined();
+  });
+
+  it("refuses a request or limit above the cap, naming the field and the cap", () => {
+    const max = { memory: "16Gi", cpu: "4" };
+    expect(resourcesRefusal({ requests: { cpu: "4" }, limits: { memory: "16384Mi" } }, max)).toBeUndefined();
+    expect(resourcesRefusal({ requests: { cpu: "4500m" }, limits: {} }, max)).toBe(
+      "spec.resources.requests.cpu: 4500m is more than the 4 builds in the shared build namespace may have (tenancy.maxResources.cpu)",
+    );
+    expect(resourcesRefusal({ requests: {}, limits: { memory: "17Gi" } }, max)).toMatch(
+      /^spec.resources.limits.memory: 17Gi is more than the 16Gi/,
+    );
+  });
+
+  it("a namespace building there pushes only with its own push Secret: none named is refused", () => {
+    const shared = parseBuildsConfig({
+      registry: { url: "registry.example.com/ml", credentialsSecret: "registry-creds" },
+      buildNamespace: "ml-builds",
+      tenancy: { namespaces: { risk: { pushSecret: "risk-push" } } },
+    });
+    expect(pushSecretRefusal(shared, "risk")).toBeUndefined();
+    expect(pushSecretRefusal(shared, "fraud")).toMatch(
+      /^tenancy.namespaces.fraud.pushSecret: builds of namespace fraud run in the shared namespace ml-builds/,
+    );
+    expect(pushSecretRefusal(platform, "fraud")).toBeUndefined();
   });
 });

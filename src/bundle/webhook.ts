@@ -1,0 +1,81 @@
+/**
+ * The bundle's part of the operator's admission webhook (src/builds/admission): a Service to the
+ * operator's webhook port, the ValidatingWebhookConfiguration naming it (only for the namespaces the
+ * operator serves), and the operator's flags that serve it. Like the bundle's other cluster-wide
+ * objects the configuration is named after the namespace it is placed in (inNamespace).
+ */
+import { imageBuildWebhookConfiguration } from "../builds/admission/configuration.ts";
+import { webhookPort } from "../builds/admission/serve.ts";
+import type { BundleObject } from "./bundle.ts";
+
+export const webhookServiceName = "slipway-operator-webhook";
+export const webhookConfigurationName = "slipway-imagebuilds";
+
+/** The operator's webhook flags; the pod's namespace completes the names (the kubelet expands $(POD_NAMESPACE)). */
+export const webhookArgs = [
+  `--webhook-port=${webhookPort}`,
+  `--webhook-hosts=${webhookServiceName}.$(POD_NAMESPACE).svc`,
+  `--webhook-configuration=${webhookConfigurationName}-$(POD_NAMESPACE)`,
+];
+
+export function webhookService(
+  labels: Record<string, string>,
+  selector: Record<string, string>,
+): BundleObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: webhookServiceName, labels },
+    spec: { selector, ports: [{ name: "https-webhook", port: 443, targetPort: "webhook", protocol: "TCP" }] },
+  };
+}
+
+/**
+ * `serves`: its own namespace (undefined: filled in where the bundle is placed), a list, or all.
+ * Namespace-free: inNamespace points the Service reference and the own-namespace selector there.
+ */
+export function webhookConfiguration(
+  labels: Record<string, string>,
+  serves: string[] | "all" | undefined,
+): BundleObject {
+  return imageBuildWebhookConfiguration({
+    name: webhookConfigurationName,
+    labels,
+    clientConfig: { service: { name: webhookServiceName, port: 443 } },
+    ...(serves === "all" ? {} : { namespaces: serves ?? [""] }),
+  }) as BundleObject;
+}
+
+interface PlacedWebhook {
+  clientConfig?: { service?: { namespace?: string } };
+  namespaceSelector?: { matchExpressions?: { values?: string[] }[] };
+}
+
+/** A webhook configuration placed in `namespace`: its Service there, and the own-namespace selector with it. */
+export function placeWebhookConfiguration(object: BundleObject, namespace: string): BundleObject {
+  const webhooks = (object.webhooks as PlacedWebhook[] | undefined) ?? [];
+  return {
+    ...object,
+    webhooks: webhooks.map((webhook) => {
+      const service = webhook.clientConfig?.service;
+      if (!service) return webhook;
+      const own = service.namespace ?? "";
+      const selector = webhook.namespaceSelector;
+      return {
+        ...webhook,
+        clientConfig: { ...webhook.clientConfig, service: { ...service, namespace } },
+        ...(selector
+          ? {
+              namespaceSelector: {
+                ...selector,
+                matchExpressions: selector.matchExpressions?.map((expression) => ({
+                  ...expression,
+                  values: expression.values?.map((value) => (value === own ? namespace : value)),
+                })),
+              },
+            }
+          : {}),
+      };
+    }),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The operator's admission webhook endpoint: HTTPS (the API server calls webhooks over TLS only),
+ * one AdmissionHandler per path, the serving certificate swapped in place when it rotates.
+ */
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { type AdmissionHandler, parseReview, refuse, reviewResponse } from "./admission-review.ts";
+
+/** An AdmissionReview is small; anything far larger is not one. */
+const maxBodyBytes = 4 * 1024 * 1024;
+
+export interface TlsMaterial {
+  certPem: string;
+  keyPem: string;
+}
+
+export class WebhookServer {
+  readonly #server: Server;
+  readonly #handlers: Map<string, AdmissionHandler>;
+  readonly #log: Logger;
+
+  constructor(tls: TlsMaterial, handlers: Record<string, AdmissionHandler>, log: Logger) {
+    this.#handlers = new Map(Object.entries(handlers));
+    this.#log = log;
+    this.#server = createServer({ cert: tls.certPem, key: tls.keyPem, minVersion: "TLSv1.2" }, (req, res) => {
+      void this.#serve(req, res);
+    });
+  }
+
+  /** Serves with a new certificate from the next connection on. */
+  serveCertificate(tls: TlsMaterial): void {
+    this.#server.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
+  }
+
+  async listen(port: number, host: string): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(port, host, () => resolve());
+    });
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeAllConnections();
+    });
+  }
+
+  async #serve(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) {
+    const path = new URL(req.url ?? "/", "https://webhook").pathname;
+    const handler = this.#handlers.get(path);
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== "POST" || !handler)
+      return reply(404, { message: `no webhook at ${req.method} ${path}` });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBodyBytes) return reply(413, { message: "request too large" });
+      chunks.push(chunk as Buffer);
+    }
+    const request = parseReview(Buffer.concat(chunks).toString("utf8"));
+    if ("invalid" in request) return reply(400, { message: request.invalid });
+    try {
+      reply(200, reviewResponse(await handler(request)));
+    } catch (error) {
+      // failurePolicy Fail: an answer that cannot be given is a refusal, never an admission
+      this.#log.error({ err: error, path }, "admission webhook failed");
+      reply(
+        200,
+        reviewResponse(
+          refuse(request.uid, `admission webhook ${path} failed: ${(error as Error).message}`, 500),
+        ),
+      );
+    }
+  }
+}
