@@ -8,6 +8,7 @@
 import type { Client, KubeObject } from "../../kube/types.ts";
 import type { Backend, BackendPlugin, BackendReadiness, ProviderAt, ProviderConfig } from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
+import { perClient } from "../kfp/per-client.ts";
 import { keyText } from "../provider-ref.ts";
 import { pipelineJob, schedule, type VertexJob, vertexId, vertexRunCompletion } from "./requests.ts";
 import { locationName, type VertexSettings, vertexSettings } from "./settings.ts";
@@ -30,8 +31,8 @@ const grpcCode = (error: unknown) => (error as { code?: number })?.code;
 const notFound = 5;
 const alreadyExists = 6;
 
-/** Clients per operator (its Kubernetes client) and Provider configuration: a gRPC channel each. */
-const clientsOf = new WeakMap<Client, Map<string, Promise<Clients>>>();
+/** Clients per operator and Provider configuration (kfp/per-client.ts): a gRPC channel each. */
+const clientsOf = perClient<Promise<Clients>>();
 
 /** The key Secret's service account key (JSON), checked: its email and private key. */
 async function serviceAccountKey(
@@ -124,16 +125,11 @@ export class VertexBackend implements Backend {
   }
 
   #clients(provider: ProviderConfig): Promise<Clients> {
-    const byProvider = clientsOf.get(this.#client) ?? new Map<string, Promise<Clients>>();
-    clientsOf.set(this.#client, byProvider);
-    const key = `${keyText(provider.key)}@${provider.version}`;
-    let clients = byProvider.get(key);
-    if (!clients) {
-      clients = makeClients(this.#client, provider);
-      clients.catch(() => byProvider.delete(key)); // a bad configuration is read again next time
-      byProvider.set(key, clients);
-    }
-    return clients;
+    return clientsOf(this.#client, provider, () => {
+      const clients = makeClients(this.#client, provider);
+      clients.catch(() => clientsOf.forget(this.#client, provider)); // a bad configuration is read again next time
+      return clients;
+    });
   }
 
   #at(provider: ProviderAt): Promise<Clients> {
