@@ -27,6 +27,8 @@ interface Clients {
 }
 
 const secretType = { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true };
+/** The scope the client library itself asks for (an access token from Google's token endpoint). */
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";
 const grpcCode = (error: unknown) => (error as { code?: number })?.code;
 const notFound = 5;
 const alreadyExists = 6;
@@ -56,13 +58,18 @@ async function serviceAccountKey(
   }
   if (!parsed.client_email || !parsed.private_key)
     throw new Error(`${where}: key ${key} is not a service account key (JSON)`);
-  return { email: parsed.client_email, key: parsed.private_key, keyId: parsed.private_key_id };
+  return {
+    email: parsed.client_email,
+    key: parsed.private_key,
+    keyId: parsed.private_key_id,
+    scopes: [cloudPlatformScope],
+  };
 }
 
 /**
  * Who the client authenticates as, always explicit so that google-auth never goes looking (its
  * application-default lookup asks the GCE metadata server): the key Secret's service account
- * (self-signed JWTs), no credentials for a plaintext loopback endpoint (google-auth's
+ * (a JWT client: access tokens for the cloud-platform scope), no credentials for a plaintext loopback endpoint (google-auth's
  * PassThroughClient, meant for emulators), or — neither given — application-default credentials
  * (Workload Identity: the metadata server is where they come from).
  */
