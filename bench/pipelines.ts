@@ -3,7 +3,9 @@ import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
 import { type KfpServer, kfpPython, startKfpServer } from "../src/dev/kfp-server.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../src/dev/pipelines-operator.ts";
+import { startVertexServer, type VertexServer } from "../src/dev/vertex-server.ts";
 import { resourcePath } from "../src/kube/keys.ts";
+import type { Manager } from "../src/kube/manager.ts";
 import { argoName } from "../src/pipelines/argo/names.ts";
 import { workflow } from "../src/pipelines/argo/workflow.ts";
 import type { ProviderConfig, RunDefinition } from "../src/pipelines/backend.ts";
@@ -14,6 +16,8 @@ import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
 import { types } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
+import { pipelineJob, vertexId } from "../src/pipelines/vertex/requests.ts";
+import { locationName, vertexSettings } from "../src/pipelines/vertex/settings.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, pool, sleep, until } from "./support.ts";
 
@@ -32,12 +36,14 @@ const token = "bench-kfp-token";
 
 /** What differs between the backends measured: the Provider, and the floor's one backend call per Run. */
 interface BenchBackend {
-  type: "argo" | "kfp";
+  type: "argo" | "kfp" | "vertex";
   providerSpec: Record<string, unknown>;
   /** The plain client's backend call for one run; returns the id the operator would record. */
   submit(run: RunDefinition, provider: ProviderConfig): Promise<string>;
   /** How many backend runs exist (both the operator's and the floor's). */
   count(namespace: string): Promise<number>;
+  /** The backend's calls so far by `METHOD path` (none for argo: its calls are Kubernetes requests). */
+  calls(): Promise<Record<string, number>>;
 }
 
 function argoBench(api: Api): BenchBackend {
@@ -50,6 +56,7 @@ function argoBench(api: Api): BenchBackend {
       return id;
     },
     count: async (namespace) => (await api.list(types.workflow, namespace)).length,
+    calls: async () => ({}),
   };
 }
 
@@ -73,6 +80,64 @@ function kfpBench(server: KfpServer): BenchBackend {
       Object.values((await server.state()).runs as Record<string, { display_name: string }>).filter((r) =>
         r.display_name.startsWith(`${namespace}.`),
       ).length,
+    calls: async () => {
+      const counts: Record<string, number> = {};
+      for (const { method, path } of await server.requests()) {
+        const call = `${method} ${path.replace(/\/[0-9a-f-]{36}(?=\/|$)/g, "/{id}")}`;
+        counts[call] = (counts[call] ?? 0) + 1;
+      }
+      return counts;
+    },
+  };
+}
+
+/** The floor's client: the official one, as the backend makes it for a plaintext loopback endpoint. */
+async function vertexFloorClient(server: VertexServer) {
+  const [{ v1 }, { grpc }, { PassThroughClient }] = await Promise.all([
+    import("@google-cloud/aiplatform"),
+    import("google-gax"),
+    import("google-auth-library"),
+  ]);
+  return new v1.PipelineServiceClient({
+    apiEndpoint: server.endpoint.host,
+    port: server.endpoint.port,
+    sslCreds: grpc.credentials.createInsecure(),
+    authClient: new PassThroughClient() as never,
+  });
+}
+
+async function vertexBench(server: VertexServer): Promise<BenchBackend> {
+  const floorClient = await vertexFloorClient(server);
+  const providerSpec = {
+    type: "vertex",
+    parameters: {
+      project: server.project,
+      location: server.location,
+      apiEndpoint: `${server.endpoint.host}:${server.endpoint.port}`,
+      plaintext: true,
+    },
+  };
+  return {
+    type: "vertex",
+    providerSpec,
+    submit: async (run, provider) => {
+      const settings = vertexSettings(provider);
+      const parent = locationName(settings);
+      const pipelineJobId = vertexId(run.owner);
+      await floorClient.createPipelineJob({
+        parent,
+        pipelineJobId,
+        pipelineJob: pipelineJob(run, provider, settings),
+      });
+      return `${parent}/pipelineJobs/${pipelineJobId}`;
+    },
+    count: async (namespace) =>
+      [...server.jobs.values()].filter((job) => job.displayName.startsWith(`${namespace}.`)).length,
+    calls: async () => {
+      const counts: Record<string, number> = {};
+      for (const { method } of server.requests) counts[method] = (counts[method] ?? 0) + 1;
+      return counts;
+    },
   };
 }
 
@@ -168,27 +233,53 @@ const createRuns = (api: Api, namespace: string, provider: string, names: string
     }),
   );
 
-/** Seconds for the operator, started with 1,000 Runs waiting (created untimed), to synchronize them all. */
-async function timeOperator(
-  api: Api,
-  config: KubeConfig,
-  namespace: string,
-  provider: string,
-): Promise<number> {
+/** Requests per Run by `METHOD code` (`GET 200`, `PATCH 409`…), from counts taken over all the Runs. */
+function perRun(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(counts)
+      .filter(([, count]) => count > 0)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([call, count]) => [call, Number((count / runs).toFixed(2))]),
+  );
+}
+
+/** The operator's Kubernetes requests by `METHOD code`, informers' lists and watches included. */
+async function kubeRequests(operator: Manager): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const { labels, value } of (await operator.metrics.restRequests.get()).values)
+    counts[`${labels.method} ${labels.code}`] = value;
+  return counts;
+}
+
+/**
+ * The operator, started with 1,000 Runs waiting (created untimed), until it synchronized them all:
+ * the seconds, and what it sent per Run (Kubernetes requests; the backend's calls, for a remote one).
+ */
+async function timeOperator(api: Api, config: KubeConfig, namespace: string, backend: BenchBackend) {
   await createRuns(
     api,
     namespace,
-    provider,
+    backend.type,
     Array.from({ length: runs }, (_, i) => `op-${i}`),
   );
   const counter = countSynchronized(api, namespace);
+  const backendBefore = await backend.calls();
   const started = performance.now();
   const operator = await startPipelinesOperator(config);
   await counter.done;
   const seconds = (performance.now() - started) / 1000;
   counter.stop();
+  await sleep(1_000); // the last status writes' watch events: any request they cause is counted
+  const kube = perRun(await kubeRequests(operator));
+  const backendCalls = perRun(subtract(await backend.calls(), backendBefore));
   await operator.stop();
-  return seconds;
+  return { seconds, perRun: { kube, backend: backendCalls } };
+}
+
+function subtract(after: Record<string, number>, before: Record<string, number>) {
+  return Object.fromEntries(
+    Object.entries(after).map(([call, count]) => [call, count - (before[call] ?? 0)]),
+  );
 }
 
 /** The status the operator writes for a Run just created in the backend. */
@@ -257,20 +348,24 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Pr
 async function measure(api: Api, config: KubeConfig, backend: BenchBackend) {
   const namespace = `bench-${backend.type}-${Date.now().toString(36)}`;
   await setUp(api, config, namespace, backend);
-  const seconds = await timeOperator(api, config, namespace, backend.type);
+  const operator = await timeOperator(api, config, namespace, backend);
   const floorSeconds = await timeFloor(api, namespace, backend);
   return {
     namespace,
     figures: {
-      seconds: Number(seconds.toFixed(2)),
+      seconds: Number(operator.seconds.toFixed(2)),
       floor_seconds: Number(floorSeconds.toFixed(2)),
-      ratio: Number((seconds / floorSeconds).toFixed(3)),
+      ratio: Number((operator.seconds / floorSeconds).toFixed(3)),
       backend_runs: await backend.count(namespace),
+      per_run: operator.perRun,
     },
   };
 }
 
-/** The argo backend, then kfp (against the test KFP server; skipped without the kfp venv). Top-level figures: the sums. */
+/**
+ * The argo backend, then kfp (against the test KFP server; skipped without the kfp venv), then vertex
+ * (against the test Vertex endpoint). Top-level figures: the sums.
+ */
 export default async function bench(): Promise<BenchFigures> {
   const plane = await benchControlPlane("pipelines", 1);
   const config = plane.kubeConfig;
@@ -278,11 +373,17 @@ export default async function bench(): Promise<BenchFigures> {
   const api = new Api(config);
   const python = kfpPython();
   const server = python ? await startKfpServer(python, { token }) : undefined;
+  const vertex = await startVertexServer();
   const namespaces: string[] = [];
   try {
     await installKinds(api);
     const measured: Record<string, Awaited<ReturnType<typeof measure>>["figures"]> = {};
-    for (const backend of [argoBench(api), ...(server ? [kfpBench(server)] : [])]) {
+    const measuredBackends = [
+      argoBench(api),
+      ...(server ? [kfpBench(server)] : []),
+      await vertexBench(vertex),
+    ];
+    for (const backend of measuredBackends) {
       const { namespace, figures } = await measure(api, config, backend);
       namespaces.push(namespace);
       measured[backend.type] = figures;
@@ -303,6 +404,7 @@ export default async function bench(): Promise<BenchFigures> {
     if (external)
       for (const namespace of namespaces) await api.delete(namespaceType, "", namespace).catch(() => {});
     await server?.stop();
+    await vertex.stop();
     api.close();
     await plane.stop();
   }

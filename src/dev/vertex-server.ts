@@ -40,8 +40,8 @@ export interface VertexServer {
   violations: string[];
   /** Sets a job's state (and task details) as Vertex would when it finishes. */
   finishJob(name: string, state: string, taskDetails?: Any[]): void;
-  /** The next `count` calls fail with this gRPC status code. */
-  failNext(count: number, code?: number): void;
+  /** The next `count` calls (of `method` only, when given) fail with this gRPC status code. */
+  failNext(count: number, code?: number, method?: string): void;
   stop(): Promise<void>;
 }
 
@@ -143,17 +143,17 @@ function services(server: VertexServer, parent: string) {
 }
 
 type Handler = (request: Any) => Any;
+interface Failures {
+  count: number;
+  code: number;
+  method?: string | undefined;
+}
 
-function unary(
-  server: VertexServer,
-  method: string,
-  handler: Handler,
-  failures: { count: number; code: number },
-) {
+function unary(server: VertexServer, method: string, handler: Handler, failures: Failures) {
   return (call: Any, callback: Any) => {
     server.requests.push({ method, request: call.request });
     try {
-      if (failures.count > 0) {
+      if (failures.count > 0 && (failures.method === undefined || failures.method === method)) {
         failures.count -= 1;
         throw new Refused(failures.code, "injected failure");
       }
@@ -172,7 +172,7 @@ export async function startVertexServer(
 ): Promise<VertexServer> {
   const proto = definitions();
   const grpcServer = new grpc.Server();
-  const failures = { count: 0, code: 14 };
+  const failures: Failures = { count: 0, code: 14 };
   const server: VertexServer = {
     endpoint: { host: "127.0.0.1", port: 0 },
     project,
@@ -188,9 +188,8 @@ export async function startVertexServer(
       job.endTime = { seconds: "1767225660" };
       if (taskDetails) job.jobDetail = { taskDetails };
     },
-    failNext: (count, code = 14) => {
-      failures.count = count;
-      failures.code = code;
+    failNext: (count, code = 14, method) => {
+      Object.assign(failures, { count, code, method });
     },
     stop: () => new Promise((resolve) => grpcServer.tryShutdown(() => resolve())),
   };

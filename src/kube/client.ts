@@ -117,13 +117,13 @@ export class KubeClient implements Client {
     return this.#rest.request<T>("POST", resourcePath(type, { ...key, subresource }), { body });
   }
 
-  addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void> {
+  addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<KubeObject | undefined> {
     return this.#changeFinalizers(type, key, (list) =>
       list.includes(finalizer) ? undefined : [...list, finalizer],
     );
   }
 
-  removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void> {
+  removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<KubeObject | undefined> {
     return this.#changeFinalizers(type, key, (list) =>
       list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined,
     );
@@ -157,13 +157,14 @@ export class KubeClient implements Client {
 
   /**
    * Rewrites metadata.finalizers with a merge patch guarded by resourceVersion; on a conflict reads
-   * the live object and tries again. `change` returns undefined when nothing needs to change.
+   * the live object and tries again. `change` returns undefined when nothing needs to change. Returns
+   * the object written (or found unchanged), undefined when it does not exist.
    */
   async #changeFinalizers(
     type: ResourceType,
     key: ObjectKey,
     change: (finalizers: string[]) => string[] | undefined,
-  ): Promise<void> {
+  ): Promise<KubeObject | undefined> {
     let current: KubeObject | undefined;
     try {
       current = this.#cache?.get(type, key);
@@ -172,17 +173,16 @@ export class KubeClient implements Client {
     }
     for (let attempt = 0; attempt < 10; attempt++) {
       current ??= await this.get(type, key);
-      if (!current) return;
+      if (!current) return undefined;
       const next = change(current.metadata?.finalizers ?? []);
-      if (!next) return;
+      if (!next) return current;
       try {
-        await this.#rest.request("PATCH", resourcePath(type, key), {
+        return await this.#rest.request<KubeObject>("PATCH", resourcePath(type, key), {
           body: { metadata: { finalizers: next, resourceVersion: current.metadata?.resourceVersion } },
           contentType: mergePatch,
         });
-        return;
       } catch (error) {
-        if (isNotFound(error)) return;
+        if (isNotFound(error)) return undefined;
         if (!isConflict(error)) throw error;
         current = undefined;
       }

@@ -64,9 +64,12 @@ export interface Client {
     key: ObjectKey,
     options?: { propagationPolicy?: "Foreground" | "Background" | "Orphan" },
   ): Promise<void>;
-  /** Adds or removes a finalizer, retrying on conflicts. */
-  addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void>;
-  removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<void>;
+  /**
+   * Adds or removes a finalizer, retrying on conflicts. Returns the object as the API server holds it
+   * afterwards (undefined when it is gone), so a write that follows can carry its resourceVersion.
+   */
+  addFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<KubeObject | undefined>;
+  removeFinalizer(type: ResourceType, key: ObjectKey, finalizer: string): Promise<KubeObject | undefined>;
   /** Creates a subresource of an existing object, e.g. a ServiceAccount's `token` (a TokenRequest). */
   createSubresource<T>(type: ResourceType, key: ObjectKey, subresource: string, body: unknown): Promise<T>;
   /** A live read, for the rare case the cache cannot serve (e.g. a kind not watched). */

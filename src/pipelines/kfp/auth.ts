@@ -2,7 +2,8 @@
  * The bearer token of a `kfp` Provider's calls: read from a Secret in the Provider's namespace, or
  * requested for a ServiceAccount there with an audience (a TokenRequest: the token a projected
  * ServiceAccount token volume would hold). The token goes into the Authorization header only —
- * never into a status, an Event, a log line or an error message.
+ * never into a status, an Event, a log line or an error message. It is read again at most once per
+ * `tokenReuseMs` per Provider configuration, and at once after KFP refused it (a rotated Secret).
  */
 import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../../kube/types.ts";
 import type { KfpAuth } from "./settings.ts";
@@ -77,4 +78,37 @@ export function bearerToken(client: Client, namespace: string, auth: KfpAuth): P
   if (auth.type === "secret") return secretToken(client, namespace, auth);
   if (auth.type === "serviceAccountToken") return serviceAccountToken(client, namespace, auth);
   return Promise.resolve(undefined);
+}
+
+/** How long a token read is used before it is read again (a Secret's rotation is seen within this). */
+export const tokenReuseMs = 60_000;
+
+export interface ReusedToken {
+  get(): Promise<string | undefined>;
+  /** KFP refused the token (401): the next get reads it again. */
+  forget(): void;
+}
+
+/** `read` at most once per `ttlMs`; a read that failed is not kept (the next get reads again). */
+export function reusedToken(
+  read: () => Promise<string | undefined>,
+  ttlMs = tokenReuseMs,
+  now: () => number = Date.now,
+): ReusedToken {
+  let held: { token: Promise<string | undefined>; at: number } | undefined;
+  return {
+    get() {
+      if (!held || now() - held.at >= ttlMs) {
+        const entry = { token: read(), at: now() };
+        held = entry;
+        entry.token.catch(() => {
+          if (held === entry) held = undefined;
+        });
+      }
+      return held.token;
+    },
+    forget() {
+      held = undefined;
+    },
+  };
 }

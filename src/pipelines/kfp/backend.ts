@@ -14,10 +14,11 @@ import type {
   ProviderConfig,
 } from "../backend.ts";
 import { keyText } from "../provider-ref.ts";
-import { bearerToken, credentialPermissions } from "./auth.ts";
+import { bearerToken, credentialPermissions, reusedToken } from "./auth.ts";
 import { compilePipeline } from "./compile.ts";
 import { type KfpRun, kfpRunCompletion } from "./completion.ts";
 import { isKfpConflict, isKfpNotFound, KfpHttp } from "./http.ts";
+import { perClient } from "./per-client.ts";
 import {
   api,
   displayName,
@@ -54,28 +55,24 @@ interface Connection {
   settings: KfpSettings;
 }
 
+/** A Provider configuration's connection, its token reused across reconciles (auth.ts). */
+function connect(client: Client, provider: ProviderConfig): Connection {
+  const settings = kfpSettings(provider);
+  const token = reusedToken(() => bearerToken(client, provider.key.namespace, settings.auth));
+  return { http: new KfpHttp(settings.endpoint, token), settings };
+}
+
+const connections = perClient<Connection>();
+
 export class KfpBackend implements Backend {
   readonly #client: Client;
-  /** One connection (and token) per Provider for this backend's life: one reconcile. */
-  readonly #connections = new Map<string, Connection>();
 
   constructor(client: Client) {
     this.#client = client;
   }
 
   #connect(provider: ProviderConfig): Connection {
-    const key = `${keyText(provider.key)}@${provider.version}`;
-    const known = this.#connections.get(key);
-    if (known) return known;
-    const settings = kfpSettings(provider);
-    let token: Promise<string | undefined> | undefined;
-    const http = new KfpHttp(settings.endpoint, () => {
-      token ??= bearerToken(this.#client, provider.key.namespace, settings.auth);
-      return token;
-    });
-    const connection = { http, settings };
-    this.#connections.set(key, connection);
-    return connection;
+    return connections(this.#client, provider, () => connect(this.#client, provider));
   }
 
   #at(provider: ProviderAt): Connection {

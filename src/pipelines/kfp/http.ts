@@ -36,17 +36,23 @@ function messageOf(text: string): string {
   }
 }
 
+/** The bearer token of the calls; `forget` is told when KFP refused it (401). */
+export interface KfpToken {
+  get(): Promise<string | undefined>;
+  forget(): void;
+}
+
 export class KfpHttp {
   readonly endpoint: string;
-  readonly #token: () => Promise<string | undefined>;
+  readonly #token: KfpToken;
 
-  constructor(endpoint: string, token: () => Promise<string | undefined>) {
+  constructor(endpoint: string, token: KfpToken) {
     this.endpoint = endpoint;
     this.#token = token;
   }
 
   async request<T>(method: string, path: string, request: KfpRequest = {}): Promise<T> {
-    const token = await this.#token();
+    const token = await this.#token.get();
     const url = new URL(`${this.endpoint}${path}`);
     for (const [name, value] of Object.entries(request.query ?? {}))
       if (value !== undefined) url.searchParams.set(name, value);
@@ -69,6 +75,7 @@ export class KfpHttp {
     }
     const text = await response.text();
     if (!response.ok) {
+      if (response.status === 401) this.#token.forget();
       const message = messageOf(text).slice(0, 500);
       throw new KfpError(
         redact(`KFP at ${this.endpoint}: ${call} → ${response.status} ${message}`),

@@ -145,7 +145,9 @@ async function execute<R extends SyncedResource, D>(
   commands: SyncCommand<D>[],
   target: Target<R, D>,
 ): Promise<ReconcileResult | undefined> {
-  const { kind, key, resource, context, writer, backendOf } = target;
+  const { kind, key, context, writer, backendOf } = target;
+  // the copy the status write is based on: the cached one, or the one a finalizer patch returned
+  let resource = target.resource;
   const queue = [...commands];
   let requeueAfterMs: number | undefined;
   const requeue = (ms: number) => {
@@ -153,9 +155,12 @@ async function execute<R extends SyncedResource, D>(
   };
   for (let command = queue.shift(); command; command = queue.shift()) {
     switch (command.type) {
-      case "AddFinalizer":
-        await context.client.addFinalizer(kind.type, key, finalizer);
+      case "AddFinalizer": {
+        const patched = await context.client.addFinalizer(kind.type, key, finalizer);
+        // else the status write would carry the resourceVersion this patch replaced: refused (409), lost
+        if (patched) resource = { ...resource, metadata: patched.metadata };
         break;
+      }
       case "RemoveFinalizer":
         await context.client.removeFinalizer(kind.type, key, finalizer);
         break;

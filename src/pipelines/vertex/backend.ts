@@ -8,11 +8,18 @@
 import type { Client, KubeObject } from "../../kube/types.ts";
 import type { Backend, BackendPlugin, BackendReadiness, ProviderAt, ProviderConfig } from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
+import { perClient } from "../kfp/per-client.ts";
 import { keyText } from "../provider-ref.ts";
 import { pipelineJob, schedule, type VertexJob, vertexId, vertexRunCompletion } from "./requests.ts";
 import { locationName, type VertexSettings, vertexSettings } from "./settings.ts";
 
 type Aiplatform = typeof import("@google-cloud/aiplatform");
+type ClientOptions = NonNullable<ConstructorParameters<Aiplatform["v1"]["PipelineServiceClient"]>[0]>;
+/**
+ * google-gax types `authClient` with its own nested copy of google-auth-library; an auth client
+ * made with the top-level copy is the same class at run time (gax only calls its methods).
+ */
+const asAuthClient = (client: object) => client as ClientOptions["authClient"];
 interface Clients {
   pipelines: InstanceType<Aiplatform["v1"]["PipelineServiceClient"]>;
   schedules: InstanceType<Aiplatform["v1"]["ScheduleServiceClient"]>;
@@ -20,16 +27,22 @@ interface Clients {
 }
 
 const secretType = { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true };
+/** The scope the client library itself asks for (an access token from Google's token endpoint). */
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";
 const grpcCode = (error: unknown) => (error as { code?: number })?.code;
 const notFound = 5;
 const alreadyExists = 6;
 
-/** Clients per operator (its Kubernetes client) and Provider configuration: a gRPC channel each. */
-const clientsOf = new WeakMap<Client, Map<string, Promise<Clients>>>();
+/** Clients per operator and Provider configuration (kfp/per-client.ts): a gRPC channel each. */
+const clientsOf = perClient<Promise<Clients>>();
 
-async function keyCredentials(client: Client, provider: ProviderConfig, settings: VertexSettings) {
-  if (!settings.keySecret) return {};
-  const { name, key } = settings.keySecret;
+/** The key Secret's service account key (JSON), checked: its email and private key. */
+async function serviceAccountKey(
+  client: Client,
+  provider: ProviderConfig,
+  keySecret: { name: string; key: string },
+) {
+  const { name, key } = keySecret;
   const where = `spec.parameters.credentials.keySecret: Secret ${provider.key.namespace}/${name}`;
   const secret = await client.get<KubeObject & { data?: Record<string, string> }>(secretType, {
     namespace: provider.key.namespace,
@@ -37,22 +50,53 @@ async function keyCredentials(client: Client, provider: ProviderConfig, settings
   });
   const data = secret?.data?.[key];
   if (!data) throw new Error(`${where} does not exist or has no key ${key}`);
-  const parsed = JSON.parse(Buffer.from(data, "base64").toString("utf8")) as {
-    client_email?: string;
-    private_key?: string;
-  };
+  let parsed: { client_email?: string; private_key?: string; private_key_id?: string } = {};
+  try {
+    parsed = JSON.parse(Buffer.from(data, "base64").toString("utf8"));
+  } catch {
+    // reported below, without the Secret's text
+  }
   if (!parsed.client_email || !parsed.private_key)
     throw new Error(`${where}: key ${key} is not a service account key (JSON)`);
-  return { credentials: { client_email: parsed.client_email, private_key: parsed.private_key } };
+  return {
+    email: parsed.client_email,
+    key: parsed.private_key,
+    keyId: parsed.private_key_id,
+    scopes: [cloudPlatformScope],
+  };
+}
+
+/**
+ * Who the client authenticates as, always explicit so that google-auth never goes looking (its
+ * application-default lookup asks the GCE metadata server): the key Secret's service account
+ * (a JWT client: access tokens for the cloud-platform scope), no credentials for a plaintext loopback endpoint (google-auth's
+ * PassThroughClient, meant for emulators), or — neither given — application-default credentials
+ * (Workload Identity: the metadata server is where they come from).
+ */
+async function authOptions(client: Client, provider: ProviderConfig, settings: VertexSettings) {
+  const auth = await import("google-auth-library");
+  if (settings.plaintext) {
+    const { grpc } = await import("google-gax");
+    return {
+      sslCreds: grpc.credentials.createInsecure(),
+      authClient: asAuthClient(new auth.PassThroughClient()),
+    };
+  }
+  if (!settings.keySecret) return {};
+  return {
+    authClient: asAuthClient(new auth.JWT(await serviceAccountKey(client, provider, settings.keySecret))),
+  };
 }
 
 async function makeClients(client: Client, provider: ProviderConfig): Promise<Clients> {
   const settings = vertexSettings(provider);
   const { v1 } = await import("@google-cloud/aiplatform");
-  const endpoint = { apiEndpoint: settings.apiEndpoint, ...(settings.port ? { port: settings.port } : {}) };
-  const options = settings.plaintext
-    ? { ...endpoint, sslCreds: (await import("google-gax")).grpc.credentials.createInsecure() }
-    : { ...endpoint, projectId: settings.project, ...(await keyCredentials(client, provider, settings)) };
+  const options = {
+    apiEndpoint: settings.apiEndpoint,
+    ...(settings.port ? { port: settings.port } : {}),
+    projectId: settings.project,
+    ...(await authOptions(client, provider, settings)),
+  };
   return {
     pipelines: new v1.PipelineServiceClient(options),
     schedules: new v1.ScheduleServiceClient(options),
@@ -88,16 +132,11 @@ export class VertexBackend implements Backend {
   }
 
   #clients(provider: ProviderConfig): Promise<Clients> {
-    const byProvider = clientsOf.get(this.#client) ?? new Map<string, Promise<Clients>>();
-    clientsOf.set(this.#client, byProvider);
-    const key = `${keyText(provider.key)}@${provider.version}`;
-    let clients = byProvider.get(key);
-    if (!clients) {
-      clients = makeClients(this.#client, provider);
-      clients.catch(() => byProvider.delete(key)); // a bad configuration is read again next time
-      byProvider.set(key, clients);
-    }
-    return clients;
+    return clientsOf(this.#client, provider, () => {
+      const clients = makeClients(this.#client, provider);
+      clients.catch(() => clientsOf.forget(this.#client, provider)); // a bad configuration is read again next time
+      return clients;
+    });
   }
 
   #at(provider: ProviderAt): Promise<Clients> {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { Client } from "../../../src/kube/types.ts";
 import type { ProviderConfig, RunDefinition } from "../../../src/pipelines/backend.ts";
+import { reusedToken } from "../../../src/pipelines/kfp/auth.ts";
 import { kfpRunCompletion } from "../../../src/pipelines/kfp/completion.ts";
+import { perClient } from "../../../src/pipelines/kfp/per-client.ts";
 import {
   kfpCron,
   recurringRunBody,
@@ -179,5 +182,49 @@ describe("kfp run completion", () => {
     });
     expect(kfpRunCompletion({ state: "CANCELED" }, [])?.state).toBe("Failed");
     expect(kfpRunCompletion({ state: "FAILED" }, [])?.state).toBe("Failed");
+  });
+});
+
+describe("kfp token reuse", () => {
+  it("read once per interval, again after KFP refused it, and again after a failed read", async () => {
+    let clock = 0;
+    const reads: string[] = [];
+    let fail = false;
+    const token = reusedToken(
+      async () => {
+        reads.push(`read@${clock}`);
+        if (fail) throw new Error("no Secret");
+        return `t${reads.length}`;
+      },
+      60_000,
+      () => clock,
+    );
+    expect(await token.get()).toBe("t1");
+    clock = 59_999;
+    expect(await token.get()).toBe("t1");
+    clock = 60_000;
+    expect(await token.get()).toBe("t2");
+    token.forget();
+    expect(await token.get()).toBe("t3");
+    token.forget();
+    fail = true;
+    await expect(token.get()).rejects.toThrow("no Secret");
+    fail = false;
+    expect(await token.get()).toBe("t5");
+    expect(reads).toEqual(["read@0", "read@60000", "read@60000", "read@60000", "read@60000"]);
+  });
+
+  it("kept per operator client and Provider configuration", () => {
+    const memo = perClient<string>();
+    const [a, b] = [{} as Client, {} as Client];
+    let made = 0;
+    const make = () => `c${++made}`;
+    const p1 = provider({ endpoint: "http://kfp" });
+    expect(memo(a, p1, make)).toBe("c1");
+    expect(memo(a, p1, make)).toBe("c1");
+    expect(memo(b, p1, make)).toBe("c2");
+    expect(memo(a, { ...p1, version: "p2" }, make)).toBe("c3");
+    memo.forget(a, p1);
+    expect(memo(a, p1, make)).toBe("c4");
   });
 });
