@@ -70,7 +70,7 @@ export function registerLiveRoute<View>(app: FastifyInstance, route: LiveRoute<V
         params: NamespaceParams,
         querystring: EventsQuery,
         produces: ["text/event-stream"],
-        response: errorResponses(400, 401, 403),
+        response: errorResponses(400, 401, 403, 429),
       },
     },
     resourceEventsHandler(route.type, route.view, route.heartbeatMs),
