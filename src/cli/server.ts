@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import { limitFlags, parseLimits, type ServerLimits } from "../server/limits/config.ts";
 import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
 
@@ -18,9 +19,16 @@ interface ServerFlags {
   webRoot: string;
   logLevel: string;
   uiOnly?: boolean;
+  trustProxy?: string;
 }
 
-async function apiServer(flags: ServerFlags) {
+async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits, string>>) {
+  let limits: ServerLimits;
+  try {
+    limits = parseLimits(flags);
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
   // loaded on use: the server and its routes are heavy and other commands do not need them
   const { buildServer } = await import("../server/app.ts");
   const { releaseCatalog } = await import("../platform/version-change.ts");
@@ -31,6 +39,8 @@ async function apiServer(flags: ServerFlags) {
     webRoot: flags.webRoot,
     logLevel: flags.logLevel,
     prettyLogs: process.stdout.isTTY,
+    limits,
+    ...(flags.trustProxy ? { trustProxy: flags.trustProxy.split(",").map((entry) => entry.trim()) } : {}),
   });
 }
 
@@ -49,7 +59,7 @@ async function uiServer(flags: ServerFlags) {
 
 /** `slipway server`: the REST API, event streams and the web UI (or, with --ui-only, the UI alone). */
 export function registerServerCommand(program: Command): void {
-  program
+  const command = program
     .command("server")
     .description("serve the REST API, server-sent events and the web UI")
     .option(
@@ -64,6 +74,10 @@ export function registerServerCommand(program: Command): void {
     .option("--ui-only", "serve only the built UI and /healthz: no API, no Kubernetes identity")
     .option("--web-root <dir>", "directory of the built UI", builtWebUi)
     .option("--log-level <level>", "trace, debug, info, warn, error", "info")
+    .option(
+      "--trust-proxy <addresses>",
+      "proxies (comma-separated addresses or CIDRs) whose X-Forwarded-For names the client",
+    )
     .action(async (flags: ServerFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -84,4 +98,6 @@ export function registerServerCommand(program: Command): void {
         process.on("SIGTERM", stop);
       });
     });
+  for (const limit of limitFlags)
+    command.addOption(new Option(`${limit.flag} <n>`, limit.description).env(limit.env));
 }

@@ -5,14 +5,16 @@ import fastifySwagger from "@fastify/swagger";
 import type { KubeConfig } from "@kubernetes/client-node";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { ReleaseCatalog } from "../platform/version-change.ts";
-import { authenticationHook, TokenAuthenticator } from "./auth.ts";
+import { authenticationHook, TokenAuthenticator, type TokenReviewer } from "./auth.ts";
 import { imageBuildRoutes } from "./builds/routes.ts";
 import { errorBody, errorHandler } from "./errors.ts";
+import { defaultLimits, type ServerLimits } from "./limits/config.ts";
+import { FailureLimiter } from "./limits/failure-limiter.ts";
 import { namespaceRoutes } from "./namespaces/routes.ts";
 import { pipelineRoutes } from "./pipelines/routes.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
 import { platformRoutes } from "./platform/routes.ts";
-import { closeStreamsOnShutdown } from "./sse.ts";
+import { setUpEventStreams } from "./sse.ts";
 
 export interface ServerOptions {
   /** The server's own identity: it reviews tokens and gives the cluster address and CA of per-user clients. */
@@ -30,6 +32,15 @@ export interface ServerOptions {
   prettyLogs?: boolean;
   /** Seconds between heartbeat comments on event streams (default 15). */
   heartbeatSeconds?: number;
+  /** The limits under abuse (limits/config.ts); each one not given has its default. */
+  limits?: Partial<ServerLimits>;
+  /** How bearer tokens are checked (default: TokenReview as `kubeConfig`); tests front it to count reviews. */
+  reviewToken?: TokenReviewer;
+  /**
+   * Proxies whose `X-Forwarded-For` names the client (addresses or CIDRs, as Fastify's trustProxy):
+   * the failure rate limit is per client, and behind an Ingress every client is the proxy otherwise.
+   */
+  trustProxy?: string[];
 }
 
 const apiPrefix = "/api/v1";
@@ -77,12 +88,13 @@ const openApiInfo = {
   },
 };
 
-type AppOptions = Pick<ServerOptions, "logLevel" | "logStream" | "prettyLogs">;
+type AppOptions = Pick<ServerOptions, "logLevel" | "logStream" | "prettyLogs" | "trustProxy">;
 
 /** What every mode of `slipway server` has: logging, security headers, error replies, /healthz. */
 function baseApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(options),
+    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
     ajv: {
       customOptions: {
         removeAdditional: false,
@@ -114,15 +126,29 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const app = baseApp(options);
   app.decorateRequest("user", null as never);
   app.decorateRequest("kube", null as never);
-  closeStreamsOnShutdown(app);
+  app.decorateRequest("stillAuthenticated", null as never);
+  const limits = { ...defaultLimits, ...options.limits };
+  const tokenTtlMs = limits.tokenCacheSeconds * 1000;
+  setUpEventStreams(app, {
+    perUser: limits.streamsPerUser,
+    total: limits.streamsTotal,
+    bufferBytes: limits.streamBufferBytes,
+    drainMs: limits.streamDrainSeconds * 1000,
+    recheckMs: tokenTtlMs,
+  });
   await app.register(fastifySwagger, openApiInfo);
 
   app.get(`${apiPrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
-  const authenticator = new TokenAuthenticator(options.kubeConfig);
+  const authenticator = new TokenAuthenticator(options.kubeConfig, {
+    ttlMs: tokenTtlMs,
+    entries: limits.tokenCacheEntries,
+    ...(options.reviewToken ? { review: options.reviewToken } : {}),
+  });
+  const failures = new FailureLimiter(limits.authFailuresPerMinute);
   await app.register(
     async function apiRoutes(api) {
-      api.addHook("onRequest", authenticationHook(authenticator));
+      api.addHook("onRequest", authenticationHook(authenticator, failures));
       const heartbeatMs = (options.heartbeatSeconds ?? 15) * 1000;
       await api.register(platformRoutes, {
         platform: options.platform,

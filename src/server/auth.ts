@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
 import { ApiException, AuthenticationV1Api, KubeConfig } from "@kubernetes/client-node";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { HttpError } from "./errors.ts";
+import { HttpError, TooManyRequests } from "./errors.ts";
+import type { FailureLimiter } from "./limits/failure-limiter.ts";
+import { TtlCache } from "./limits/ttl-cache.ts";
+
+export { bearerToken } from "../kube/ops-auth.ts";
+
+import { bearerToken } from "../kube/ops-auth.ts";
 
 /** Who made a request, as the Kubernetes TokenReview says. */
 export interface AuthenticatedUser {
@@ -16,13 +22,9 @@ declare module "fastify" {
     user: AuthenticatedUser;
     /** A client configuration that acts on the Kubernetes API as the caller (with their token). */
     kube: KubeConfig;
+    /** Whether the caller's token is still accepted (reviewed again once the cached review is older than its TTL). */
+    stillAuthenticated: () => Promise<boolean>;
   }
-}
-
-/** The bearer token of an `Authorization` header, or undefined when there is none. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1];
 }
 
 /** The server's cluster (address, CA) with the caller's token as the only credential. */
@@ -39,36 +41,14 @@ export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
   return config;
 }
 
-const cacheTtlMs = 10_000;
-const cacheLimit = 1_000;
+/** Asks whether a token is valid: the user it belongs to, or undefined when it is refused. */
+export type TokenReviewer = (token: string) => Promise<AuthenticatedUser | undefined>;
 
-/** An accepted caller: who they are and a client acting as them. */
-export interface Caller {
-  user: AuthenticatedUser;
-  kube: KubeConfig;
-}
-
-/**
- * Checks bearer tokens with TokenReview (as the server's own identity). Accepted tokens are
- * remembered for a few seconds by their SHA-256, with their client (which keeps its connections),
- * so a page's burst of requests costs one review and one TLS handshake.
- */
-export class TokenAuthenticator {
-  readonly #server: KubeConfig;
-  readonly #api: AuthenticationV1Api;
-  readonly #accepted = new Map<string, Caller & { until: number }>();
-
-  constructor(server: KubeConfig) {
-    this.#server = server;
-    this.#api = server.makeApiClient(AuthenticationV1Api);
-  }
-
-  async authenticate(token: string): Promise<Caller | undefined> {
-    const key = createHash("sha256").update(token).digest("hex");
-    const cached = this.#accepted.get(key);
-    if (cached && cached.until > Date.now()) return cached;
-    this.#accepted.delete(key);
-    const review = await this.#api
+/** The TokenReview of the Kubernetes API, as the server's own identity; a failed review is a 503. */
+export function kubernetesTokenReviewer(server: KubeConfig): TokenReviewer {
+  const api = server.makeApiClient(AuthenticationV1Api);
+  return async (token) => {
+    const review = await api
       .createTokenReview({
         body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
       })
@@ -78,29 +58,119 @@ export class TokenAuthenticator {
       });
     const status = review.status;
     if (!status?.authenticated || !status.user?.username) return undefined;
-    const user = {
-      username: status.user.username,
-      uid: status.user.uid ?? "",
-      groups: status.user.groups ?? [],
-    };
+    return { username: status.user.username, uid: status.user.uid ?? "", groups: status.user.groups ?? [] };
+  };
+}
+
+/** An accepted caller: who they are and a client acting as them. */
+export interface Caller {
+  user: AuthenticatedUser;
+  kube: KubeConfig;
+}
+
+export interface AuthenticatorOptions {
+  /** How a token is checked (default: the Kubernetes TokenReview as `server`). */
+  review?: TokenReviewer;
+  /** How long a review (accepted or refused) is remembered. */
+  ttlMs: number;
+  /** Accepted tokens remembered; as many refused ones, apart (a flood of junk never evicts a user). */
+  entries: number;
+  now?: () => number;
+}
+
+/**
+ * Checks bearer tokens with TokenReview. Reviews are remembered for a few seconds by the token's
+ * SHA-256 — accepted ones with their client (which keeps its connections), refused ones apart — and
+ * concurrent requests with the same unknown token share one review, so a page's burst of requests,
+ * or a burst of one junk token, costs one review.
+ */
+export class TokenAuthenticator {
+  readonly #server: KubeConfig;
+  readonly #review: TokenReviewer;
+  readonly #accepted: TtlCache<Caller>;
+  readonly #refused: TtlCache<true>;
+  readonly #pending = new Map<string, Promise<Caller | undefined>>();
+  readonly #now: () => number;
+
+  constructor(server: KubeConfig, options: AuthenticatorOptions) {
+    this.#server = server;
+    this.#review = options.review ?? kubernetesTokenReviewer(server);
+    this.#accepted = new TtlCache({ ttlMs: options.ttlMs, limit: options.entries });
+    this.#refused = new TtlCache({ ttlMs: options.ttlMs, limit: options.entries });
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The caller of a token accepted within the TTL, without reviewing it. */
+  known(token: string): Caller | undefined {
+    return this.#accepted.get(tokenKey(token), this.#now());
+  }
+
+  /** The caller of `token`, or undefined when Kubernetes refuses it (now or within the TTL). */
+  async authenticate(token: string): Promise<Caller | undefined> {
+    const key = tokenKey(token);
+    const now = this.#now();
+    const cached = this.#accepted.get(key, now);
+    if (cached) return cached;
+    if (this.#refused.get(key, now)) return undefined;
+    const pending = this.#pending.get(key);
+    if (pending) return pending;
+    const reviewing = this.#reviewNow(key, token).finally(() => this.#pending.delete(key));
+    this.#pending.set(key, reviewing);
+    return reviewing;
+  }
+
+  async #reviewNow(key: string, token: string): Promise<Caller | undefined> {
+    const user = await this.#review(token);
+    if (!user) {
+      this.#refused.set(key, true, this.#now());
+      return undefined;
+    }
     const caller = { user, kube: userKubeConfig(this.#server, token) };
-    if (this.#accepted.size >= cacheLimit) this.#accepted.clear();
-    this.#accepted.set(key, { ...caller, until: Date.now() + cacheTtlMs });
+    this.#accepted.set(key, caller, this.#now());
     return caller;
   }
 }
 
-/** The onRequest hook of the authenticated routes: 401 unless a valid bearer token is presented. */
-export function authenticationHook(authenticator: TokenAuthenticator) {
+const tokenKey = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/**
+ * The onRequest hook of the authenticated routes: 401 unless a valid bearer token is presented.
+ * A token not accepted within the TTL is reviewed only while the client's allowance of
+ * authentication failures lasts (429 with Retry-After once it is spent).
+ */
+export function authenticationHook(authenticator: TokenAuthenticator, failures: FailureLimiter) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     reply.header("www-authenticate", 'Bearer realm="slipway"');
     const token = bearerToken(request.headers.authorization);
     if (!token)
       throw new HttpError(401, "missing bearer token: send 'Authorization: Bearer <Kubernetes token>'");
-    const caller = await authenticator.authenticate(token);
+    const caller =
+      authenticator.known(token) ?? (await limitedReview(authenticator, failures, request.ip, token));
     if (!caller) throw new HttpError(401, "the bearer token is not valid (TokenReview refused it)");
     reply.removeHeader("www-authenticate");
     request.user = caller.user;
     request.kube = caller.kube;
+    request.stillAuthenticated = async () => (await authenticator.authenticate(token)) !== undefined;
   };
+}
+
+/** A review that counts against `client`'s failure allowance unless the token is accepted. */
+async function limitedReview(
+  authenticator: TokenAuthenticator,
+  failures: FailureLimiter,
+  client: string,
+  token: string,
+): Promise<Caller | undefined> {
+  const waitSeconds = failures.take(client, Date.now());
+  if (waitSeconds !== undefined)
+    throw new TooManyRequests(
+      `too many authentication failures from ${client}: try again in ${waitSeconds} s`,
+      waitSeconds,
+    );
+  const caller = await authenticator.authenticate(token).catch((error: unknown) => {
+    failures.refund(client, Date.now()); // the review failed, not the client
+    throw error;
+  });
+  if (caller) failures.refund(client, Date.now());
+  return caller;
 }

@@ -38,6 +38,16 @@ export class HttpError extends Error {
   }
 }
 
+/** 429: the client is told to wait `retryAfterSeconds` (the `Retry-After` header). */
+export class TooManyRequests extends HttpError {
+  override name = "TooManyRequests";
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /**
  * A `.catch` handler for a read or delete of one object: the Kubernetes API's 404 becomes a 404
  * answer saying `what` (e.g. `ImageBuild ns/name`) does not exist; any other error goes on.
@@ -126,6 +136,7 @@ export function toErrorBody(error: unknown): ErrorBody {
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const body = toErrorBody(error);
+  if (error instanceof TooManyRequests) void reply.header("retry-after", String(error.retryAfterSeconds));
   if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
   else request.log.info({ statusCode: body.statusCode, reason: body.message }, "request refused");
   void reply.status(body.statusCode).send(body);

@@ -1,7 +1,6 @@
 import type { ComponentView, PlatformView } from "../../src/server/platform/view.ts";
 
 import type {
-  BuildLogs,
   BuildSpec,
   BuildView,
   HistoryView,
@@ -83,8 +82,6 @@ export const api = {
   },
   createBuild: (token: string, namespace: string, body: { name: string; spec: BuildSpec }) =>
     request<BuildView>(inNamespace(namespace, "/imagebuilds"), token, post(body)),
-  buildLogs: (token: string, namespace: string, name: string) =>
-    request<BuildLogs>(inNamespace(namespace, `/imagebuilds/${encodeURIComponent(name)}/logs`), token),
   pipelines: (token: string, namespace: string) =>
     request<{ items: PipelineView[] }>(inNamespace(namespace, "/pipelines"), token),
   history: (token: string, namespace: string, name: string) =>
@@ -99,6 +96,10 @@ export interface StartRunBody {
   pipeline: string;
   parameters: { name: string; value: string }[];
 }
+
+/** The build log's event stream (start, container, log, end), see src/server/builds/build-log.ts. */
+export const buildLogPath = (namespace: string, name: string) =>
+  inNamespace(namespace, `/imagebuilds/${encodeURIComponent(name)}/logs?follow=true`);
 
 /** The event stream of a namespace's `plural` (or of one object, `name`). */
 export const watchPath = (plural: string, namespace: string, name?: string) =>

@@ -43,12 +43,6 @@ export interface BuildStatus {
 }
 export type BuildView = ResourceView<BuildSpec, BuildStatus>;
 
-export interface BuildLogs {
-  pod: string;
-  container: string;
-  logs: string;
-}
-
 /** The status every pipeline resource shares. */
 export interface SyncStatus {
   provider?: { name: string; id?: string };

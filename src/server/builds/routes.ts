@@ -3,7 +3,7 @@
  * logs of ImageBuild resources, acting on the Kubernetes API as the caller (request.kube) — the
  * resources are the source of truth; nothing here bypasses them.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import {
@@ -18,6 +18,8 @@ import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
 import { Name, NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
+import { followedEventStream } from "../sse.ts";
+import { buildPod, followPodLog } from "./build-log.ts";
 
 /** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
 function withoutKubernetesExtensions<T>(schema: T): T {
@@ -70,32 +72,27 @@ function checkBuildArgs(spec: Static<typeof ImageBuildSpec>) {
 
 /** The last 1000 lines of the Kaniko container of the newest pod of the build's Job, where the status says it runs. */
 async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<typeof LogsView>> {
-  const what = `ImageBuild ${build.metadata.namespace}/${build.metadata.name}`;
-  if (build.status?.reused) throw new HttpError(404, `${what} built nothing: the image already existed`);
-  const job = build.status?.job;
-  if (!job) throw new HttpError(404, `${what} has no build Job yet`);
-  const core = kube.makeApiClient(CoreV1Api);
-  const pods = await core.listNamespacedPod({
-    namespace: job.namespace,
-    labelSelector: `job-name=${job.name}`,
-  });
-  const started = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
-  const pod = pods.items.sort((a, b) => started(b) - started(a))[0];
-  if (!pod?.metadata?.name)
-    throw new HttpError(
-      404,
-      `the build Job ${job.namespace}/${job.name} has no pod (it may have been cleaned up)`,
-    );
+  const pod = await buildPod(kube, build);
+  const { name, namespace } = pod.metadata;
   // a pod no node has taken yet has written nothing (the API server answers 204)
-  if (!pod.spec?.nodeName) return { pod: pod.metadata.name, container: "kaniko", logs: "" };
-  const logs = await core.readNamespacedPodLog({
-    namespace: job.namespace,
-    name: pod.metadata.name,
-    container: "kaniko",
-    tailLines: 1000,
-  });
-  return { pod: pod.metadata.name, container: "kaniko", logs };
+  if (!pod.spec?.nodeName) return { pod: name, container: "kaniko", logs: "" };
+  const logs = await kube
+    .makeApiClient(CoreV1Api)
+    .readNamespacedPodLog({ namespace, name, container: "kaniko", tailLines: 1000 });
+  return { pod: name, container: "kaniko", logs };
 }
+
+const LogsQuery = Type.Object(
+  {
+    follow: Type.Optional(
+      Type.Boolean({
+        description:
+          "Stream the log as server-sent events while the build runs: start {pod, containers}, container {name}, log {text}, end {}",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export interface BuildRouteOptions {
   heartbeatMs?: number;
@@ -197,19 +194,30 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
     },
   );
 
-  app.get<{ Params: Static<typeof ObjectParams> }>(
+  app.get<{ Params: Static<typeof ObjectParams>; Querystring: Static<typeof LogsQuery> }>(
     `${base}/:name/logs`,
     {
       schema: {
         tags: ["builds"],
-        summary: "Logs of the build's Kaniko container (its latest pod, in the namespace of its Job)",
+        summary:
+          "Logs of the build's Kaniko container (its latest pod, in the namespace of its Job); with follow=true every container's log streamed as it builds",
         params: ObjectParams,
-        response: { 200: LogsView, ...errors },
+        querystring: LogsQuery,
+        produces: ["application/json", "text/event-stream"],
+        response: { 200: LogsView, ...errors, ...errorResponses(429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { namespace, name } = request.params;
-      return buildLogs(request.kube, await read(request.kube, namespace, name));
+      const build = await read(request.kube, namespace, name);
+      if (!request.query.follow) return buildLogs(request.kube, build);
+      await followedEventStream(request, reply, options.heartbeatMs, async (feed) => {
+        const pod = await buildPod(request.kube, build);
+        void followPodLog(request.kube, pod, feed, request.log).catch((error: unknown) => {
+          request.log.warn({ err: error }, "following the build log failed; closing the stream");
+          feed.close();
+        });
+      });
     },
   );
 }

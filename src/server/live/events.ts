@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { KubeObject, ResourceType } from "../../kube/types.ts";
 import { errorResponses } from "../errors.ts";
 import { Name, NamespaceParams } from "../params.ts";
-import { type EventStream, openEventStream } from "../sse.ts";
+import { followedEventStream } from "../sse.ts";
 import { followResources } from "./follow.ts";
 
 export const EventsQuery = Type.Object(
@@ -18,8 +18,9 @@ type EventsRequest = FastifyRequest<{
 }>;
 
 /**
- * The handler of an event stream of `type`: `snapshot` ({items}: every object, first), then `upsert` (an object's new view) and `delete` ({name}). The first list runs before
- * the response is taken over, so a 403 is still a JSON answer.
+ * The handler of an event stream of `type`: `snapshot` ({items}: every object, first), then
+ * `upsert` (an object's new view) and `delete` ({name}). The first list runs before the response
+ * is taken over, so a 403 is still a JSON answer.
  */
 export function resourceEventsHandler<View>(
   type: ResourceType,
@@ -27,34 +28,25 @@ export function resourceEventsHandler<View>(
   heartbeatMs: number | undefined,
 ) {
   return async (request: EventsRequest, reply: FastifyReply): Promise<void> => {
-    const controller = new AbortController();
     const { namespace } = request.params;
     const name = request.query.name;
-    let stream: EventStream | undefined;
-    const waiting: [string, unknown][] = [];
-    const send = (event: string, data: unknown) =>
-      stream ? stream.send(event, data) : waiting.push([event, data]);
-    await followResources(
-      request.kube,
-      { type, namespace, ...(name ? { fieldSelector: `metadata.name=${name}` } : {}) },
-      {
-        snapshot: (objects) => send("snapshot", { items: objects.map(view) }),
-        upsert: (object) => send("upsert", view(object)),
-        delete: (object) => send("delete", { name: object.metadata?.name ?? "" }),
-        onFailure: (error) => {
-          request.log.warn({ err: error, plural: type.plural }, "watch failed; closing the event stream");
-          stream?.close();
+    await followedEventStream(request, reply, heartbeatMs, (feed) =>
+      followResources(
+        request.kube,
+        { type, namespace, ...(name ? { fieldSelector: `metadata.name=${name}` } : {}) },
+        {
+          snapshot: (objects) => feed.send("snapshot", { items: objects.map(view) }),
+          upsert: (object) => feed.send("upsert", view(object)),
+          delete: (object) => feed.send("delete", { name: object.metadata?.name ?? "" }),
+          onFailure: (error) => {
+            request.log.warn({ err: error, plural: type.plural }, "watch failed; closing the event stream");
+            feed.close();
+          },
+          signal: feed.signal,
+          log: request.log,
         },
-        signal: controller.signal,
-        log: request.log,
-      },
-    ).catch((error: unknown) => {
-      controller.abort();
-      throw error;
-    });
-    stream = openEventStream(request, reply, heartbeatMs);
-    stream.onClose(() => controller.abort());
-    for (const [event, data] of waiting.splice(0)) stream.send(event, data);
+      ),
+    );
   };
 }
 
@@ -78,7 +70,7 @@ export function registerLiveRoute<View>(app: FastifyInstance, route: LiveRoute<V
         params: NamespaceParams,
         querystring: EventsQuery,
         produces: ["text/event-stream"],
-        response: errorResponses(400, 401, 403),
+        response: errorResponses(400, 401, 403, 429),
       },
     },
     resourceEventsHandler(route.type, route.view, route.heartbeatMs),

@@ -87,7 +87,7 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformRout
         tags,
         summary: "Server-sent events: `platform` (full view), `phase`, `component`, `absent`",
         produces: ["text/event-stream"],
-        response: errors,
+        response: { ...errors, ...errorResponses(429) },
       },
     },
     platformEventsHandler(key, options.heartbeatMs),

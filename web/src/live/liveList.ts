@@ -19,4 +19,11 @@ export function applyListEvent<T extends Named>(items: T[], event: ListEvent<T>)
 const byName = (a: Named, b: Named) => a.name.localeCompare(b.name);
 
 /** Milliseconds to wait before reconnect attempt `attempt` (0, 1, …): doubling from 500 ms, at most 10 s. */
+/** Resolves after `ms`, or never once `signal` aborts (the caller's loop checks it). */
+export const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  });
+
 export const reconnectDelayMs = (attempt: number) => Math.min(500 * 2 ** attempt, 10_000);

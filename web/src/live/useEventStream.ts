@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { ApiError, readEventStream } from "../api.ts";
-import { reconnectDelayMs } from "./liveList.ts";
+import { pause, reconnectDelayMs } from "./liveList.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting";
 
@@ -9,12 +9,6 @@ export interface StreamState {
   /** Why the stream is not live (e.g. the user may not watch these resources). */
   error?: string;
 }
-
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-  });
 
 /**
  * Follows the event stream of `path` (undefined: none) and hands each event to `onEvent`; after a

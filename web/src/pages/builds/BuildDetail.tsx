@@ -1,15 +1,17 @@
 import { useEffect, useRef, useState } from "react";
-import { type ApiError, api, watchPath } from "../../api.ts";
+import { buildLogPath, readEventStream, watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { time } from "../../format.ts";
+import { pause, reconnectDelayMs } from "../../live/liveList.ts";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { listHref } from "../../routes.ts";
 import type { BuildView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
 
-const logPollMs = 2000;
+/** The least wait before following the log again (the build's status may not say yet that it ended). */
+const logReconnectMs = 2000;
 
 function duration(start: string | undefined, end: string | undefined): string {
   if (!start || !end) return "—";
@@ -89,38 +91,54 @@ function BuildSummary({ build }: { build: BuildView }) {
   );
 }
 
-/** The build container's log: read again every 2 s while the build runs, once more when it ends. */
-function BuildLog({ token, build }: { token: string; build: BuildView }) {
-  const [logs, setLogs] = useState<string>();
+/** Follows the build pod's log (GET …/logs?follow=true): the text so far, and why it cannot be read. */
+function useBuildLog(token: string, build: BuildView, hasJob: boolean) {
+  const [log, setLog] = useState<string>();
   const [problem, setProblem] = useState<string>();
-  const view = useRef<HTMLPreElement>(null);
-  const phase = build.status?.phase;
-  const hasJob = Boolean(build.status?.job) && !build.status?.reused;
+  const building = useRef(false);
+  building.current = build.status?.phase === "Building";
+  const job = build.status?.job?.name;
   useEffect(() => {
-    if (!hasJob) return;
-    let stopped = false;
-    const read = () =>
-      api.buildLogs(token, build.namespace, build.name).then(
-        (answer) => {
-          if (stopped) return;
-          setLogs(answer.logs);
-          setProblem(undefined);
-        },
-        (failure: ApiError) => {
-          if (!stopped) setProblem(failure.message);
-        },
-      );
-    void read();
-    const timer = phase === "Building" ? setInterval(read, logPollMs) : undefined;
-    return () => {
-      stopped = true;
-      clearInterval(timer);
+    if (!hasJob || !job) return;
+    const controller = new AbortController();
+    const { signal } = controller;
+    const onEvent = ({ event, data }: { event: string; data: unknown }) => {
+      setProblem(undefined);
+      // each stream starts again from the log's tail: what it sends replaces what was shown
+      if (event === "start") setLog("");
+      if (event === "container")
+        setLog((shown) => `${shown ?? ""}── ${(data as { name: string }).name} ──\n`);
+      if (event === "log") setLog((shown) => `${shown ?? ""}${(data as { text: string }).text}`);
     };
-  }, [token, build.namespace, build.name, phase, hasJob]);
+    const follow = async () => {
+      for (let attempt = 0; !signal.aborted; attempt++) {
+        try {
+          await readEventStream(buildLogPath(build.namespace, build.name), token, onEvent, signal);
+          attempt = 0;
+        } catch (failure) {
+          if (signal.aborted) return;
+          setProblem(failure instanceof Error ? failure.message : String(failure));
+        }
+        // the pod's log ended: a build still Building has a new pod (a retry) or the stream dropped
+        if (!building.current) return;
+        await pause(Math.max(logReconnectMs, reconnectDelayMs(attempt)), signal);
+      }
+    };
+    void follow();
+    return () => controller.abort();
+  }, [token, build.namespace, build.name, hasJob, job]);
+  return { log, problem };
+}
+
+/** The build pod's log, streamed while it builds: appended as it arrives, ending with the pod. */
+function BuildLog({ token, build }: { token: string; build: BuildView }) {
+  const view = useRef<HTMLPreElement>(null);
+  const hasJob = Boolean(build.status?.job) && !build.status?.reused;
+  const { log, problem } = useBuildLog(token, build, hasJob);
   // biome-ignore lint/correctness/useExhaustiveDependencies: keep the newest line in view as the log grows
   useEffect(() => {
     view.current?.scrollTo({ top: view.current.scrollHeight });
-  }, [logs]);
+  }, [log]);
   return (
     <section className="card" aria-labelledby="log-heading">
       <h2 id="log-heading">Build log</h2>
@@ -130,9 +148,9 @@ function BuildLog({ token, build }: { token: string; build: BuildView }) {
         </p>
       )}
       {problem && <p className="notice">{problem}</p>}
-      {hasJob && logs !== undefined && (
+      {hasJob && log !== undefined && (
         <pre ref={view} className="log" role="log" aria-label="Build log" aria-live="polite">
-          {logs || "(nothing logged yet)"}
+          {log || "(nothing logged yet)"}
         </pre>
       )}
     </section>

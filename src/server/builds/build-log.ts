@@ -1,0 +1,132 @@
+/**
+ * The log of an ImageBuild's pod, as the caller: read once (the build container's last lines) or
+ * followed while it builds — every container of the pod in the order they run (init containers
+ * first), each from when it starts until it exits.
+ */
+import { Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { CoreV1Api, type KubeConfig, Log, type V1Pod } from "@kubernetes/client-node";
+import type { FastifyBaseLogger } from "fastify";
+import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
+import { HttpError } from "../errors.ts";
+import type { StreamFeed } from "../sse.ts";
+
+/** Lines of a container's log sent first (then what it writes from then on). */
+const tailLines = 1000;
+/** How often a pod whose next container has not started yet is read again. */
+const startPollMs = 1000;
+
+const started = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+
+/** The newest pod of the build's Job, in the Job's namespace; 404 naming what is missing. */
+export async function buildPod(
+  kube: KubeConfig,
+  build: ImageBuild,
+): Promise<V1Pod & { metadata: { name: string; namespace: string } }> {
+  const what = `ImageBuild ${build.metadata.namespace}/${build.metadata.name}`;
+  if (build.status?.reused) throw new HttpError(404, `${what} built nothing: the image already existed`);
+  const job = build.status?.job;
+  if (!job) throw new HttpError(404, `${what} has no build Job yet`);
+  const pods = await kube.makeApiClient(CoreV1Api).listNamespacedPod({
+    namespace: job.namespace,
+    labelSelector: `job-name=${job.name}`,
+  });
+  const pod = pods.items.sort((a, b) => started(b) - started(a))[0];
+  if (!pod?.metadata?.name)
+    throw new HttpError(
+      404,
+      `the build Job ${job.namespace}/${job.name} has no pod (it may have been cleaned up)`,
+    );
+  return pod as V1Pod & { metadata: { name: string; namespace: string } };
+}
+
+const stateOf = (pod: V1Pod, container: string) =>
+  [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
+    (status) => status.name === container,
+  )?.state;
+
+/** What to do about one container of a pod (pure): follow its log, wait for it to start, or skip it (it never will). */
+export function containerStep(pod: V1Pod, container: string): "follow" | "wait" | "skip" {
+  const state = stateOf(pod, container);
+  if (state?.running || state?.terminated) return "follow";
+  const phase = pod.status?.phase;
+  return phase === "Succeeded" || phase === "Failed" ? "skip" : "wait";
+}
+
+/** The pod's containers in the order they run. */
+export const podContainers = (pod: V1Pod): string[] =>
+  [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((container) => container.name);
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/**
+ * Follows the log of every container of `pod` into `feed`: `start` {pod, containers} first (a
+ * client replaces what it had), `container` {name} before each container's text, `log` {text}
+ * as it is written, `end` {} once the last container's log has ended. A log that ends while its
+ * container still runs closes the stream without `end`, so the client reconnects.
+ */
+export async function followPodLog(
+  kube: KubeConfig,
+  first: V1Pod & { metadata: { name: string; namespace: string } },
+  feed: StreamFeed,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const { name, namespace } = first.metadata;
+  const core = kube.makeApiClient(CoreV1Api);
+  const current = async () =>
+    (await core.listNamespacedPod({ namespace, fieldSelector: `metadata.name=${name}` })).items[0];
+  const containers = podContainers(first);
+  feed.send("start", { pod: name, containers });
+  let pod: V1Pod | undefined = first;
+  for (const container of containers) {
+    while (pod && containerStep(pod, container) === "wait" && !feed.signal.aborted) {
+      await pause(startPollMs, feed.signal);
+      pod = await current();
+    }
+    if (!pod || feed.signal.aborted) break;
+    if (containerStep(pod, container) === "skip") continue;
+    feed.send("container", { name: container });
+    await followContainer(kube, { namespace, pod: name, container }, feed);
+    pod = await current();
+    if (pod && !feed.signal.aborted && stateOf(pod, container)?.running) {
+      log.info(
+        { pod: name, container },
+        "the log ended while the container runs; closing for the client to reconnect",
+      );
+      return feed.close();
+    }
+  }
+  if (!feed.signal.aborted) feed.send("end", {});
+  feed.close();
+}
+
+/** One container's log with follow=true, as `log` events, until the kubelet ends it or the stream closes. */
+async function followContainer(
+  kube: KubeConfig,
+  where: { namespace: string; pod: string; container: string },
+  feed: StreamFeed,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text) feed.send("log", { text });
+      done();
+    },
+  });
+  const upstream = await new Log(kube).log(where.namespace, where.pod, where.container, sink, {
+    follow: true,
+    tailLines,
+  });
+  const stop = () => upstream.abort();
+  feed.signal.addEventListener("abort", stop, { once: true });
+  await finished(sink).catch(() => {});
+  feed.signal.removeEventListener("abort", stop);
+}
