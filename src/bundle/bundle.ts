@@ -21,6 +21,7 @@ import {
   mergeRules,
   type PolicyRule,
 } from "../operator/rbac.ts";
+import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
 
 export const operatorName = "slipway-operator";
 /** The namespace deploy/slipway.yaml installs into (like the install manifests users know). */
@@ -47,6 +48,8 @@ export interface BundleOptions {
   serves?: string[] | "all";
   /** CRDs of other projects the release installs (the workflow engine's), after Slipway's own. */
   engineCrds?: BundleObject[];
+  /** The ServiceAccounts a Provider may name (`namespace/name`, `*\/name`); default none. */
+  providerServiceAccounts?: string[];
 }
 
 export interface OperatorPodAdditions {
@@ -197,6 +200,7 @@ function deployment(options: BundleOptions): BundleObject {
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),
                 fieldEnv("POD_NAME", "metadata.name"),
                 { name: "LOG_LEVEL", value: options.logLevel },
+                { name: serviceAccountsVariable, value: (options.providerServiceAccounts ?? []).join(",") },
                 ...(additions.env ?? []),
               ],
               ports: [{ name: "http", containerPort: operatorHttpPort, protocol: "TCP" }],
