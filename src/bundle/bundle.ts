@@ -23,6 +23,7 @@ import {
   type PolicyRule,
   runtimePermissions,
 } from "../operator/rbac.ts";
+import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
 import { placeWebhookConfiguration, webhookArgs, webhookConfiguration, webhookService } from "./webhook.ts";
 
 export const operatorName = "slipway-operator";
@@ -50,6 +51,8 @@ export interface BundleOptions {
   serves?: string[] | "all";
   /** CRDs of other projects the release installs (the workflow engine's), after Slipway's own. */
   engineCrds?: BundleObject[];
+  /** The ServiceAccounts a Provider may name (`namespace/name`, `*\/name`); default none. */
+  providerServiceAccounts?: string[];
 }
 
 export interface OperatorPodAdditions {
@@ -203,6 +206,7 @@ function deployment(options: BundleOptions): BundleObject {
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),
                 fieldEnv("POD_NAME", "metadata.name"),
                 { name: "LOG_LEVEL", value: options.logLevel },
+                { name: serviceAccountsVariable, value: (options.providerServiceAccounts ?? []).join(",") },
                 ...(additions.env ?? []),
               ],
               ports: [

@@ -21,6 +21,8 @@ export interface ChartValues {
   namespaces: string[];
   /** The operator serves every namespace (a ClusterRole); wins over `namespaces`. */
   allNamespaces: boolean;
+  /** The ServiceAccounts a Provider may name (`namespace/name`, `*\/name`): the operator's allowlist. */
+  providerServiceAccounts: string[];
 }
 
 const valueKeys: (keyof ChartValues)[] = [
@@ -30,6 +32,7 @@ const valueKeys: (keyof ChartValues)[] = [
   "resources",
   "namespaces",
   "allNamespaces",
+  "providerServiceAccounts",
 ];
 
 /** `repository:tag` split at the tag's colon (not a registry port's); the chart needs both parts. */
@@ -47,6 +50,7 @@ export function chartValues(options: BundleOptions): ChartValues {
     resources: options.resources,
     namespaces: Array.isArray(options.serves) ? options.serves : [],
     allNamespaces: options.serves === "all",
+    providerServiceAccounts: options.providerServiceAccounts ?? [],
   };
 }
 
@@ -59,6 +63,7 @@ const markers = {
   version: "HELM-VERSION",
   resources: "HELM-RESOURCES",
   servedNamespace: "HELM-SERVED-NAMESPACE",
+  providerServiceAccounts: "HELM-PROVIDER-SERVICE-ACCOUNTS",
 } as const;
 
 const expressions: [string, string][] = [
@@ -69,6 +74,7 @@ const expressions: [string, string][] = [
   [markers.logLevel, "{{ .Values.logLevel | quote }}"],
   [markers.version, "{{ .Chart.AppVersion | quote }}"],
   [markers.servedNamespace, "{{ . }}"],
+  [markers.providerServiceAccounts, '{{ join "," .Values.providerServiceAccounts | quote }}'],
 ];
 
 /** Markers that stand for a whole line (`key: MARKER` or `- MARKER`): it becomes these lines, indented like it. */
@@ -194,6 +200,7 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
       version: markers.version,
       resources: markers.resources as unknown as BundleOptions["resources"],
       operatorPod: buildsPodMarkers,
+      providerServiceAccounts: [markers.providerServiceAccounts],
     });
   const ownNamespace = marked(undefined);
   const files = new Map<string, string>();

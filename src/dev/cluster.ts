@@ -3,8 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from "@kubernetes/client-node";
 import { type Binaries, ensureBinaries } from "./binaries.ts";
-import { componentSpecs, fakeNodeAnnotation, type Layout, type Ports, portNames } from "./components.ts";
-import { type Probe, probeApiserver, probeHttp, waitFor } from "./health.ts";
+import {
+  componentSpecs,
+  etcdClientUrl,
+  fakeNodeAnnotation,
+  type Layout,
+  type Ports,
+  portNames,
+} from "./components.ts";
+import { type Probe, probeApiserver, probeEtcd, waitFor } from "./health.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createPki } from "./pki.ts";
 import { stopPlatformServices } from "./platform-services.ts";
@@ -51,6 +58,11 @@ export async function up(options: UpOptions): Promise<DevState> {
   if (existing && existing.kubeVersion !== kubeVersion) {
     throw new Error(
       `the control plane in ${dir} runs Kubernetes ${existing.kubeVersion}, not the pinned ${kubeVersion}: run \`slipway dev down\` first`,
+    );
+  }
+  if (existing && !existing.pki.etcdCaCert) {
+    throw new Error(
+      `the control plane in ${dir} was made before etcd required client certificates: run \`slipway dev down\` first`,
     );
   }
   let state = existing ?? (await newState(dir, wanted, binaries));
@@ -118,7 +130,7 @@ function controlPlaneSpecs(layout: Layout, state: DevState): Omit<ProcessRecord,
 }
 
 function readinessProbe(state: DevState, name: string): (() => Promise<Probe>) | undefined {
-  if (name === "etcd") return () => probeHttp(`http://127.0.0.1:${state.ports.etcdClient}/health`);
+  if (name === "etcd") return () => probeEtcd(etcdClientUrl(state.ports), state.pki);
   if (name === "kube-apiserver") return () => apiserverProbe(state);
   return undefined;
 }

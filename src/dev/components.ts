@@ -35,6 +35,8 @@ export type ComponentName = "etcd" | "kube-apiserver" | "kube-controller-manager
 /** Annotation that tells kwok a Node is one of its fake nodes. */
 export const fakeNodeAnnotation = "kwok.x-k8s.io/node";
 
+export const etcdClientUrl = (ports: Pick<Ports, "etcdClient">) => `https://127.0.0.1:${ports.etcdClient}`;
+
 /**
  * The command lines of the control plane, in start order. Pure: the same layout always gives the
  * same processes, so `up` can restart one that died with exactly its original flags.
@@ -42,8 +44,8 @@ export const fakeNodeAnnotation = "kwok.x-k8s.io/node";
 export function componentSpecs(layout: Layout): Omit<ProcessRecord, "pid">[] {
   const { dir, ports, pki, kubeconfig, binaries } = layout;
   const log = (name: string) => join(dir, "logs", `${name}.log`);
-  const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
-  const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
+  const etcdUrl = etcdClientUrl(ports);
+  const peerUrl = `https://127.0.0.1:${ports.etcdPeer}`;
   const delegated = [
     `--kubeconfig=${kubeconfig}`,
     `--authentication-kubeconfig=${kubeconfig}`,
@@ -64,6 +66,15 @@ export function componentSpecs(layout: Layout): Omit<ProcessRecord, "pid">[] {
         `--listen-peer-urls=${peerUrl}`,
         `--initial-advertise-peer-urls=${peerUrl}`,
         `--initial-cluster=slipway-dev=${peerUrl}`,
+        // TLS, and only clients (and peers) with a certificate of etcd's own CA (src/dev/pki.ts)
+        `--cert-file=${pki.etcdServerCert}`,
+        `--key-file=${pki.etcdServerKey}`,
+        "--client-cert-auth=true",
+        `--trusted-ca-file=${pki.etcdCaCert}`,
+        `--peer-cert-file=${pki.etcdServerCert}`,
+        `--peer-key-file=${pki.etcdServerKey}`,
+        "--peer-client-cert-auth=true",
+        `--peer-trusted-ca-file=${pki.etcdCaCert}`,
         // a throwaway store for tests: durability is not worth the fsync latency
         "--unsafe-no-fsync=true",
         "--log-level=warn",
@@ -75,6 +86,9 @@ export function componentSpecs(layout: Layout): Omit<ProcessRecord, "pid">[] {
       log: log("kube-apiserver"),
       args: [
         `--etcd-servers=${etcdUrl}`,
+        `--etcd-cafile=${pki.etcdCaCert}`,
+        `--etcd-certfile=${pki.etcdClientCert}`,
+        `--etcd-keyfile=${pki.etcdClientKey}`,
         "--bind-address=127.0.0.1",
         "--advertise-address=127.0.0.1",
         `--secure-port=${ports.apiserver}`,

@@ -20,13 +20,23 @@ export async function probeHttp(url: string): Promise<Probe> {
 
 /** GET over HTTPS authenticated with the admin client certificate; never throws. */
 export function probeApiserver(url: string, pki: Pki): Promise<Probe> {
+  return probeTls(url, { ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey });
+}
+
+/** GET etcd's /health over TLS with the API server's client certificate (etcd accepts no other); never throws. */
+export function probeEtcd(url: string, pki: Pki): Promise<Probe> {
+  return probeTls(`${url}/health`, { ca: pki.etcdCaCert, cert: pki.etcdClientCert, key: pki.etcdClientKey });
+}
+
+/** GET over HTTPS with a client certificate (files); never throws. */
+function probeTls(url: string, files: { ca: string; cert: string; key: string }): Promise<Probe> {
   return new Promise((resolve) => {
     const req = request(
       url,
       {
-        ca: readFileSync(pki.caCert),
-        cert: readFileSync(pki.adminCert),
-        key: readFileSync(pki.adminKey),
+        ca: readFileSync(files.ca),
+        cert: readFileSync(files.cert),
+        key: readFileSync(files.key),
         timeout: 2000,
       },
       (response) => {

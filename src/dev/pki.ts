@@ -16,15 +16,28 @@ export interface Pki {
   adminKey: string;
   serviceAccountKey: string;
   serviceAccountPub: string;
+  /** etcd's own CA: it signs etcd's serving (and peer) certificate and the one client etcd accepts, the API server's. */
+  etcdCaCert: string;
+  etcdCaKey: string;
+  etcdServerCert: string;
+  etcdServerKey: string;
+  etcdClientCert: string;
+  etcdClientKey: string;
 }
 
 const days = ["-days", "3650"];
 const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
+const caExtensions = [
+  "basicConstraints=critical,CA:TRUE",
+  "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+];
+const keyUsage = "keyUsage=critical,digitalSignature,keyEncipherment";
+
 /**
  * A throwaway certificate authority for one local control plane: the API server's serving
  * certificate (127.0.0.1, localhost and the in-cluster names), an admin client certificate in
- * `system:masters`, and the service-account token signing key pair.
+ * `system:masters`, the service-account token signing key pair, and etcd's PKI (etcdPki).
  */
 export async function createPki(dir: string): Promise<Pki> {
   const pki: Pki = {
@@ -36,19 +49,18 @@ export async function createPki(dir: string): Promise<Pki> {
     adminKey: join(dir, "admin.key"),
     serviceAccountKey: join(dir, "sa.key"),
     serviceAccountPub: join(dir, "sa.pub"),
+    etcdCaCert: join(dir, "etcd-ca.crt"),
+    etcdCaKey: join(dir, "etcd-ca.key"),
+    etcdServerCert: join(dir, "etcd-server.crt"),
+    etcdServerKey: join(dir, "etcd-server.key"),
+    etcdClientCert: join(dir, "apiserver-etcd-client.crt"),
+    etcdClientKey: join(dir, "apiserver-etcd-client.key"),
   };
   await newCertificate(
-    {
-      key: pki.caKey,
-      cert: pki.caCert,
-      subject: "/CN=slipway-dev-ca",
-      extensions: [
-        "basicConstraints=critical,CA:TRUE",
-        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
-      ],
-    },
+    { key: pki.caKey, cert: pki.caCert, subject: "/CN=slipway-dev-ca", extensions: caExtensions },
     [],
   );
+  await etcdPki(pki);
   const signed = (key: string, cert: string, subject: string, extensions: string[]) =>
     signCertificate(pki, { key, cert, subject, extensions });
   const names = [
@@ -66,11 +78,11 @@ export async function createPki(dir: string): Promise<Pki> {
     signed(pki.servingKey, pki.servingCert, "/CN=kube-apiserver", [
       `subjectAltName=${names.join(",")}`,
       "extendedKeyUsage=serverAuth",
-      "keyUsage=critical,digitalSignature,keyEncipherment",
+      keyUsage,
     ]),
     signed(pki.adminKey, pki.adminCert, "/O=system:masters/CN=slipway-admin", [
       "extendedKeyUsage=clientAuth",
-      "keyUsage=critical,digitalSignature,keyEncipherment",
+      keyUsage,
     ]),
   ]);
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
@@ -79,6 +91,37 @@ export async function createPki(dir: string): Promise<Pki> {
   });
   await writeFile(pki.serviceAccountPub, publicKey.export({ type: "spki", format: "pem" }));
   return pki;
+}
+
+/**
+ * etcd's CA (not the cluster's: a certificate the API server accepts, such as the admin's, must not
+ * open etcd), its serving certificate (also its peer one: serverAuth and clientAuth) and the API
+ * server's client certificate. etcd accepts only clients with a certificate of this CA.
+ */
+async function etcdPki(pki: Pki): Promise<void> {
+  const ca = { caCert: pki.etcdCaCert, caKey: pki.etcdCaKey };
+  await newCertificate(
+    { key: ca.caKey, cert: ca.caCert, subject: "/CN=slipway-dev-etcd-ca", extensions: caExtensions },
+    [],
+  );
+  await Promise.all([
+    signCertificate(ca, {
+      key: pki.etcdServerKey,
+      cert: pki.etcdServerCert,
+      subject: "/CN=etcd",
+      extensions: [
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        "extendedKeyUsage=serverAuth,clientAuth",
+        keyUsage,
+      ],
+    }),
+    signCertificate(ca, {
+      key: pki.etcdClientKey,
+      cert: pki.etcdClientCert,
+      subject: "/CN=kube-apiserver-etcd-client",
+      extensions: ["extendedKeyUsage=clientAuth", keyUsage],
+    }),
+  ]);
 }
 
 export interface CertificateRequest {

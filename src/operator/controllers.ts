@@ -4,15 +4,27 @@ import type { ControllerSpec } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
+import { allowlistPolicy, eitherPolicy } from "../pipelines/provider-service-accounts.ts";
 import { platformControllers } from "../platform/controllers.ts";
+import { platformPipelinesAccount } from "../platform/pipelines-account.ts";
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
 export function allControllers(
-  options: { builds?: BuildsConfig; devMode?: boolean; events?: EventsOptions } = {},
+  options: {
+    builds?: BuildsConfig;
+    devMode?: boolean;
+    events?: EventsOptions;
+    /** The allowlist of ServiceAccounts a Provider may name (`namespace/name`, `*\/name`). */
+    providerServiceAccounts?: string[];
+  } = {},
 ): ControllerSpec[] {
+  const serviceAccounts = eitherPolicy(
+    allowlistPolicy(options.providerServiceAccounts ?? []),
+    platformPipelinesAccount,
+  );
   return [
     ...platformControllers(),
     imageBuildController({ config: options.builds, devMode: options.devMode ?? false }),
-    ...pipelineControllers({ backends, events: options.events }),
+    ...pipelineControllers({ backends, events: options.events, serviceAccounts }),
   ];
 }

@@ -7,6 +7,10 @@ import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
+import {
+  parseServiceAccountAllowlist,
+  serviceAccountsVariable,
+} from "../pipelines/provider-service-accounts.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
@@ -75,6 +79,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       builds: buildsConfigFromEnvironment(),
       devMode: devModeFromEnvironment(),
       events: eventsConfigFromEnvironment(),
+      providerServiceAccounts: parseServiceAccountAllowlist(process.env[serviceAccountsVariable]),
     });
   for (const spec of controllers) manager.add(spec);
   const webhooks =

@@ -7,6 +7,8 @@ export type ProviderBlockerReason =
   | "ProviderNotFound"
   | "ProviderNotAllowed"
   | "BackendUnavailable"
+  /** It names a ServiceAccount the operator's allowlist does not hold (its ProviderAccepted is False). */
+  | "ServiceAccountNotAllowed"
   /** Its Ready condition is not True for its current generation: waits (the Provider is watched). */
   | "ProviderNotReady";
 export type DefinitionBlockerReason =

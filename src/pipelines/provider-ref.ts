@@ -2,12 +2,13 @@ import type { Provider } from "../apis/pipelines/provider.ts";
 import type { ObjectKey } from "../kube/types.ts";
 import type { BackendRegistry } from "./backend.ts";
 import type { ProviderBlocker } from "./blockers.ts";
+import { acceptedConditionType } from "./provider-service-accounts.ts";
 
-/** The Provider's Ready condition when it is about its current generation (the backend answered with this spec). */
-function currentReady(provider: Provider) {
-  const ready = provider.status?.conditions?.find((c) => c.type === "Ready");
-  const current = ready && ready.observedGeneration === provider.metadata.generation;
-  return current ? ready : undefined;
+/** The Provider's condition of `type` when it is about its current generation (e.g. the backend answered with this spec). */
+function currentCondition(provider: Provider, type: string) {
+  const condition = provider.status?.conditions?.find((c) => c.type === type);
+  const current = condition && condition.observedGeneration === provider.metadata.generation;
+  return current ? condition : undefined;
 }
 
 /** The object a `name` or `namespace/name` reference names, from a resource in `namespace`. */
@@ -57,7 +58,14 @@ export function providerProblem(
       message: `spec.provider: Provider ${key} has type ${provider.spec.type}, which this operator does not run yet`,
     };
   }
-  const ready = currentReady(provider);
+  const accepted = currentCondition(provider, acceptedConditionType);
+  if (accepted?.status === "False") {
+    return {
+      reason: "ServiceAccountNotAllowed",
+      message: `spec.provider: Provider ${key} is not accepted: ${accepted.message}`,
+    };
+  }
+  const ready = currentCondition(provider, "Ready");
   if (ready?.status !== "True") {
     return {
       reason: "ProviderNotReady",

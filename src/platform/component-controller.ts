@@ -376,13 +376,15 @@ export function componentController(): ControllerSpec {
     reconcile: (key, context) => reconcileComponent(writer, key, context),
     permissions: [
       { type: types.component, verbs: ["patch"], subresource: "status" },
-      { type: types.deployment, verbs: ["create", "patch", "delete"] },
-      { type: types.statefulSet, verbs: ["create", "patch", "delete"] },
-      { type: types.service, verbs: ["create", "patch", "delete"] },
+      // children are applied (create when missing, patch) and removed by the garbage collector
+      // with their Component; only an Ingress no longer rendered is deleted by the controller
+      { type: types.deployment, verbs: ["create", "patch"] },
+      { type: types.statefulSet, verbs: ["create", "patch"] },
+      { type: types.service, verbs: ["create", "patch"] },
       { type: types.ingress, verbs: ["create", "patch", "delete"] },
-      { type: types.pvc, verbs: ["create", "patch", "delete"] },
-      { type: types.serviceAccount, verbs: ["create", "patch", "delete"] },
-      { type: types.configMap, verbs: ["create", "patch", "delete"] },
+      { type: types.pvc, verbs: ["create", "patch"] },
+      { type: types.serviceAccount, verbs: ["create", "patch"] },
+      { type: types.configMap, verbs: ["create", "patch"] },
     ],
   };
 }

@@ -8,4 +8,10 @@ export const fakePki = {
   adminKey: "/pki/admin.key",
   serviceAccountKey: "/pki/sa.key",
   serviceAccountPub: "/pki/sa.pub",
+  etcdCaCert: "/pki/etcd-ca.crt",
+  etcdCaKey: "/pki/etcd-ca.key",
+  etcdServerCert: "/pki/etcd-server.crt",
+  etcdServerKey: "/pki/etcd-server.key",
+  etcdClientCert: "/pki/apiserver-etcd-client.crt",
+  etcdClientKey: "/pki/apiserver-etcd-client.key",
 };

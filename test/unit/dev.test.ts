@@ -59,16 +59,33 @@ describe("componentSpecs", () => {
     ]);
   });
   it("binds everything to loopback on the allocated ports", () => {
-    expect(args("etcd")).toContain("--listen-client-urls=http://127.0.0.1:1001");
+    expect(args("etcd")).toContain("--listen-client-urls=https://127.0.0.1:1001");
     expect(args("kube-apiserver")).toEqual(
       expect.arrayContaining([
-        "--etcd-servers=http://127.0.0.1:1001",
+        "--etcd-servers=https://127.0.0.1:1001",
         "--bind-address=127.0.0.1",
         "--secure-port=1003",
       ]),
     );
     expect(args("kube-controller-manager")).toContain("--secure-port=1004");
     expect(args("kwok")).toContain("--server-address=127.0.0.1:1006");
+  });
+  it("etcd takes only clients with a certificate of its own CA; the API server connects with its one", () => {
+    expect(args("etcd")).toEqual(
+      expect.arrayContaining([
+        "--client-cert-auth=true",
+        "--trusted-ca-file=/pki/etcd-ca.crt",
+        "--cert-file=/pki/etcd-server.crt",
+        "--peer-client-cert-auth=true",
+      ]),
+    );
+    expect(args("kube-apiserver")).toEqual(
+      expect.arrayContaining([
+        "--etcd-cafile=/pki/etcd-ca.crt",
+        "--etcd-certfile=/pki/apiserver-etcd-client.crt",
+        "--etcd-keyfile=/pki/apiserver-etcd-client.key",
+      ]),
+    );
   });
   it("turns RBAC on and gives the API server its certificates", () => {
     expect(args("kube-apiserver")).toEqual(

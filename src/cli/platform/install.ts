@@ -18,6 +18,7 @@ import {
   withWaitFlags,
 } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
+import { createdNamespace, namespaceObject, withoutNamespaces } from "./install-namespace.ts";
 import { collect, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
 import { platformReleaseBundle } from "./operator-bundle.ts";
@@ -85,7 +86,10 @@ async function install(flags: InstallFlags): Promise<void> {
     );
     return;
   }
-  await context.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: context.namespace } });
+  // an existing namespace is left as it is (unlabelled: uninstall will not delete it)
+  if (!(await context.read(namespaceObject(context.namespace)))) {
+    await context.apply(createdNamespace(context.namespace));
+  }
   // the api-server's right to review tokens, for this platform's name
   const binding = inNamespace(grantsFor(flags.platform)(ownVersion), context.namespace) as KubeObject[];
   const serves = servesFromFlags(flags);
@@ -95,8 +99,8 @@ async function install(flags: InstallFlags): Promise<void> {
   const objects: KubeObject[] = flags.dev
     ? [...crds, ...binding]
     : flags.manifest
-      ? withMissing(await readManifest(flags.manifest, context.namespace), binding)
-      : bundle;
+      ? withMissing(withoutNamespaces(await readManifest(flags.manifest, context.namespace)), binding)
+      : withoutNamespaces(bundle);
   for (const object of objects) {
     if (object.kind === "CustomResourceDefinition" && !crds.includes(object)) continue;
     await context.apply(object);

@@ -1,4 +1,7 @@
-/** `slipway uninstall`: the Platform (torn down by the operator in reverse order), the operator, the namespace, the CRDs. */
+/**
+ * `slipway uninstall`: the Platform (torn down by the operator in reverse order), the operator, the
+ * namespace (only when `slipway install` created it), the CRDs.
+ */
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { PlatformKind } from "../../apis/platform/platform.ts";
@@ -8,6 +11,7 @@ import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
 import { sleep } from "./follow.ts";
 import { writableCrds } from "./install.ts";
+import { createdByInstall, namespaceObject } from "./install-namespace.ts";
 import { platformReleaseBundle } from "./operator-bundle.ts";
 
 interface UninstallFlags extends GlobalFlags {
@@ -72,15 +76,14 @@ async function keepData(
 async function uninstall(flags: UninstallFlags): Promise<void> {
   const context = new PlatformContext(flags);
   const deadline = Date.now() + parseDuration(flags.timeout);
-  const namespace: KubeObject = {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name: context.namespace },
-  };
+  const namespace = namespaceObject(context.namespace);
   const bundle = await platformReleaseBundle(context);
   // Slipway's and the workflow engine's (unless Argo's own: writableCrds)
   const crds = await writableCrds(context, bundle);
-  const namespaceExists = (await context.read(namespace)) !== undefined;
+  const liveNamespace = await context.read(namespace);
+  const namespaceExists = liveNamespace !== undefined;
+  // only a namespace `slipway install` created is Slipway's to delete
+  const deleteNamespace = createdByInstall(liveNamespace) && !flags.keepData;
   const platformCrdExists =
     (await context.read({
       ...crds[0],
@@ -92,7 +95,7 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     return;
   }
   if (!flags.yes) {
-    const what = `the platform, the operator and namespace ${context.namespace}${flags.keepCrds ? "" : " and the CRDs of Slipway and its workflow engine"}`;
+    const what = `the platform, the operator${deleteNamespace ? ` and namespace ${context.namespace}` : ""}${flags.keepCrds ? "" : " and the CRDs of Slipway and its workflow engine"}`;
     if (!process.stdin.isTTY) throw new UserError(`uninstall removes ${what}: pass --yes to confirm`);
     if (!(await confirm(`Remove ${what}?`))) throw new UserError("uninstall cancelled");
   }
@@ -119,10 +122,12 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
   let removed = 0;
   for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;
   if (removed) context.say(`removed the operator (${removed} objects)`);
-  if (namespaceExists && !flags.keepData) {
+  if (deleteNamespace) {
     await context.remove(namespace);
     await waitGone(context, namespace, `namespace ${context.namespace}`, deadline);
     context.say(`removed namespace ${context.namespace}`);
+  } else if (namespaceExists && !flags.keepData) {
+    context.say(`left namespace ${context.namespace}: slipway install did not create it`);
   }
   if (!flags.keepCrds) {
     for (const crd of crds) await context.remove(crd);
@@ -137,7 +142,9 @@ export function registerUninstall(program: Command): void {
   withGlobalFlags(
     program
       .command("uninstall")
-      .description("remove the platform, the operator, the namespace and (unless kept) the CRDs; idempotent")
+      .description(
+        "remove the platform, the operator, the namespace install created and (unless kept) the CRDs; idempotent",
+      )
       .option("--yes", "do not ask for confirmation")
       .option("--keep-crds", "leave the CustomResourceDefinitions (other installs may use them)")
       .option("--keep-data", "leave the volume claims (and so the namespace) in place")

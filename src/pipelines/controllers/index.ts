@@ -1,6 +1,7 @@
 import type { ControllerSpec } from "../../kube/types.ts";
 import type { BackendRegistry } from "../backend.ts";
 import { EventDispatcher, type EventsOptions } from "../events/dispatcher.ts";
+import type { ServiceAccountPolicy } from "../provider-service-accounts.ts";
 import { experimentController } from "./experiment.ts";
 import { pipelineController } from "./pipeline.ts";
 import { providerController } from "./provider.ts";
@@ -14,6 +15,8 @@ import { runScheduleController } from "./run-schedule.ts";
  */
 export function pipelineControllers(deps: {
   backends: BackendRegistry;
+  /** The ServiceAccounts a Provider may name (the operator's allowlist); default none. */
+  serviceAccounts?: ServiceAccountPolicy;
   run?: RunOptions;
   events?: EventsOptions | EventDispatcher;
 }): ControllerSpec[] {

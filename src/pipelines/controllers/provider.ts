@@ -1,9 +1,18 @@
-/** The Provider controller: Ready says whether the backend of the Provider's type answers. */
+/**
+ * The Provider controller: ProviderAccepted says whether every ServiceAccount it names is on the
+ * operator's allowlist, AllNamespaces whether every namespace may use it, Ready whether the backend
+ * of its type answers (never asked for a Provider that is not accepted).
+ */
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import { type ConditionInput, getCondition, setCondition } from "../../kube/conditions.ts";
 import { type StatusEvent, StatusWriter, soonerRequeue } from "../../kube/status-writer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import type { BackendReadiness, BackendRegistry } from "../backend.ts";
+import {
+  acceptedCondition,
+  allNamespacesCondition,
+  type ServiceAccountPolicy,
+} from "../provider-service-accounts.ts";
 import { providerConfig } from "../sync/reconciler.ts";
 import { types } from "../types.ts";
 
@@ -27,19 +36,29 @@ export function readyCondition(provider: Provider, readiness: BackendReadiness |
     : { type: "Ready", status: "False", reason: "BackendUnavailable", message: readiness.message };
 }
 
-/** The status to write, the Event when Ready flips, and when to look again (pure). */
+/** Ready of a Provider that is not accepted: its backend is not asked. */
+function refusedReady(accepted: ConditionInput): ConditionInput {
+  return { type: "Ready", status: "False", reason: accepted.reason, message: accepted.message };
+}
+
+/**
+ * The status to write (Ready, and the `others` conditions), the Event when Ready flips, and when
+ * to look again (pure).
+ */
 export function providerStatus(
   provider: Provider,
   ready: ConditionInput,
+  others: ConditionInput[] = [],
 ): { status: ProviderStatus; event?: StatusEvent; requeueAfterMs?: number } {
   const generation = provider.metadata.generation;
   const before = getCondition(provider.status?.conditions, "Ready");
   const flipped = before?.status !== ready.status;
+  const conditions = [...others, ready].reduce(
+    (list, condition) => setCondition(list, condition, generation),
+    provider.status?.conditions,
+  );
   return {
-    status: {
-      observedGeneration: generation,
-      conditions: setCondition(provider.status?.conditions, ready, generation),
-    },
+    status: { observedGeneration: generation, conditions: conditions ?? [] },
     ...(flipped
       ? {
           event: {
@@ -53,30 +72,44 @@ export function providerStatus(
   };
 }
 
+interface ProviderDeps {
+  backends: BackendRegistry;
+  /** Which ServiceAccounts a Provider may name; default none (a Provider naming one is not accepted). */
+  serviceAccounts?: ServiceAccountPolicy;
+}
+
+const noServiceAccounts: ServiceAccountPolicy = () => false;
+
 async function reconcileProvider(
-  deps: { backends: BackendRegistry; writer: StatusWriter<ProviderStatus> },
+  deps: ProviderDeps & { writer: StatusWriter<ProviderStatus> },
   key: ObjectKey,
   context: ReconcileContext,
 ) {
   const provider = context.cache.get<Provider>(types.provider, key);
   if (!provider) return undefined;
+  const accepted = acceptedCondition(provider, deps.serviceAccounts ?? noServiceAccounts);
+  const others = [accepted, allNamespacesCondition(provider)];
   const type = provider.spec.type;
   const plugin = Object.hasOwn(deps.backends, type) ? deps.backends[type] : undefined;
-  const readiness = plugin
-    ? await plugin.create(context.client).readiness(providerConfig(provider))
-    : undefined;
-  const next = providerStatus(provider, readyCondition(provider, readiness));
+  const ready =
+    accepted.status !== "True"
+      ? refusedReady(accepted)
+      : readyCondition(
+          provider,
+          plugin ? await plugin.create(context.client).readiness(providerConfig(provider)) : undefined,
+        );
+  const next = providerStatus(provider, ready, others);
   const written = await deps.writer.write(context, provider, next.status, next.event);
   const requeueAfterMs = soonerRequeue(written.requeueAfterMs, next.requeueAfterMs);
   return requeueAfterMs ? { requeueAfterMs } : undefined;
 }
 
-export function providerController(deps: { backends: BackendRegistry }): ControllerSpec {
+export function providerController(deps: ProviderDeps): ControllerSpec {
   const writer = new StatusWriter<ProviderStatus>();
   return {
     name: "provider",
     for: types.provider,
-    reconcile: (key, context) => reconcileProvider({ backends: deps.backends, writer }, key, context),
+    reconcile: (key, context) => reconcileProvider({ ...deps, writer }, key, context),
     permissions: [
       { type: types.provider, verbs: ["patch", "update"], subresource: "status" },
       ...Object.values(deps.backends).flatMap((plugin) => [

@@ -4,6 +4,10 @@
  */
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
+import type { ComponentResource } from "../../../src/apis/platform/component.ts";
+import { findRelease } from "../../../src/platform/catalog.ts";
+import { renderClaims, renderIngress, renderService } from "../../../src/platform/component-objects.ts";
+import { renderComponents } from "../../../src/platform/render.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { cli, listComponents, listObjects, ownedKinds, readPlatform, startOperator } from "./support.ts";
 
@@ -26,7 +30,29 @@ async function killRepeatedly(namespace: string): Promise<void> {
   }
 }
 
-async function expectNoDuplicates(namespace: string): Promise<void> {
+/** How many objects of each owned kind the platform's Components at `version` render (one each, or none). */
+function renderedCounts(namespace: string, version: string): Record<string, number> {
+  const release = findRelease(version);
+  if (!release) throw new Error(`release ${version} missing`);
+  const components = renderComponents("slipway", namespace, {}, release).map(
+    (c): ComponentResource => ({
+      apiVersion: "platform.slipway.dev/v1alpha1",
+      kind: "Component",
+      metadata: { name: c.objectName, namespace, uid: "rendered" },
+      spec: c.spec,
+    }),
+  );
+  const count = (render: (c: ComponentResource) => unknown) => components.filter((c) => render(c)).length;
+  return {
+    Deployment: components.filter((c) => c.spec.workload === "Deployment").length,
+    StatefulSet: components.filter((c) => c.spec.workload === "StatefulSet").length,
+    Service: count(renderService),
+    Ingress: count(renderIngress),
+    PersistentVolumeClaim: components.flatMap((c) => renderClaims(c)).length,
+  };
+}
+
+async function expectNoDuplicates(namespace: string, version: string): Promise<void> {
   const components = await listComponents(namespace);
   expect(components.map((c) => c.spec.component).sort()).toEqual([
     "api-server",
@@ -37,13 +63,9 @@ async function expectNoDuplicates(namespace: string): Promise<void> {
     "web",
     "workflow-engine",
   ]);
-  const expected: Record<string, number> = {
-    Deployment: 6,
-    StatefulSet: 1,
-    Service: 6,
-    Ingress: 2,
-    PersistentVolumeClaim: 4,
-  };
+  // from the renderer, not written out: a component gaining a Service (workflow-engine's health
+  // port) made a hand-kept count wrong, not the operator
+  const expected = renderedCounts(namespace, version);
   for (const [apiVersion, kind] of ownedKinds) {
     const objects = await listObjects<KubernetesObject>(namespace, apiVersion, kind);
     expect(objects.length, kind).toBe(expected[kind]);
@@ -75,15 +97,16 @@ async function convergeTo(namespace: string, version: string): Promise<void> {
         p.status.observedGeneration === p.metadata.generation,
       240_000,
     );
-    await expectNoDuplicates(namespace);
+    await expectNoDuplicates(namespace, version);
   } finally {
     await operator.kill();
   }
 }
 
 describe("operator crash safety", () => {
-  // Skipped: failed in the last full CI run after this session's merges (Component ownership, release
-  // 0.2.0) and not yet diagnosed; issue 16's note says so.
+  // Skipped still: a real run showed the failure was the test's hand-kept count (7 Services since
+  // workflow-engine has a health port, 6 expected); the counts now come from the renderer, but a full
+  // run (over 7 minutes on this machine) has not completed yet to prove it passes.
   it.skip(`converges with no duplicates after ${kills} SIGKILLs during install and ${kills} during update`, {
     timeout: 900_000,
   }, async () => {

@@ -312,17 +312,18 @@ describe.sequential("platform lifecycle through the CLI", () => {
     });
   });
 
-  it("uninstall removes everything of Slipway; a second uninstall is a no-op", {
+  it("uninstall removes everything of Slipway but the namespace it did not create; a second uninstall removes nothing", {
     timeout: 300_000,
   }, async () => {
     const first = await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "4m");
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`removed namespace ${namespace}`);
+    expect(first.stdout).toContain(`left namespace ${namespace}: slipway install did not create it`);
     const namespaces = await kubectl("get", "namespaces", "-o", "name");
-    expect(namespaces.stdout).not.toContain(`namespace/${namespace}\n`);
+    expect(namespaces.stdout).toContain(`namespace/${namespace}\n`);
+    expect(await listComponents(namespace)).toEqual([]);
     const second = await cli(namespace, "uninstall", "--yes", "--keep-crds");
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain("nothing to uninstall");
+    expect(second.stdout).not.toContain("removed");
   });
 });
