@@ -105,7 +105,8 @@ func (e *echo) Reconcile(ctx context.Context, request reconcile.Request) (reconc
 
 // newManager builds a manager whose every request is counted. The client-side rate limiter is off
 // (QPS < 0), as Slipway's REST client has none; metrics and health servers are off, as in the bench's
-// Slipway Manager.
+// Slipway Manager; reads of Widgets come from the informer cache, as Slipway's do (controller-runtime
+// reads unstructured objects from the API server unless told to cache them).
 func newManager(kubeconfig string, requests *requestCounter) (manager.Manager, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -116,6 +117,7 @@ func newManager(kubeconfig string, requests *requestCounter) (manager.Manager, e
 	return ctrl.NewManager(config, manager.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	})
 }
 
