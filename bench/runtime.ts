@@ -4,7 +4,11 @@
  *   until all 2,000 writes are done; floor_seconds: a plain REST client making the same 2,000
  *   status writes at the same concurrency, in the same run (mean of one run before and one after);
  * - writes/reads per object during that reconcile (reads exclude the informer's own list and watch);
- * - RSS and idle CPU of a separate operator process caching 10,000 Widgets.
+ * - RSS and idle CPU of a separate operator process caching 10,000 Widgets;
+ * - the same for the controller-runtime peer (`bench/peers/controller-runtime`, Go): the same reconciler
+ *   at the same concurrency on the same control plane. Slipway and the peer run twice each, in the order
+ *   Slipway, peer, peer, Slipway, with a floor run before, between and after (each floor run also makes
+ *   every status differ from its spec again, so every subject run writes all 2,000); seconds are means.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -21,6 +25,7 @@ import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
 import type { ControllerSpec } from "../src/kube/types.ts";
+import { goPeer } from "./peers/build.ts";
 import { pool, sleep } from "./support.ts";
 
 /** The benchmark's own kind (its own group, so it never meets the tests' Widget CRD): status echoes spec. */
@@ -126,18 +131,10 @@ async function idleChild(kubeconfig: string): Promise<void> {
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
-function runIdleChild(kubeconfig: string): Promise<{
-  cached: number;
-  rss_mb: number;
-  baseline_rss_mb: number;
-  heap_used_mb: number;
-  idle_cpu_seconds: number;
-}> {
-  const node = process.execPath;
+/** Runs a child process that prints its figures as its last stdout line. */
+function figuresOf<T>(command: string, args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, ["--expose-gc", fileURLToPath(import.meta.url), "--idle-child", kubeconfig], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -145,10 +142,37 @@ function runIdleChild(kubeconfig: string): Promise<{
     child.once("exit", (code) => {
       const line = out.trim().split("\n").at(-1) ?? "";
       if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line));
-      else reject(new Error(`idle child exited with ${code}: ${out.slice(-500)}`));
+      else reject(new Error(`${command} ${args[0]} exited with ${code}: ${out.slice(-500)}`));
     });
   });
 }
+
+function runIdleChild(kubeconfig: string) {
+  return figuresOf<{
+    cached: number;
+    rss_mb: number;
+    baseline_rss_mb: number;
+    heap_used_mb: number;
+    idle_cpu_seconds: number;
+  }>(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--idle-child", kubeconfig]);
+}
+
+interface PeerReconcile {
+  seconds: number;
+  writes: number;
+  reads: number;
+}
+interface PeerIdle {
+  rss_mb_before_start: number;
+  rss_mb: number;
+  idle_cpu_seconds: number;
+  reconciled: number;
+}
+
+const peerRun = (peer: string, kubeconfig: string) =>
+  figuresOf<PeerReconcile>(peer, ["reconcile", kubeconfig, String(objects), String(concurrency)]);
+const peerIdle = (peer: string, kubeconfig: string) =>
+  figuresOf<PeerIdle>(peer, ["idle", kubeconfig, String(cachedObjects), String(idleSeconds)]);
 
 /** Installs the Widget CRD and waits until the API server serves it. */
 async function installWidgetKind(rest: RestClient): Promise<void> {
@@ -196,8 +220,25 @@ async function runtimeRun(kubeConfig: KubeConfig) {
 }
 
 const rounded = (value: number, digits = 3) => Number(value.toFixed(digits));
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** Floor, Slipway, floor, peer, floor, peer, floor, Slipway, floor: each subject twice, first and last alternating. */
+async function sideBySide(rest: RestClient, kubeConfig: KubeConfig, kubeconfig: string, peer: string) {
+  const floors: number[] = [];
+  const slipway: Awaited<ReturnType<typeof runtimeRun>>[] = [];
+  const peers: PeerReconcile[] = [];
+  const order = ["slipway", "peer", "peer", "slipway"] as const;
+  for (const subject of order) {
+    floors.push(await floorRun(rest, 1000 * (floors.length + 1)));
+    if (subject === "slipway") slipway.push(await runtimeRun(kubeConfig));
+    else peers.push(await peerRun(peer, kubeconfig));
+  }
+  floors.push(await floorRun(rest, 1000 * (floors.length + 1)));
+  return { floors, slipway, peers };
+}
 
 export default async function bench() {
+  const peer = await goPeer("controller-runtime");
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
     const state = await up({ dir, nodes: 1, realNode: false });
@@ -206,27 +247,37 @@ export default async function bench() {
     const rest = new RestClient(kubeConfig);
     await installWidgetKind(rest);
     await createWidgets(rest, names(0, objects));
-    // the floor is measured before and after the runtime (the machine is shared, its load drifts)
-    const floorBefore = await floorRun(rest, 1000);
-    const runtime = await runtimeRun(kubeConfig);
-    const floorAfter = await floorRun(rest, 2000);
+    const { floors, slipway, peers } = await sideBySide(rest, kubeConfig, state.kubeconfig, peer);
     await createWidgets(rest, names(objects, cachedObjects));
     const idle = await runIdleChild(state.kubeconfig);
+    const idlePeer = await peerIdle(peer, state.kubeconfig);
     rest.close();
+    const seconds = mean(slipway.map((run) => run.seconds));
+    const peerSeconds = mean(peers.map((run) => run.seconds));
     return {
-      seconds: rounded(runtime.seconds),
-      floor_seconds: rounded((floorBefore + floorAfter) / 2),
-      floor_seconds_before: rounded(floorBefore),
-      floor_seconds_after: rounded(floorAfter),
+      seconds: rounded(seconds),
+      floor_seconds: rounded(mean(floors)),
+      floor_seconds_each: floors.map((value) => rounded(value)),
+      seconds_each: slipway.map((run) => rounded(run.seconds)),
       objects,
       concurrency,
-      writes_per_object: rounded(runtime.writes / objects),
-      reads_per_object: rounded(runtime.reads / objects),
+      writes_per_object: rounded(mean(slipway.map((run) => run.writes)) / objects),
+      reads_per_object: rounded(mean(slipway.map((run) => run.reads)) / objects),
       cached_objects: idle.cached,
       rss_mb_10k_cached: rounded(idle.rss_mb, 1),
       rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
       heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),
       idle_cpu_seconds_30s_10k: rounded(idle.idle_cpu_seconds),
+      peer: "controller-runtime v0.25.2",
+      peer_seconds: rounded(peerSeconds),
+      peer_seconds_each: peers.map((run) => rounded(run.seconds)),
+      peer_writes_per_object: rounded(mean(peers.map((run) => run.writes)) / objects),
+      peer_reads_per_object: rounded(mean(peers.map((run) => run.reads)) / objects),
+      peer_cached_objects: idlePeer.reconciled,
+      peer_rss_mb_10k_cached: rounded(idlePeer.rss_mb, 1),
+      peer_rss_mb_before_start: rounded(idlePeer.rss_mb_before_start, 1),
+      peer_idle_cpu_seconds_30s_10k: rounded(idlePeer.idle_cpu_seconds),
+      ratio_to_peer: rounded(seconds / peerSeconds),
     };
   } finally {
     await down(dir);
