@@ -6,6 +6,7 @@
  * remembered briefly per token and path, so a scraper costs two reviews per TTL, not per scrape.
  */
 import { createHash } from "node:crypto";
+import { userMay } from "./access-review.ts";
 import { setNewest } from "./bounded-map.ts";
 import type { RestClient } from "./rest.ts";
 
@@ -50,22 +51,12 @@ async function review(rest: Pick<RestClient, "request">, token: string, path: st
   );
   const user = tokenReview.status?.user;
   if (!tokenReview.status?.authenticated || !user?.username) return 401;
-  const access = await rest.request<{ status?: { allowed?: boolean } }>(
-    "POST",
-    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+  const allowed = await userMay(
+    rest,
+    { ...user, username: user.username },
     {
-      body: {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
-        spec: {
-          user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-          ...(user.extra ? { extra: user.extra } : {}),
-          nonResourceAttributes: { path, verb: "get" },
-        },
-      },
+      nonResourceAttributes: { path, verb: "get" },
     },
   );
-  return access.status?.allowed ? 200 : 403;
+  return allowed ? 200 : 403;
 }

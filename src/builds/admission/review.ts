@@ -5,43 +5,28 @@
  * configuration's matchConditions), so builds without them never wait for it.
  */
 import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
+import { type ReviewedUser, userMay } from "../../kube/access-review.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import {
   type AdmissionHandler,
   type AdmissionRequest,
   admit,
   refuse,
-  type UserInfo,
 } from "../../webhook/admission-review.ts";
 import { secretReferences, secretRefusal, secretsToReview } from "./secret-references.ts";
 
 /** The path the API server posts ImageBuild reviews to. */
 export const imageBuildAdmissionPath = "/validate/imagebuilds";
 
-async function mayGetSecret(
+function mayGetSecret(
   rest: Pick<RestClient, "request">,
-  user: UserInfo,
+  user: ReviewedUser,
   namespace: string,
   name: string,
 ): Promise<boolean> {
-  const review = await rest.request<{ status?: { allowed?: boolean } }>(
-    "POST",
-    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-    {
-      body: {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
-        spec: {
-          user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-          ...(user.extra ? { extra: user.extra } : {}),
-          resourceAttributes: { namespace, verb: "get", group: "", resource: "secrets", name },
-        },
-      },
-    },
-  );
-  return review.status?.allowed === true;
+  return userMay(rest, user, {
+    resourceAttributes: { namespace, verb: "get", group: "", resource: "secrets", name },
+  });
 }
 
 /** The handler, asking the API server as the operator (it needs `create` on subjectaccessreviews). */
@@ -56,7 +41,8 @@ export function imageBuildAdmission(rest: Pick<RestClient, "request">): Admissio
     if (!user) return refuse(request.uid, "the request has no user to check the Secrets for");
     const readable = new Set<string>();
     for (const secret of secretsToReview(references))
-      if (await mayGetSecret(rest, request.userInfo, namespace, secret)) readable.add(secret);
+      if (await mayGetSecret(rest, { ...request.userInfo, username: user }, namespace, secret))
+        readable.add(secret);
     const refusal = secretRefusal(references, readable, user, namespace);
     return refusal ? refuse(request.uid, refusal) : admit(request.uid);
   };
