@@ -1,6 +1,8 @@
 /** The resource types the image-build controller reads and writes. */
+
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import { resourceTypeOf } from "../apis/kind.ts";
+import { secretType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
 import { overrideConfigMapName } from "./override.ts";
 
@@ -8,7 +10,7 @@ export const types = {
   imageBuild: resourceTypeOf(ImageBuildKind),
   job: { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
   pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
-  secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
+  secret: secretType,
   /** Only the namespaces' override ConfigMaps are cached, not every ConfigMap of the cluster. */
   overrideConfigMap: {
     group: "",

@@ -3,6 +3,7 @@
  * the API server validates every Argo object Slipway writes), the controllers in this process, and a
  * thin REST helper that keeps raw JSON.
  */
+
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
 import { resourcePath } from "../kube/keys.ts";
@@ -13,6 +14,7 @@ import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
 import type { EventDispatcher, EventsOptions } from "../pipelines/events/dispatcher.ts";
+import { allowlistPolicy } from "../pipelines/provider-service-accounts.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const crdType: ResourceType = {
@@ -109,18 +111,24 @@ export async function installArgoCrds(api: Api): Promise<void> {
   }
 }
 
-/** The pipelines controllers in this process, as `slipway operator` runs them. */
+/**
+ * The pipelines controllers in this process, as `slipway operator` runs them; `serviceAccounts` is the
+ * operator's allowlist of the ServiceAccounts a Provider may name (SLIPWAY_PROVIDER_SERVICE_ACCOUNTS).
+ */
 export async function startPipelinesOperator(
   config: KubeConfig,
   run?: RunOptions,
   events?: EventsOptions | EventDispatcher,
+  serviceAccounts: readonly string[] = [],
 ): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: config,
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  for (const controller of pipelineControllers({ backends, run, events })) manager.add(controller);
+  const policy = allowlistPolicy(serviceAccounts);
+  for (const controller of pipelineControllers({ backends, run, events, serviceAccounts: policy }))
+    manager.add(controller);
   await manager.start();
   return manager;
 }

@@ -3,6 +3,7 @@
 import { resourceTypeOf } from "../apis/kind.ts";
 import { ComponentKind } from "../apis/platform/component.ts";
 import { PlatformKind } from "../apis/platform/platform.ts";
+import { secretType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
 
 export const types = {
@@ -25,7 +26,7 @@ export const types = {
     namespaced: true,
   },
   configMap: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
-  secret: { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
+  secret: secretType,
   pvc: {
     group: "",
     version: "v1",

@@ -44,7 +44,8 @@ describe("the demo's set-up serves a team namespace", () => {
       apiVersion: pipelines,
       kind: "Provider",
       metadata: { name: "argo", namespace: "ml" },
-      spec: { type: "argo", serviceAccount: "runner" },
+      // no ServiceAccount: the dev operator's allowlist of Provider ServiceAccounts is empty
+      spec: { type: "argo" },
     } as Any);
     await api.create({
       apiVersion: pipelines,

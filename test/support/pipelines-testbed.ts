@@ -27,18 +27,23 @@ export interface PipelinesTestbed {
   synced(type: ResourceType, namespace: string, name: string, generation?: number): Promise<Any>;
 }
 
-/** Registers the suite's beforeAll/afterAll (nothing is started when `enabled` is false). */
-export function pipelinesTestbed(enabled = true): PipelinesTestbed {
+/**
+ * Registers the suite's beforeAll/afterAll (nothing is started when `enabled` is false);
+ * `serviceAccounts` is the operator's allowlist of the ServiceAccounts a Provider may name.
+ */
+export function pipelinesTestbed(enabled = true, serviceAccounts: readonly string[] = []): PipelinesTestbed {
   let api: Api | undefined;
   let operator: Manager | undefined;
   beforeAll(async () => {
     if (!enabled) return;
     api = new Api(adminConfig());
     await installCrds(pipelineKinds);
-    operator = await startPipelinesOperator(adminConfig(), {
-      completionPollSeconds: 1,
-      defaultTtlSeconds: 3600,
-    });
+    operator = await startPipelinesOperator(
+      adminConfig(),
+      { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
+      undefined,
+      serviceAccounts,
+    );
   }, 120_000);
   afterAll(async () => {
     await operator?.stop();

@@ -2,7 +2,9 @@
  * The operator's admission webhooks (today the ImageBuild one) on a WebhookRunner, and what serving
  * them needs from the API server: the operator's permissions, the names of its Secret.
  */
+
 import type { Logger } from "pino";
+import { secretType } from "../../kube/core-types.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import type { Permission, ResourceType } from "../../kube/types.ts";
 import { WebhookRunner } from "../../webhook/runner.ts";
@@ -42,13 +44,6 @@ export function operatorWebhooks(
   });
 }
 
-const secretType: ResourceType = {
-  group: "",
-  version: "v1",
-  kind: "Secret",
-  plural: "secrets",
-  namespaced: true,
-};
 const webhookConfigurationType: ResourceType = {
   group: "admissionregistration.k8s.io",
   version: "v1",

@@ -5,16 +5,10 @@
  * never into a status, an Event, a log line or an error message. It is read again at most once per
  * `tokenReuseMs` per Provider configuration, and at once after KFP refused it (a rotated Secret).
  */
+import { secretType } from "../../kube/core-types.ts";
 import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../../kube/types.ts";
 import type { KfpAuth } from "./settings.ts";
 
-const secretType: ResourceType = {
-  group: "",
-  version: "v1",
-  kind: "Secret",
-  plural: "secrets",
-  namespaced: true,
-};
 const serviceAccountType: ResourceType = {
   group: "",
   version: "v1",

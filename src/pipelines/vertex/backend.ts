@@ -5,6 +5,7 @@
  * Pipeline is checked (compiled) only, an Experiment is a name. The client is loaded on the first
  * use of a vertex Provider (a dynamic import): the operator loads no cloud SDK at start.
  */
+import { secretType } from "../../kube/core-types.ts";
 import type { Client, KubeObject } from "../../kube/types.ts";
 import type { Backend, BackendPlugin, BackendReadiness, ProviderAt, ProviderConfig } from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
@@ -26,7 +27,6 @@ interface Clients {
   settings: VertexSettings;
 }
 
-const secretType = { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true };
 /** The scope the client library itself asks for (an access token from Google's token endpoint). */
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";
 const grpcCode = (error: unknown) => (error as { code?: number })?.code;

@@ -24,7 +24,8 @@ const eventType = {
   namespaced: true,
 };
 
-const bed = pipelinesTestbed(python !== undefined);
+// its Providers name the ServiceAccount `pipeline-runner`, which the operator must allow
+const bed = pipelinesTestbed(python !== undefined, ["*/pipeline-runner"]);
 const { create, synced } = bed;
 let kfp: KfpServer;
 let other: KfpServer;

@@ -24,10 +24,13 @@ beforeAll(async () => {
   api = new Api(adminConfig());
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
-  operator = await startPipelinesOperator(adminConfig(), {
-    defaultTtlSeconds: 3600,
-    completionPollSeconds: 1,
-  });
+  // its Providers name the ServiceAccount `runner`, which the operator must allow
+  operator = await startPipelinesOperator(
+    adminConfig(),
+    { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
+    undefined,
+    ["*/runner"],
+  );
 });
 
 afterAll(async () => {

@@ -1,0 +1,10 @@
+/** Core (group "") kinds several controllers read, named once. */
+import type { ResourceType } from "./types.ts";
+
+export const secretType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Secret",
+  plural: "secrets",
+  namespaced: true,
+};
