@@ -10,11 +10,11 @@ import { resourcePath } from "../kube/keys.ts";
 import { Manager } from "../kube/manager.ts";
 import { isNotFound, RestClient } from "../kube/rest.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
+import { providerServiceAccountPolicy } from "../operator/controllers.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
 import type { EventDispatcher, EventsOptions } from "../pipelines/events/dispatcher.ts";
-import { allowlistPolicy } from "../pipelines/provider-service-accounts.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const crdType: ResourceType = {
@@ -126,7 +126,7 @@ export async function startPipelinesOperator(
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  const policy = allowlistPolicy(serviceAccounts);
+  const policy = providerServiceAccountPolicy(serviceAccounts);
   for (const controller of pipelineControllers({ backends, run, events, serviceAccounts: policy }))
     manager.add(controller);
   await manager.start();

@@ -4,9 +4,18 @@ import type { ControllerSpec } from "../kube/types.ts";
 import { backends } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
-import { allowlistPolicy, eitherPolicy } from "../pipelines/provider-service-accounts.ts";
+import {
+  allowlistPolicy,
+  eitherPolicy,
+  type ServiceAccountPolicy,
+} from "../pipelines/provider-service-accounts.ts";
 import { platformControllers } from "../platform/controllers.ts";
 import { platformPipelinesAccount } from "../platform/pipelines-account.ts";
+
+/** The operator's policy: the allowlist's entries (`namespace/name`, `*\/name`), or the platform's own account. */
+export function providerServiceAccountPolicy(entries: readonly string[]): ServiceAccountPolicy {
+  return eitherPolicy(allowlistPolicy(entries), platformPipelinesAccount);
+}
 
 /** Every controller `slipway operator` runs. Each capability adds its line here. */
 export function allControllers(
@@ -18,10 +27,7 @@ export function allControllers(
     providerServiceAccounts?: string[];
   } = {},
 ): ControllerSpec[] {
-  const serviceAccounts = eitherPolicy(
-    allowlistPolicy(options.providerServiceAccounts ?? []),
-    platformPipelinesAccount,
-  );
+  const serviceAccounts = providerServiceAccountPolicy(options.providerServiceAccounts ?? []);
   return [
     ...platformControllers(),
     imageBuildController({ config: options.builds, devMode: options.devMode ?? false }),

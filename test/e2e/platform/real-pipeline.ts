@@ -5,11 +5,13 @@
  * output artifact in the platform's object store, fetched with the S3 client and the generated
  * credentials from the host (pods' addresses on the real node's bridge are reachable from it).
  */
+
 import { gunzipSync } from "node:zlib";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
 import pino from "pino";
 import { Manager } from "../../../src/kube/manager.ts";
+import { providerServiceAccountPolicy } from "../../../src/operator/controllers.ts";
 import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
 import { credentialKeys, credentialSecrets } from "../../../src/platform/credentials.ts";
@@ -29,7 +31,12 @@ export async function startPipelinesController(namespace: string): Promise<Manag
     fieldManager: "slipway-operator",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  for (const controller of pipelineControllers({ backends, run: { completionPollSeconds: 2 } }))
+  for (const controller of pipelineControllers({
+    backends,
+    run: { completionPollSeconds: 2 },
+    // as the operator does: the Platform's own Provider may name the platform's pipelines account
+    serviceAccounts: providerServiceAccountPolicy([]),
+  }))
     manager.add(controller);
   await manager.start();
   return manager;
