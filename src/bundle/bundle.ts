@@ -206,7 +206,11 @@ function deployment(options: BundleOptions): BundleObject {
                 fieldEnv("POD_NAMESPACE", "metadata.namespace"),
                 fieldEnv("POD_NAME", "metadata.name"),
                 { name: "LOG_LEVEL", value: options.logLevel },
-                { name: serviceAccountsVariable, value: (options.providerServiceAccounts ?? []).join(",") },
+                // only when set: the API server drops an empty value, and kubectl apply would then
+                // report the Deployment "configured" on every apply
+                ...(options.providerServiceAccounts?.length
+                  ? [{ name: serviceAccountsVariable, value: options.providerServiceAccounts.join(",") }]
+                  : []),
                 ...(additions.env ?? []),
               ],
               ports: [

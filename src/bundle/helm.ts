@@ -97,6 +97,12 @@ function template(object: BundleObject): string {
 function templateText(yaml: string): string {
   return yaml
     .replace(
+      // the allowlist's variable only when values name one (as the bundle: an empty env value is dropped by
+      // the API server, and apply would then change the Deployment every time)
+      /^( *)- name: SLIPWAY_PROVIDER_SERVICE_ACCOUNTS\n *value: HELM-PROVIDER-SERVICE-ACCOUNTS\n/m,
+      (entry) => `{{- if .Values.providerServiceAccounts }}\n${entry}{{- end }}\n`,
+    )
+    .replace(
       /^( *)(?:- |[\w-]+: )(HELM-[A-Z-]+)$/gm,
       (line, indent: string, marker: string) => blocks[marker]?.(indent).join("\n") ?? line,
     )
