@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
@@ -6,6 +8,7 @@ import pino from "pino";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { toCrd } from "../../../src/apis/crd.ts";
 import { down, up } from "../../../src/dev/cluster.ts";
+import { etcdClientUrl } from "../../../src/dev/components.ts";
 import { readState } from "../../../src/dev/state.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import type { ControllerSpec } from "../../../src/kube/types.ts";
@@ -58,15 +61,39 @@ async function restartApiserver(): Promise<void> {
   await up({ dir, nodes: 1, realNode: false });
 }
 
+/** A POST to etcd's JSON gateway over TLS with the API server's client certificate (etcd takes no other). */
+async function etcdPost<T>(path: string, body: unknown): Promise<{ status: number; json: T }> {
+  const state = await readState(dir);
+  if (!state) throw new Error("no control plane state");
+  const files = { ca: state.pki.etcdCaCert, cert: state.pki.etcdClientCert, key: state.pki.etcdClientKey };
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${etcdClientUrl(state.ports)}${path}`,
+      {
+        method: "POST",
+        ca: readFileSync(files.ca),
+        cert: readFileSync(files.cert),
+        key: readFileSync(files.key),
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => {
+          text += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) as T }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 /** Compacts etcd at its current revision through its JSON gateway: every older resourceVersion is gone. */
 async function compactEtcd(): Promise<void> {
-  const state = await readState(dir);
-  const etcd = `http://127.0.0.1:${state?.ports.etcdClient}`;
-  const range = await fetch(`${etcd}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: "Lw==" }) });
-  const revision = ((await range.json()) as { header: { revision: string } }).header.revision;
-  const compaction = await fetch(`${etcd}/v3/kv/compaction`, {
-    method: "POST",
-    body: JSON.stringify({ revision, physical: true }),
+  const range = await etcdPost<{ header: { revision: string } }>("/v3/kv/range", { key: "Lw==" });
+  const compaction = await etcdPost("/v3/kv/compaction", {
+    revision: range.json.header.revision,
+    physical: true,
   });
   expect(compaction.status).toBe(200);
 }
