@@ -108,16 +108,16 @@ describe("registry client against docker-registry with Bearer-token auth", () =>
   });
 });
 
+/** A client of the plain-HTTP test registry at `address`, signing in as `user`. */
+const userClient = (address: string) =>
+  new RegistryClient({ registry: address, insecure: true, credentials: async () => user });
+
 describe("registry client: credentials go only where the platform allows", () => {
   it("a Bearer realm on a host that is not allowed gets no request; the error names the host", async () => {
     const listener = await startListener();
     const registry = await startRealmRegistry(`http://${listener.address}/token`);
     onTestFinished(() => registry.stop());
-    const c = new RegistryClient({
-      registry: registry.address,
-      insecure: true,
-      credentials: async () => user,
-    });
+    const c = userClient(registry.address);
     await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
       kind: "refused",
       message: `registry ${registry.address}: Bearer realm http://${listener.address}/token refused: host ${listener.address} is neither the registry nor an allowed host (tenancy.allowedHosts)`,
@@ -128,11 +128,7 @@ describe("registry client: credentials go only where the platform allows", () =>
   it("a realm of another scheme is refused before anything is fetched", async () => {
     const registry = await startRealmRegistry("file:///etc/passwd");
     onTestFinished(() => registry.stop());
-    const c = new RegistryClient({
-      registry: registry.address,
-      insecure: true,
-      credentials: async () => user,
-    });
+    const c = userClient(registry.address);
     await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
       kind: "refused",
       message: `registry ${registry.address}: Bearer realm file:///etc/passwd refused: scheme file (only https or http)`,
@@ -145,11 +141,7 @@ describe("registry client: credentials go only where the platform allows", () =>
       status: 307,
       headers: { location: `http://${target.address}/v2/team/model/manifests/v1` },
     }));
-    const c = new RegistryClient({
-      registry: redirecting.address,
-      insecure: true,
-      credentials: async () => user,
-    });
+    const c = userClient(redirecting.address);
     await expect(c.manifestDigest("team/model", "v1")).rejects.toMatchObject({
       kind: "refused",
       message: `${redirecting.address} answered 307, a redirect to ${target.address}: redirects are not followed`,
