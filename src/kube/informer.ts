@@ -220,6 +220,7 @@ export class Informer {
           limit: this.#options.pageSize ?? 500,
           continue: continueToken,
           fieldSelector: this.type.fieldSelector,
+          labelSelector: this.type.labelSelector,
         },
         signal,
       });
@@ -255,6 +256,7 @@ export class Informer {
         allowWatchBookmarks: true,
         timeoutSeconds,
         fieldSelector: this.type.fieldSelector,
+        labelSelector: this.type.labelSelector,
       },
       (event) => this.#onEvent(stream, event),
       signal,

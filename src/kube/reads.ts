@@ -6,9 +6,14 @@
 import { typeId } from "./keys.ts";
 import type { ControllerSpec, ResourceType } from "./types.ts";
 
-/** The identity of a type's cache: a field-selected type has a cache of its own. */
-export const cacheId = (type: ResourceType): string =>
-  type.fieldSelector ? `${typeId(type)}?fieldSelector=${type.fieldSelector}` : typeId(type);
+/** The identity of a type's cache: a field- or label-selected type has a cache of its own. */
+export function cacheId(type: ResourceType): string {
+  const selectors = [
+    type.fieldSelector ? `fieldSelector=${type.fieldSelector}` : "",
+    type.labelSelector ? `labelSelector=${type.labelSelector}` : "",
+  ].filter(Boolean);
+  return selectors.length ? `${typeId(type)}?${selectors.join("&")}` : typeId(type);
+}
 
 /** Every kind `spec` reads from the cache (for, owns, watches, indexes, reads), each cache once, in that order. */
 export function readKinds(spec: ControllerSpec): ResourceType[] {

@@ -19,6 +19,11 @@ export interface ResourceType {
    * (the cache of such a type is separate from the type's unfiltered one).
    */
   fieldSelector?: string;
+  /**
+   * Watch and cache only the objects matching this label selector, e.g. `app.kubernetes.io/managed-by=slipway`
+   * (a controller that owns Pods caches its own, not every Pod of the namespace).
+   */
+  labelSelector?: string;
 }
 
 export interface ObjectKey {

@@ -1,4 +1,11 @@
-import { CoreV1Api, EventsV1Api, KubernetesObjectApi, type V1ConfigMap } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  EventsV1Api,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ConfigMap,
+} from "@kubernetes/client-node";
 import pino from "pino";
 import { beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { setCondition } from "../../../src/kube/conditions.ts";
@@ -235,5 +242,47 @@ describe("a controller on the real API server", () => {
     );
     expect(names()).toEqual(["chosen"]);
     expect(new Set(enqueued)).toEqual(new Set(["chosen"]));
+  });
+  test("a type with a label selector caches only the objects it selects, and drops one that stops matching", async () => {
+    const namespace = await testNamespace("rt");
+    const core = adminConfig().makeApiClient(CoreV1Api);
+    const labelled = (labels: Record<string, string>) => ({ metadata: { labels } });
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "plain" } } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: "mine", ...labelled({ "owner.test/by": "me" }).metadata } },
+    });
+    const mineType = { ...configMapType, labelSelector: "owner.test/by=me" };
+    const manager = await startManager(namespace, {
+      name: "labelled",
+      for: widgetType,
+      watches: [{ type: mineType, map: () => [] }],
+      permissions: [],
+      reconcile: async () => undefined,
+    });
+    const names = () =>
+      manager.cache
+        .list(mineType)
+        .map((object) => object.metadata?.name)
+        .sort();
+    expect(names()).toEqual(["mine"]);
+    expect(() => manager.cache.list(configMapType)).toThrow(/not cached/);
+    const relabel = (name: string, value: string) =>
+      core.patchNamespacedConfigMap(
+        { namespace, name, body: labelled({ "owner.test/by": value }) },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    await relabel("plain", "me");
+    await eventually(
+      "the newly labelled ConfigMap cached",
+      async () => names(),
+      (list) => list.length === 2,
+    );
+    await relabel("mine", "someone-else");
+    await eventually(
+      "the ConfigMap whose label stopped matching dropped",
+      async () => names(),
+      (list) => list.join() === "plain",
+    );
   });
 });
