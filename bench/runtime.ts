@@ -26,7 +26,7 @@ import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
 import { goPeer } from "./peers/build.ts";
 import { concurrency, echoController, namespace, widgetNames, widgetType } from "./runtime/echo.ts";
-import { pool, sleep } from "./support.ts";
+import { figuresOf, pool, sleep } from "./support.ts";
 
 /** The benchmark's own kind (its own group, so it never meets the tests' Widget CRD): status echoes spec. */
 const Widget = defineKind({
@@ -69,22 +69,6 @@ function statusWrite(rest: RestClient, name: string, size: number): Promise<unkn
       metadata: { name, namespace },
       status: { size },
     },
-  });
-}
-
-/** Runs a child process that prints its figures as its last stdout line. */
-function figuresOf<T>(command: string, args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.once("exit", (code) => {
-      const line = out.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line));
-      else reject(new Error(`${command} ${args[0]} exited with ${code}: ${out.slice(-500)}`));
-    });
   });
 }
 
