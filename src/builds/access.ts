@@ -4,6 +4,7 @@
  * registry's auth scheme are learned once.
  */
 import type { Client } from "../kube/types.ts";
+import { artifactLimits, byteSizeRefusal, objectCountRefusal } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { ArtifactCheck, RegistryCheck } from "./decide.ts";
@@ -153,7 +154,13 @@ export class BuildAccess {
     try {
       const store = await this.blobStore(client, namespace);
       if (!store) return { result: "unconfigured" };
-      return (await store.exists(artifact)) ? { result: "exists" } : { result: "missing" };
+      const limits = artifactLimits(this.#config.artifacts);
+      const objects = await store.list(artifact, limits.maxObjects + 1);
+      if (objects.length === 0) return { result: "missing" };
+      const listed = objects.reduce((sum, object) => sum + object.size, 0);
+      const refusal =
+        objectCountRefusal(artifact, objects.length, limits) ?? byteSizeRefusal(artifact, listed, limits);
+      return refusal ? { result: "tooLarge", message: refusal } : { result: "exists" };
     } catch (error) {
       const message = this.#secrets.redact(error instanceof Error ? error.message : String(error));
       if (error instanceof SecretNotFoundError) return { result: "denied", message };

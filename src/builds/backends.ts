@@ -8,6 +8,7 @@ import { ownerReference } from "../kube/owners.ts";
 import { ApiError } from "../kube/rest.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import type { BuildAccess } from "./access.ts";
+import { artifactLimits } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import { BoundedMap } from "./bounded-map.ts";
 import { type BuildJobInput, labels, timeoutSeconds } from "./build-job.ts";
@@ -313,6 +314,7 @@ export class LocalBackend implements BuildBackend {
         buildArgs,
         credentials: await this.#access.registryCredentials(context.client, namespace, image.registry),
         timeoutSeconds: timeoutSeconds(build, this.#config),
+        limits: artifactLimits(this.#config.artifacts),
       };
     });
   }

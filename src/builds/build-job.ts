@@ -15,9 +15,10 @@ import type {
 import { type ImageBuild, reservedLabelKey } from "../apis/builds/imagebuild.ts";
 import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
-import type { BlobUri } from "./blob-uri.ts";
+import { artifactLimitExitCode } from "./artifact-limits.ts";
+import { type BlobUri, formatBlobUri } from "./blob-uri.ts";
 import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace, jobNameFor } from "./build-namespace.ts";
-import { type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
+import { type ArtifactsConfig, type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 
 export const labels = {
@@ -29,6 +30,8 @@ export const imageAnnotation = "builds.slipway.dev/image";
 export const safeToEvict = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 
 export const workspace = "/workspace";
+/** The init container that fills the workspace from the blob store. */
+export const fetcherContainer = "fetch-artifact";
 export const registrySecretDir = "/secrets/registry";
 const storageSecretDir = "/secrets/storage";
 
@@ -42,12 +45,6 @@ export interface BuildJobInput {
   artifact: BlobUri;
   config: BuildsConfig;
   namespace: string;
-}
-
-/** The images of the init container that fills the workspace, per kind of blob store. */
-export interface FetcherImages {
-  s3: string;
-  gcs: string;
 }
 
 /** The resources of the build container: the platform's defaults, overridden per key by the spec. */
@@ -107,51 +104,48 @@ export const fetcherSecurityContext: V1SecurityContext = {
   seccompProfile: { type: "RuntimeDefault" },
 };
 
-/** The init container that copies every object under the artifact prefix into the workspace. */
-export function fetcher(artifact: BlobUri, storage: StorageConfig, images: FetcherImages): V1Container {
-  const prefix = artifact.key.endsWith("/") ? artifact.key : `${artifact.key}/`;
+/** Where the fetcher runs in Slipway's image (its WORKDIR), and how: Node runs the TypeScript as is. */
+const fetcherWorkingDir = "/app";
+export const fetcherCommand = ["/nodejs/bin/node", "src/builds/fetch-artifact.ts"];
+
+/** The storage configuration the fetcher reads its store from: everything but the names of Secrets. */
+function fetcherStorage(storage: StorageConfig): StorageConfig {
+  const { credentialsSecret: _s3Secret, ...s3 } = storage.s3;
+  const { credentialsSecret: _gcsSecret, ...gcs } = storage.gcs;
+  return { type: storage.type, s3, gcs };
+}
+
+/**
+ * The init container that copies every object under the artifact prefix into the workspace: Slipway's
+ * own fetcher (src/builds/fetch-artifact.ts), which streams them to disk within artifacts.maxBytes and
+ * maxObjects and exits with artifactLimitExitCode over a limit. Credentials: S3's keys as its
+ * environment (envFrom the Secret, read by the AWS SDK), GCS's key file (GOOGLE_APPLICATION_CREDENTIALS).
+ */
+export function fetcher(artifact: BlobUri, storage: StorageConfig, artifacts: ArtifactsConfig): V1Container {
   const mounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }];
-  const base = {
-    name: "fetch-artifact",
+  const env: V1EnvVar[] = [{ name: "HOME", value: "/tmp" }];
+  if (storage.type === "gcs" && storage.gcs.credentialsSecret) {
+    mounts.push({ name: "storage-credentials", mountPath: storageSecretDir, readOnly: true });
+    env.push({ name: "GOOGLE_APPLICATION_CREDENTIALS", value: `${storageSecretDir}/key.json` });
+  }
+  const s3Secret = storage.type === "s3" ? storage.s3.credentialsSecret : undefined;
+  return {
+    name: fetcherContainer,
+    image: artifacts.fetcherImage,
+    command: fetcherCommand,
+    workingDir: fetcherWorkingDir,
+    args: [
+      `--max-bytes=${artifacts.maxBytes}`,
+      `--max-objects=${artifacts.maxObjects}`,
+      `--storage=${JSON.stringify(fetcherStorage(storage))}`,
+      formatBlobUri(artifact),
+      workspace,
+    ],
+    env,
+    ...(s3Secret ? { envFrom: [{ secretRef: { name: s3Secret } }] } : {}),
     terminationMessagePolicy: "FallbackToLogsOnError",
     securityContext: fetcherSecurityContext,
     volumeMounts: mounts,
-  };
-  // a home the non-root user may write (the CLIs keep caches and, gcloud, configuration there)
-  const home: V1EnvVar[] = [{ name: "HOME", value: "/tmp" }];
-  if (storage.type === "s3") {
-    const s3 = storage.s3;
-    return {
-      ...base,
-      image: images.s3,
-      command: ["aws", "s3", "cp", "--recursive", "--only-show-errors"],
-      args: [
-        ...(s3.endpoint ? ["--endpoint-url", s3.endpoint] : []),
-        `s3://${artifact.bucket}/${prefix}`,
-        workspace,
-      ],
-      env: [...home, { name: "AWS_REGION", value: s3.region }],
-      ...(s3.credentialsSecret ? { envFrom: [{ secretRef: { name: s3.credentialsSecret } }] } : {}),
-    };
-  }
-  const gcs = storage.gcs;
-  const env: V1EnvVar[] = [...home, { name: "CLOUDSDK_CONFIG", value: "/tmp/gcloud" }];
-  if (gcs.credentialsSecret) {
-    mounts.push({ name: "storage-credentials", mountPath: storageSecretDir, readOnly: true });
-    env.push({ name: "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", value: `${storageSecretDir}/key.json` });
-  }
-  if (gcs.endpoint) {
-    env.push({
-      name: "CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE",
-      value: `${gcs.endpoint.replace(/\/+$/, "")}/storage/v1/`,
-    });
-  }
-  return {
-    ...base,
-    image: images.gcs,
-    command: ["gcloud", "storage", "cp", "--recursive"],
-    args: [`gs://${artifact.bucket}/${prefix}*`, `${workspace}/`],
-    env,
   };
 }
 
@@ -218,7 +212,7 @@ export interface BuildPod {
  * the build (or tied to it by labels in another namespace), deadline = the build's timeout, retries =
  * its backoffLimit, `fetch-artifact` first.
  */
-export function renderBuildJob(input: BuildJobInput, fetcherImages: FetcherImages, pod: BuildPod): V1Job {
+export function renderBuildJob(input: BuildJobInput, pod: BuildPod): V1Job {
   const { build, config, artifact } = input;
   const storage = config.storage;
   if (!storage) throw new Error("renderBuildJob: no blob store configured");
@@ -241,6 +235,15 @@ export function renderBuildJob(input: BuildJobInput, fetcherImages: FetcherImage
       backoffLimit: build.spec.backoffLimit ?? config.defaultBackoffLimit,
       activeDeadlineSeconds: timeoutSeconds(build, config),
       ttlSecondsAfterFinished: job.ttlSecondsAfterFinished,
+      // an artifact over the limits fails the Job at once: another pod would fetch the same objects
+      podFailurePolicy: {
+        rules: [
+          {
+            action: "FailJob",
+            onExitCodes: { containerName: fetcherContainer, operator: "In", values: [artifactLimitExitCode] },
+          },
+        ],
+      },
       template: {
         metadata: {
           labels: podLabels,
@@ -255,7 +258,7 @@ export function renderBuildJob(input: BuildJobInput, fetcherImages: FetcherImage
           ...(job.serviceAccount ? { serviceAccountName: job.serviceAccount } : {}),
           ...(job.nodeSelector ? { nodeSelector: job.nodeSelector } : {}),
           ...(job.tolerations.length ? { tolerations: job.tolerations } : {}),
-          initContainers: [fetcher(artifact, storage, fetcherImages), ...pod.initContainers],
+          initContainers: [fetcher(artifact, storage, config.artifacts), ...pod.initContainers],
           containers: pod.containers,
           volumes: pod.volumes,
         },

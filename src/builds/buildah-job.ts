@@ -139,7 +139,7 @@ export function renderBuildahJob(input: BuildJobInput): V1Job {
     secretBuildArgEnv(input),
   );
   const push = buildahContainer("push", input, pushArgs(input), registryMounts, []);
-  return renderBuildJob(input, config.buildah.fetcherImages, {
+  return renderBuildJob(input, {
     initContainers: [build],
     containers: [push],
     volumes: podVolumes,

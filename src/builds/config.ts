@@ -7,7 +7,9 @@ import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseYaml } from "yaml";
 import { durationPattern } from "../apis/builds/imagebuild.ts";
+import { ownVersion } from "../platform/catalog.ts";
 import { defaultImageTemplate } from "./naming.ts";
+import { quantityValue } from "./quantity.ts";
 
 /** Names the operator's builds configuration file. */
 export const configEnvironmentVariable = "SLIPWAY_BUILDS_CONFIG";
@@ -66,14 +68,6 @@ const Toleration = Type.Object({
 export const KanikoConfig = Type.Object(
   {
     image: Type.String({ default: "ghcr.io/osscontainertools/kaniko:latest" }),
-    /** Images of the init container that fills the workspace from the blob store. */
-    fetcherImages: Type.Object(
-      {
-        s3: Type.String({ default: "docker.io/amazon/aws-cli:2.27.0" }),
-        gcs: Type.String({ default: "gcr.io/google.com/cloudsdktool/google-cloud-cli:slim" }),
-      },
-      { default: {} },
-    ),
     extraArgs: Type.Array(Type.String(), { default: [] }),
     resources: Type.Object(
       {
@@ -103,23 +97,33 @@ export const KanikoConfig = Type.Object(
   { default: {} },
 );
 
-/** Slipway's buildah image (tools/images/buildah/image.sh): Debian's buildah 1.28 set up for rootless builds, and awscli. */
+/** Slipway's buildah image (tools/images/buildah/image.sh): Debian's buildah 1.28 set up for rootless builds. */
 export const defaultBuildahImage = "ghcr.io/slipway-dev/buildah:1.28.2";
 
 /** The buildah Job; the rest of its pod (resources, placement, service account, TTL) is under `kaniko`. */
 export const BuildahConfig = Type.Object(
   {
     image: Type.String({ minLength: 1, default: defaultBuildahImage }),
-    /** Images of the init container that fills the workspace; Slipway's buildah image carries `aws`. */
-    fetcherImages: Type.Object(
-      {
-        s3: Type.String({ minLength: 1, default: defaultBuildahImage }),
-        gcs: Type.String({ minLength: 1, default: "gcr.io/google.com/cloudsdktool/google-cloud-cli:slim" }),
-      },
-      { default: {} },
-    ),
     /** Appended to `buildah bud`. */
     extraArgs: Type.Array(Type.String(), { default: [] }),
+  },
+  { default: {} },
+);
+
+/** Slipway's own image (this release's): its `fetch-artifact` step fills a build Job's workspace within the limits. */
+export const defaultFetcherImage = `ghcr.io/slipway-dev/slipway:${ownVersion}`;
+
+/** How much of the blob store one build may fetch, and the image of the Jobs' step that fetches it. */
+export const ArtifactsConfig = Type.Object(
+  {
+    /** The most bytes one build's artifact may have (a quantity: 2Gi, 500Mi, 1e9). */
+    maxBytes: Type.String({
+      pattern: "^[0-9]+(\\.[0-9]+)?([eE][0-9]+|Ki|Mi|Gi|Ti|k|M|G|T)?$",
+      default: "2Gi",
+    }),
+    /** The most objects one build's artifact may have. */
+    maxObjects: Type.Integer({ minimum: 1, default: 10_000 }),
+    fetcherImage: Type.String({ minLength: 1, default: defaultFetcherImage }),
   },
   { default: {} },
 );
@@ -182,12 +186,14 @@ export const BuildsConfig = Type.Object({
   /** Builds running at once; further builds stay Pending until one finishes. */
   maxConcurrentBuilds: Type.Integer({ minimum: 1, default: 10 }),
   tenancy: TenancyConfig,
+  artifacts: ArtifactsConfig,
 });
 
 export type BuildsConfig = Static<typeof BuildsConfig>;
 export type RegistryConfig = Static<typeof RegistryConfig>;
 export type StorageConfig = Static<typeof StorageConfig>;
 export type TenancyConfig = Static<typeof TenancyConfig>;
+export type ArtifactsConfig = Static<typeof ArtifactsConfig>;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -207,6 +213,8 @@ export function parseBuildsConfig(input: unknown): BuildsConfig {
     throw new ConfigError(
       "builds configuration: registry.type: google is not supported by backend buildah (it pushes with a docker config Secret: use type docker, or backend kaniko)",
     );
+  if ((quantityValue(config.artifacts.maxBytes) ?? 0) < 1)
+    throw new ConfigError("builds configuration: artifacts.maxBytes: must be at least 1 byte");
   return config;
 }
 

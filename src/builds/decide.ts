@@ -16,6 +16,8 @@ export type ArtifactCheck =
   | { result: "exists" }
   | { result: "missing" }
   | { result: "denied"; message: string }
+  /** More objects or bytes than artifacts.maxObjects / maxBytes allow. */
+  | { result: "tooLarge"; message: string }
   | { result: "unconfigured" }
   | { result: "unavailable"; message: string };
 
@@ -29,7 +31,8 @@ export type RunObservation =
       state: "failed";
       attempts: number;
       /** Rejected: the API server refused to create the run's Job (a permanent 4xx). */
-      reason: "OOMKilled" | "DeadlineExceeded" | "Error" | "Rejected";
+      /** ArtifactTooLarge: the fetch stopped at artifacts.maxBytes / maxObjects. */
+      reason: "OOMKilled" | "DeadlineExceeded" | "Error" | "Rejected" | "ArtifactTooLarge";
       message: string;
     };
 
@@ -91,6 +94,7 @@ export type FailureReason =
   | "NoBlobStore"
   | "ArtifactMissing"
   | "ArtifactAccessDenied"
+  | "ArtifactTooLarge"
   | "OOMKilled"
   | "Timeout"
   | "BuildFailed"
@@ -219,6 +223,7 @@ function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act
   if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
   if (run.reason === "Rejected")
     return fail(o, "JobRejected", `the API server refused the build's Job ${o.job.name}: ${run.message}`);
+  if (run.reason === "ArtifactTooLarge") return fail(o, "ArtifactTooLarge", run.message);
   if (run.reason === "OOMKilled")
     return fail(
       o,
@@ -322,6 +327,8 @@ function artifactProblem(o: Observed, artifact: ArtifactCheck): Act | undefined 
         "ArtifactAccessDenied",
         `access to artifact ${o.artifactUri} denied: ${artifact.message}`,
       );
+    case "tooLarge":
+      return fail(o, "ArtifactTooLarge", artifact.message);
     case "unavailable": {
       const message = `cannot check ${o.artifactUri} yet: ${artifact.message}`;
       const status = nextStatus(o, "Pending", "ArtifactUnavailable", message, {});

@@ -1,5 +1,7 @@
 /** What a build Job and its pods say about the run: pure, from the cached objects. */
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
+import { artifactLimitExitCode } from "./artifact-limits.ts";
+import { fetcherContainer } from "./build-job.ts";
 import type { RunObservation } from "./decide.ts";
 
 function conditionTrue(job: V1Job, ...types: string[]) {
@@ -68,6 +70,11 @@ export function observeJob(
     };
   }
   const detail = termination.message?.trim() || termination.reason || `exit code ${termination.exitCode}`;
+  if (termination.container === fetcherContainer && termination.exitCode === artifactLimitExitCode)
+    return {
+      run: { state: "failed", attempts: failedPods, reason: "ArtifactTooLarge", message: detail },
+      pending: false,
+    };
   return {
     run: {
       state: "failed",

@@ -131,7 +131,7 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
     volumeMounts: kanikoMounts,
     ...(env.length ? { env } : {}),
   };
-  return renderBuildJob(input, config.kaniko.fetcherImages, {
+  return renderBuildJob(input, {
     initContainers: [],
     containers: [kaniko],
     volumes,

@@ -10,10 +10,13 @@ import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
+import { ArtifactLimitError, type ArtifactLimits } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
+import { BoundedMap } from "./bounded-map.ts";
 import type { RunObservation } from "./decide.ts";
 import { type BasicCredentials, dockerConfigFor } from "./registry/credentials.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
+import { downloadArtifact } from "./storage/download.ts";
 
 export interface LocalBuildRequest {
   reference: string;
@@ -26,6 +29,8 @@ export interface LocalBuildRequest {
   buildArgs: { name: string; value: string; secret: boolean }[];
   credentials: BasicCredentials | undefined;
   timeoutSeconds: number;
+  /** artifacts.maxBytes / maxObjects: the download stops there and the run fails ArtifactTooLarge. */
+  limits: ArtifactLimits;
 }
 
 interface Run {
@@ -39,10 +44,22 @@ const logLimit = 200;
 /** Downloads the build context into `dir`; an empty prefix is an error. */
 async function fetchContext(request: LocalBuildRequest, dir: string, note: (line: string) => void) {
   const { scheme, bucket, key } = request.artifact;
-  const count = await request.store.download(request.artifact, dir);
+  const count = await downloadArtifact(request.store, request.artifact, dir, request.limits);
   note(`fetched ${count} objects from ${scheme}://${bucket}/${key}`);
   if (count === 0) throw new Error(`no objects under ${scheme}://${bucket}/${key}`);
   return dir;
+}
+
+/** How a run ended badly: its timeout, an artifact over the limits, or anything else. */
+function failure(run: Run, error: unknown): RunObservation {
+  const aborted = run.controller.signal.aborted && run.controller.signal.reason === "timeout";
+  const tooLarge = error instanceof ArtifactLimitError;
+  return {
+    state: "failed",
+    attempts: 1,
+    reason: aborted ? "DeadlineExceeded" : tooLarge ? "ArtifactTooLarge" : "Error",
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** Debian's buildah, by absolute path: nothing of a build can choose which binary runs. */
@@ -89,52 +106,63 @@ export function budArgs(
   ];
 }
 
+/** Finished runs remembered (their outcome is read once by the builds that follow them); the oldest go first. */
+const finishedRunMemory = 256;
+
 export class LocalBuilder {
   readonly #root: string;
-  readonly #runs = new Map<string, Run>();
+  readonly #running = new Map<string, Run>();
+  readonly #finished: BoundedMap<string, Run>;
 
-  constructor(storageRoot = join(tmpdir(), "slipway-buildah")) {
+  constructor(storageRoot = join(tmpdir(), "slipway-buildah"), finishedRuns = finishedRunMemory) {
     this.#root = storageRoot;
+    this.#finished = new BoundedMap(finishedRuns);
+  }
+
+  #run(key: string): Run | undefined {
+    return this.#running.get(key) ?? this.#finished.get(key);
   }
 
   /** `key`: what the run is shared by (the backend's localRunKey: namespace and image reference). */
   observe(key: string): RunObservation {
-    return this.#runs.get(key)?.state ?? { state: "absent" };
+    return this.#run(key)?.state ?? { state: "absent" };
   }
 
   running(): number {
-    return [...this.#runs.values()].filter((run) => run.state.state === "running").length;
+    return this.#running.size;
   }
 
   logs(key: string): string {
-    return (this.#runs.get(key)?.log ?? []).join("\n");
+    return (this.#run(key)?.log ?? []).join("\n");
   }
 
   /** Starts the run of `key` unless one is already running or finished. */
   start(key: string, prepare: () => Promise<LocalBuildRequest>): void {
-    if (this.#runs.has(key)) return;
+    if (this.#run(key)) return;
     const run: Run = { state: { state: "running", attempts: 1 }, controller: new AbortController(), log: [] };
-    this.#runs.set(key, run);
-    void this.#execute(run, prepare).then(
-      () => {
-        run.state = { state: "succeeded", attempts: 1, finishedAt: new Date().toISOString() };
-      },
-      (error: unknown) => {
-        const aborted = run.controller.signal.aborted && run.controller.signal.reason === "timeout";
-        run.state = {
-          state: "failed",
-          attempts: 1,
-          reason: aborted ? "DeadlineExceeded" : "Error",
-          message: error instanceof Error ? error.message : String(error),
-        };
-      },
-    );
+    this.#running.set(key, run);
+    void this.#execute(run, prepare)
+      .then(
+        () => {
+          run.state = { state: "succeeded", attempts: 1, finishedAt: new Date().toISOString() };
+        },
+        (error: unknown) => {
+          run.state = failure(run, error);
+        },
+      )
+      .finally(() => {
+        // a run stopped meanwhile is forgotten, not remembered as finished
+        if (this.#running.get(key) !== run) return;
+        this.#running.delete(key);
+        this.#finished.set(key, run);
+      });
   }
 
   /** Stops and forgets the run of `key` (a timeout, or a finished run to be started afresh). */
   stop(key: string): void {
-    this.#runs.get(key)?.controller.abort("stopped");
-    this.#runs.delete(key);
+    this.#running.get(key)?.controller.abort("stopped");
+    this.#running.delete(key);
+    this.#finished.delete(key);
   }
 
   async #execute(run: Run, prepare: () => Promise<LocalBuildRequest>): Promise<void> {

@@ -6,10 +6,27 @@ import { secretType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
 import { overrideConfigMapName } from "./override.ts";
 
+/** Build Jobs and their pods carry it (build-job.ts jobLabels): the operator caches those, not every Job and Pod. */
+const buildLabelSelector = "app.kubernetes.io/component=image-build";
+
 export const types = {
   imageBuild: resourceTypeOf(ImageBuildKind),
-  job: { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
-  pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
+  job: {
+    group: "batch",
+    version: "v1",
+    kind: "Job",
+    plural: "jobs",
+    namespaced: true,
+    labelSelector: buildLabelSelector,
+  },
+  pod: {
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    namespaced: true,
+    labelSelector: buildLabelSelector,
+  },
   secret: secretType,
   /** Only the namespaces' override ConfigMaps are cached, not every ConfigMap of the cluster. */
   overrideConfigMap: {

@@ -1,4 +1,5 @@
 /** Where build artifacts live: one small interface over S3 and GCS. */
+import type { Readable } from "node:stream";
 import type { BlobUri } from "../blob-uri.ts";
 
 export class BlobStoreError extends Error {
@@ -10,12 +11,26 @@ export class BlobStoreError extends Error {
   }
 }
 
+/** An object of an artifact, as listed. */
+export interface BlobObject {
+  key: string;
+  size: number;
+}
+
 export interface BlobStore {
-  /** True when the exact object or any object under `<key>/` exists; a missing bucket is false. */
-  exists(uri: BlobUri): Promise<boolean>;
-  /** Writes the exact object (as its base name) or every object under `<key>/` (by relative path) into `dir`; returns the count. */
-  download(uri: BlobUri, dir: string): Promise<number>;
+  /**
+   * The exact object or the objects under `<key>/`, at most `limit` of them (the listing stops
+   * there); a missing bucket is none.
+   */
+  list(uri: BlobUri, limit: number): Promise<BlobObject[]>;
+  /** The object's content as a stream (never held in memory whole). */
+  read(uri: BlobUri, key: string): Promise<Readable>;
   upload(uri: BlobUri, body: Uint8Array | string): Promise<void>;
+}
+
+/** True when the exact object or any object under `<key>/` exists. */
+export async function artifactExists(store: BlobStore, uri: BlobUri): Promise<boolean> {
+  return (await store.list(uri, 1)).length > 0;
 }
 
 /** The keys of `uri` that belong to it: the object itself, or those under it as a directory. */

@@ -1,8 +1,7 @@
-import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { Storage } from "@google-cloud/storage";
+import type { Readable } from "node:stream";
+import { type File, type GetFilesOptions, Storage } from "@google-cloud/storage";
 import type { BlobUri } from "../blob-uri.ts";
-import { type BlobStore, BlobStoreError, belongsTo, relativePath } from "./blob-store.ts";
+import { type BlobObject, type BlobStore, BlobStoreError, belongsTo } from "./blob-store.ts";
 
 export interface GcsOptions {
   /** A service-account key (the Secret's key.json); none means the ambient Google credentials. */
@@ -22,29 +21,29 @@ export class GcsBlobStore implements BlobStore {
     });
   }
 
-  async #keys(uri: BlobUri, limit?: number): Promise<string[]> {
-    const [files] = await this.#call(uri, () =>
-      this.#storage
-        .bucket(uri.bucket)
-        .getFiles({ prefix: uri.key, ...(limit ? { maxResults: limit + 1, autoPaginate: false } : {}) }),
-    );
-    return (files ?? []).map((f) => f.name).filter((name) => belongsTo(uri, name));
-  }
-
-  async exists(uri: BlobUri): Promise<boolean> {
-    return (await this.#keys(uri, 2)).length > 0;
-  }
-
-  async download(uri: BlobUri, dir: string): Promise<number> {
-    const keys = await this.#keys(uri);
-    for (const key of keys) {
-      const target = join(dir, relativePath(uri, key));
-      await mkdir(dirname(target), { recursive: true });
-      await this.#call(uri, () =>
-        this.#storage.bucket(uri.bucket).file(key).download({ destination: target }),
-      );
+  async list(uri: BlobUri, limit: number): Promise<BlobObject[]> {
+    const objects: BlobObject[] = [];
+    let query: GetFilesOptions | undefined = {
+      prefix: uri.key,
+      maxResults: Math.min(1000, Math.max(limit, 2)),
+      autoPaginate: false,
+    };
+    while (query && objects.length < limit) {
+      const current: GetFilesOptions = query;
+      const page = await this.#call(uri, () => this.#storage.bucket(uri.bucket).getFiles(current));
+      const files: File[] = page[0] ?? [];
+      const next = page[1] as GetFilesOptions | null | undefined;
+      for (const file of files)
+        if (belongsTo(uri, file.name))
+          objects.push({ key: file.name, size: Number(file.metadata.size ?? 0) });
+      query = next?.pageToken ? { ...current, pageToken: next.pageToken } : undefined;
     }
-    return keys.length;
+    return objects.slice(0, limit);
+  }
+
+  async read(uri: BlobUri, key: string): Promise<Readable> {
+    // a missing object is an error of the stream (the listing just named it)
+    return this.#storage.bucket(uri.bucket).file(key).createReadStream();
   }
 
   async upload(uri: BlobUri, body: Uint8Array | string): Promise<void> {

@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
 import {
   GetObjectCommand,
   ListObjectsV2Command,
@@ -8,7 +7,7 @@ import {
   S3ServiceException,
 } from "@aws-sdk/client-s3";
 import type { BlobUri } from "../blob-uri.ts";
-import { type BlobStore, BlobStoreError, belongsTo, relativePath } from "./blob-store.ts";
+import { type BlobObject, type BlobStore, BlobStoreError, belongsTo } from "./blob-store.ts";
 
 export interface S3Options {
   endpoint?: string;
@@ -31,8 +30,8 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
-  async #keys(uri: BlobUri, limit?: number): Promise<string[]> {
-    const keys: string[] = [];
+  async list(uri: BlobUri, limit: number): Promise<BlobObject[]> {
+    const objects: BlobObject[] = [];
     let token: string | undefined;
     do {
       const page = await this.#call(uri, () =>
@@ -41,32 +40,24 @@ export class S3BlobStore implements BlobStore {
             Bucket: uri.bucket,
             Prefix: uri.key,
             ContinuationToken: token,
-            ...(limit ? { MaxKeys: Math.max(limit, 2) } : {}),
+            MaxKeys: Math.min(1000, Math.max(limit, 2)),
           }),
         ),
       );
       if (!page) return [];
-      keys.push(...(page.Contents ?? []).flatMap((o) => (o.Key && belongsTo(uri, o.Key) ? [o.Key] : [])));
+      for (const o of page.Contents ?? [])
+        if (o.Key && belongsTo(uri, o.Key)) objects.push({ key: o.Key, size: o.Size ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token && (!limit || keys.length < limit));
-    return keys;
+    } while (token && objects.length < limit);
+    return objects.slice(0, limit);
   }
 
-  async exists(uri: BlobUri): Promise<boolean> {
-    return (await this.#keys(uri, 2)).length > 0;
-  }
-
-  async download(uri: BlobUri, dir: string): Promise<number> {
-    const keys = await this.#keys(uri);
-    for (const key of keys) {
-      const object = await this.#call(uri, () =>
-        this.#client.send(new GetObjectCommand({ Bucket: uri.bucket, Key: key })),
-      );
-      const target = join(dir, relativePath(uri, key));
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, (await object?.Body?.transformToByteArray()) ?? new Uint8Array());
-    }
-    return keys.length;
+  async read(uri: BlobUri, key: string): Promise<Readable> {
+    const object = await this.#call(uri, () =>
+      this.#client.send(new GetObjectCommand({ Bucket: uri.bucket, Key: key })),
+    );
+    // in Node the SDK's body is an IncomingMessage: a Readable
+    return (object?.Body as Readable | undefined) ?? Readable.from([]);
   }
 
   async upload(uri: BlobUri, body: Uint8Array | string): Promise<void> {

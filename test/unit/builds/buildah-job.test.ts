@@ -101,24 +101,12 @@ describe("the buildah Job", () => {
     expect(build?.volumeMounts).toContainEqual({ name: "buildah-storage", mountPath: "/var/lib/buildah" });
   });
 
-  it("fetches the artifact with Kaniko's init step, in the buildah image (which carries aws) by default", () => {
-    const { "fetch-artifact": fetch } = containers(render());
-    expect(fetch?.image).toBe("ghcr.io/slipway-dev/buildah:1.28.2");
-    expect([...(fetch?.command ?? []), ...(fetch?.args ?? [])]).toEqual([
-      "aws",
-      "s3",
-      "cp",
-      "--recursive",
-      "--only-show-errors",
-      "--endpoint-url",
-      "http://minio.storage:9000",
-      "s3://models/fraud/scorer/v1/",
-      "/workspace",
-    ]);
+  it("fetches the artifact with the Kaniko Job's init step", () => {
+    const build = sampleBuild();
+    const fetch = containers(render(withCredentials, build))["fetch-artifact"];
+    expect(fetch).toEqual(renderSample(withCredentials, build).spec?.template.spec?.initContainers?.[0]);
     expect(fetch?.envFrom).toEqual([{ secretRef: { name: "s3-creds" } }]);
     expect(fetch?.volumeMounts).toEqual([{ name: "workspace", mountPath: "/workspace" }]);
-    const gcs = containers(render({ ...withCredentials, storage: "gcs" }))["fetch-artifact"];
-    expect(gcs?.command?.[0]).toBe("gcloud");
   });
 
   it("has the Kaniko Job's name, owner, labels, deadline, retries and TTL for the same build", () => {
@@ -133,18 +121,18 @@ describe("the buildah Job", () => {
     expect(buildah.spec?.template.spec?.restartPolicy).toBe("Never");
   });
 
-  it("takes plain HTTP, the image, fetcher images and extra arguments from the configuration", () => {
+  it("takes plain HTTP, the image, the fetcher's image and extra arguments from the configuration", () => {
     const job = renderWith({
       registry: { url: "10.233.0.1:5000", insecure: true },
       buildah: {
         image: "example.com/buildah:1",
-        fetcherImages: { s3: "example.com/aws:2" },
         extraArgs: ["--layers"],
       },
+      artifacts: { fetcherImage: "example.com/slipway:2" },
     });
     const { build, push, "fetch-artifact": fetch } = containers(job);
     expect(build?.image).toBe("example.com/buildah:1");
-    expect(fetch?.image).toBe("example.com/aws:2");
+    expect(fetch?.image).toBe("example.com/slipway:2");
     expect(build?.args?.slice(-3)).toEqual(["--tls-verify=false", "--layers", "/workspace"]);
     expect(push?.args).toContain("--tls-verify=false");
     expect(push?.args?.some((a) => a.startsWith("--authfile"))).toBe(false);

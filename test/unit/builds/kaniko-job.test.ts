@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defaultFetcherImage } from "../../../src/builds/config.ts";
 import { combinations, renderSample, sampleBuild } from "../../support/builds/samples.ts";
 
 describe("the Kaniko Job", () => {
@@ -86,23 +87,29 @@ describe("the Kaniko Job", () => {
     expect(job.spec?.template.spec?.containers[0]?.resources?.limits).toEqual({ memory: "12Gi" });
   });
 
-  it("fills the workspace from the artifact prefix with an init container", () => {
-    const s3 = renderSample({ registry: "docker", storage: "s3", credentials: false }).spec?.template.spec
-      ?.initContainers?.[0];
+  it("fills the workspace with Slipway's fetcher, passing it the artifact limits; over them the Job fails at once", () => {
+    const job = renderSample({ registry: "docker", storage: "s3", credentials: false });
+    const s3 = job.spec?.template.spec?.initContainers?.[0];
+    expect(s3?.image).toBe(defaultFetcherImage);
     expect([...(s3?.command ?? []), ...(s3?.args ?? [])]).toEqual([
-      "aws",
-      "s3",
-      "cp",
-      "--recursive",
-      "--only-show-errors",
-      "--endpoint-url",
-      "http://minio.storage:9000",
-      "s3://models/fraud/scorer/v1/",
+      "/nodejs/bin/node",
+      "src/builds/fetch-artifact.ts",
+      "--max-bytes=2Gi",
+      "--max-objects=10000",
+      `--storage=${JSON.stringify({ type: "s3", s3: { endpoint: "http://minio.storage:9000", region: "eu-west-1", forcePathStyle: true }, gcs: {} })}`,
+      "s3://models/fraud/scorer/v1",
       "/workspace",
     ]);
-    const gcs = renderSample({ registry: "docker", storage: "gcs", credentials: false }).spec?.template.spec
+    expect(job.spec?.podFailurePolicy?.rules).toEqual([
+      { action: "FailJob", onExitCodes: { containerName: "fetch-artifact", operator: "In", values: [3] } },
+    ]);
+    const gcs = renderSample({ registry: "docker", storage: "gcs", credentials: true }).spec?.template.spec
       ?.initContainers?.[0];
-    expect(gcs?.args).toEqual(["gs://models/fraud/scorer/v1/*", "/workspace/"]);
+    expect(gcs?.args?.slice(-2)).toEqual(["gs://models/fraud/scorer/v1", "/workspace"]);
+    expect(gcs?.env).toContainEqual({
+      name: "GOOGLE_APPLICATION_CREDENTIALS",
+      value: "/secrets/storage/key.json",
+    });
   });
 
   it("is owned by its build as controller, and refuses a build without a uid rather than an empty owner", () => {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { budArgs, buildahEnvironment } from "../../../src/builds/local-builder.ts";
+import { tmpdir } from "node:os";
+import { describe, expect, it, vi } from "vitest";
+import { budArgs, buildahEnvironment, LocalBuilder } from "../../../src/builds/local-builder.ts";
 import { dockerfileRefusal } from "../../../src/builds/tenancy.ts";
 
 const request = {
@@ -54,5 +55,16 @@ describe("the local backend's buildah", () => {
     );
     expect(dockerfileRefusal("/Dockerfile")).toBeUndefined();
     expect(dockerfileRefusal("docker/Dockerfile.gpu")).toBeUndefined();
+  });
+});
+
+describe("the local backend's memory of runs", () => {
+  it("keeps at most its number of finished runs, forgetting the oldest first", async () => {
+    const builder = new LocalBuilder(tmpdir(), 2);
+    for (const key of ["a", "b", "c"]) builder.start(key, () => Promise.reject(new Error(`no ${key}`)));
+    await vi.waitFor(() => expect(builder.running()).toBe(0));
+    expect(builder.observe("a")).toEqual({ state: "absent" });
+    expect(builder.observe("b")).toMatchObject({ state: "failed", message: "no b" });
+    expect(builder.observe("c")).toMatchObject({ state: "failed", message: "no c" });
   });
 });
