@@ -2,7 +2,7 @@
  * spec.ingress.tls on the real API server: the CRD's rules refuse TLS without a host and two issuers,
  * naming the field; the Ingress rendered from it passes the API server's validation (dry-run).
  */
-import { ApiException, CustomObjectsApi } from "@kubernetes/client-node";
+import { ApiException } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
@@ -12,19 +12,9 @@ import { renderIngress } from "../../../src/platform/component-objects.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { createPlatform } from "./support.ts";
 
 beforeAll(() => installCrds([PlatformKind]));
-
-const createPlatform = (namespace: string, spec: object) =>
-  adminConfig()
-    .makeApiClient(CustomObjectsApi)
-    .createNamespacedCustomObject({
-      group: PlatformKind.group,
-      version: PlatformKind.version,
-      namespace,
-      plural: PlatformKind.plural,
-      body: { apiVersion: PlatformKind.apiVersion, kind: "Platform", metadata: { name: "slipway" }, spec },
-    });
 
 async function refusal(write: Promise<unknown>): Promise<string> {
   const error = await write.then(

@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
+import { componentNames as platformComponents } from "../../../src/apis/platform/schemas.ts";
 import { jobLabels } from "../../../src/builds/build-job.ts";
 import { labels } from "../../../src/platform/component-objects.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
@@ -27,15 +28,7 @@ import { createPlatform } from "./support.ts";
 
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const networking = () => adminConfig().makeApiClient(NetworkingV1Api);
-const componentNames = [
-  "postgres",
-  "object-store",
-  "registry",
-  "mlflow",
-  "workflow-engine",
-  "api-server",
-  "web",
-].map((name) => `slipway-${name}`);
+const componentNames = platformComponents.map((name) => `slipway-${name}`);
 
 interface Selector {
   matchLabels?: Record<string, string>;
