@@ -20,6 +20,7 @@ interface ServerFlags {
   logLevel: string;
   uiOnly?: boolean;
   trustProxy?: string;
+  hsts?: boolean;
 }
 
 async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits, string>>) {
@@ -40,6 +41,7 @@ async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits,
     logLevel: flags.logLevel,
     prettyLogs: process.stdout.isTTY,
     limits,
+    ...(flags.hsts ? { hsts: true } : {}),
     ...(flags.trustProxy ? { trustProxy: flags.trustProxy.split(",").map((entry) => entry.trim()) } : {}),
   });
 }
@@ -54,6 +56,7 @@ async function uiServer(flags: ServerFlags) {
     webRoot: flags.webRoot,
     logLevel: flags.logLevel,
     prettyLogs: process.stdout.isTTY,
+    ...(flags.hsts ? { hsts: true } : {}),
   });
 }
 
@@ -78,6 +81,7 @@ export function registerServerCommand(program: Command): void {
       "--trust-proxy <addresses>",
       "proxies (comma-separated addresses or CIDRs) whose X-Forwarded-For names the client",
     )
+    .option("--hsts", "served over HTTPS (behind a TLS Ingress): send Strict-Transport-Security")
     .action(async (flags: ServerFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -34,6 +34,7 @@ import {
 import { childAccess, foreignChildrenMessage, keptClaim, notFromPlatform } from "./component-ownership.ts";
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
+import { renderNetworkPolicy } from "./network-policies.ts";
 import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
@@ -103,8 +104,8 @@ const workloadTypeOf = (component: ComponentResource) =>
   component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
 
 /**
- * Applies the ServiceAccount, claims, Service and Ingress (deleting an Ingress no longer rendered);
- * true when one of them exists but is not in the cache yet.
+ * Applies the ServiceAccount, claims, Service, NetworkPolicy and Ingress (deleting an Ingress no
+ * longer rendered); true when one of them exists but is not in the cache yet.
  */
 async function prepare(context: ReconcileContext, component: ComponentResource): Promise<boolean> {
   const key = { namespace: component.metadata.namespace, name: component.metadata.name ?? "" };
@@ -118,6 +119,7 @@ async function prepare(context: ReconcileContext, component: ComponentResource):
     configMap ? applyChanged(context, types.configMap, configMap) : null,
     ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
     service ? applyChanged(context, types.service, service) : null,
+    applyChanged(context, types.networkPolicy, networkPolicyOf(context.cache, component)),
     ingress ? applyChanged(context, types.ingress, ingress) : null,
   ]);
   if (!ingress && liveIngress && childAccess(component, liveIngress) === "update") {
@@ -136,22 +138,33 @@ function platformOf(cache: Pick<Cache, "get">, component: ComponentResource): Pl
   });
 }
 
+/** The Component's NetworkPolicy: admitting the siblings that depend on it (a sibling's change reconciles it). */
+const networkPolicyOf = (cache: Pick<Cache, "list">, component: ComponentResource) =>
+  renderNetworkPolicy(component, siblingsOf(cache, component));
+
 /** Every object the Component would write, with its kind. */
-function renderedChildren(component: ComponentResource): [ResourceType, KubeObject][] {
+function renderedChildren(
+  cache: Pick<Cache, "list">,
+  component: ComponentResource,
+): [ResourceType, KubeObject][] {
   const children: [ResourceType, KubeObject | undefined][] = [
     [workloadTypeOf(component), renderWorkload(component)],
     [types.serviceAccount, renderServiceAccount(component)],
     [types.configMap, renderConfigMap(component)],
     ...renderClaims(component).map((claim): [ResourceType, KubeObject] => [types.pvc, claim]),
     [types.service, renderService(component)],
+    [types.networkPolicy, networkPolicyOf(cache, component)],
     [types.ingress, renderIngress(component)],
   ];
   return children.filter((child): child is [ResourceType, KubeObject] => child[1] !== undefined);
 }
 
 /** Why the Component may not be applied: objects of its children's names that belong to something else. */
-function foreignChildren(cache: Pick<Cache, "get">, component: ComponentResource): string | undefined {
-  const foreign = renderedChildren(component)
+function foreignChildren(
+  cache: Pick<Cache, "get" | "list">,
+  component: ComponentResource,
+): string | undefined {
+  const foreign = renderedChildren(cache, component)
     .filter(([type, object]) => {
       const live = cache.get(type, keyOf(object));
       if (!live || childAccess(component, live) !== "foreign") return false;
@@ -363,6 +376,7 @@ export function componentController(): ControllerSpec {
       types.pvc,
       types.serviceAccount,
       types.configMap,
+      types.networkPolicy,
     ],
     watches: [
       { type: types.pod, map: byLabel(labels.component) },
@@ -385,6 +399,7 @@ export function componentController(): ControllerSpec {
       { type: types.pvc, verbs: ["create", "patch"] },
       { type: types.serviceAccount, verbs: ["create", "patch"] },
       { type: types.configMap, verbs: ["create", "patch"] },
+      { type: types.networkPolicy, verbs: ["create", "patch"] },
     ],
   };
 }

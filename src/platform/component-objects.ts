@@ -201,12 +201,15 @@ export function renderIngress(component: ComponentResource): V1Ingress | undefin
   const ingress = component.spec.ingress;
   const port = component.spec.ports[0];
   if (!ingress || !port) return undefined;
+  const tls = ingress.tls;
+  const issuer = tls ? issuerAnnotations(tls) : undefined;
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "Ingress",
-    metadata: meta(component),
+    metadata: { ...meta(component), ...(issuer ? { annotations: issuer } : {}) },
     spec: {
       ...(ingress.className ? { ingressClassName: ingress.className } : {}),
+      ...(tls && ingress.host ? { tls: [{ hosts: [ingress.host], secretName: tls.secretName }] } : {}),
       rules: [
         {
           ...(ingress.host ? { host: ingress.host } : {}),
@@ -223,6 +226,15 @@ export function renderIngress(component: ComponentResource): V1Ingress | undefin
       ],
     },
   };
+}
+
+type IngressTls = NonNullable<NonNullable<ComponentResource["spec"]["ingress"]>["tls"]>;
+
+/** The annotation cert-manager's ingress-shim reads to issue the TLS Secret's certificate, if an issuer is named. */
+function issuerAnnotations(tls: IngressTls): Record<string, string> | undefined {
+  if (tls.clusterIssuer) return { "cert-manager.io/cluster-issuer": tls.clusterIssuer };
+  if (tls.issuer) return { "cert-manager.io/issuer": tls.issuer };
+  return undefined;
 }
 
 /** The ConfigMap the service reads by name (Argo's controller configuration), when it has one. */

@@ -90,7 +90,10 @@ function renderComponent(context: RenderContext, spec: Spec, entry: CatalogCompo
       path: entry.ingressPath,
       ...(spec.host ? { host: spec.host } : {}),
       ...(spec.ingress?.className ? { className: spec.ingress.className } : {}),
+      ...(spec.ingress?.tls ? { tls: spec.ingress.tls } : {}),
     };
+    // behind the TLS Ingress, `slipway server` tells browsers to use HTTPS only
+    if (spec.ingress?.tls && rendered.args) rendered.args = [...rendered.args, "--hsts"];
   }
   if (override.resources) rendered.resources = override.resources;
   if (override.nodeSelector) rendered.nodeSelector = override.nodeSelector;

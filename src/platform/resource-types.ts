@@ -41,6 +41,13 @@ export const types = {
     plural: "ingresses",
     namespaced: true,
   },
+  networkPolicy: {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "NetworkPolicy",
+    plural: "networkpolicies",
+    namespaced: true,
+  },
   ingressClass: {
     group: "networking.k8s.io",
     version: "v1",

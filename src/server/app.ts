@@ -41,6 +41,8 @@ export interface ServerOptions {
    * the failure rate limit is per client, and behind an Ingress every client is the proxy otherwise.
    */
   trustProxy?: string[];
+  /** Served to browsers over HTTPS (behind a TLS Ingress): every reply says Strict-Transport-Security. */
+  hsts?: boolean;
 }
 
 const apiPrefix = "/api/v1";
@@ -88,7 +90,10 @@ const openApiInfo = {
   },
 };
 
-type AppOptions = Pick<ServerOptions, "logLevel" | "logStream" | "prettyLogs" | "trustProxy">;
+type AppOptions = Pick<ServerOptions, "logLevel" | "logStream" | "prettyLogs" | "trustProxy" | "hsts">;
+
+/** One year, the value HSTS preload lists ask for (RFC 6797; browsers ignore it over plain HTTP). */
+const hstsHeader = { "strict-transport-security": "max-age=31536000" };
 
 /** What every mode of `slipway server` has: logging, security headers, error replies, /healthz. */
 function baseApp(options: AppOptions): FastifyInstance {
@@ -104,8 +109,9 @@ function baseApp(options: AppOptions): FastifyInstance {
     },
   });
   app.setErrorHandler(errorHandler);
+  const headers = options.hsts ? { ...securityHeaders, ...hstsHeader } : securityHeaders;
   app.addHook("onRequest", async (_request, reply) => {
-    reply.headers(securityHeaders);
+    reply.headers(headers);
   });
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   return app;

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { group, podSettings, version } from "./schemas.ts";
+import { group, IngressTls, podSettings, version } from "./schemas.ts";
 
 export const componentPhases = [
   "Pending",
@@ -101,6 +101,7 @@ export const ComponentSpec = Type.Object({
       path: Type.String({ maxLength: 1024 }),
       host: Type.Optional(Type.String({ maxLength: 253 })),
       className: Type.Optional(Type.String({ maxLength: 253 })),
+      tls: Type.Optional(IngressTls),
     }),
   ),
   dependencies: Type.Array(Type.String({ maxLength: 63 }), { default: [], maxItems: 16 }),

@@ -7,6 +7,7 @@ import {
   EnvVar,
   group,
   growOnlyQuantity,
+  IngressTls,
   logLevels,
   podSettings,
   Version,
@@ -58,55 +59,71 @@ const Storage = Type.Object(
   { default: {} },
 );
 
-export const PlatformSpec = Type.Object({
-  version: Type.Optional({
-    ...Version,
-    description: "The Slipway release to run; defaults to the operator's own",
-  }),
-  stopped: Type.Optional(
-    Type.Boolean({ default: false, description: "true stops every component (data is kept)" }),
-  ),
-  restartedAt: Type.Optional(
-    Type.String({ maxLength: 64, description: "Changing it rolls every component in dependency order" }),
-  ),
-  host: Type.Optional(Type.String({ maxLength: 253, description: "FQDN of the Ingress" })),
-  ingress: Type.Optional(
-    Type.Object(
+export const PlatformSpec = Type.Object(
+  {
+    version: Type.Optional({
+      ...Version,
+      description: "The Slipway release to run; defaults to the operator's own",
+    }),
+    stopped: Type.Optional(
+      Type.Boolean({ default: false, description: "true stops every component (data is kept)" }),
+    ),
+    restartedAt: Type.Optional(
+      Type.String({ maxLength: 64, description: "Changing it rolls every component in dependency order" }),
+    ),
+    host: Type.Optional(Type.String({ maxLength: 253, description: "FQDN of the Ingress" })),
+    ingress: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean({ default: true })),
+          className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+          tls: Type.Optional(IngressTls),
+        },
+        { default: {} },
+      ),
+    ),
+    singleNode: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: "true: volumes are ReadWriteOnce; false: ReadWriteMany",
+      }),
+    ),
+    storage: Type.Optional(Storage),
+    logLevel: Type.Optional(
+      Type.Union(
+        logLevels.map((level) => Type.Literal(level)),
+        { default: "INFO" },
+      ),
+    ),
+    allowImageOverrides: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "true: spec.components.*.image replaces the release's images (runs any image as the platform's ServiceAccounts)",
+      }),
+    ),
+    components: Type.Optional(
+      Type.Object(
+        Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])),
+        {
+          default: {},
+          additionalProperties: false,
+          description: "Per-component overrides",
+        },
+      ),
+    ),
+  },
+  {
+    "x-kubernetes-validations": [
       {
-        enabled: Type.Optional(Type.Boolean({ default: true })),
-        className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+        rule: "!has(self.ingress) || !has(self.ingress.tls) || has(self.host)",
+        message: "spec.ingress.tls needs spec.host: the name the certificate is for",
+        fieldPath: ".host",
+        reason: "FieldValueRequired",
       },
-      { default: {} },
-    ),
-  ),
-  singleNode: Type.Optional(
-    Type.Boolean({
-      default: true,
-      description: "true: volumes are ReadWriteOnce; false: ReadWriteMany",
-    }),
-  ),
-  storage: Type.Optional(Storage),
-  logLevel: Type.Optional(
-    Type.Union(
-      logLevels.map((level) => Type.Literal(level)),
-      { default: "INFO" },
-    ),
-  ),
-  allowImageOverrides: Type.Optional(
-    Type.Boolean({
-      default: false,
-      description:
-        "true: spec.components.*.image replaces the release's images (runs any image as the platform's ServiceAccounts)",
-    }),
-  ),
-  components: Type.Optional(
-    Type.Object(Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])), {
-      default: {},
-      additionalProperties: false,
-      description: "Per-component overrides",
-    }),
-  ),
-});
+    ],
+  },
+);
 
 export const PlatformComponentStatus = Type.Object({
   name: Type.String(),

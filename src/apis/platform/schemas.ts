@@ -81,6 +81,37 @@ export function growOnlyQuantity(field: string, defaultValue: string): TString {
   });
 }
 
+const dnsSubdomain = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const resourceName = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 253, pattern: dnsSubdomain, description });
+
+/**
+ * TLS of the platform's Ingress: the Secret holding the certificate for spec.host and, when
+ * cert-manager issues it, the issuer its ingress-shim reads from the Ingress's annotation.
+ */
+export const IngressTls = Type.Object(
+  {
+    secretName: resourceName(
+      "The kubernetes.io/tls Secret of spec.host's certificate (cert-manager writes it when an issuer is named)",
+    ),
+    issuer: Type.Optional(
+      resourceName("A cert-manager Issuer of the namespace (annotation cert-manager.io/issuer)"),
+    ),
+    clusterIssuer: Type.Optional(
+      resourceName("A cert-manager ClusterIssuer (annotation cert-manager.io/cluster-issuer)"),
+    ),
+  },
+  {
+    description: "Serve the Ingress over HTTPS; the UI and API then send Strict-Transport-Security",
+    "x-kubernetes-validations": [
+      {
+        rule: "!(has(self.issuer) && has(self.clusterIssuer))",
+        message: "issuer and clusterIssuer: name at most one of them",
+      },
+    ],
+  },
+);
+
 export const Version = Type.String({
   pattern: "^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$",
   maxLength: 64,

@@ -19,6 +19,7 @@ describe("the operator's derived RBAC grants no right its controllers do not use
     ["", "services"],
     ["", "persistentvolumeclaims"],
     ["", "configmaps"],
+    ["networking.k8s.io", "networkpolicies"],
   ])("no delete on %s %s (a Component's children go with it)", (group, resource) => {
     expect(verbsOn(group, resource)).not.toContain("delete");
   });

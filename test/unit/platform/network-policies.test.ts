@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
+import { jobLabels } from "../../../src/builds/build-job.ts";
+import { bundleFor, defaultResources } from "../../../src/bundle/bundle.ts";
 import { catalog, findRelease } from "../../../src/platform/catalog.ts";
 import { labels } from "../../../src/platform/component-objects.ts";
-import { renderNetworkPolicies } from "../../../src/platform/network-policies.ts";
+import {
+  buildPods,
+  operatorPods,
+  pipelineStepPods,
+  renderNetworkPolicies,
+} from "../../../src/platform/network-policies.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
 
 const release = findRelease("0.2.0");
@@ -21,6 +28,15 @@ const policyOf = (name: string) => {
   if (!policy) throw new Error(`no policy for ${name}`);
   return policy;
 };
+/** The peers of a policy that are not Components' pods. */
+const otherPeers = (name: string) =>
+  policyOf(name)
+    .spec.ingress.flatMap((rule) => rule.from)
+    .filter((peer) => {
+      const match = (peer as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector;
+      return match !== undefined && match.matchLabels?.[labels.component] === undefined;
+    });
+
 /** The Components whose pods a policy admits (by their component label). */
 const admittedComponents = (name: string) =>
   policyOf(name)
@@ -30,6 +46,7 @@ const admittedComponents = (name: string) =>
     )
     .filter((match) => match !== undefined)
     .map((match) => match[labels.component])
+    .filter((name) => name !== undefined)
     .sort();
 
 describe("NetworkPolicies from the dependency graph", () => {
@@ -66,10 +83,51 @@ describe("NetworkPolicies from the dependency graph", () => {
     }
   });
 
-  it("a component nothing depends on and not exposed admits nobody", () => {
+  it("the registry admits build pods and the operator; the object store also pipeline steps; mlflow pipeline steps", () => {
+    expect(otherPeers("registry")).toEqual([buildPods, operatorPods]);
+    expect(otherPeers("object-store")).toEqual([buildPods, pipelineStepPods, operatorPods]);
+    expect(otherPeers("mlflow")).toEqual([pipelineStepPods]);
+    for (const name of ["postgres", "workflow-engine", "api-server", "web"])
+      expect(otherPeers(name)).toEqual([]);
+  });
+
+  it("the build and operator peers select the labels the builds code and the bundle put on those pods", () => {
+    const build = {
+      apiVersion: "builds.slipway.dev/v1alpha1",
+      kind: "ImageBuild",
+      metadata: { name: "b", namespace: "ns" },
+      spec: { labels: { team: "a" } },
+    } as unknown as Parameters<typeof jobLabels>[0];
+    expect(matches(buildPods, jobLabels(build, "registry.example/app:1"))).toBe(true);
+    const operator = bundleFor("ns", {
+      kinds: [],
+      controllers: [],
+      image: "example.org/slipway:test",
+      imagePullPolicy: "IfNotPresent",
+      replicas: 1,
+      logLevel: "info",
+      resources: defaultResources,
+      version: "test",
+    }).find((object) => object.kind === "Deployment") as {
+      spec: { template: { metadata: { labels: Record<string, string> } } };
+    };
+    expect(matches(operatorPods, operator.spec.template.metadata.labels)).toBe(true);
+  });
+
+  it("a component nothing depends on, not exposed and used by no other pod admits nobody", () => {
     const leaves = components.filter(
-      (c) => !c.spec.ingress && !components.some((o) => o.spec.dependencies.includes(c.spec.component)),
+      (c) =>
+        !c.spec.ingress &&
+        !components.some((o) => o.spec.dependencies.includes(c.spec.component)) &&
+        otherPeers(c.spec.component).length === 0,
     );
+    expect(leaves.map((c) => c.spec.component)).toEqual(["workflow-engine"]);
     for (const leaf of leaves) expect(policyOf(leaf.spec.component).spec.ingress).toEqual([]);
   });
 });
+
+/** Whether a peer's podSelector (matchLabels only) selects a pod with `podLabels`. */
+function matches(peer: Record<string, unknown>, podLabels: Record<string, string>): boolean {
+  const selector = (peer as { podSelector: { matchLabels: Record<string, string> } }).podSelector;
+  return Object.entries(selector.matchLabels).every(([key, value]) => podLabels[key] === value);
+}
