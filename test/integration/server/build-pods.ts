@@ -65,6 +65,11 @@ export async function buildingWithPod(namespace: string, shape: BuildPodShape): 
         spec: { ...realNodePlacement(), restartPolicy: "Never", ...shape },
       },
     });
+  await writeBuildStatus(namespace, "scorer", { phase: "Building", job: { namespace, name: "scorer-job" } });
+}
+
+/** Writes an ImageBuild's status as the build controller would (admin). */
+export async function writeBuildStatus(namespace: string, name: string, status: Record<string, unknown>) {
   await adminConfig()
     .makeApiClient(CustomObjectsApi)
     .replaceNamespacedCustomObjectStatus({
@@ -72,11 +77,8 @@ export async function buildingWithPod(namespace: string, shape: BuildPodShape): 
       version: ImageBuildKind.version,
       plural: ImageBuildKind.plural,
       namespace,
-      name: "scorer",
-      body: {
-        ...(await readImageBuild(namespace, "scorer")),
-        status: { phase: "Building", job: { namespace, name: "scorer-job" } },
-      },
+      name,
+      body: { ...(await readImageBuild(namespace, name)), status },
     });
 }
 
