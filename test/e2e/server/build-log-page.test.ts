@@ -41,7 +41,7 @@ describe.skipIf(skipped !== "")(
       // the page is open before the build and its pod exist: everything it shows arrives live
       const page = await signedInPage(browser, `${url}/builds/${namespace}/scorer`, token);
       await page.getByText(`There is no ImageBuild ${namespace}/scorer.`).waitFor();
-      await buildingWithPod(namespace, kanikoPod(20_000));
+      await buildingWithPod(namespace, kanikoPod());
 
       await page.getByTestId("phase").getByText("Building").waitFor();
       const log = page.getByRole("log", { name: "Build log" });

@@ -74,7 +74,7 @@ describe.skipIf(skipped !== "")(
         return undefined;
       };
       while (!text().includes("step 1 of 2")) expect(await next()).toBeDefined();
-      // the line arrived while the build container still runs (its second line is 8 s away)
+      // the line arrived while the build container still runs (its second line is 20 s away)
       // (the pod's status may still lag behind the kubelet: it has not ended, whatever it says)
       expect((await buildPodContainerState(namespace, "kaniko"))?.terminated).toBeUndefined();
       expect(text()).not.toContain("step 2 of 2");

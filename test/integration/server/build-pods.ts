@@ -18,7 +18,7 @@ const node = (script: string) => ({
 export type BuildPodShape = { initContainers: V1Container[]; containers: V1Container[] };
 
 /** A Kaniko build Job's pod: the artifact fetch, then Kaniko (two lines, `gapMs` apart). */
-export const kanikoPod = (gapMs = 8000): BuildPodShape => ({
+export const kanikoPod = (gapMs = 20_000): BuildPodShape => ({
   initContainers: [{ name: "fetch", ...node(`console.log("fetched the artifact")`) }],
   containers: [
     {
