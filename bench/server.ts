@@ -5,7 +5,8 @@
  *   (GET /api/v1/platform/events, as a user with a bearer token) delivers it; floor_seconds: the same
  *   writes seen by a plain watch on the same Platform, in the same run (both follow every write);
  * - get_seconds / get_floor_seconds: 500 GET /api/v1/platform (TokenReview-authenticated, as the
- *   user) vs 500 plain reads of the Platform with the same client library, 8 at a time;
+ *   user) vs 500 plain reads of the Platform with the same client (`userKubeConfig`, which keeps one
+ *   connection pool, as the server's callers do), 8 at a time;
  * - list_seconds / list_floor_seconds: 500 GET of a 200-item ImageBuild list through the server
  *   (GET /api/v1/namespaces/:namespace/imagebuilds, as the user) vs 500 plain lists as the same user.
  */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiException, AuthenticationV1Api, KubeConfig } from "@kubernetes/client-node";
+import { ApiException, AuthenticationV1Api, KubeConfig, type RequestContext } from "@kubernetes/client-node";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { HttpError, TooManyRequests } from "./errors.ts";
 import type { FailureLimiter } from "./limits/failure-limiter.ts";
@@ -27,11 +27,26 @@ declare module "fastify" {
   }
 }
 
-/** The server's cluster (address, CA) with the caller's token as the only credential. */
+/**
+ * A KubeConfig whose requests share one connection pool. The client library gives every request a
+ * new undici Agent, so each REST call opened a new TLS connection to the API server (and left it
+ * open until idle). The pool carries no credential: every request still sends the caller's token.
+ */
+class PooledKubeConfig extends KubeConfig {
+  #dispatcher: ReturnType<RequestContext["getDispatcher"]>;
+
+  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(context);
+    this.#dispatcher ??= context.getDispatcher();
+    if (this.#dispatcher) context.setDispatcher(this.#dispatcher);
+  }
+}
+
+/** The server's cluster (address, CA) with the caller's token as the only credential; its requests share connections. */
 export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
   const cluster = server.getCurrentCluster();
   if (!cluster) throw new Error("the server's kubeconfig has no current cluster");
-  const config = new KubeConfig();
+  const config = new PooledKubeConfig();
   config.loadFromOptions({
     clusters: [cluster],
     users: [{ name: "caller", token }],

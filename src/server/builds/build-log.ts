@@ -53,6 +53,17 @@ export function containerStep(pod: V1Pod, container: string): "follow" | "wait" 
   return phase === "Succeeded" || phase === "Failed" ? "skip" : "wait";
 }
 
+/**
+ * The containers that hold a build's own log, one per backend: Kaniko's `kaniko`, buildah's
+ * `build` (its `push` runs after). The Job renderers name them (test/unit/server/build-log.test.ts
+ * renders both and checks this list against them).
+ */
+export const buildContainerNames: readonly string[] = ["kaniko", "build"];
+
+/** The container of `pod` that holds the build's log (pure), whichever backend rendered it; undefined if none does. */
+export const buildContainer = (pod: V1Pod): string | undefined =>
+  podContainers(pod).find((name) => buildContainerNames.includes(name));
+
 /** The pod's containers in the order they run. */
 export const podContainers = (pod: V1Pod): string[] =>
   [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((container) => container.name);
@@ -67,8 +78,8 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 /**
- * Follows the log of every container of `pod` into `feed`: `start` {pod, containers} first (a
- * client replaces what it had), `container` {name} before each container's text, `log` {text}
+ * Follows the log of every container of `pod` into `feed`: `start` {pod, containers, build} first
+ * (`build`: the container that holds the build's own log; a client replaces what it had), `container` {name} before each container's text, `log` {text}
  * as it is written, `end` {} once the last container's log has ended. A log that ends while its
  * container still runs closes the stream without `end`, so the client reconnects.
  */
@@ -83,7 +94,8 @@ export async function followPodLog(
   const current = async () =>
     (await core.listNamespacedPod({ namespace, fieldSelector: `metadata.name=${name}` })).items[0];
   const containers = podContainers(first);
-  feed.send("start", { pod: name, containers });
+  const build = buildContainer(first);
+  feed.send("start", { pod: name, containers, ...(build ? { build } : {}) });
   let pod: V1Pod | undefined = first;
   for (const container of containers) {
     while (pod && containerStep(pod, container) === "wait" && !feed.signal.aborted) {

@@ -19,7 +19,7 @@ import { registerLiveRoute } from "../live/events.ts";
 import { Name, NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 import { followedEventStream } from "../sse.ts";
-import { buildPod, followPodLog } from "./build-log.ts";
+import { buildContainer, buildContainerNames, buildPod, containerStep, followPodLog } from "./build-log.ts";
 
 /** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
 function withoutKubernetesExtensions<T>(schema: T): T {
@@ -70,16 +70,25 @@ function checkBuildArgs(spec: Static<typeof ImageBuildSpec>) {
   }
 }
 
-/** The last 1000 lines of the Kaniko container of the newest pod of the build's Job, where the status says it runs. */
+/**
+ * The last 1000 lines of the build container (buildContainer: Kaniko's or buildah's) of the newest
+ * pod of the build's Job; empty while that container has not started.
+ */
 async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<typeof LogsView>> {
   const pod = await buildPod(kube, build);
   const { name, namespace } = pod.metadata;
-  // a pod no node has taken yet has written nothing (the API server answers 204)
-  if (!pod.spec?.nodeName) return { pod: name, container: "kaniko", logs: "" };
+  const container = buildContainer(pod);
+  if (!container)
+    throw new HttpError(
+      404,
+      `the build pod ${namespace}/${name} has no build container (one of ${buildContainerNames.join(", ")})`,
+    );
+  // a container not started yet has written nothing (the API server refuses to read it)
+  if (containerStep(pod, container) !== "follow") return { pod: name, container, logs: "" };
   const logs = await kube
     .makeApiClient(CoreV1Api)
-    .readNamespacedPodLog({ namespace, name, container: "kaniko", tailLines: 1000 });
-  return { pod: name, container: "kaniko", logs };
+    .readNamespacedPodLog({ namespace, name, container, tailLines: 1000 });
+  return { pod: name, container, logs };
 }
 
 const LogsQuery = Type.Object(
@@ -87,7 +96,7 @@ const LogsQuery = Type.Object(
     follow: Type.Optional(
       Type.Boolean({
         description:
-          "Stream the log as server-sent events while the build runs: start {pod, containers}, container {name}, log {text}, end {}",
+          "Stream the log as server-sent events while the build runs: start {pod, containers, build}, container {name}, log {text}, end {}",
       }),
     ),
   },
@@ -200,7 +209,7 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
       schema: {
         tags: ["builds"],
         summary:
-          "Logs of the build's Kaniko container (its latest pod, in the namespace of its Job); with follow=true every container's log streamed as it builds",
+          "Logs of the build's build container (Kaniko's or buildah's; its latest pod, in the namespace of its Job); with follow=true every container's log streamed as it builds",
         params: ObjectParams,
         querystring: LogsQuery,
         produces: ["application/json", "text/event-stream"],

@@ -1,26 +1,13 @@
-import { CustomObjectsApi } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { createImageBuild, deleteImageBuild, readImageBuild } from "../../support/builds/operator.ts";
-import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { createImageBuild, deleteImageBuild } from "../../support/builds/operator.ts";
+import { testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
+import { writeBuildStatus } from "./build-pods.ts";
 import { type ServerSentEvent, serverSentEvents, serviceAccountToken, startServer } from "./server.ts";
 
 const spec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };
-
-async function writeBuildStatus(namespace: string, name: string, status: Record<string, unknown>) {
-  await adminConfig()
-    .makeApiClient(CustomObjectsApi)
-    .replaceNamespacedCustomObjectStatus({
-      group: ImageBuildKind.group,
-      version: ImageBuildKind.version,
-      plural: ImageBuildKind.plural,
-      namespace,
-      name,
-      body: { ...(await readImageBuild(namespace, name)), status },
-    });
-}
 
 /** Reads events of `response` until one satisfies `accept`; returns every event read (heartbeats left out). */
 async function readUntil(

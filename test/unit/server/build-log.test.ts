@@ -1,6 +1,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { containerStep, podContainers } from "../../../src/server/builds/build-log.ts";
+import { buildContainer, containerStep, podContainers } from "../../../src/server/builds/build-log.ts";
+import { renderSample } from "../../support/builds/samples.ts";
 
 const pod = (phase: string, states: Record<string, "waiting" | "running" | "terminated">): V1Pod => ({
   spec: { initContainers: [{ name: "fetch" }], containers: [{ name: "kaniko" }] },
@@ -35,5 +36,31 @@ describe("following a build pod's log, container by container", () => {
     expect(containerStep(pod("Succeeded", { fetch: "terminated", kaniko: "terminated" }), "kaniko")).toBe(
       "follow",
     );
+  });
+});
+
+describe("the container that holds the build's log", () => {
+  const combination = { registry: "docker", storage: "s3", credentials: true } as const;
+  /** The container of a rendered Job's pod that runs the builder itself: Kaniko's executor, buildah's `bud`. */
+  const builder = (backend: "kaniko" | "buildah") => {
+    const pod = renderSample(combination, undefined, backend).spec?.template.spec;
+    const all = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+    const runsBuilder = all.filter((container) =>
+      backend === "kaniko" ? container.image?.includes("kaniko") : container.args?.includes("bud"),
+    );
+    expect(runsBuilder).toHaveLength(1);
+    return { pod: { spec: pod }, name: runsBuilder[0]?.name };
+  };
+
+  it("is the one each backend's Job runs its builder in: Kaniko's and buildah's (not the fetch or the push)", () => {
+    for (const backend of ["kaniko", "buildah"] as const) {
+      const { pod, name } = builder(backend);
+      expect(buildContainer(pod)).toBe(name);
+    }
+    expect(buildContainer(builder("buildah").pod)).toBe("build");
+  });
+
+  it("is none in a pod no backend rendered", () => {
+    expect(buildContainer({ spec: { containers: [{ name: "main" }] } })).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
-import { type FormEvent, useState } from "react";
-import { ApiError, api } from "../../api.ts";
+import { useState } from "react";
+import { type ApiError, api } from "../../api.ts";
 import { Field } from "../../components/Field.tsx";
+import { useServerSubmit } from "../../components/useServerSubmit.ts";
 import { go } from "../../navigation.tsx";
 import { detailHref } from "../../routes.ts";
 import type { BuildArg, BuildSpec } from "../../views.ts";
@@ -25,31 +26,19 @@ function buildArg(row: ArgRow): BuildArg {
 export function BuildForm({ token, namespace }: { token: string; namespace: string }) {
   const [fields, setFields] = useState({ name: "", project: "", image: "", version: "", artifactUri: "" });
   const [args, setArgs] = useState<ArgRow[]>([]);
-  const [error, setError] = useState<ApiError>();
-  const [sending, setSending] = useState(false);
   const set = (key: keyof typeof fields) => (event: { target: { value: string } }) =>
     setFields({ ...fields, [key]: event.target.value });
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSending(true);
-    setError(undefined);
-    const spec: BuildSpec = {
-      project: fields.project,
-      name: fields.image,
-      version: fields.version,
-      artifactUri: fields.artifactUri,
-      ...(args.length ? { buildArgs: args.map(buildArg) } : {}),
-    };
-    try {
-      const created = await api.createBuild(token, namespace, { name: fields.name, spec });
-      go(detailHref("builds", namespace, created.name));
-    } catch (failure) {
-      setError(failure instanceof ApiError ? failure : new ApiError(0, String(failure)));
-    } finally {
-      setSending(false);
-    }
-  };
+  const spec = (): BuildSpec => ({
+    project: fields.project,
+    name: fields.image,
+    version: fields.version,
+    artifactUri: fields.artifactUri,
+    ...(args.length ? { buildArgs: args.map(buildArg) } : {}),
+  });
+  const { submit, sending, error } = useServerSubmit(
+    () => api.createBuild(token, namespace, { name: fields.name, spec: spec() }),
+    (created) => go(detailHref("builds", namespace, created.name)),
+  );
 
   return (
     <section className="card" aria-labelledby="new-build-heading">

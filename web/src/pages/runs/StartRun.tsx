@@ -1,6 +1,7 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { useEffect, useState } from "react";
 import { ApiError, api } from "../../api.ts";
 import { Field } from "../../components/Field.tsx";
+import { useServerSubmit } from "../../components/useServerSubmit.ts";
 import { go } from "../../navigation.tsx";
 import { detailHref } from "../../routes.ts";
 import type { PipelineView } from "../../views.ts";
@@ -17,14 +18,6 @@ export function StartRun({ token, namespace, pipeline: initial }: StartRunProps)
   const [pipelines, setPipelines] = useState<PipelineView[]>();
   const [chosen, setChosen] = useState(initial ?? "");
   const [values, setValues] = useState<Record<string, string>>({});
-  const [error, setError] = useState<ApiError>();
-  const [sending, setSending] = useState(false);
-  useEffect(() => {
-    api.pipelines(token, namespace).then(
-      (answer) => setPipelines(answer.items),
-      (failure: ApiError) => setError(failure),
-    );
-  }, [token, namespace]);
   const pipeline = pipelines?.find((entry) => entry.name === chosen);
   const parameters = pipeline?.spec.parameters ?? [];
   // biome-ignore lint/correctness/useExhaustiveDependencies: the defaults of the chosen pipeline
@@ -32,24 +25,25 @@ export function StartRun({ token, namespace, pipeline: initial }: StartRunProps)
     setValues(Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.default ?? ""])));
   }, [pipeline?.name]);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSending(true);
-    setError(undefined);
-    // a parameter left empty is not sent: its default applies (or the server says it has none)
-    const given = parameters.filter((parameter) => values[parameter.name] !== "");
-    try {
-      const run = await api.createRun(token, namespace, {
+  // a parameter left empty is not sent: its default applies (or the server says it has none)
+  const given = () => parameters.filter((parameter) => values[parameter.name] !== "");
+  const { submit, sending, error, setError } = useServerSubmit(
+    () =>
+      api.createRun(token, namespace, {
         pipeline: chosen,
-        parameters: given.map((parameter) => ({ name: parameter.name, value: values[parameter.name] ?? "" })),
-      });
-      go(detailHref("runs", namespace, run.name));
-    } catch (failure) {
-      setError(failure instanceof ApiError ? failure : new ApiError(0, String(failure)));
-    } finally {
-      setSending(false);
-    }
-  };
+        parameters: given().map((parameter) => ({
+          name: parameter.name,
+          value: values[parameter.name] ?? "",
+        })),
+      }),
+    (run) => go(detailHref("runs", namespace, run.name)),
+  );
+  useEffect(() => {
+    api.pipelines(token, namespace).then(
+      (answer) => setPipelines(answer.items),
+      (failure: ApiError) => setError(failure),
+    );
+  }, [token, namespace, setError]);
 
   return (
     <section className="card" aria-labelledby="start-heading">
