@@ -5,7 +5,14 @@
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
 import { StatusWriter } from "../kube/status-writer.ts";
-import type { Cache, ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../kube/types.ts";
+import type {
+  Cache,
+  ControllerSpec,
+  KubeObject,
+  ObjectKey,
+  ReconcileContext,
+  ResourceType,
+} from "../kube/types.ts";
 import { tiedBuild } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import { failedForOverride } from "./decide.ts";
@@ -14,10 +21,20 @@ import { deleteTiedJobs } from "./job-cleanup.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { BuildMetrics } from "./metrics.ts";
 import { decideObserving, observeBuild } from "./observe.ts";
-import { overrideConfigMapName } from "./override.ts";
+import { overrideConfigMapName, type VouchedHosts } from "./override.ts";
 import { types } from "./resource-types.ts";
 import { SecretReader } from "./secrets.ts";
 import { Wirings } from "./wiring.ts";
+
+/**
+ * Who may vouch for an override ConfigMap by controlling it (the operator wires the Platform's rule,
+ * src/platform/builds-trust.ts): objects of `type`, which the controller caches and on whose changes
+ * it re-evaluates the namespace's builds.
+ */
+export interface OverrideVoucher {
+  type: ResourceType;
+  vouch: (configMap: V1ConfigMap, cache: Pick<Cache, "get">) => VouchedHosts | undefined;
+}
 
 export interface ImageBuildControllerDeps {
   /** The operator's builds configuration, parsed at start; undefined: it has none (builds fail, saying so). */
@@ -29,12 +46,20 @@ export interface ImageBuildControllerDeps {
   concurrency?: number;
   /** The operator runs in dev mode (slipway dev): only then may the `local` backend build. */
   devMode?: boolean;
+  /** None: an override is judged by the operator's configuration alone. */
+  overrideVoucher?: OverrideVoucher;
 }
 
 /** Builds of the namespace an override ConfigMap change concerns: those not finished, and those it failed. */
 export function buildsConcernedBy(configMap: KubeObject, cache: Pick<Cache, "list">): ObjectKey[] {
-  const namespace = configMap.metadata?.namespace;
-  if (configMap.metadata?.name !== overrideConfigMapName || !namespace) return [];
+  if (configMap.metadata?.name !== overrideConfigMapName) return [];
+  return namespaceBuildsConcernedBy(configMap, cache);
+}
+
+/** Builds of the object's namespace its change may concern (a voucher's): those not finished, and those their override failed. */
+function namespaceBuildsConcernedBy(object: KubeObject, cache: Pick<Cache, "list">): ObjectKey[] {
+  const namespace = object.metadata?.namespace;
+  if (!namespace) return [];
   return cache
     .list<ImageBuild>(types.imageBuild, { namespace })
     .filter((b) => {
@@ -47,6 +72,7 @@ export function buildsConcernedBy(configMap: KubeObject, cache: Pick<Cache, "lis
 async function reconcileBuild(
   wirings: Wirings,
   executor: Executor,
+  voucher: OverrideVoucher | undefined,
   key: ObjectKey,
   context: ReconcileContext,
 ) {
@@ -59,7 +85,8 @@ async function reconcileBuild(
     namespace,
     name: overrideConfigMapName,
   });
-  const gathered = observeBuild(build, wirings.for(namespace, configMap), context, new Date());
+  const vouched = configMap && voucher?.vouch(configMap, context.cache);
+  const gathered = observeBuild(build, wirings.for(namespace, configMap, vouched), context, new Date());
   const decided = await decideObserving(gathered, context);
   if ("pendingMs" in decided) return { requeueAfterMs: decided.pendingMs };
   return execute(executor, build, gathered, decided.decision, context);
@@ -79,6 +106,7 @@ export function imageBuildController(
     devMode: deps.devMode ?? false,
   });
   const executor: Executor = { writer: new StatusWriter<ImageBuildStatus>(), secrets, metrics };
+  const voucher = deps.overrideVoucher;
   return {
     name: "imagebuild",
     for: types.imageBuild,
@@ -89,8 +117,9 @@ export function imageBuildController(
       // Jobs in the build namespace, tied to their build by labels instead of an owner reference.
       { type: types.job, map: (job) => [tiedBuild(job)].filter((key) => key !== undefined) },
       { type: types.overrideConfigMap, map: buildsConcernedBy },
+      ...(voucher ? [{ type: voucher.type, map: namespaceBuildsConcernedBy }] : []),
     ],
-    reconcile: (key, context) => reconcileBuild(wirings, executor, key, context),
+    reconcile: (key, context) => reconcileBuild(wirings, executor, voucher, key, context),
     concurrency: deps.concurrency ?? 4,
     permissions: [
       { type: types.imageBuild, verbs: ["patch"], subresource: "status" },

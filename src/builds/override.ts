@@ -88,18 +88,58 @@ function forbiddenField(override: Json, base: BuildsConfig, namespace: string): 
   return "storage" in override ? storageRefusal(override.storage, base) : undefined;
 }
 
-export type OverrideResult = { config: BuildsConfig } | { error: string };
+/**
+ * What the override's owner vouches for: a Platform for its own registry and object store
+ * (src/platform/builds-trust.ts). The operator never learns it from the ConfigMap's content.
+ */
+export interface VouchedHosts {
+  /** host[:port] of the owner's registry. */
+  registryHost: string;
+  /** host[:port] of the owner's object-store endpoints. */
+  storageHosts: string[];
+}
+
+/**
+ * The operator's configuration as it applies to an override whose owner vouches for `vouched`: as if
+ * it granted the namespace `registryOverride` (only when the override's registry is on the vouched
+ * host) and listed the vouched storage hosts in `tenancy.allowedHosts`. Anything else the override
+ * names is judged by the ordinary rules.
+ */
+export function vouchedConfig(
+  base: BuildsConfig,
+  namespace: string,
+  override: Json,
+  vouched: VouchedHosts | undefined,
+): BuildsConfig {
+  if (!vouched) return base;
+  const registry = override.registry;
+  const url = isObject(registry) && typeof registry.url === "string" ? registry.url : undefined;
+  const onVouchedHost = url !== undefined && registryHost(url) === vouched.registryHost;
+  const namespaces = onVouchedHost
+    ? {
+        ...base.tenancy.namespaces,
+        [namespace]: { ...base.tenancy.namespaces[namespace], registryOverride: true },
+      }
+    : base.tenancy.namespaces;
+  const allowedHosts = [...base.tenancy.allowedHosts, ...vouched.storageHosts];
+  return { ...base, tenancy: { ...base.tenancy, allowedHosts, namespaces } };
+}
+
+/** `config`: the namespace's; `platform`: the operator's as it applies to this namespace (vouchedConfig). */
+export type OverrideResult = { config: BuildsConfig; platform: BuildsConfig } | { error: string };
 
 /**
  * The configuration for builds of `namespace`: `base` when there is no override ConfigMap (`data`
  * undefined), else the merged and validated one, or an error naming the ConfigMap and the field.
+ * `vouched`: what the ConfigMap's owner vouches for, if a trusted one controls it.
  */
 export function applyOverride(
   base: BuildsConfig,
   namespace: string,
   data: Record<string, string> | undefined,
+  vouched?: VouchedHosts,
 ): OverrideResult {
-  if (data === undefined) return { config: base };
+  if (data === undefined) return { config: base, platform: base };
   const text = data[overrideKey];
   if (text === undefined)
     return {
@@ -112,12 +152,13 @@ export function applyOverride(
   } catch (error) {
     return { error: `${where}: not valid YAML: ${(error as Error).message.split("\n")[0]}` };
   }
-  if (parsed === null || parsed === undefined) return { config: base };
+  if (parsed === null || parsed === undefined) return { config: base, platform: base };
   if (!isObject(parsed)) return { error: `${where}: must be a mapping of configuration fields` };
-  const forbidden = forbiddenField(parsed, base, namespace);
+  const platform = vouchedConfig(base, namespace, parsed, vouched);
+  const forbidden = forbiddenField(parsed, platform, namespace);
   if (forbidden) return { error: `${where}: ${forbidden.field}: ${forbidden.rule}` };
   try {
-    return { config: parseBuildsConfig(deepMerge(base as unknown as Json, parsed)) };
+    return { config: parseBuildsConfig(deepMerge(platform as unknown as Json, parsed)), platform };
   } catch (error) {
     if (error instanceof ConfigError)
       return { error: `${where}: ${error.message.replace(/^builds configuration: /, "")}` };

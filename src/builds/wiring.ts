@@ -10,7 +10,7 @@ import { type BuildsConfig, configEnvironmentVariable, devModeEnvironmentVariabl
 import type { Blocked } from "./decide.ts";
 import { LocalBuilder } from "./local-builder.ts";
 import type { BuildMetrics } from "./metrics.ts";
-import { applyOverride } from "./override.ts";
+import { applyOverride, type VouchedHosts } from "./override.ts";
 import type { SecretReader } from "./secrets.ts";
 
 export interface Wiring {
@@ -40,7 +40,7 @@ export class Wirings {
   readonly #metrics: BuildMetrics;
   readonly #devMode: boolean;
   #baseWiring: Wiring | undefined;
-  /** Per namespace with an override ConfigMap: the ConfigMap's resourceVersion and what it made. */
+  /** Per namespace with an override ConfigMap: its resourceVersion and what its owner vouches for, and what they made. */
   readonly #overrides = new Map<string, { version: string; result: WiringResult }>();
   /** One builder for every configuration: local runs are keyed by image reference across namespaces. */
   #localBuilder: LocalBuilder | undefined;
@@ -59,8 +59,11 @@ export class Wirings {
     this.#localBuilder = options.localBuilder;
   }
 
-  /** The wiring of builds in `namespace`, whose override ConfigMap is `configMap` (if any). */
-  for(namespace: string, configMap: V1ConfigMap | undefined): WiringResult {
+  /**
+   * The wiring of builds in `namespace`, whose override ConfigMap is `configMap` (if any), controlled
+   * by an owner that vouches for `vouched` (if a trusted one does).
+   */
+  for(namespace: string, configMap: V1ConfigMap | undefined, vouched?: VouchedHosts): WiringResult {
     if (!this.#base) return { blocker: notConfigured };
     if (this.#base.backend === "local" && !this.#devMode) return { blocker: localOutsideDevMode };
     if (!configMap) {
@@ -68,20 +71,19 @@ export class Wirings {
       this.#baseWiring ??= this.#wire(this.#base);
       return { wiring: this.#baseWiring };
     }
-    const version = configMap.metadata?.resourceVersion ?? "";
+    const version = `${configMap.metadata?.resourceVersion ?? ""} ${JSON.stringify(vouched ?? null)}`;
     const known = this.#overrides.get(namespace);
     if (known?.version === version) return known.result;
-    const overridden = applyOverride(this.#base, namespace, configMap.data ?? {});
+    const overridden = applyOverride(this.#base, namespace, configMap.data ?? {}, vouched);
     const result: WiringResult =
       "error" in overridden
         ? { blocker: { reason: "InvalidOverride", message: overridden.error } }
-        : { wiring: this.#wire(overridden.config) };
+        : { wiring: this.#wire(overridden.config, overridden.platform) };
     this.#overrides.set(namespace, { version, result });
     return result;
   }
 
-  #wire(config: BuildsConfig): Wiring {
-    const platform = this.#base ?? config;
+  #wire(config: BuildsConfig, platform: BuildsConfig = this.#base ?? config): Wiring {
     const access = new BuildAccess(config, this.#secrets, this.#metrics);
     if (config.backend !== "local")
       return { platform, config, access, backend: new JobBackend(config.backend, config, this.#secrets) };

@@ -21,6 +21,7 @@ import { probeHttp, waitFor } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
+import { serviceLookupEnvironmentVariable } from "./service-lookup.ts";
 import { readJsonFile, writeJsonFile } from "./state.ts";
 
 /** The namespace `slipway dev up` runs the platform in (the CLI's default). */
@@ -55,7 +56,16 @@ function newPlatformServices(
   const cli = (name: string, args: string[], env?: Record<string, string>): Omit<ProcessRecord, "pid"> => ({
     name,
     command: process.execPath,
-    args: [join(packageRoot, "src/cli/main.ts"), ...args, "--kubeconfig", kubeconfig],
+    // the operator (outside the cluster) resolves Service names as a pod would: service-lookup.ts
+    args: [
+      ...(env?.[serviceLookupEnvironmentVariable]
+        ? ["--import", join(packageRoot, "src/dev/service-lookup-preload.ts")]
+        : []),
+      join(packageRoot, "src/cli/main.ts"),
+      ...args,
+      "--kubeconfig",
+      kubeconfig,
+    ],
     log: join(dir, "logs", `${name}.log`),
     ...(env ? { env } : {}),
   });
@@ -73,7 +83,11 @@ function newPlatformServices(
         "--health-port",
         String(health),
       ],
-      { [configEnvironmentVariable]: builds.configFile, [devModeEnvironmentVariable]: "1" },
+      {
+        [configEnvironmentVariable]: builds.configFile,
+        [devModeEnvironmentVariable]: "1",
+        [serviceLookupEnvironmentVariable]: kubeconfig,
+      },
     ),
     cli("slipway-server", ["server", "-n", devNamespace, "--port", String(server), "--host", "127.0.0.1"]),
   ];

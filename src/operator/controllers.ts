@@ -9,6 +9,7 @@ import {
   eitherPolicy,
   type ServiceAccountPolicy,
 } from "../pipelines/provider-service-accounts.ts";
+import { platformBuildsVoucher } from "../platform/builds-wiring.ts";
 import { platformControllers } from "../platform/controllers.ts";
 import { platformPipelinesAccount } from "../platform/pipelines-account.ts";
 
@@ -30,7 +31,11 @@ export function allControllers(
   const serviceAccounts = providerServiceAccountPolicy(options.providerServiceAccounts ?? []);
   return [
     ...platformControllers(),
-    imageBuildController({ config: options.builds, devMode: options.devMode ?? false }),
+    imageBuildController({
+      config: options.builds,
+      devMode: options.devMode ?? false,
+      overrideVoucher: platformBuildsVoucher,
+    }),
     ...pipelineControllers({ backends, events: options.events, serviceAccounts }),
   ];
 }

@@ -2,16 +2,22 @@
  * How ImageBuilds in a platform's namespace reach its registry and object store (pure): the builds
  * area's per-namespace override ConfigMap (src/builds/override.ts), written by the platform with its
  * registry (htpasswd credentials) and object store, merged by the operator over its own builds
- * configuration. Nothing in the builds area knows about platforms.
+ * configuration; and what a Platform vouches for in an override it controls (its own registry and
+ * object store hosts), which the builds operator allows without a tenancy grant. Nothing in the
+ * builds area knows about platforms: the operator hands it platformBuildsVoucher.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 import type { PlatformResource } from "../apis/platform/platform.ts";
-import { overrideConfigMapName, overrideKey } from "../builds/override.ts";
+import type { OverrideVoucher } from "../builds/controller.ts";
+import { overrideConfigMapName, overrideKey, type VouchedHosts } from "../builds/override.ts";
+import { endpointHost } from "../builds/tenancy.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { labels } from "./component-objects.ts";
 import { credentialSecrets, registryHost } from "./credentials.ts";
 import { serviceName } from "./names.ts";
+import { controlledBy, referencedPlatform } from "./platform-owner.ts";
+import { types } from "./resource-types.ts";
 
 /** The builds configuration fields the platform provides (registry and storage: all a namespace may set). */
 export function platformBuildsConfig(platform: string, namespace: string) {
@@ -49,3 +55,23 @@ export function platformBuildsOverride(platform: PlatformResource): V1ConfigMap 
     data: { [overrideKey]: stringify(platformBuildsConfig(name, namespace)) },
   };
 }
+
+/**
+ * The hosts `platform` vouches for in `configMap`: its own registry and object store, only when it
+ * controls the ConfigMap (the reference's uid is that Platform's). Whoever may create ConfigMaps
+ * there can copy the reference, but gains only builds sent to this Platform's own Services.
+ */
+export function platformVouchedHosts(
+  configMap: V1ConfigMap,
+  platform: PlatformResource | undefined,
+): VouchedHosts | undefined {
+  if (!platform || !controlledBy(configMap, platform)) return undefined;
+  const config = platformBuildsConfig(platform.metadata.name ?? "", platform.metadata.namespace ?? "");
+  return { registryHost: config.registry.url, storageHosts: [endpointHost(config.storage.s3.endpoint)] };
+}
+
+/** What the operator hands the builds controller: a Platform controlling a namespace's override vouches for it. */
+export const platformBuildsVoucher: OverrideVoucher = {
+  type: types.platform,
+  vouch: (configMap, cache) => platformVouchedHosts(configMap, referencedPlatform(cache, configMap)),
+};

@@ -4,10 +4,8 @@
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
-import type { PlatformResource } from "../apis/platform/platform.ts";
 import { setCondition } from "../kube/conditions.ts";
 import { keyOf } from "../kube/keys.ts";
-import { controllerOf } from "../kube/owners.ts";
 import { isConflict } from "../kube/rest.ts";
 import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type {
@@ -35,6 +33,7 @@ import { childAccess, foreignChildrenMessage, keptClaim, notFromPlatform } from 
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
 import { renderNetworkPolicy } from "./network-policies.ts";
+import { referencedPlatform } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
@@ -49,7 +48,7 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   const component = cache.get<ComponentResource>(types.component, key);
   if (!component || component.metadata.deletionTimestamp) return undefined;
   const refusal =
-    notFromPlatform(component, platformOf(cache, component)) ?? foreignChildren(cache, component);
+    notFromPlatform(component, referencedPlatform(cache, component)) ?? foreignChildren(cache, component);
   if (refusal) return refuse(writer, context, component, refusal);
   const namespace = key.namespace ?? "";
   const name = key.name;
@@ -126,16 +125,6 @@ async function prepare(context: ReconcileContext, component: ComponentResource):
     await context.client.delete(types.ingress, key);
   }
   return written.includes(undefined);
-}
-
-/** The cached Platform `component`'s controller reference names, if any. */
-function platformOf(cache: Pick<Cache, "get">, component: ComponentResource): PlatformResource | undefined {
-  const owner = controllerOf(component);
-  if (!owner) return undefined;
-  return cache.get<PlatformResource>(types.platform, {
-    namespace: component.metadata.namespace,
-    name: owner.name,
-  });
 }
 
 /** The Component's NetworkPolicy: admitting the siblings that depend on it (a sibling's change reconciles it). */

@@ -8,11 +8,10 @@
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import { type ComponentName, componentNames } from "../apis/platform/schemas.ts";
-import { groupOf } from "../kube/keys.ts";
 import { controllerOf } from "../kube/owners.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { serviceName } from "./catalog.ts";
-import { types } from "./resource-types.ts";
+import { controlledBy, platformReference } from "./platform-owner.ts";
 
 /**
  * Why the Platform controller did not make this Component (undefined: it did). `platform` is the
@@ -22,11 +21,9 @@ export function notFromPlatform(
   component: ComponentResource,
   platform: PlatformResource | undefined,
 ): string | undefined {
-  const owner = controllerOf(component);
-  const isPlatform =
-    owner?.kind === types.platform.kind && groupOf(owner.apiVersion ?? "") === types.platform.group;
-  if (!owner || !isPlatform) return "not controlled by a Platform: nothing is rendered for it";
-  if (!platform || platform.metadata.uid !== owner.uid) {
+  const owner = platformReference(component);
+  if (!owner) return "not controlled by a Platform: nothing is rendered for it";
+  if (!controlledBy(component, platform)) {
     return `its controlling Platform ${owner.name} does not exist: nothing is rendered for it`;
   }
   const name = component.spec.component as ComponentName;

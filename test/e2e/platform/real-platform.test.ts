@@ -4,13 +4,16 @@
  * on the node (the host may not route to ClusterIPs) with the generated credentials, which never
  * leave the cluster: postgres logins, an MLflow experiment stored in postgres and an artifact in the
  * object store, the registry refusing anonymous pushes, the api-server and the UI through their
- * Services. Then a component broken for real with `slipway patch --set`, and fixed. Skipped, with the
+ * Services. A Pipeline run by the platform's Argo; an ImageBuild built by the buildah Job backend from
+ * the platform's object store into its registry, through the override the Platform vouches for.
+ * Then a component broken for real with `slipway patch --set`, and fixed. Skipped, with the
  * reason in the name, without the real node or without release 0.2.0's images on it.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { BatchV1Api, CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { overrideConfigMapName } from "../../../src/builds/override.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { realNodeName } from "../../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../../src/dev/real-node/images.ts";
@@ -19,7 +22,9 @@ import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
 import { workflowImages } from "../../../src/platform/workflow-images.ts";
+import { createImageBuild, waitForPhase } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { platformRegistry, startPlatformBuilds, uploadToPlatformStore } from "./real-build.ts";
 import {
   readPlatformObject,
   readWorkflow,
@@ -247,6 +252,47 @@ describe
         expect(content).toContain(`weights; tracking http://slipway-mlflow.${namespace}.svc:5000`);
       } finally {
         await pipelines.stop();
+      }
+    });
+
+    it("builds with the in-cluster buildah backend from the platform's object store into its registry, no further configuration; the same reference again is reused with no Job", {
+      timeout: 900_000,
+    }, async () => {
+      const override = await core().readNamespacedConfigMap({ namespace, name: overrideConfigMapName });
+      expect(override.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Platform", controller: true });
+      const builds = await startPlatformBuilds(namespace);
+      try {
+        const artifactUri = await uploadToPlatformStore(namespace, "contexts/model", {
+          Dockerfile: "FROM scratch\nCOPY model.txt /model/model.txt\n",
+          "model.txt": "weights\n",
+        });
+        const { client, password } = await platformRegistry(namespace);
+        const repository = `${namespace}/demo-model`;
+        expect(await client.manifestDigest(repository, "v1")).toBeUndefined();
+        const spec = { project: "demo", name: "model", version: "v1", artifactUri };
+        await createImageBuild(namespace, "model", spec);
+        const built = await waitForPhase(namespace, "model", "Succeeded", 600_000);
+        const digest = await client.manifestDigest(repository, "v1");
+        expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+        expect(built.status).toMatchObject({
+          reused: false,
+          digest,
+          image: `slipway-registry.${namespace}.svc:5000/${repository}:v1`,
+        });
+        const jobs = async () =>
+          (await adminConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items.map(
+            (job) => job.metadata?.name,
+          );
+        const [job, ...more] = await jobs();
+        expect(more).toEqual([]);
+
+        await createImageBuild(namespace, "model-again", { ...spec });
+        const reused = await waitForPhase(namespace, "model-again", "Succeeded", 120_000);
+        expect(reused.status).toMatchObject({ reused: true, digest });
+        expect(await jobs()).toEqual([job]);
+        expect(JSON.stringify([built, reused, builds.logs])).not.toContain(password);
+      } finally {
+        await builds.stop();
       }
     });
 

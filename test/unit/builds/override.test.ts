@@ -20,7 +20,7 @@ describe("deepMerge", () => {
 
 describe("per-namespace override of the builds configuration", () => {
   it("no ConfigMap: the operator's configuration itself", () => {
-    expect(applyOverride(base, "team-a", undefined)).toEqual({ config: base });
+    expect(applyOverride(base, "team-a", undefined)).toEqual({ config: base, platform: base });
   });
 
   it("merges registry, naming and Kaniko resources over the operator's, keeping everything else", () => {
@@ -44,7 +44,7 @@ describe("per-namespace override of the builds configuration", () => {
   });
 
   it("an empty config.yaml changes nothing", () => {
-    expect(override("")).toEqual({ config: base });
+    expect(override("")).toEqual({ config: base, platform: base });
   });
 
   it("refuses a value the schema refuses, naming the ConfigMap and the field", () => {

@@ -1,0 +1,81 @@
+import type { V1ConfigMap } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
+import { parseBuildsConfig } from "../../../src/builds/config.ts";
+import { applyOverride } from "../../../src/builds/override.ts";
+import { repositoryRule } from "../../../src/builds/tenancy.ts";
+import { platformBuildsOverride, platformVouchedHosts } from "../../../src/platform/builds-wiring.ts";
+
+// the operator's own configuration: no tenancy grant for the platform's namespace
+const base = parseBuildsConfig({
+  registry: { url: "registry.example.com/ml" },
+  storage: { type: "s3", s3: { endpoint: "https://s3.example.com" } },
+});
+const platform = {
+  apiVersion: "platform.slipway.dev/v1alpha1",
+  kind: "Platform",
+  metadata: { name: "lab", namespace: "team", uid: "p-1" },
+  spec: {},
+} as never;
+const platformOverride = platformBuildsOverride(platform);
+const forge = (uid: string): V1ConfigMap => ({
+  ...platformOverride,
+  metadata: {
+    ...platformOverride.metadata,
+    ownerReferences: [{ ...platformOverride.metadata?.ownerReferences?.[0], uid } as never],
+  },
+});
+const judge = (configMap: V1ConfigMap, data = configMap.data) =>
+  applyOverride(base, "team", data, platformVouchedHosts(configMap, platform));
+
+describe("an override ConfigMap controlled by a Platform", () => {
+  it("without a vouching owner the tenancy rules refuse the platform's registry host", () => {
+    expect(applyOverride(base, "team", platformOverride.data)).toEqual({
+      error: expect.stringContaining(
+        "registry.type: cannot be overridden per namespace unless tenancy.namespaces.team.registryOverride allows it",
+      ),
+    });
+  });
+
+  it("is accepted from the Platform that controls it: its registry and object store, no grant needed", () => {
+    expect(platformVouchedHosts(platformOverride, platform)).toEqual({
+      registryHost: "lab-registry.team.svc:5000",
+      storageHosts: ["lab-object-store.team.svc:9000"],
+    });
+    const result = judge(platformOverride);
+    if ("error" in result) throw new Error(result.error);
+    expect(result.config.registry.url).toBe("lab-registry.team.svc:5000");
+    expect(result.config.storage?.s3.endpoint).toBe("http://lab-object-store.team.svc:9000");
+    // images go to the platform's registry, under the namespace's prefix
+    expect(repositoryRule(result.platform, result.config, "team")).toEqual({
+      namespace: "team",
+      host: "lab-registry.team.svc:5000",
+      repositoryPrefix: "team/",
+    });
+  });
+
+  it("a forged reference (another uid, or no Platform at all) vouches for nothing and is refused", () => {
+    expect(platformVouchedHosts(forge("p-forged"), platform)).toBeUndefined();
+    expect(platformVouchedHosts(platformOverride, undefined)).toBeUndefined();
+    expect(judge(forge("p-forged"))).toEqual({
+      error: expect.stringContaining("registry.type: cannot be overridden per namespace"),
+    });
+    const notController: V1ConfigMap = {
+      ...platformOverride,
+      metadata: {
+        ...platformOverride.metadata,
+        ownerReferences: [{ ...platformOverride.metadata?.ownerReferences?.[0], controller: false } as never],
+      },
+    };
+    expect(platformVouchedHosts(notController, platform)).toBeUndefined();
+  });
+
+  it("the Platform vouches only for its own hosts: an edited override pointing elsewhere is refused", () => {
+    const elsewhere = (yaml: string) => judge(platformOverride, { "config.yaml": yaml });
+    expect(elsewhere("registry: {url: evil.example.com, insecure: true}\n")).toEqual({
+      error: expect.stringContaining("registry.insecure: cannot be overridden per namespace"),
+    });
+    expect(elsewhere("storage: {type: s3, s3: {endpoint: 'http://evil.example.com'}}\n")).toEqual({
+      error: expect.stringContaining("storage.s3.endpoint: host evil.example.com is not allowed"),
+    });
+  });
+});
