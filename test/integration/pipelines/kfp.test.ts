@@ -329,11 +329,11 @@ describe.skipIf(!python)(`the kfp backend (test KFP server; without the kfp venv
       expect(recorded.status.events.map((e: Any) => e.runId).sort()).toEqual(
         [ok.run_id, bad.run_id, running.run_id].sort(),
       );
-      const lists = (await kfp.requests()).filter(
-        (r) => r.method === "GET" && r.path === "/apis/v2beta1/runs",
-      );
-      expect(lists.length).toBeGreaterThan(0);
-      expect(JSON.parse(lists[0]?.query.filter[0]).predicates[0]).toEqual({
+      // the list call as sent: by this recurring run's id (other tests' RunSchedules are tracked too)
+      const filters = (await kfp.requests())
+        .filter((r) => r.method === "GET" && r.path === "/apis/v2beta1/runs")
+        .map((r) => JSON.parse(r.query.filter[0]).predicates);
+      expect(filters.find((p) => p[0].string_value === recurringRunId)?.[0]).toEqual({
         key: "recurring_run_id",
         operation: "EQUALS",
         string_value: recurringRunId,

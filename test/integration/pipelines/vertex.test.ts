@@ -251,7 +251,10 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
         { [ok as string]: "Succeeded", [bad as string]: "Failed", [running as string]: "Failed" },
         where,
       );
-      const lists = vertex.requests.filter((r) => r.method === "listPipelineJobs");
+      // the list call as sent for this Schedule (other tests' RunSchedules are tracked too)
+      const lists = vertex.requests.filter(
+        (r) => r.method === "listPipelineJobs" && r.request.filter.includes(scheduleName),
+      );
       expect(lists[0]?.request).toMatchObject({
         filter: `schedule_name="${scheduleName}" AND end_time>"1970-01-01T00:00:00Z"`,
         orderBy: "end_time",
