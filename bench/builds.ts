@@ -5,6 +5,9 @@
  * - floor_seconds: a plain client doing what cannot be saved — 500 manifest HEADs (basic auth) and
  *   500 status writes (server-side apply) at the controller's concurrency, in the same run;
  * - both are the median of three rounds, each in fresh namespaces, alternating which goes first;
+ * - peer_seconds: the controller-runtime peer (bench/peers/controller-runtime, mode `builds`: the same reuse
+ *   path, one registry HEAD and one status write per build, at the same concurrency) in a third fresh
+ *   namespace of each round, from its manager's start until it wrote every status; ratio_to_peer;
  * - registry_requests_per_build: registry HTTP requests the controller made, per build (target 1);
  * - local_build_seconds: one real build of a small image by the local backend (buildah), from the
  *   ImageBuild's creation to Succeeded: artifact from MinIO, build, push, digest.
@@ -26,8 +29,9 @@ import { pushImage } from "../src/dev/push-image.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
+import { goPeer } from "./peers/build.ts";
 import type { BenchFigures } from "./run.ts";
-import { benchControlPlane, median, pool, sleep } from "./support.ts";
+import { benchControlPlane, figuresOf, median, pool, sleep } from "./support.ts";
 
 const builds = 500;
 /** The bench's registry user (basic auth, as a platform's registry would ask) and its artifact bucket. */
@@ -234,34 +238,59 @@ async function prepare(kubeConfig: KubeConfig, rest: RestClient, servers: BuildS
   return versions;
 }
 
-/** One round in fresh namespaces: the floor and the operator, in the order the round's parity says. */
+interface RoundContext {
+  kubeConfig: KubeConfig;
+  kubeconfig: string;
+  rest: RestClient;
+  servers: BuildServers;
+  config: BenchConfig;
+  peer: string;
+}
+
+/** The controller-runtime peer on its own namespace's builds: seconds from its manager's start to the last status written. */
+async function peerRun(context: RoundContext, namespace: string) {
+  const args = [
+    context.kubeconfig,
+    namespace,
+    context.servers.registry.address,
+    String(builds),
+    String(concurrency),
+  ];
+  const figures = await figuresOf<{ seconds: number }>(context.peer, ["builds", ...args]);
+  return figures.seconds;
+}
+
+/** One round in fresh namespaces: the floor, the operator and the peer, in the order the round's parity says. */
 async function round(
   index: number,
-  context: { kubeConfig: KubeConfig; rest: RestClient; servers: BuildServers; config: BenchConfig },
+  context: RoundContext,
   versions: string[],
   suffix: string,
   namespaces: string[],
 ) {
   const { kubeConfig, rest, servers, config } = context;
-  const [operatorNs, floorNs] = ["op", "floor"].map((n) => `bench-builds-${n}-${suffix}-${index}`) as [
-    string,
-    string,
-  ];
-  namespaces.push(operatorNs, floorNs);
-  for (const ns of [operatorNs, floorNs]) await createNamespace(rest, ns, servers);
+  const [operatorNs, floorNs, peerNs] = ["op", "floor", "peer"].map(
+    (n) => `bench-builds-${n}-${suffix}-${index}`,
+  ) as [string, string, string];
+  namespaces.push(operatorNs, floorNs, peerNs);
+  for (const ns of [operatorNs, floorNs, peerNs]) await createNamespace(rest, ns, servers);
   await pool(versions, 16, async (version) => {
     await createBuild(rest, operatorNs, `op-${version}`, version);
     await createBuild(rest, floorNs, `floor-${version}`, version);
+    await createBuild(rest, peerNs, `peer-${version}`, version);
   });
   const floor = () => floorRun(rest, servers, floorNs, versions);
   const operator = () => operatorRun(kubeConfig, rest, operatorNs, config);
+  const peer = () => peerRun(context, peerNs);
   // alternate which goes first, so that neither always meets a fresher control plane
   if (index % 2 === 0) {
     const floorSeconds = await floor();
-    return { floor: floorSeconds, ...(await operator()) };
+    const measured = await operator();
+    return { floor: floorSeconds, ...measured, peer: await peer() };
   }
+  const peerSeconds = await peer();
   const measured = await operator();
-  return { floor: await floor(), ...measured };
+  return { floor: await floor(), ...measured, peer: peerSeconds };
 }
 
 /** One real local build: artifact in MinIO → buildah → push → digest, from creation to Succeeded. */
@@ -307,17 +336,31 @@ export default async function bench(): Promise<BenchFigures> {
   try {
     const versions = await prepare(kubeConfig, rest, servers, localNs);
     const config = operatorConfig(servers);
-    const rounds: { seconds: number; floor: number; requests: number }[] = [];
+    const context = {
+      kubeConfig,
+      kubeconfig: plane.kubeconfig,
+      rest,
+      servers,
+      config,
+      peer: await goPeer("controller-runtime"),
+    };
+    const rounds: { seconds: number; floor: number; requests: number; peer: number }[] = [];
     for (let index = 0; index < roundCount; index++)
-      rounds.push(await round(index, { kubeConfig, rest, servers, config }, versions, suffix, namespaces));
+      rounds.push(await round(index, context, versions, suffix, namespaces));
     const requests = median(rounds.map((r) => r.requests));
     const localSeconds = await localBuild(kubeConfig, rest, servers, localNs, config, suffix);
+    const seconds = median(rounds.map((r) => r.seconds));
+    const peerSeconds = median(rounds.map((r) => r.peer));
     return {
-      seconds: Number(median(rounds.map((r) => r.seconds)).toFixed(3)),
+      seconds: Number(seconds.toFixed(3)),
       floor_seconds: Number(median(rounds.map((r) => r.floor)).toFixed(3)),
       builds,
       concurrency,
       registry_requests_per_build: Number((requests / builds).toFixed(3)),
+      peer: "controller-runtime v0.25.2",
+      peer_seconds: Number(peerSeconds.toFixed(3)),
+      peer_seconds_each: rounds.map((r) => Number(r.peer.toFixed(3))),
+      ratio_to_peer: Number((seconds / peerSeconds).toFixed(3)),
       local_build_seconds: Number(localSeconds.toFixed(3)),
     };
   } finally {

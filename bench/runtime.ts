@@ -11,7 +11,7 @@
  *   every status differ from its spec again, so every subject run writes all 2,000); seconds are means.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,21 +19,18 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
 import pino from "pino";
 import { toCrd } from "../src/apis/crd.ts";
-import { defineKind, type Resource, resourceTypeOf } from "../src/apis/kind.ts";
+import { defineKind, type Resource } from "../src/apis/kind.ts";
 import { down, up } from "../src/dev/cluster.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
-import type { ControllerSpec } from "../src/kube/types.ts";
 import { goPeer } from "./peers/build.ts";
-import { pool, sleep } from "./support.ts";
+import { concurrency, echoController, namespace, widgetNames, widgetType } from "./runtime/echo.ts";
+import { figuresOf, pool, sleep } from "./support.ts";
 
 /** The benchmark's own kind (its own group, so it never meets the tests' Widget CRD): status echoes spec. */
 const Widget = defineKind({
-  group: "bench.slipway.dev",
-  version: "v1",
-  kind: "Widget",
-  plural: "widgets",
+  ...widgetNames,
   singular: "widget",
   shortNames: ["bwdg"],
   scope: "Namespaced",
@@ -43,7 +40,6 @@ const Widget = defineKind({
   printerColumns: [{ name: "Size", type: "integer", jsonPath: ".status.size" }],
 });
 type WidgetObject = Resource<typeof Widget>;
-const widgetType = resourceTypeOf(Widget);
 const widget = (namespace: string, name: string, size: number): WidgetObject => ({
   apiVersion: Widget.apiVersion,
   kind: Widget.kind,
@@ -53,9 +49,7 @@ const widget = (namespace: string, name: string, size: number): WidgetObject => 
 
 const objects = 2_000;
 const cachedObjects = 10_000;
-const concurrency = 8;
 const idleSeconds = 30;
-const namespace = "default";
 
 const names = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `w${from + i}`);
 
@@ -78,75 +72,6 @@ function statusWrite(rest: RestClient, name: string, size: number): Promise<unkn
   });
 }
 
-/** The reconciler under test: status.size := spec.size, written only when it differs. */
-function echoController(onWrite: () => void, writes: boolean): ControllerSpec {
-  return {
-    name: "widget-echo",
-    for: widgetType,
-    permissions: [],
-    concurrency,
-    async reconcile(key, { cache, client }) {
-      const object = cache.get<WidgetObject>(widgetType, key);
-      if (!writes || !object || object.status?.size === object.spec.size) return undefined;
-      await client.applyStatus({ ...widget(namespace, key.name, 0), status: { size: object.spec.size } });
-      onWrite();
-      return undefined;
-    },
-  };
-}
-
-/** Child process: caches every Widget, reconciles each once (reads only), then idles; prints RSS and CPU. */
-async function idleChild(kubeconfig: string): Promise<void> {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfig);
-  globalThis.gc?.();
-  const baselineRss = process.memoryUsage().rss;
-  let reconciled = 0;
-  const spec = echoController(() => {}, false);
-  const manager = new Manager({ kubeConfig, fieldManager: "bench-idle", log: pino({ level: "warn" }) });
-  manager.add({
-    ...spec,
-    reconcile: async (key, context) => {
-      reconciled++;
-      return spec.reconcile(key, context);
-    },
-  });
-  await manager.start();
-  while (reconciled < cachedObjects) await sleep(100);
-  await sleep(2_000);
-  globalThis.gc?.();
-  const cpuBefore = process.cpuUsage();
-  await sleep(idleSeconds * 1000);
-  const cpu = process.cpuUsage(cpuBefore);
-  globalThis.gc?.();
-  const memory = process.memoryUsage();
-  const figures = {
-    cached: manager.cache.informer(widgetType).size,
-    rss_mb: memory.rss / 2 ** 20,
-    baseline_rss_mb: baselineRss / 2 ** 20,
-    heap_used_mb: memory.heapUsed / 2 ** 20,
-    idle_cpu_seconds: (cpu.user + cpu.system) / 1e6,
-  };
-  await manager.stop();
-  process.stdout.write(`${JSON.stringify(figures)}\n`);
-}
-
-/** Runs a child process that prints its figures as its last stdout line. */
-function figuresOf<T>(command: string, args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.once("exit", (code) => {
-      const line = out.trim().split("\n").at(-1) ?? "";
-      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line));
-      else reject(new Error(`${command} ${args[0]} exited with ${code}: ${out.slice(-500)}`));
-    });
-  });
-}
-
 function runIdleChild(kubeconfig: string) {
   return figuresOf<{
     cached: number;
@@ -154,7 +79,47 @@ function runIdleChild(kubeconfig: string) {
     baseline_rss_mb: number;
     heap_used_mb: number;
     idle_cpu_seconds: number;
-  }>(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--idle-child", kubeconfig]);
+  }>(process.execPath, [
+    "--expose-gc",
+    fileURLToPath(new URL("./runtime/idle-child.ts", import.meta.url)),
+    kubeconfig,
+    String(cachedObjects),
+    String(idleSeconds),
+  ]);
+}
+
+/**
+ * The resident memory of a real `slipway operator` (every controller, no leader election, ops on free ports)
+ * when it logs "operator starting", i.e. just before its Manager starts: read from /proc, no forced GC.
+ */
+function operatorRssBeforeStart(kubeconfig: string): Promise<number> {
+  const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+  const ports = ["--metrics-port", "0", "--health-port", "0"];
+  const args = [
+    cli,
+    "operator",
+    "--kubeconfig",
+    kubeconfig,
+    "--namespace",
+    namespace,
+    "--no-leader-elect",
+    ...ports,
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", async (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!out.includes("operator starting")) return;
+      child.stdout.removeAllListeners("data");
+      const status = await readFile(`/proc/${child.pid}/status`, "utf8");
+      child.kill("SIGTERM");
+      resolve(Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1]) / 1024);
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`slipway operator exited with ${code}: ${out.slice(-500)}`)),
+    );
+  });
 }
 
 interface PeerReconcile {
@@ -251,6 +216,7 @@ export default async function bench() {
     await createWidgets(rest, names(objects, cachedObjects));
     const idle = await runIdleChild(state.kubeconfig);
     const idlePeer = await peerIdle(peer, state.kubeconfig);
+    const operatorRss = await operatorRssBeforeStart(state.kubeconfig);
     rest.close();
     const seconds = mean(slipway.map((run) => run.seconds));
     const peerSeconds = mean(peers.map((run) => run.seconds));
@@ -266,6 +232,7 @@ export default async function bench() {
       cached_objects: idle.cached,
       rss_mb_10k_cached: rounded(idle.rss_mb, 1),
       rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
+      operator_rss_mb_before_start: rounded(operatorRss, 1),
       heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),
       idle_cpu_seconds_30s_10k: rounded(idle.idle_cpu_seconds),
       peer: "controller-runtime v0.25.2",
@@ -283,9 +250,4 @@ export default async function bench() {
     await down(dir);
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-if (process.argv[2] === "--idle-child") {
-  await idleChild(process.argv[3] as string);
-  process.exit(0);
 }

@@ -1,4 +1,5 @@
 /** Helpers every benchmark shares. */
+import { spawn } from "node:child_process";
 import { KubeConfig } from "@kubernetes/client-node";
 import { privateControlPlane } from "../src/dev/cluster.ts";
 
@@ -48,4 +49,20 @@ export function median(values: number[]): number {
   return sorted.length % 2
     ? (sorted[middle] as number)
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Runs a child process that prints its figures as its last stdout line. */
+export function figuresOf<T>(command: string, args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once("exit", (code) => {
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line));
+      else reject(new Error(`${command} ${args[0]} exited with ${code}: ${out.slice(-500)}`));
+    });
+  });
 }

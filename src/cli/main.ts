@@ -1,19 +1,32 @@
 #!/usr/bin/env node
 import { Command } from "commander";
-import { registerDevCommands } from "./dev.ts";
 import { registerOperatorCommand } from "./operator.ts";
-import { registerPipelinesCommands } from "./pipelines.ts";
-import { registerPlatformCommands } from "./platform/register.ts";
 import { runCli } from "./run.ts";
-import { registerServerCommand } from "./server.ts";
 
 const program = new Command("slipway")
   .description("Runs an ML platform on Kubernetes: operator, API server, CLI and web UI")
   .showHelpAfterError();
-registerDevCommands(program);
-registerPlatformCommands(program);
-registerOperatorCommand(program);
-registerServerCommand(program);
-registerPipelinesCommands(program);
 
+/**
+ * `slipway operator` (the image's entry point) registers only its own command: the other commands'
+ * modules (dev, platform, server, pipelines) would add ~50 MB to the operator's resident memory.
+ */
+async function commandRegistrations(command: string | undefined): Promise<((program: Command) => void)[]> {
+  if (command === "operator") return [registerOperatorCommand];
+  const [dev, platform, server, pipelines] = await Promise.all([
+    import("./dev.ts"),
+    import("./platform/register.ts"),
+    import("./server.ts"),
+    import("./pipelines.ts"),
+  ]);
+  return [
+    dev.registerDevCommands,
+    platform.registerPlatformCommands,
+    registerOperatorCommand,
+    server.registerServerCommand,
+    pipelines.registerPipelinesCommands,
+  ];
+}
+
+for (const register of await commandRegistrations(process.argv[2])) register(program);
 await runCli(program, process.argv);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { loadClusterAccess } from "../kube/kubeconfig.ts";
 import { namespacesFromFlags } from "../operator/namespaces.ts";
-import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
 
 /** `parse()`'s error as a UserError (a message for the user, not a stack trace). */
@@ -90,7 +90,13 @@ export function registerOperatorCommand(program: Command): void {
         const namespaces = userError(() => namespacesFromFlags(options));
         const webhookPort = port("--webhook-port", options.webhookPort);
         const list = (text: string | undefined) => (text ?? "").split(",").filter(Boolean);
-        const kubeConfig = loadKubeConfig(options);
+        // not client-node's KubeConfig: it imports the whole generated API (+71 MB resident)
+        const kubeConfig = await loadClusterAccess({
+          kubeconfig: options.kubeconfig,
+          context: options.context,
+        }).catch((error: Error) => {
+          throw new UserError(error.message);
+        });
         // loaded on use: the controllers are heavy and other commands do not need them
         const { runOperator } = await import("../operator/main.ts");
         process.exitCode = await runOperator({

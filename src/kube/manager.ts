@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import type { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
 import { Registry } from "prom-client";
 import { InformerCache } from "./cache.ts";
@@ -7,6 +6,7 @@ import { KubeClient } from "./client.ts";
 import { Controller } from "./controller.ts";
 import { ResourceTypes } from "./discovery.ts";
 import { KubeEventRecorder } from "./events.ts";
+import type { ClusterAccess } from "./kubeconfig.ts";
 import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import { reviewAuthorizer } from "./ops-auth.ts";
@@ -16,7 +16,8 @@ import { RestClient } from "./rest.ts";
 import type { ControllerSpec } from "./types.ts";
 
 export interface ManagerOptions {
-  kubeConfig: KubeConfig;
+  /** A KubeConfig, or the operator's light loadClusterAccess(). */
+  kubeConfig: ClusterAccess;
   /** Serve only these namespaces (namespaced kinds: one list+watch per namespace); default all namespaces. */
   namespaces?: string[];
   /** Shorthand for `namespaces: [namespace]`. */

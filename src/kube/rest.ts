@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { ClusterAccess } from "./kubeconfig.ts";
 
 /** A non-2xx answer of the API server, with its Status reason (e.g. "Conflict", "Expired"). */
 export class ApiError extends Error {
@@ -47,18 +47,18 @@ const credentialsTtlMs = 60_000;
 
 /**
  * A small JSON REST client for the API server, on node:http(s) with keep-alive, configured from a
- * KubeConfig (TLS, client certificates, bearer tokens, in-cluster token files). Counts every request
+ * ClusterAccess (a KubeConfig: TLS, client certificates, bearer tokens, in-cluster token files). Counts every request
  * through `onRequest(code, method)`.
  */
 export class RestClient {
-  readonly #kubeConfig: KubeConfig;
+  readonly #kubeConfig: ClusterAccess;
   readonly #onRequest: (code: string, method: string) => void;
   readonly #userAgent: string;
   #connection: Connection | undefined;
   #pending: Promise<Connection> | undefined;
 
   constructor(
-    kubeConfig: KubeConfig,
+    kubeConfig: ClusterAccess,
     options: { onRequest?: (code: string, method: string) => void; userAgent?: string } = {},
   ) {
     this.#kubeConfig = kubeConfig;

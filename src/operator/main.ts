@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import type { KubeConfig } from "@kubernetes/client-node";
 import pino, { type Logger } from "pino";
 import { type OperatorWebhookOptions, operatorWebhooks } from "../builds/admission/serve.ts";
 import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/config.ts";
+import type { ClusterAccess } from "../kube/kubeconfig.ts";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
@@ -16,7 +16,7 @@ import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
 
 export interface OperatorOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** Serve only these namespaces; default all. */
   namespaces?: string[];
   metricsPort?: number;

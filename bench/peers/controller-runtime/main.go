@@ -4,8 +4,10 @@
 //
 //	peer reconcile KUBECONFIG OBJECTS CONCURRENCY   writes every Widget's status once; prints seconds, writes, reads
 //	peer idle KUBECONFIG OBJECTS SECONDS            caches every Widget, reconciles each (no writes), idles; prints RSS and CPU
+//	peer builds KUBECONFIG NAMESPACE REGISTRY BUILDS CONCURRENCY
+//	                                                the ImageBuild reuse path (builds.go) until BUILDS statuses are written
 //
-// Both print one JSON line on stdout.
+// Each prints one JSON line on stdout.
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,10 +34,26 @@ import (
 var widgetKind = schema.GroupVersionKind{Group: "bench.slipway.dev", Version: "v1", Kind: "Widget"}
 
 func main() {
+	log.SetLogger(discardLogger())
+	if len(os.Args) == 7 && os.Args[1] == "builds" {
+		builds, err := strconv.Atoi(os.Args[5])
+		if err != nil {
+			fail(err)
+		}
+		concurrency, err := strconv.Atoi(os.Args[6])
+		if err != nil {
+			fail(err)
+		}
+		figures, err := reuseAll(os.Args[2], os.Args[3], os.Args[4], builds, concurrency)
+		if err != nil {
+			fail(err)
+		}
+		printJSON(figures)
+		return
+	}
 	if len(os.Args) != 5 {
 		fail(fmt.Errorf("usage: peer reconcile|idle KUBECONFIG N M"))
 	}
-	log.SetLogger(discardLogger())
 	objects, err := strconv.Atoi(os.Args[3])
 	if err != nil {
 		fail(err)
@@ -55,6 +74,10 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	printJSON(figures)
+}
+
+func printJSON(figures any) {
 	line, _ := json.Marshal(figures)
 	fmt.Println(string(line))
 }
@@ -108,17 +131,26 @@ func (e *echo) Reconcile(ctx context.Context, request reconcile.Request) (reconc
 // Slipway Manager; reads of Widgets come from the informer cache, as Slipway's do (controller-runtime
 // reads unstructured objects from the API server unless told to cache them).
 func newManager(kubeconfig string, requests *requestCounter) (manager.Manager, error) {
+	config, err := restConfig(kubeconfig, requests)
+	if err != nil {
+		return nil, err
+	}
+	return ctrl.NewManager(config, manager.Options{
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+	})
+}
+
+// restConfig is the kubeconfig's REST config with every request counted and no client-side rate limit.
+func restConfig(kubeconfig string, requests *requestCounter) (*rest.Config, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	config.QPS = -1
 	config.Wrap(requests.wrap)
-	return ctrl.NewManager(config, manager.Options{
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-	})
+	return config, nil
 }
 
 func addEcho(mgr manager.Manager, concurrency int, reconciler *echo) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 type reconcileFigures struct {
@@ -32,15 +34,23 @@ func reconcileAll(kubeconfig string, objects, concurrency int) (*reconcileFigure
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	seconds, err := startUntil(ctx, mgr, done)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Second)
+	return &reconcileFigures{Seconds: seconds, Writes: requests.writes.Load(), Reads: requests.reads.Load()}, nil
+}
+
+// startUntil starts the manager and answers the seconds from its start until `done` is closed.
+func startUntil(ctx context.Context, mgr manager.Manager, done <-chan struct{}) (float64, error) {
 	failed := make(chan error, 1)
 	start := time.Now()
 	go func() { failed <- mgr.Start(ctx) }()
 	select {
 	case <-done:
+		return time.Since(start).Seconds(), nil
 	case err := <-failed:
-		return nil, err
+		return 0, err
 	}
-	seconds := time.Since(start).Seconds()
-	time.Sleep(time.Second)
-	return &reconcileFigures{Seconds: seconds, Writes: requests.writes.Load(), Reads: requests.reads.Load()}, nil
 }
