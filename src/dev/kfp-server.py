@@ -8,7 +8,8 @@ parameters are checked against the version's root input definitions, as KFP's AP
 
 Usage: python kfp-server.py [--token T] [--namespace NS]   (prints "listening <port>")
 Test controls under /test: GET /test/state, GET /test/requests, POST /test/runs/<id> {state,
-task_details}, POST /test/fail {count, status}.
+finished_at, task_details}, POST /test/recurringruns/<id>/runs (starts a run of that recurring run,
+as KFP's scheduled-workflow controller would), POST /test/fail {count, status}.
 """
 
 import argparse
@@ -122,16 +123,64 @@ class State:
         }
 
 
-def filtered(items, query):
+# The run fields KFP's API server filters and sorts runs by (its runAPIToModelFieldMap, v2beta1 names).
+RUN_FIELDS = {
+    "run_id", "display_name", "created_at", "finished_at", "description", "scheduled_at", "storage_state",
+    "namespace", "experiment_id", "state", "recurring_run_id", "pipeline_version_id", "pipeline_id",
+}
+TIMESTAMP_FIELDS = {"created_at", "finished_at", "scheduled_at", "updated_at"}
+COMPARE = {
+    "EQUALS": lambda a, b: a == b,
+    "NOT_EQUALS": lambda a, b: a != b,
+    "GREATER_THAN": lambda a, b: a > b,
+    "GREATER_THAN_EQUALS": lambda a, b: a >= b,
+    "LESS_THAN": lambda a, b: a < b,
+    "LESS_THAN_EQUALS": lambda a, b: a <= b,
+}
+
+
+def seconds(value):
+    """KFP keeps timestamps in whole seconds; an unset one (a run not finished) is 0."""
+    return int(dateparser.isoparse(value).timestamp()) if value else 0
+
+
+def matches(item, predicate):
+    key, operation = predicate["key"], predicate.get("operation")
+    if key in TIMESTAMP_FIELDS:
+        if "timestamp_value" not in predicate:
+            raise KfpError(400, f"filter on {key}: a timestamp_value is required")
+        actual, wanted = seconds(item.get(key)), seconds(predicate["timestamp_value"])
+    elif operation == "IN":
+        return item.get(key) in (predicate.get("string_values") or {}).get("values", [])
+    else:
+        actual, wanted = item.get(key), predicate.get("string_value")
+    if operation not in COMPARE:
+        raise KfpError(400, f"filter on {key}: operation {operation} is not supported here")
+    return COMPARE[operation](actual, wanted)
+
+
+def filtered(items, query, fields=None):
+    """The items the V2beta1Filter in `query` selects; `fields`: the keys KFP filters this kind by."""
     text = query.get("filter", [None])[0]
     if not text:
         return items
     spec = validated(json.loads(text), "V2beta1Filter", "filter")
     for predicate in spec.get("predicates", []):
-        if predicate.get("operation") != "EQUALS":
-            raise KfpError(400, "only EQUALS filters are supported here")
-        items = [i for i in items if i.get(predicate["key"]) == predicate.get("string_value")]
+        if fields is not None and predicate.get("key") not in fields:
+            raise Invalid(f"filter: runs are not filtered by {predicate.get('key')!r}")
+        items = [i for i in items if matches(i, predicate)]
     return items
+
+
+def sorted_by(items, query, fields):
+    text = query.get("sort_by", [None])[0]
+    if not text:
+        return items
+    field, _, direction = text.partition(" ")
+    if (fields is not None and field not in fields) or direction not in ("", "asc", "desc"):
+        raise Invalid(f"sort_by: {text!r} is not a run field with asc or desc")
+    key = (lambda i: seconds(i.get(field))) if field in TIMESTAMP_FIELDS else (lambda i: i.get(field) or "")
+    return sorted(items, key=key, reverse=direction == "desc")
 
 
 def checked_parameters(version, runtime_config):
@@ -257,10 +306,33 @@ def removed(table, key, what):
     return {}, None
 
 
-def listing(items, field, type_name, query):
-    items = filtered(list(items), query)
+def listing(items, field, type_name, query, fields=None):
+    items = sorted_by(filtered(list(items), query, fields), query, fields)
     size = int(query.get("page_size", ["100"])[0])
-    return {field: items[:size], "total_size": len(items)}, type_name
+    start = int(query.get("page_token", ["0"])[0])
+    page = {field: items[start : start + size], "total_size": len(items)}
+    if start + size < len(items):
+        page["next_page_token"] = str(start + size)
+    return page, type_name
+
+
+def start_scheduled_run(state, recurring_run_id):
+    """A run of the recurring run, as KFP's scheduled-workflow controller starts one (then RUNNING)."""
+    recurring = found(state.recurring, recurring_run_id, "recurring run")
+    copied = ("description", "pipeline_version_reference", "runtime_config", "service_account", "experiment_id")
+    count = sum(1 for r in state.runs.values() if r.get("recurring_run_id") == recurring_run_id)
+    run = {
+        **{k: recurring[k] for k in copied if k in recurring},
+        "display_name": f"{recurring['display_name']}-{count + 1}",
+        "run_id": str(uuid.uuid4()),
+        "recurring_run_id": recurring_run_id,
+        "created_at": now(),
+        "scheduled_at": now(),
+        "state": "RUNNING",
+        "storage_state": "AVAILABLE",
+    }
+    state.runs[run["run_id"]] = validated(run, "V2beta1Run", "run")
+    return run
 
 
 def route(state, method, parts, query, body):
@@ -295,6 +367,10 @@ def route(state, method, parts, query, body):
             return removed(state.experiments, key, "experiment")
         case ("POST", ["runs"]):
             return create_run(state, body)
+        case ("GET", ["runs"]):
+            if state.namespace and query.get("namespace", [None])[0] != state.namespace:
+                raise KfpError(400, f"namespace must be {state.namespace} in multi-user mode")
+            return listing(state.runs.values(), "runs", "V2beta1ListRunsResponse", query, RUN_FIELDS)
         case ("GET", ["runs", key]):
             return found(state.runs, key, "run"), "V2beta1Run"
         case ("DELETE", ["runs", key]):
@@ -321,6 +397,8 @@ def control(state, method, parts, body):
                 run["run_details"] = {"task_details": body["task_details"]}
             validated(run, "V2beta1Run", "run")
             return run
+        case ("POST", ["recurringruns", key, "runs"]):
+            return start_scheduled_run(state, key)
         case ("POST", ["fail"]):
             state.failures = {"count": int(body.get("count", 1)), "status": int(body.get("status", 503))}
             return state.failures

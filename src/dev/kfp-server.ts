@@ -30,7 +30,9 @@ export interface KfpServer {
   state(): Promise<Any>;
   requests(): Promise<{ method: string; path: string; query: Any; body: Any; authorized: boolean }[]>;
   /** Sets a run's state (and its task_details) as KFP's persistence agent would. */
-  finishRun(id: string, state: string, taskDetails?: Any[]): Promise<void>;
+  finishRun(id: string, state: string, taskDetails?: Any[], finishedAt?: string): Promise<void>;
+  /** Starts a run of the recurring run, as KFP's scheduled-workflow controller would; the run. */
+  startScheduledRun(recurringRunId: string): Promise<Any>;
   /** The next `count` API requests fail with `status`. */
   failNext(count: number, status?: number): Promise<void>;
   stop(): Promise<void>;
@@ -78,13 +80,14 @@ export async function startKfpServer(
     endpoint,
     state: () => control("GET", "state"),
     requests: () => control("GET", "requests"),
-    finishRun: async (id, state, taskDetails) => {
+    finishRun: async (id, state, taskDetails, finishedAt = "2026-01-01T00:01:00Z") => {
       await control("POST", `runs/${id}`, {
         state,
-        finished_at: "2026-01-01T00:01:00Z",
+        finished_at: finishedAt,
         ...(taskDetails ? { task_details: taskDetails } : {}),
       });
     },
+    startScheduledRun: (recurringRunId) => control("POST", `recurringruns/${recurringRunId}/runs`, {}),
     failNext: async (count, status = 503) => {
       await control("POST", "fail", { count, status });
     },

@@ -38,8 +38,10 @@ export interface VertexServer {
   schedules: Map<string, Any>;
   requests: { method: string; request: Any }[];
   violations: string[];
-  /** Sets a job's state (and task details) as Vertex would when it finishes. */
-  finishJob(name: string, state: string, taskDetails?: Any[]): void;
+  /** Sets a job's state (and task details) as Vertex would when it finishes (`endTime`: epoch seconds). */
+  finishJob(name: string, state: string, taskDetails?: Any[], endTime?: number): void;
+  /** Starts a job of the Schedule as Vertex's scheduler would (RUNNING, `scheduleName` set); its name. */
+  startScheduledRun(scheduleName: string): string;
   /** The next `count` calls (of `method` only, when given) fail with this gRPC status code. */
   failNext(count: number, code?: number, method?: string): void;
   stop(): Promise<void>;
@@ -67,6 +69,89 @@ function checkJob(job: Any, where: string) {
   for (const [key, value] of Object.entries(job.labels ?? {}))
     if (!/^[a-z][-_a-z0-9]{0,62}$/.test(key) || !/^[-_a-z0-9]{0,63}$/.test(String(value)))
       throw new Refused(3, `${where}.labels: ${key}=${value} is not a valid label`);
+}
+
+/** The fields ListPipelineJobs filters by (its proto's list), and `schedule_name` (a job's Schedule: the client libraries list a schedule's jobs by it). */
+const filterFields = new Set([
+  "pipeline_name",
+  "display_name",
+  "pipeline_job_user_id",
+  "state",
+  "create_time",
+  "update_time",
+  "end_time",
+  "template_uri",
+  "schedule_name",
+]);
+const timeFields = new Set(["create_time", "update_time", "end_time", "start_time"]);
+const compare: Record<string, (a: number | string, b: number | string) => boolean> = {
+  "=": (a, b) => a === b,
+  "!=": (a, b) => a !== b,
+  "<": (a, b) => a < b,
+  ">": (a, b) => a > b,
+  "<=": (a, b) => a <= b,
+  ">=": (a, b) => a >= b,
+};
+const camel = (field: string) => field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/** A Timestamp as decoded (seconds and nanos) → epoch seconds; unset is 0. */
+const epochSeconds = (value: Any) => Number(value?.seconds ?? 0) + Number(value?.nanos ?? 0) / 1e9;
+
+/** An AIP-160 filter of `field op value` terms joined by AND (what Slipway sends), as a predicate. */
+function jobFilter(filter: string): (job: Any) => boolean {
+  if (!filter) return () => true;
+  const terms = filter.split(" AND ").map((term) => {
+    const match = /^([a-z_]+)\s*(!=|>=|<=|=|<|>)\s*("([^"]*)"|\S+)$/.exec(term.trim());
+    if (!match) throw new Refused(3, `filter: ${JSON.stringify(term)} is not field op value`);
+    const [, field = "", op = "=", raw = "", quoted] = match;
+    if (!filterFields.has(field)) throw new Refused(3, `filter: PipelineJobs are not filtered by ${field}`);
+    const text = quoted ?? raw;
+    if (timeFields.has(field) && Number.isNaN(Date.parse(text)))
+      throw new Refused(3, `filter: ${field} takes an RFC 3339 time, not ${text}`);
+    return { field, op, text };
+  });
+  return (job) =>
+    terms.every(({ field, op, text }) =>
+      timeFields.has(field)
+        ? (compare[op] as (a: number, b: number) => boolean)(
+            epochSeconds(job[camel(field)]),
+            Date.parse(text) / 1000,
+          )
+        : (compare[op] as (a: string, b: string) => boolean)(String(job[camel(field)] ?? ""), text),
+    );
+}
+
+function listedJobs(all: Any[], request: Any) {
+  const order = (request.orderBy ?? "").trim();
+  if (order && !/^(create_time|update_time|end_time|start_time)( desc)?$/.test(order))
+    throw new Refused(3, `orderBy: ${order} is not a supported field`);
+  const [field = "create_time", desc] = (order || "create_time desc").split(" ");
+  const sorted = all
+    .filter(jobFilter(request.filter ?? ""))
+    .sort((a, b) => epochSeconds(a[camel(field)]) - epochSeconds(b[camel(field)]));
+  if (desc) sorted.reverse();
+  const start = Number(request.pageToken || 0);
+  const size = Number(request.pageSize || 100);
+  const next = start + size < sorted.length ? String(start + size) : "";
+  return { pipelineJobs: sorted.slice(start, start + size), nextPageToken: next };
+}
+
+function startScheduledRun(server: VertexServer, scheduleName: string): string {
+  const schedule = server.schedules.get(scheduleName);
+  if (!schedule) throw new Error(`no schedule ${scheduleName}`);
+  const count = Number(schedule.startedRunCount ?? 0) + 1;
+  const seconds = String(Math.floor(Date.now() / 1000));
+  const name = `${schedule.createPipelineJobRequest.parent}/pipelineJobs/${scheduleName.split("/").pop()}-${count}`;
+  server.jobs.set(name, {
+    ...schedule.createPipelineJobRequest.pipelineJob,
+    name,
+    scheduleName,
+    state: "PIPELINE_STATE_RUNNING",
+    createTime: { seconds },
+    startTime: { seconds },
+  });
+  schedule.startedRunCount = String(count);
+  schedule.lastScheduledRunResponse = { scheduledRunTime: { seconds }, runResponse: name };
+  return name;
 }
 
 function services(server: VertexServer, parent: string) {
@@ -102,6 +187,10 @@ function services(server: VertexServer, parent: string) {
       return job;
     },
     getPipelineJob: (request: Any) => found(jobs, request.name),
+    listPipelineJobs: (request: Any) => {
+      checkParent(request.parent);
+      return listedJobs([...jobs.values()], request);
+    },
     cancelPipelineJob: (request: Any) => {
       const job = found(jobs, request.name);
       if (!["PIPELINE_STATE_PENDING", "PIPELINE_STATE_RUNNING"].includes(job.state))
@@ -181,13 +270,14 @@ export async function startVertexServer(
     schedules: new Map(),
     requests: [],
     violations: [],
-    finishJob: (name, state, taskDetails) => {
+    finishJob: (name, state, taskDetails, endTime = 1767225660) => {
       const job = server.jobs.get(name);
       if (!job) throw new Error(`no job ${name}`);
       job.state = state;
-      job.endTime = { seconds: "1767225660" };
+      job.endTime = { seconds: String(endTime) };
       if (taskDetails) job.jobDetail = { taskDetails };
     },
+    startScheduledRun: (scheduleName) => startScheduledRun(server, scheduleName),
     failNext: (count, code = 14, method) => {
       Object.assign(failures, { count, code, method });
     },
@@ -204,7 +294,13 @@ export async function startVertexServer(
   const v1 = proto.google.cloud.aiplatform.v1;
   grpcServer.addService(
     v1.PipelineService.service,
-    wrap(["createPipelineJob", "getPipelineJob", "cancelPipelineJob", "deletePipelineJob"]),
+    wrap([
+      "createPipelineJob",
+      "getPipelineJob",
+      "listPipelineJobs",
+      "cancelPipelineJob",
+      "deletePipelineJob",
+    ]),
   );
   grpcServer.addService(
     v1.ScheduleService.service,

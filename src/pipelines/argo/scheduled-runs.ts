@@ -22,9 +22,10 @@ type Workflow = KubeObject & { status?: ArgoWorkflowStatus };
 
 export function argoScheduledRuns(client: Client): ScheduledRuns {
   return {
+    // `since` is not needed: a marked Workflow is skipped, and the CronWorkflow's history limits bound the list
     async completed(provider, scheduleId, wanted) {
       const workflows = await client.list<Workflow>(types.workflow, {
-        namespace: provider.namespace,
+        namespace: provider.key.namespace,
         labelSelector: `${cronWorkflowLabel}=${scheduleId}`,
       });
       return workflows.flatMap((workflow): ScheduledCompletion[] => {
@@ -39,7 +40,7 @@ export function argoScheduledRuns(client: Client): ScheduledRuns {
         kind: types.workflow.kind,
         metadata: {
           name: runId,
-          namespace: provider.namespace,
+          namespace: provider.key.namespace,
           annotations: { [recordedAnnotation]: "true" },
         },
       });

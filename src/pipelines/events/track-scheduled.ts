@@ -1,8 +1,9 @@
 /**
  * The RunSchedule controller's tracking step (I/O around scheduled.ts): ask the backend of the
- * schedule's Provider for its finished runs not yet marked, record their completions in
- * `status.events` (through this step's StatusWriter: a stale copy is refused, so nothing is recorded
- * twice), then mark them in the backend. Comes back every poll interval.
+ * schedule's Provider for its finished runs not yet marked (or, for a backend without marks, those
+ * finished since the oldest record kept), record their completions in `status.events` (through this
+ * step's StatusWriter: a stale copy is refused, so nothing is recorded twice), then mark them in the
+ * backend. Comes back every poll interval.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
@@ -10,9 +11,10 @@ import { StatusWriter, staleCopyRetryMs } from "../../kube/status-writer.ts";
 import type { ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import type { BackendRegistry } from "../backend.ts";
 import { providerKey } from "../provider-ref.ts";
+import { providerConfig } from "../sync/reconciler.ts";
 import { types } from "../types.ts";
 import type { DeliveryStep, EventSource } from "./reconcile.ts";
-import { planScheduledRuns } from "./scheduled.ts";
+import { planScheduledRuns, trackedSince } from "./scheduled.ts";
 
 type Schedule = RunSchedule & { metadata: NonNullable<RunSchedule["metadata"]> };
 type Status = NonNullable<RunSchedule["status"]>;
@@ -32,12 +34,15 @@ export function scheduledRunsStep(
     const provider = providerKey(status.provider.name, schedule.metadata.namespace ?? "");
     const found = context.cache.get<Provider>(types.provider, provider);
     const plugin = found && Object.hasOwn(registry, found.spec.type) ? registry[found.spec.type] : undefined;
-    if (!plugin?.scheduledRuns) return { wrote: false };
+    if (!found || !plugin?.scheduledRuns) return { wrote: false };
     const runs = plugin.scheduledRuns.create(context.client);
-    const completions = await runs.completed(provider, status.provider.id, {
-      artifacts: schedule.spec.artifacts ?? [],
-      pipelineRootStorage: found?.spec.pipelineRootStorage,
-    });
+    const at = { key: provider, config: providerConfig(found) };
+    const completions = await runs.completed(
+      at,
+      status.provider.id,
+      { artifacts: schedule.spec.artifacts ?? [], pipelineRootStorage: found.spec.pipelineRootStorage },
+      trackedSince(status.events ?? []),
+    );
     const sinks = [...source.sinks(schedule, context.cache).keys()];
     const plan = planScheduledRuns(
       schedule.metadata.uid ?? "",
@@ -51,7 +56,7 @@ export function scheduledRunsStep(
       if (!written.written)
         return { wrote: true, requeueAfterMs: written.requeueAfterMs || staleCopyRetryMs };
     }
-    for (const runId of plan.release) await runs.release(provider, runId);
+    if (runs.release) for (const runId of plan.release) await runs.release(at, runId);
     // recorded: deliver once the cache holds the write; otherwise look again in one interval
     return plan.events
       ? { wrote: true, requeueAfterMs: staleCopyRetryMs }

@@ -13,12 +13,11 @@ import type {
   ProviderAt,
   ProviderConfig,
 } from "../backend.ts";
-import { keyText } from "../provider-ref.ts";
-import { bearerToken, credentialPermissions, reusedToken } from "./auth.ts";
+import { credentialPermissions } from "./auth.ts";
 import { compilePipeline } from "./compile.ts";
 import { type KfpRun, kfpRunCompletion } from "./completion.ts";
-import { isKfpConflict, isKfpNotFound, KfpHttp } from "./http.ts";
-import { perClient } from "./per-client.ts";
+import { type KfpConnection, kfpConnection, kfpConnectionAt } from "./connection.ts";
+import { isKfpConflict, isKfpNotFound } from "./http.ts";
 import {
   api,
   displayName,
@@ -29,7 +28,7 @@ import {
   versionBody,
   versionReference,
 } from "./requests.ts";
-import { type KfpSettings, kfpSettings } from "./settings.ts";
+import { kfpScheduledRuns } from "./scheduled-runs.ts";
 
 /** KFP's list filter (V2beta1Filter) on one field's value. */
 const byDisplayName = (value: string) =>
@@ -50,20 +49,6 @@ function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
   return compiled.ir;
 }
 
-interface Connection {
-  http: KfpHttp;
-  settings: KfpSettings;
-}
-
-/** A Provider configuration's connection, its token reused across reconciles (auth.ts). */
-function connect(client: Client, provider: ProviderConfig): Connection {
-  const settings = kfpSettings(provider);
-  const token = reusedToken(() => bearerToken(client, provider.key.namespace, settings.auth));
-  return { http: new KfpHttp(settings.endpoint, token), settings };
-}
-
-const connections = perClient<Connection>();
-
 export class KfpBackend implements Backend {
   readonly #client: Client;
 
@@ -71,14 +56,12 @@ export class KfpBackend implements Backend {
     this.#client = client;
   }
 
-  #connect(provider: ProviderConfig): Connection {
-    return connections(this.#client, provider, () => connect(this.#client, provider));
+  #connect(provider: ProviderConfig): KfpConnection {
+    return kfpConnection(this.#client, provider);
   }
 
-  #at(provider: ProviderAt): Connection {
-    if (!provider.config)
-      throw new Error(`Provider ${keyText(provider.key)} no longer exists: its KFP cannot be reached`);
-    return this.#connect(provider.config);
+  #at(provider: ProviderAt): KfpConnection {
+    return kfpConnectionAt(this.#client, provider);
   }
 
   /** An authenticated call (list one pipeline, in the namespace when multi-user): the answer is the readiness. */
@@ -99,7 +82,7 @@ export class KfpBackend implements Backend {
     return true;
   }
 
-  async #pipelineId({ http, settings }: Connection, definition: PipelineDefinition): Promise<string> {
+  async #pipelineId({ http, settings }: KfpConnection, definition: PipelineDefinition): Promise<string> {
     const body = pipelineBody(definition, settings);
     try {
       return (await http.request<{ pipeline_id: string }>("POST", `${api}/pipelines`, { body })).pipeline_id;
@@ -112,7 +95,7 @@ export class KfpBackend implements Backend {
   }
 
   /** Uploads the version (or finds it: the same Slipway version uploaded before) and returns its id. */
-  async #versionId({ http }: Connection, pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+  async #versionId({ http }: KfpConnection, pipelineId: string, definition: PipelineDefinition, ir: unknown) {
     const path = `${api}/pipelines/${encodeURIComponent(pipelineId)}/versions`;
     try {
       const body = versionBody(pipelineId, definition, ir);
@@ -241,4 +224,6 @@ export const kfpBackend: BackendPlugin = {
   writes: { pipeline: [], experiment: [], run: [], runSchedule: [] },
   readinessPermissions: [],
   callPermissions: credentialPermissions,
+  // its calls need only callPermissions
+  scheduledRuns: { create: kfpScheduledRuns, permissions: [] },
 };

@@ -1,5 +1,6 @@
 /** A Run's completion from KFP's run (GET /apis/v2beta1/runs/{id}), pure. */
 import type { RunCompletion } from "../backend.ts";
+import type { ScheduledCompletion } from "../events/scheduled.ts";
 import { taskName } from "./names.ts";
 
 export interface KfpRun {
@@ -37,4 +38,15 @@ export function kfpRunCompletion(
     ...(run.finished_at ? { finishedAt: run.finished_at } : {}),
     artifacts,
   };
+}
+
+/** The finished runs of a ListRuns page, each with its run id (pure). */
+export function kfpScheduledCompletions(
+  runs: readonly KfpRun[],
+  wanted: { name: string; path: string }[],
+): ScheduledCompletion[] {
+  return runs.flatMap((run) => {
+    const completion = run.run_id ? kfpRunCompletion(run, wanted) : undefined;
+    return completion ? [{ ...completion, runId: run.run_id as string }] : [];
+  });
 }

@@ -152,3 +152,33 @@ export function recurringRunBody(
     },
   };
 }
+
+/** Runs listed per page when tracking a recurring run's runs, and the pages read per poll. */
+export const scheduledRunsPage = { size: 100, pages: 5 };
+
+/**
+ * ListRuns' query for the finished runs a recurring run started (V2beta1Filter on the run fields
+ * KFP's API server filters by: `recurring_run_id`, `finished_at`), oldest first: those finished at
+ * `since` or later, or every finished one (an unfinished run's finished_at is the epoch).
+ */
+export function scheduledRunsQuery(
+  recurringRunId: string,
+  since: string | undefined,
+  settings: KfpSettings,
+  pageToken?: string,
+): Record<string, string | undefined> {
+  const finished = since
+    ? { key: "finished_at", operation: "GREATER_THAN_EQUALS", timestamp_value: since }
+    : { key: "finished_at", operation: "GREATER_THAN", timestamp_value: "1970-01-01T00:00:00Z" };
+  const predicates = [
+    { key: "recurring_run_id", operation: "EQUALS", string_value: recurringRunId },
+    finished,
+  ];
+  return {
+    filter: JSON.stringify({ predicates }),
+    sort_by: "finished_at",
+    page_size: String(scheduledRunsPage.size),
+    ...inNamespace(settings),
+    ...(pageToken ? { page_token: pageToken } : {}),
+  };
+}

@@ -11,6 +11,7 @@ import type {
   RunDefinition,
   RunScheduleDefinition,
 } from "../backend.ts";
+import type { ScheduledCompletion } from "../events/scheduled.ts";
 import { compilePipeline } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
@@ -174,4 +175,39 @@ export function vertexRunCompletion(
     ...(seconds ? { finishedAt: new Date(Number(String(seconds)) * 1000).toISOString() } : {}),
     artifacts,
   };
+}
+
+/** Jobs listed per page when tracking a Schedule's jobs, and the pages read per poll. */
+export const scheduledJobsPage = { size: 100, pages: 5 };
+
+/**
+ * ListPipelineJobs' request for the finished jobs a Schedule started, oldest first: `schedule_name`
+ * (the job's field naming its Schedule, the filter the client libraries list a schedule's jobs by)
+ * and `end_time` at `since` or later, or set at all (AIP-160 filter syntax).
+ */
+export function scheduledJobsRequest(
+  parent: string,
+  scheduleName: string,
+  since: string | undefined,
+  pageToken?: string,
+) {
+  const ended = since ? `end_time>="${since}"` : `end_time>"1970-01-01T00:00:00Z"`;
+  return {
+    parent,
+    filter: `schedule_name="${scheduleName}" AND ${ended}`,
+    orderBy: "end_time",
+    pageSize: scheduledJobsPage.size,
+    ...(pageToken ? { pageToken } : {}),
+  };
+}
+
+/** The finished jobs of a ListPipelineJobs page, each with its name as the run id (pure). */
+export function vertexScheduledCompletions(
+  jobs: readonly (VertexJob & { name?: string | null })[],
+  wanted: { name: string; path: string }[],
+): ScheduledCompletion[] {
+  return jobs.flatMap((job) => {
+    const completion = job.name ? vertexRunCompletion(job, wanted) : undefined;
+    return completion ? [{ ...completion, runId: job.name as string }] : [];
+  });
 }

@@ -1,7 +1,10 @@
 /** Provider, Pipeline and Run set-up for the event tests and bench, and a Workflow finished as Argo would. */
+
+import { expect } from "vitest";
 import type { Api } from "../../../src/dev/pipelines-operator.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { eventually } from "../../support/cluster.ts";
+import { acknowledged, type EventSinkServer } from "./event-sink.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
@@ -93,3 +96,33 @@ export const succeededRunData = (namespace: string, name: string, runId: string)
   finishedAt: "2026-01-01T00:01:00Z",
   artifacts: [{ name: "model", location: "s3://models/m1.tgz" }],
 });
+
+/**
+ * Waits until `sink` acknowledged one event per run of `expected` (run id → status), then checks
+ * each came once, as a completion of RunSchedule `schedule` on Provider `provider`, and that more
+ * polls send nothing again. The SDK's parser refused no request.
+ */
+export async function scheduledEventsOnce(
+  sink: EventSinkServer,
+  expected: Record<string, "Succeeded" | "Failed">,
+  where: { namespace: string; provider: string; schedule: string },
+) {
+  const count = Object.keys(expected).length;
+  await eventually(
+    `${count} scheduled completion(s) delivered`,
+    async () => acknowledged(sink),
+    (l) => l.length >= count,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 2_500)); // more polls: nothing reported twice
+  const data = acknowledged(sink).map((r) => r.event.data as Any);
+  expect(Object.fromEntries(data.map((d) => [d.runId, d.status]))).toEqual(expected);
+  expect(data).toHaveLength(count);
+  for (const d of data)
+    expect(d).toMatchObject({
+      provider: { namespace: where.namespace, name: where.provider },
+      runSchedule: { namespace: where.namespace, name: where.schedule },
+    });
+  expect(new Set(acknowledged(sink).map((r) => r.event.id)).size).toBe(count);
+  expect(acknowledged(sink).every((r) => r.event.type === "dev.slipway.pipelines.run-completion")).toBe(true);
+  expect(sink.invalid).toEqual([]);
+}

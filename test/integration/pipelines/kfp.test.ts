@@ -8,6 +8,8 @@ import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../..
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
+import { startEventSink } from "./event-sink.ts";
+import { scheduledEventsOnce } from "./event-support.ts";
 import { type ConfigMapWatch, renderProviders, watchConfigMaps } from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
@@ -291,6 +293,55 @@ describe.skipIf(!python)(`the kfp backend (test KFP server; without the kfp venv
       (left) => left.length === 0,
     );
     await expectClean(ns);
+  });
+
+  it("the runs a recurring run starts, Succeeded and Failed: each completion delivered once to a 127.0.0.1 sink (SDK parser), none missed", async () => {
+    const ns = await namespace();
+    const sink = await startEventSink();
+    try {
+      await create(types.provider, ns, "kfp", { ...kfpSpec(kfp), eventSinks: [{ url: sink.url }] });
+      await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+      await synced(types.pipeline, ns, "train");
+      await create(types.runSchedule, ns, "hourly", {
+        provider: "kfp",
+        pipeline: "train",
+        schedule: { cronExpression: "0 * * * *" },
+      });
+      const schedule: Any = await synced(types.runSchedule, ns, "hourly");
+      const recurringRunId = schedule.status.provider.id;
+      // KFP's scheduled-workflow controller starts runs; its persistence agent reports them finished
+      const [ok, bad, running] = [
+        await kfp.startScheduledRun(recurringRunId),
+        await kfp.startScheduledRun(recurringRunId),
+        await kfp.startScheduledRun(recurringRunId),
+      ];
+      await kfp.finishRun(ok.run_id, "SUCCEEDED", undefined, "2026-01-01T01:00:05Z");
+      await kfp.finishRun(bad.run_id, "FAILED", undefined, "2026-01-01T02:00:07Z");
+      const where = { namespace: ns, provider: "kfp", schedule: "hourly" };
+      await scheduledEventsOnce(sink, { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed" }, where);
+      await kfp.finishRun(running.run_id, "CANCELED", undefined, "2026-01-01T03:00:01Z");
+      await scheduledEventsOnce(
+        sink,
+        { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed", [running.run_id]: "Failed" },
+        where,
+      );
+      const recorded: Any = await bed.api.get(types.runSchedule, ns, "hourly");
+      expect(recorded.status.events.map((e: Any) => e.runId).sort()).toEqual(
+        [ok.run_id, bad.run_id, running.run_id].sort(),
+      );
+      // the list call as sent: by this recurring run's id (other tests' RunSchedules are tracked too)
+      const filters = (await kfp.requests())
+        .filter((r) => r.method === "GET" && r.path === "/apis/v2beta1/runs")
+        .map((r) => JSON.parse(r.query.filter[0]).predicates);
+      expect(filters.find((p) => p[0].string_value === recurringRunId)?.[0]).toEqual({
+        key: "recurring_run_id",
+        operation: "EQUALS",
+        string_value: recurringRunId,
+      });
+      await expectClean(ns);
+    } finally {
+      await sink.close();
+    }
   });
 
   it("changing the Provider moves a Pipeline from one KFP to another", async () => {

@@ -9,6 +9,8 @@ import { types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { type OutboundRecorder, recordOutbound } from "../../support/outbound.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
+import { startEventSink } from "./event-sink.ts";
+import { scheduledEventsOnce } from "./event-support.ts";
 import { type ConfigMapWatch, watchConfigMaps } from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
@@ -225,6 +227,42 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
     expect([...vertex.violations, ...other.violations]).toEqual([]);
     expect(await configMaps.stop()).toEqual([]);
     expect(outbound.outside()).toEqual([]);
+  });
+
+  it("the jobs a Schedule starts, Succeeded and Failed: each completion delivered once to a 127.0.0.1 sink (SDK parser), none missed", async () => {
+    const ns = await testNamespace("vtx");
+    const sink = await startEventSink();
+    try {
+      await readyProvider(ns, { ...vertexSpec(), eventSinks: [{ url: sink.url }] });
+      await create(types.pipeline, ns, "train", pipelineSpec);
+      await synced(types.pipeline, ns, "train");
+      await create(types.runSchedule, ns, "nightly", nightly("vertex"));
+      const scheduled: Any = await synced(types.runSchedule, ns, "nightly");
+      const scheduleName = scheduled.status.provider.id;
+      // Vertex's scheduler starts jobs (scheduleName set) and finishes them
+      const [ok, bad, running] = [1, 2, 3].map(() => vertex.startScheduledRun(scheduleName));
+      vertex.finishJob(ok as string, "PIPELINE_STATE_SUCCEEDED", undefined, 1767229205);
+      vertex.finishJob(bad as string, "PIPELINE_STATE_FAILED", undefined, 1767232807);
+      const where = { namespace: ns, provider: "vertex", schedule: "nightly" };
+      await scheduledEventsOnce(sink, { [ok as string]: "Succeeded", [bad as string]: "Failed" }, where);
+      vertex.finishJob(running as string, "PIPELINE_STATE_CANCELLED", undefined, 1767236401);
+      await scheduledEventsOnce(
+        sink,
+        { [ok as string]: "Succeeded", [bad as string]: "Failed", [running as string]: "Failed" },
+        where,
+      );
+      // the list call as sent for this Schedule (other tests' RunSchedules are tracked too)
+      const lists = vertex.requests.filter(
+        (r) => r.method === "listPipelineJobs" && r.request.filter.includes(scheduleName),
+      );
+      expect(lists[0]?.request).toMatchObject({
+        filter: `schedule_name="${scheduleName}" AND end_time>"1970-01-01T00:00:00Z"`,
+        orderBy: "end_time",
+      });
+      expect(vertex.violations).toEqual([]);
+    } finally {
+      await sink.close();
+    }
   });
 
   it("a location Vertex does not know → Ready=False naming the endpoint and the error", async () => {
