@@ -3,10 +3,9 @@
  * followed while it builds — every container of the pod in the order they run (init containers
  * first), each from when it starts until it exits.
  */
-import { Writable } from "node:stream";
-import { finished } from "node:stream/promises";
-import { CoreV1Api, type KubeConfig, Log, type V1Pod } from "@kubernetes/client-node";
+import { CoreV1Api, HttpMethod, type KubeConfig, RequestContext, type V1Pod } from "@kubernetes/client-node";
 import type { FastifyBaseLogger } from "fastify";
+import { fetch } from "undici";
 import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
 import { HttpError } from "../errors.ts";
 import type { StreamFeed } from "../sse.ts";
@@ -119,26 +118,39 @@ export async function followPodLog(
   feed.close();
 }
 
-/** One container's log with follow=true, as `log` events, until the kubelet ends it or the stream closes. */
+/**
+ * One container's log with follow=true, as `log` events, until the kubelet ends it or the stream closes.
+ * Read here rather than with the client library's `Log`: it pipes the response with no error handler,
+ * so closing a stream mid-log raised an uncaught AbortError that would end the server.
+ */
 async function followContainer(
   kube: KubeConfig,
   where: { namespace: string; pod: string; container: string },
   feed: StreamFeed,
 ): Promise<void> {
-  const decoder = new TextDecoder();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
+  const server = kube.getCurrentCluster()?.server;
+  if (!server) throw new Error("the caller's kubeconfig has no current cluster");
+  const url = new URL(`${server}/api/v1/namespaces/${where.namespace}/pods/${where.pod}/log`);
+  for (const [key, value] of Object.entries({ container: where.container, follow: "true", tailLines })) {
+    url.searchParams.set(key, String(value));
+  }
+  const request = new RequestContext(url.toString(), HttpMethod.GET);
+  await kube.applySecurityAuthentication(request);
+  try {
+    const response = await fetch(url, {
+      headers: request.getHeaders(),
+      dispatcher: request.getDispatcher(),
+      signal: feed.signal,
+    });
+    if (response.status !== 200 || !response.body) {
+      throw new Error(`reading the log of ${where.pod}/${where.container} answered HTTP ${response.status}`);
+    }
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) {
       const text = decoder.decode(chunk, { stream: true });
       if (text) feed.send("log", { text });
-      done();
-    },
-  });
-  const upstream = await new Log(kube).log(where.namespace, where.pod, where.container, sink, {
-    follow: true,
-    tailLines,
-  });
-  const stop = () => upstream.abort();
-  feed.signal.addEventListener("abort", stop, { once: true });
-  await finished(sink).catch(() => {});
-  feed.signal.removeEventListener("abort", stop);
+    }
+  } catch (error) {
+    if (!feed.signal.aborted) throw error;
+  }
 }
