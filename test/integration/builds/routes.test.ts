@@ -1,10 +1,11 @@
-import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { createImageBuild, readImageBuild } from "../../support/builds/operator.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
+import { writeBuildStatus } from "../server/build-pods.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 
 async function grantImageBuilds(namespace: string, serviceAccount: string) {
@@ -118,16 +119,7 @@ describe("REST API of image builds", () => {
     await allowPodReading(builds, namespace, "builder");
     await createImageBuild(namespace, "scorer", spec);
     const job = { namespace: builds, name: "build-fraud-scorer-v1" };
-    await adminConfig()
-      .makeApiClient(CustomObjectsApi)
-      .replaceNamespacedCustomObjectStatus({
-        group: ImageBuildKind.group,
-        version: ImageBuildKind.version,
-        plural: ImageBuildKind.plural,
-        namespace,
-        name: "scorer",
-        body: { ...(await readImageBuild(namespace, "scorer")), status: { phase: "Building", job } },
-      });
+    await writeBuildStatus(namespace, "scorer", { phase: "Building", job });
     // a pod of the Job that no node takes: nothing logged yet (and no kubelet asked)
     await adminConfig()
       .makeApiClient(CoreV1Api)
