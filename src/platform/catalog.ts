@@ -2,7 +2,6 @@
  * The release catalog (which image each component runs in each Slipway release), and the component
  * catalog's entry points (what each service is and how it starts: contracts.ts).
  */
-import packageJson from "../../package.json" with { type: "json" };
 import type { ComponentName } from "../apis/platform/schemas.ts";
 
 import { type CatalogComponent, catalog } from "./contracts.ts";
@@ -65,8 +64,7 @@ export const releases: readonly Release[] = [
   },
 ];
 
-/** The release this build of Slipway is (the operator's own version, the default for a new Platform). */
-export const ownVersion: string = packageJson.version;
+export { ownVersion } from "../apis/version.ts";
 
 const normalize = (version: string) => version.replace(/^v/, "");
 
