@@ -104,7 +104,12 @@ it("another namespace's completion triggers a RunConfiguration its Provider allo
     () => runsOf(other),
     (l) => l.length === 1,
   );
-  const allowed: Any = await api.get(types.runConfiguration, other, "deploy");
+  // the Run is created before the RunConfiguration's status says why (a separate write)
+  const allowed: Any = await eventually(
+    "the other namespace's deploy says it is allowed",
+    () => api.get(types.runConfiguration, other, "deploy"),
+    (c) => triggersAllowed(c)?.status === "True",
+  );
   expect(triggersAllowed(allowed)).toMatchObject({ status: "True", reason: "Allowed" });
   expect(await runsOf(team)).toHaveLength(1); // the team's deploy is not triggered again
 });
