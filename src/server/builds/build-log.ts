@@ -105,7 +105,7 @@ export async function followPodLog(
     if (containerStep(pod, container) === "skip") continue;
     feed.send("container", { name: container });
     await followContainer(kube, { namespace, pod: name, container }, feed);
-    pod = await current();
+    pod = await afterLogEnded(current, container, feed.signal);
     if (pod && !feed.signal.aborted && stateOf(pod, container)?.running) {
       log.info(
         { pod: name, container },
@@ -116,6 +116,30 @@ export async function followPodLog(
   }
   if (!feed.signal.aborted) feed.send("end", {});
   feed.close();
+}
+
+/** Reads of the pod after a container's log ended, while its status still says the container runs. */
+const statusLagReads = 5;
+
+/**
+ * The pod once its status says `container` stopped, or after statusLagReads reads if it still runs:
+ * the kubelet ends a log when the container exits but reports the exit in the pod's status later.
+ */
+async function afterLogEnded(
+  current: () => Promise<V1Pod | undefined>,
+  container: string,
+  signal: AbortSignal,
+): Promise<V1Pod | undefined> {
+  let pod = await current();
+  for (
+    let read = 1;
+    read < statusLagReads && pod && stateOf(pod, container)?.running && !signal.aborted;
+    read++
+  ) {
+    await pause(startPollMs, signal);
+    pod = await current();
+  }
+  return pod;
 }
 
 /**
