@@ -6,6 +6,7 @@ import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, PatchStrategy } from
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type ImageBuild, ImageBuildKind } from "../../src/apis/builds/imagebuild.ts";
 import { toCrd } from "../../src/apis/crd.ts";
+import { PlatformKind } from "../../src/apis/platform/platform.ts";
 import { RegistryClient } from "../../src/builds/registry/client.ts";
 import { devS3Credentials } from "../../src/dev/dev-builds.ts";
 import type { PlatformServices } from "../../src/dev/platform-services.ts";
@@ -54,14 +55,16 @@ describe("slipway dev: image builds (its own control plane)", () => {
 
     const config = new KubeConfig();
     config.loadFromFile(join(dir, "kubeconfig"));
-    await KubernetesObjectApi.makeApiClient(config).patch(
-      toCrd(ImageBuildKind),
-      undefined,
-      undefined,
-      "slipway-tests",
-      true,
-      PatchStrategy.ServerSideApply,
-    );
+    // the builds controller also watches Platforms (an override a Platform controls is trusted for its hosts)
+    for (const kind of [ImageBuildKind, PlatformKind])
+      await KubernetesObjectApi.makeApiClient(config).patch(
+        toCrd(kind),
+        undefined,
+        undefined,
+        "slipway-tests",
+        true,
+        PatchStrategy.ServerSideApply,
+      );
     const objects = config.makeApiClient(CustomObjectsApi);
     const crd = {
       group: ImageBuildKind.group,
