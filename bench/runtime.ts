@@ -10,12 +10,12 @@
  *   Slipway, peer, peer, Slipway, with a floor run before, between and after (each floor run also makes
  *   every status differ from its spec again, so every subject run writes all 2,000); seconds are means.
  */
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
 import pino from "pino";
@@ -28,6 +28,8 @@ import { RestClient } from "../src/kube/rest.ts";
 import { goPeer } from "./peers/build.ts";
 import { concurrency, echoController, namespace, widgetNames, widgetType } from "./runtime/echo.ts";
 import { figuresOf, pool, sleep } from "./support.ts";
+
+const run = promisify(execFile);
 
 /** The benchmark's own kind (its own group, so it never meets the tests' Widget CRD): status echoes spec. */
 const Widget = defineKind({
@@ -123,11 +125,16 @@ function operatorRssBeforeStart(kubeconfig: string, cli: string): Promise<number
   });
 }
 
-/** The release's entry point, compiled by `npm run build` (the image runs it). */
-function builtCli(): string {
-  const cli = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` before the runtime bench`);
-  return cli;
+/**
+ * The release's entry point, compiled as `npm run build` does (the image runs it). Compiled on
+ * every run, so the figures are never those of an older dist/.
+ */
+async function builtCli(): Promise<string> {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: root,
+  });
+  return join(root, "dist/cli/main.js");
 }
 
 interface PeerReconcile {
@@ -211,7 +218,7 @@ async function sideBySide(rest: RestClient, kubeConfig: KubeConfig, kubeconfig: 
 }
 
 export default async function bench() {
-  const cli = builtCli();
+  const cli = await builtCli();
   const peer = await goPeer("controller-runtime");
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
