@@ -11,6 +11,7 @@
  *   every status differ from its spec again, so every subject run writes all 2,000); seconds are means.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,9 +92,9 @@ function runIdleChild(kubeconfig: string) {
 /**
  * The resident memory of a real `slipway operator` (every controller, no leader election, ops on free ports)
  * when it logs "operator starting", i.e. just before its Manager starts: read from /proc, no forced GC.
+ * `cli` is the release's compiled entry (dist/, `npm run build`) or the TypeScript one.
  */
-function operatorRssBeforeStart(kubeconfig: string): Promise<number> {
-  const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+function operatorRssBeforeStart(kubeconfig: string, cli: string): Promise<number> {
   const ports = ["--metrics-port", "0", "--health-port", "0"];
   const args = [
     cli,
@@ -120,6 +121,13 @@ function operatorRssBeforeStart(kubeconfig: string): Promise<number> {
       reject(new Error(`slipway operator exited with ${code}: ${out.slice(-500)}`)),
     );
   });
+}
+
+/** The release's entry point, compiled by `npm run build` (the image runs it). */
+function builtCli(): string {
+  const cli = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` before the runtime bench`);
+  return cli;
 }
 
 interface PeerReconcile {
@@ -203,6 +211,7 @@ async function sideBySide(rest: RestClient, kubeConfig: KubeConfig, kubeconfig: 
 }
 
 export default async function bench() {
+  const cli = builtCli();
   const peer = await goPeer("controller-runtime");
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
@@ -216,7 +225,11 @@ export default async function bench() {
     await createWidgets(rest, names(objects, cachedObjects));
     const idle = await runIdleChild(state.kubeconfig);
     const idlePeer = await peerIdle(peer, state.kubeconfig);
-    const operatorRss = await operatorRssBeforeStart(state.kubeconfig);
+    const operatorRss = await operatorRssBeforeStart(state.kubeconfig, cli);
+    const operatorRssTs = await operatorRssBeforeStart(
+      state.kubeconfig,
+      fileURLToPath(new URL("../src/cli/main.ts", import.meta.url)),
+    );
     rest.close();
     const seconds = mean(slipway.map((run) => run.seconds));
     const peerSeconds = mean(peers.map((run) => run.seconds));
@@ -233,6 +246,7 @@ export default async function bench() {
       rss_mb_10k_cached: rounded(idle.rss_mb, 1),
       rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
       operator_rss_mb_before_start: rounded(operatorRss, 1),
+      operator_rss_mb_before_start_type_stripped: rounded(operatorRssTs, 1),
       heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),
       idle_cpu_seconds_30s_10k: rounded(idle.idle_cpu_seconds),
       peer: "controller-runtime v0.25.2",
