@@ -15,15 +15,14 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
-  KubernetesObjectApi,
   PatchStrategy,
   RbacAuthorizationV1Api,
   setHeaderOptions,
   Watch,
 } from "@kubernetes/client-node";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
-import { toCrd } from "../src/apis/crd.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
+import { applyCrds } from "../src/dev/crds.ts";
 import { releaseCatalog } from "../src/platform/version-change.ts";
 import { buildServer } from "../src/server/app.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
@@ -91,15 +90,7 @@ async function platformReady(kubeconfig: string) {
   admin.loadFromFile(kubeconfig);
   const namespace = `bench-server-${randomBytes(3).toString("hex")}`;
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-  for (const kind of [PlatformKind, ImageBuildKind])
-    await KubernetesObjectApi.makeApiClient(admin).patch(
-      toCrd(kind),
-      undefined,
-      undefined,
-      "bench",
-      true,
-      PatchStrategy.ServerSideApply,
-    );
+  await applyCrds(kubeconfig, [PlatformKind, ImageBuildKind], "bench");
   const coordinates = {
     group: PlatformKind.group,
     version: PlatformKind.version,

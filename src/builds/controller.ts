@@ -21,7 +21,7 @@ import { deleteTiedJobs } from "./job-cleanup.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { BuildMetrics } from "./metrics.ts";
 import { decideObserving, observeBuild } from "./observe.ts";
-import { overrideConfigMapName, type VouchedHosts } from "./override.ts";
+import { overrideConfigMapName, type Vouching } from "./override.ts";
 import { types } from "./resource-types.ts";
 import { SecretReader } from "./secrets.ts";
 import { Wirings } from "./wiring.ts";
@@ -33,7 +33,7 @@ import { Wirings } from "./wiring.ts";
  */
 export interface OverrideVoucher {
   type: ResourceType;
-  vouch: (configMap: V1ConfigMap, cache: Pick<Cache, "get">) => VouchedHosts | undefined;
+  vouch: (configMap: V1ConfigMap, cache: Pick<Cache, "get">) => Vouching | undefined;
 }
 
 export interface ImageBuildControllerDeps {

@@ -100,6 +100,14 @@ export interface VouchedHosts {
   storageHosts: string[];
 }
 
+/** An owner reference that claims to vouch for the override but is not trusted, and why (said in a refusal). */
+export interface UntrustedOwner {
+  untrusted: string;
+}
+
+/** What the override's owner reference makes of it: hosts a trusted owner vouches for, or why it is not trusted. */
+export type Vouching = VouchedHosts | UntrustedOwner;
+
 /**
  * The operator's configuration as it applies to an override whose owner vouches for `vouched`: as if
  * it granted the namespace `registryOverride` (only when the override's registry is on the vouched
@@ -110,9 +118,9 @@ export function vouchedConfig(
   base: BuildsConfig,
   namespace: string,
   override: Json,
-  vouched: VouchedHosts | undefined,
+  vouched: Vouching | undefined,
 ): BuildsConfig {
-  if (!vouched) return base;
+  if (!vouched || "untrusted" in vouched) return base;
   const registry = override.registry;
   const url = isObject(registry) && typeof registry.url === "string" ? registry.url : undefined;
   const onVouchedHost = url !== undefined && registryHost(url) === vouched.registryHost;
@@ -132,13 +140,14 @@ export type OverrideResult = { config: BuildsConfig; platform: BuildsConfig } | 
 /**
  * The configuration for builds of `namespace`: `base` when there is no override ConfigMap (`data`
  * undefined), else the merged and validated one, or an error naming the ConfigMap and the field.
- * `vouched`: what the ConfigMap's owner vouches for, if a trusted one controls it.
+ * `vouched`: what the ConfigMap's owner vouches for, if a trusted one controls it, or why a claimed
+ * owner is not trusted (added to a refusal: the ordinary rule refused, the owner did not lift it).
  */
 export function applyOverride(
   base: BuildsConfig,
   namespace: string,
   data: Record<string, string> | undefined,
-  vouched?: VouchedHosts,
+  vouched?: Vouching,
 ): OverrideResult {
   if (data === undefined) return { config: base, platform: base };
   const text = data[overrideKey];
@@ -157,7 +166,10 @@ export function applyOverride(
   if (!isObject(parsed)) return { error: `${where}: must be a mapping of configuration fields` };
   const platform = vouchedConfig(base, namespace, parsed, vouched);
   const forbidden = forbiddenField(parsed, platform, namespace);
-  if (forbidden) return { error: `${where}: ${forbidden.field}: ${forbidden.rule}` };
+  if (forbidden) {
+    const distrust = vouched && "untrusted" in vouched ? ` (not vouched for: ${vouched.untrusted})` : "";
+    return { error: `${where}: ${forbidden.field}: ${forbidden.rule}${distrust}` };
+  }
   try {
     return { config: parseBuildsConfig(deepMerge(platform as unknown as Json, parsed)), platform };
   } catch (error) {

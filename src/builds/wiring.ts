@@ -10,7 +10,7 @@ import { type BuildsConfig, configEnvironmentVariable, devModeEnvironmentVariabl
 import type { Blocked } from "./decide.ts";
 import { LocalBuilder } from "./local-builder.ts";
 import type { BuildMetrics } from "./metrics.ts";
-import { applyOverride, type VouchedHosts } from "./override.ts";
+import { applyOverride, type Vouching } from "./override.ts";
 import type { SecretReader } from "./secrets.ts";
 
 export interface Wiring {
@@ -63,7 +63,7 @@ export class Wirings {
    * The wiring of builds in `namespace`, whose override ConfigMap is `configMap` (if any), controlled
    * by an owner that vouches for `vouched` (if a trusted one does).
    */
-  for(namespace: string, configMap: V1ConfigMap | undefined, vouched?: VouchedHosts): WiringResult {
+  for(namespace: string, configMap: V1ConfigMap | undefined, vouched?: Vouching): WiringResult {
     if (!this.#base) return { blocker: notConfigured };
     if (this.#base.backend === "local" && !this.#devMode) return { blocker: localOutsideDevMode };
     if (!configMap) {

@@ -1,23 +1,26 @@
 /**
- * What the demo does with a platform Running on the real node: builds an image (an ImageBuild the
- * dev operator builds with buildah from a context uploaded to dev's S3) and runs a pipeline (a
- * Pipeline and Run on the platform's own Provider, executed by the platform's Argo controller on the
- * node). Each waits for its resource's outcome and returns it; a failure throws with its message.
+ * What the demo does with a platform Running on the real node: builds an image (a context uploaded
+ * to the platform's object store, an ImageBuild in its namespace that the platform's builds
+ * override sends to its registry) and runs a pipeline (a Pipeline and Run on the platform's own
+ * Provider, executed by the platform's Argo controller on the node). Each waits for its resource's
+ * outcome and returns it; a failure throws with its message. The real-platform e2e test runs these
+ * same steps (test/e2e/platform/real-platform.test.ts), so they cannot rot unnoticed.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { overrideConfigMapName, overrideKey } from "../builds/override.ts";
 import { labels } from "../platform/component-objects.ts";
 import { serviceName } from "../platform/names.ts";
 import { workflowImages } from "../platform/workflow-images.ts";
-import { type DevBuilds, uploadDevArtifact } from "./dev-builds.ts";
 import { waitFor } from "./health.ts";
-import { devNamespace } from "./platform-services.ts";
+import { uploadToPlatformStore } from "./platform-store.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: reads of custom resources
 type Any = any;
+
+/** Where the demo's work goes: the platform's namespace and name (its Provider has the platform's name). */
+export interface DemoTarget {
+  namespace: string;
+  platform: string;
+}
 
 /** Polls `read` every 2 s until `done` says so (true) or fails (a string: thrown); returns the last value. */
 async function until<T>(
@@ -40,7 +43,7 @@ async function until<T>(
   return last as T;
 }
 
-function customObjects(config: KubeConfig, group: string, plural: string) {
+function customObjects(config: KubeConfig, namespace: string, group: string, plural: string) {
   const api = config.makeApiClient(CustomObjectsApi);
   const version = "v1alpha1";
   return {
@@ -50,7 +53,7 @@ function customObjects(config: KubeConfig, group: string, plural: string) {
         .createNamespacedCustomObject({
           group,
           version,
-          namespace: devNamespace,
+          namespace,
           plural,
           body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec },
         })
@@ -58,72 +61,56 @@ function customObjects(config: KubeConfig, group: string, plural: string) {
           if (error.code !== 409) throw error;
         }),
     read: (name: string): Promise<Any> =>
-      api.getNamespacedCustomObject({ group, version, namespace: devNamespace, plural, name }),
+      api.getNamespacedCustomObject({ group, version, namespace, plural, name }),
   };
 }
 
+/** The demo's build context: a model file copied into an image from scratch. */
+export const demoContext = {
+  Dockerfile: "FROM scratch\nCOPY model.txt /model/model.txt\n",
+  "model.txt": "demo weights\n",
+};
+
 /**
- * The dev namespace's builds override, written before the platform is installed so that the Platform
- * leaves it alone (it writes one only where none exists): empty, so builds there keep the dev
- * operator's own registry and S3 on this machine. The platform's would name its in-cluster registry,
- * which this operator (a process on the host, where Service names do not resolve) can neither check
- * nor be granted by dev's tenancy rules.
+ * Builds `demo/model:v1` (ImageBuild `demo-model`) from demoContext uploaded to the platform's object
+ * store by its Service name (the caller resolves those: service-lookup.ts); returns the ImageBuild
+ * once Succeeded. No builds configuration names the platform: its override does.
  */
-export async function keepDevBuildsWiring(config: KubeConfig): Promise<void> {
-  const core = config.makeApiClient(CoreV1Api);
-  const name = overrideConfigMapName;
-  if (await core.readNamespacedConfigMap({ namespace: devNamespace, name }).catch(() => undefined)) return;
-  await core.createNamespacedConfigMap({
-    namespace: devNamespace,
-    body: {
-      metadata: { name },
-      data: {
-        [overrideKey]: "# slipway dev demo: the dev operator's own registry and S3 (src/dev/demo-work.ts)\n",
-      },
-    },
+export async function buildDemoImage(config: KubeConfig, target: DemoTarget): Promise<Any> {
+  const artifactUri = await uploadToPlatformStore(config, target, "demo/model", demoContext);
+  const imageBuilds = customObjects(config, target.namespace, "builds.slipway.dev", "imagebuilds");
+  await imageBuilds.create("ImageBuild", "demo-model", {
+    project: "demo",
+    name: "model",
+    version: "v1",
+    artifactUri,
   });
+  return until(
+    "ImageBuild demo-model",
+    () => imageBuilds.read("demo-model"),
+    (b) =>
+      b.status?.phase === "Succeeded" || (b.status?.phase === "Failed" && (b.status?.message ?? "failed")),
+    600_000,
+  );
 }
 
-/** Builds `demo/model:v1` from a two-file context; returns the pushed image reference with its digest. */
-export async function buildDemoImage(config: KubeConfig, builds: DevBuilds): Promise<string> {
-  const context = await mkdtemp(join(tmpdir(), "slipway-demo-"));
-  try {
-    await writeFile(join(context, "Dockerfile"), "FROM scratch\nCOPY model.txt /model/model.txt\n");
-    await writeFile(join(context, "model.txt"), "demo weights\n");
-    const artifactUri = await uploadDevArtifact(builds, context, "demo/model");
-    const imageBuilds = customObjects(config, "builds.slipway.dev", "imagebuilds");
-    await imageBuilds.create("ImageBuild", "demo-model", {
-      project: "demo",
-      name: "model",
-      version: "v1",
-      artifactUri,
-    });
-    const built = await until(
-      "ImageBuild demo-model",
-      () => imageBuilds.read("demo-model"),
-      (b) =>
-        b.status?.phase === "Succeeded" || (b.status?.phase === "Failed" && (b.status?.message ?? "failed")),
-      600_000,
-    );
-    return `${built.status?.image}@${built.status?.digest}`;
-  } finally {
-    await rm(context, { recursive: true, force: true });
-  }
-}
+/** The step `train` writes its output artifact `model` with the tracking URI Argo gave it. */
+const trainScript =
+  "import os, pathlib; p = pathlib.Path('/slipway/outputs'); p.mkdir(parents=True, exist_ok=True); " +
+  "(p / 'model').write_text('trained; tracking ' + os.environ.get('MLFLOW_TRACKING_URI', ''))";
 
-/** Runs the pipeline `demo` (train → evaluate) once on the Provider `provider`; returns the Run's status. */
-export async function runDemoPipeline(config: KubeConfig, provider: string, release: string): Promise<Any> {
+/** Runs the pipeline `demo` (train → evaluate) once (Run `demo-1`) on the platform's Provider; returns the Run. */
+export async function runDemoPipeline(config: KubeConfig, target: DemoTarget, release: string): Promise<Any> {
   const image = workflowImages(release)?.step;
   if (!image) throw new Error(`release ${release} names no pipeline step image`);
-  const objects = (plural: string) => customObjects(config, "pipelines.slipway.dev", plural);
-  const train =
-    "import os, pathlib; p = pathlib.Path('/slipway/outputs'); p.mkdir(parents=True, exist_ok=True); " +
-    "(p / 'model').write_text('trained; tracking ' + os.environ.get('MLFLOW_TRACKING_URI', ''))";
+  const objects = (plural: string) =>
+    customObjects(config, target.namespace, "pipelines.slipway.dev", plural);
+  const provider = target.platform;
   await objects("pipelines").create("Pipeline", "demo", {
     provider,
     image,
     steps: [
-      { name: "train", command: ["python3", "-c", train] },
+      { name: "train", command: ["python3", "-c", trainScript] },
       { name: "evaluate", command: ["python3", "-c", "print('evaluated')"], dependsOn: ["train"] },
     ],
   });
@@ -135,20 +122,19 @@ export async function runDemoPipeline(config: KubeConfig, provider: string, rele
     pipeline: "demo",
     artifacts: [{ name: "model", path: "train:model" }],
   });
-  const run = await until(
+  return until(
     "Run demo-1",
     () => objects("runs").read("demo-1"),
     (r) => r.status?.completionState !== undefined,
     900_000,
   );
-  return run.status;
 }
 
 /** MLflow's address from this machine: its pod on the real node's bridge (the Service's name resolves only in pods). */
-export async function mlflowAddress(config: KubeConfig, platform: string): Promise<string | undefined> {
+export async function mlflowAddress(config: KubeConfig, target: DemoTarget): Promise<string | undefined> {
   const pods = await config.makeApiClient(CoreV1Api).listNamespacedPod({
-    namespace: devNamespace,
-    labelSelector: `${labels.component}=${serviceName(platform, "mlflow")}`,
+    namespace: target.namespace,
+    labelSelector: `${labels.component}=${serviceName(target.platform, "mlflow")}`,
     fieldSelector: "status.phase=Running",
   });
   const ip = pods.items[0]?.status?.podIP;

@@ -4,11 +4,12 @@ import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { releases } from "../platform/catalog.ts";
 import { up } from "./cluster.ts";
 import { demoUserToken } from "./demo-user.ts";
-import { buildDemoImage, keepDevBuildsWiring, mlflowAddress, runDemoPipeline } from "./demo-work.ts";
+import { buildDemoImage, type DemoTarget, mlflowAddress, runDemoPipeline } from "./demo-work.ts";
 import { packageRoot } from "./paths.ts";
-import { devNamespace, type PlatformServices, startPlatformServices } from "./platform-services.ts";
+import { devNamespace, startPlatformServices } from "./platform-services.ts";
 import { newestRelease } from "./real-node/images.ts";
 import { realNodeInstallFlags } from "./real-node/platform-flags.ts";
+import { installServiceLookup } from "./service-lookup.ts";
 
 /** The release the demo installs (the catalog's oldest, so there is one to update to) and the newest. */
 export function demoReleases(): { install: string; updateTo: string } {
@@ -34,7 +35,7 @@ export function demoClosing(uiAddress: string, token: string, kubeconfig: string
     ? [
         `release ${real.release} runs on the real node (the newest: the node holds only its images)`,
         `MLflow: ${real.mlflow ?? "(no running pod)"}   (pods: the platform's mlflow Service, MLFLOW_TRACKING_URI in every step)`,
-        `image built with buildah: ${real.image}`,
+        `image built with buildah (a Job on the real node) into the platform's registry: ${real.image}`,
         `pipeline run demo-1: ${real.run}`,
       ]
     : [
@@ -73,28 +74,37 @@ async function install(kubeconfig: string, release: string, extra: string[]): Pr
   if (code !== 0) throw new Error(`slipway install exited with ${code}`);
 }
 
-/** On the real node: the newest release placed there, then an image built and a pipeline run. */
+/** The CLI's default platform, the one `install` creates in the dev namespace. */
+const target: DemoTarget = { namespace: devNamespace, platform: "slipway" };
+
+/**
+ * On the real node: the newest release placed there, then an image built (the dev operator's buildah
+ * Job on the node, sent to the platform's registry by the override the Platform writes and vouches
+ * for) and a pipeline run on the platform's Provider.
+ */
 async function realDemo(
   config: KubeConfig,
   kubeconfig: string,
-  services: PlatformServices,
   print: (line: string) => void,
 ): Promise<RealDemo> {
   const release = newestRelease().version;
   print(
     `operator and server running; installing release ${release} on the real node into namespace ${devNamespace}`,
   );
-  await keepDevBuildsWiring(config);
   await install(kubeconfig, release, realNodeInstallFlags());
-  print("building an image (ImageBuild demo-model, buildah)");
-  const image = await buildDemoImage(config, services.builds);
-  print(`running a pipeline (Pipeline demo, Run demo-1) on the platform's Provider ${devNamespace}`);
-  const run = await runDemoPipeline(config, devNamespace, release);
+  print(
+    "building an image (ImageBuild demo-model, a buildah Job on the real node, into the platform's registry)",
+  );
+  // the build context goes to the platform's object store by its Service name, as a pod would reach it
+  const undoLookup = installServiceLookup(kubeconfig);
+  const built = await buildDemoImage(config, target).finally(undoLookup);
+  print(`running a pipeline (Pipeline demo, Run demo-1) on the platform's Provider ${target.platform}`);
+  const run = (await runDemoPipeline(config, target, release)).status;
   const artifact = run?.artifacts?.[0]?.location;
   return {
     release,
-    mlflow: await mlflowAddress(config, devNamespace),
-    image,
+    mlflow: await mlflowAddress(config, target),
+    image: `${built.status?.image}@${built.status?.digest}`,
     run: `${run?.completionState}${artifact ? `, its model at ${artifact}` : ""}`,
   };
 }
@@ -120,7 +130,7 @@ export async function demo(dir: string, print: (line: string) => void): Promise<
   }
   const services = await startPlatformServices(dir, state.kubeconfig, print);
   let real: RealDemo | undefined;
-  if (state.realNode) real = await realDemo(config, state.kubeconfig, services, print);
+  if (state.realNode) real = await realDemo(config, state.kubeconfig, print);
   else {
     const release = demoReleases().install;
     print(`no real node (${state.realNodeSkipped ?? "not wanted"}): the platform runs on kwok's fake nodes`);

@@ -16,7 +16,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import { stringify } from "yaml";
-import { devBuildsConfig } from "../builds/config.ts";
+import { type BuildsConfig, devBuildsConfig, parseBuildsConfig } from "../builds/config.ts";
 import {
   cachedBinary,
   ensureBucket,
@@ -30,6 +30,7 @@ import {
 import type { Probe } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import type { ProcessRecord } from "./processes.ts";
+import { realNodePlacement } from "./real-node/objects.ts";
 
 /** The bucket `slipway dev up` creates for build artifacts. */
 export const devBucket = "artifacts";
@@ -149,13 +150,14 @@ export async function devS3Credentials(
 
 /**
  * With the servers running: the bucket, the namespace and the S3 Secret in it, and the operator's
- * builds configuration file. Idempotent.
+ * builds configuration file (devOperatorBuildsConfig). Idempotent.
  */
 export async function provisionDevBuilds(
   dir: string,
   builds: DevBuilds,
   kubeconfig: string,
   namespace: string,
+  realNode: boolean,
 ): Promise<void> {
   const credentials = await devS3Credentials(builds);
   await ensureBucket(builds.s3Endpoint, credentials, devBucket);
@@ -175,13 +177,31 @@ export async function provisionDevBuilds(
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     },
   });
-  const buildsConfig = devBuildsConfig({
+  await writeFile(builds.configFile, stringify(devOperatorBuildsConfig(dir, builds, realNode)));
+}
+
+/**
+ * The dev operator's builds configuration (pure): dev's registry and S3, built with buildah on this
+ * machine (`local`); with the real node, built by the in-cluster buildah Job backend on that node
+ * instead, as an operator in a cluster builds. A platform's builds override names its registry by
+ * Service name, which a pod resolves and buildah on this machine cannot (it does not go through the
+ * operator's service lookup), so only the Job can push there. Dev's own registry and S3 listen on
+ * 127.0.0.1, out of a build pod's reach: on the real node, builds of a namespace without a platform
+ * fail to fetch or push (`dev up --no-real-node` builds them on this machine).
+ */
+export function devOperatorBuildsConfig(dir: string, builds: DevBuilds, realNode: boolean): BuildsConfig {
+  const config = devBuildsConfig({
     registryUrl: builds.registry,
     s3Endpoint: builds.s3Endpoint,
     s3CredentialsSecret: devS3Secret,
     storageRoot: join(buildsDir(dir), "buildah"),
   });
-  await writeFile(builds.configFile, stringify(buildsConfig));
+  if (!realNode) return config;
+  return parseBuildsConfig({
+    ...config,
+    backend: "buildah",
+    kaniko: { ...config.kaniko, ...realNodePlacement() },
+  });
 }
 
 export class EmptyArtifactError extends Error {

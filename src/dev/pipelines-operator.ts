@@ -16,14 +16,8 @@ import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
 import type { EventDispatcher, EventsOptions } from "../pipelines/events/dispatcher.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
+import { crdType, established } from "./crds.ts";
 
-const crdType: ResourceType = {
-  group: "apiextensions.k8s.io",
-  version: "v1",
-  kind: "CustomResourceDefinition",
-  plural: "customresourcedefinitions",
-  namespaced: false,
-};
 const versionLabel = "slipway.dev/argo-crds";
 
 export type Obj = KubeObject & Record<string, unknown>;
@@ -86,10 +80,7 @@ export async function installArgoCrds(api: Api): Promise<void> {
       undefined,
       name,
     );
-    const established = existing?.status?.conditions?.some(
-      (c) => c.type === "Established" && c.status === "True",
-    );
-    if (established && existing?.metadata?.labels?.[versionLabel] === argoVersion) continue;
+    if (established(existing) && existing?.metadata?.labels?.[versionLabel] === argoVersion) continue;
     const metadata = crd.metadata as { labels?: Record<string, string> };
     await api.apply(crdType, {
       ...crd,
@@ -104,7 +95,7 @@ export async function installArgoCrds(api: Api): Promise<void> {
         undefined,
         name,
       );
-      if (crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
+      if (established(crd)) break;
       if (Date.now() > deadline) throw new Error(`CRD ${name} not Established`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -22,7 +22,7 @@ import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
 import { serviceLookupEnvironmentVariable } from "./service-lookup.ts";
-import { readJsonFile, writeJsonFile } from "./state.ts";
+import { readJsonFile, readState, writeJsonFile } from "./state.ts";
 
 /** The namespace `slipway dev up` runs the platform in (the CLI's default). */
 export const devNamespace = "slipway";
@@ -142,7 +142,8 @@ export async function startPlatformServices(
     devBuildsProbe(record.name, builds, probeHttp) !== undefined;
   // the operator reads the builds configuration at its first build: provision before starting it
   for (const record of recorded.processes.filter(isBuildServer)) await ensure(record);
-  await provisionDevBuilds(dir, builds, kubeconfig, devNamespace);
+  const realNode = (await readState(dir))?.realNode !== undefined;
+  await provisionDevBuilds(dir, builds, kubeconfig, devNamespace, realNode);
   for (const record of recorded.processes.filter((r) => !isBuildServer(r))) await ensure(record);
   services = { ...recorded, processes: [...byName.values()] };
   await writePlatformServices(dir, services);

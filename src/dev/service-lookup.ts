@@ -9,10 +9,16 @@
  * network answered NXDOMAIN). A client then connects to the pod on the Service's port, which is the
  * container's for every platform component. It replaces `dns.lookup`, which every client of the
  * process connects through (global fetch for registries, the AWS SDK's handler for S3), rather than
- * one client's agent.
+ * one client's agent. Answers are kept for a short while (serviceLookupTtlMs): a build resolves the
+ * same names for each of its requests. It reads with Slipway's own REST client and kubeconfig loader
+ * (src/kube/), not client-node's, which the dev operator would otherwise load for this alone.
  */
 import dns, { type LookupAddress, type LookupOptions } from "node:dns";
-import { DiscoveryV1Api, KubeConfig, type V1EndpointSlice } from "@kubernetes/client-node";
+import type { V1EndpointSlice } from "@kubernetes/client-node";
+import { resourcePath } from "../kube/keys.ts";
+import { loadClusterAccess } from "../kube/kubeconfig.ts";
+import { RestClient } from "../kube/rest.ts";
+import { types } from "../platform/resource-types.ts";
 import { podCidr } from "./real-node/network.ts";
 
 /** Set to a kubeconfig path, a process started with service-lookup-preload.ts resolves Service names through it. */
@@ -54,7 +60,7 @@ type Lookup = (
   options: LookupOptions | number | LookupCallback,
   callback?: LookupCallback,
 ) => void;
-type Addresses = (service: { name: string; namespace: string }) => Promise<string[]>;
+export type Addresses = (service: { name: string; namespace: string }) => Promise<string[]>;
 
 /** A `dns.lookup` that answers Service names with `addresses` and passes every other name to `fallback`. */
 export function serviceLookup(addresses: Addresses, fallback: Lookup): Lookup {
@@ -83,16 +89,50 @@ export function serviceLookup(addresses: Addresses, fallback: Lookup): Lookup {
   };
 }
 
-/** Makes this process resolve Service names through the API server of `kubeconfig`; returns what undoes it. */
-export function installServiceLookup(kubeconfig: string): () => void {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  const discovery = config.makeApiClient(DiscoveryV1Api);
-  const addresses: Addresses = async ({ name, namespace }) => {
-    const labelSelector = `kubernetes.io/service-name=${name}`;
-    const slices = await discovery.listNamespacedEndpointSlice({ namespace, labelSelector });
+/** How long a Service's addresses are reused: endpoints change rarely, and a pod turning ready waits at most this. */
+export const serviceLookupTtlMs = 2_000;
+
+/**
+ * `addresses` with each Service's answer (an in-flight one too) reused for `ttlMs` after it was asked;
+ * a failed answer is not kept.
+ */
+export function cachedAddresses(
+  addresses: Addresses,
+  ttlMs: number,
+  now: () => number = Date.now,
+): Addresses {
+  const answers = new Map<string, { at: number; found: Promise<string[]> }>();
+  return (service) => {
+    const key = `${service.namespace}/${service.name}`;
+    const known = answers.get(key);
+    if (known && now() - known.at < ttlMs) return known.found;
+    for (const [other, answer] of answers) if (now() - answer.at >= ttlMs) answers.delete(other);
+    const found = addresses(service);
+    answers.set(key, { at: now(), found });
+    found.catch(() => answers.delete(key));
+    return found;
+  };
+}
+
+/** The ready pod-network addresses of a Service, read from the API server of `kubeconfig`. */
+function endpointAddresses(kubeconfig: string): Addresses {
+  let rest: Promise<RestClient> | undefined;
+  return async ({ name, namespace }) => {
+    rest ??= loadClusterAccess({ kubeconfig }).then(
+      (access) => new RestClient(access, { userAgent: "slipway-dev" }),
+    );
+    const slices = await (await rest).request<{ items: V1EndpointSlice[] }>(
+      "GET",
+      resourcePath(types.endpointSlice, { namespace }),
+      { query: { labelSelector: `kubernetes.io/service-name=${name}` } },
+    );
     return readyAddresses(slices.items, podCidr);
   };
+}
+
+/** Makes this process resolve Service names through the API server of `kubeconfig`; returns what undoes it. */
+export function installServiceLookup(kubeconfig: string): () => void {
+  const addresses = cachedAddresses(endpointAddresses(kubeconfig), serviceLookupTtlMs);
   const module = dns as unknown as { lookup: Lookup };
   const original = module.lookup;
   module.lookup = serviceLookup(addresses, original);

@@ -9,14 +9,14 @@
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import type { OverrideVoucher } from "../builds/controller.ts";
-import { overrideConfigMapName, overrideKey, type VouchedHosts } from "../builds/override.ts";
+import { overrideConfigMapName, overrideKey, type Vouching } from "../builds/override.ts";
 import { endpointHost } from "../builds/tenancy.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { stringifyYaml as stringify } from "../kube/yaml.ts";
 import { labels } from "./component-objects.ts";
 import { credentialSecrets, registryHost } from "./credentials.ts";
 import { serviceName } from "./names.ts";
-import { controlledBy, referencedPlatform } from "./platform-owner.ts";
+import { controlledBy, platformReference, referencedPlatform } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
 
 /** The builds configuration fields the platform provides (registry and storage: all a namespace may set). */
@@ -57,15 +57,27 @@ export function platformBuildsOverride(platform: PlatformResource): V1ConfigMap 
 }
 
 /**
- * The hosts `platform` vouches for in `configMap`: its own registry and object store, only when it
- * controls the ConfigMap (the reference's uid is that Platform's). Whoever may create ConfigMaps
- * there can copy the reference, but gains only builds sent to this Platform's own Services.
+ * What `platform` (the Platform of the ConfigMap's namespace its controller reference names, if any)
+ * makes of `configMap`: when it controls it (the reference's uid is that Platform's), its own
+ * registry and object store hosts; when the reference names a Platform but not that one, why not;
+ * with no Platform reference, nothing. Whoever may create ConfigMaps there can copy the reference,
+ * but gains only builds sent to this Platform's own Services.
  */
 export function platformVouchedHosts(
   configMap: V1ConfigMap,
   platform: PlatformResource | undefined,
-): VouchedHosts | undefined {
-  if (!platform || !controlledBy(configMap, platform)) return undefined;
+): Vouching | undefined {
+  const reference = platformReference(configMap);
+  if (!reference) return undefined;
+  const namespace = configMap.metadata?.namespace ?? "";
+  if (!platform)
+    return {
+      untrusted: `its controller reference names Platform ${reference.name}, which does not exist in namespace ${namespace}`,
+    };
+  if (!controlledBy(configMap, platform))
+    return {
+      untrusted: `its controller reference names Platform ${reference.name} with uid ${reference.uid}, not that Platform's`,
+    };
   const config = platformBuildsConfig(platform.metadata.name ?? "", platform.metadata.namespace ?? "");
   return { registryHost: config.registry.url, storageHosts: [endpointHost(config.storage.s3.endpoint)] };
 }

@@ -2,12 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CustomObjectsApi, KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type ImageBuild, ImageBuildKind } from "../../src/apis/builds/imagebuild.ts";
-import { toCrd } from "../../src/apis/crd.ts";
 import { PlatformKind } from "../../src/apis/platform/platform.ts";
 import { RegistryClient } from "../../src/builds/registry/client.ts";
+import { applyCrds } from "../../src/dev/crds.ts";
 import { devS3Credentials } from "../../src/dev/dev-builds.ts";
 import type { PlatformServices } from "../../src/dev/platform-services.ts";
 import { isRunning } from "../../src/dev/processes.ts";
@@ -56,15 +56,7 @@ describe("slipway dev: image builds (its own control plane)", () => {
     const config = new KubeConfig();
     config.loadFromFile(join(dir, "kubeconfig"));
     // the builds controller also watches Platforms (an override a Platform controls is trusted for its hosts)
-    for (const kind of [ImageBuildKind, PlatformKind])
-      await KubernetesObjectApi.makeApiClient(config).patch(
-        toCrd(kind),
-        undefined,
-        undefined,
-        "slipway-tests",
-        true,
-        PatchStrategy.ServerSideApply,
-      );
+    await applyCrds(join(dir, "kubeconfig"), [ImageBuildKind, PlatformKind], "slipway-tests");
     const objects = config.makeApiClient(CustomObjectsApi);
     const crd = {
       group: ImageBuildKind.group,

@@ -1,6 +1,12 @@
 import type { LookupAddress } from "node:dns";
 import { describe, expect, it } from "vitest";
-import { inCidr, readyAddresses, serviceLookup, serviceOf } from "../../src/dev/service-lookup.ts";
+import {
+  cachedAddresses,
+  inCidr,
+  readyAddresses,
+  serviceLookup,
+  serviceOf,
+} from "../../src/dev/service-lookup.ts";
 
 describe("Service names for the dev operator on the host", () => {
   it("a Service name as a pod's search list finds it; other names are not the cluster's", () => {
@@ -59,5 +65,43 @@ describe("Service names for the dev operator on the host", () => {
       code: "ENOTFOUND",
       message: "service lookup: missing.team.svc: no ready endpoint on the real node",
     });
+  });
+});
+
+describe("cachedAddresses", () => {
+  const lab = { name: "lab-registry", namespace: "team" };
+
+  it("reuses a Service's answer (an in-flight one too) for the TTL, then asks again; a failure is not kept", async () => {
+    let clock = 0;
+    const asked: string[] = [];
+    let fail = false;
+    const cached = cachedAddresses(
+      async (service) => {
+        asked.push(service.name);
+        if (fail) throw new Error("API server unreachable");
+        return [`10.233.0.${asked.length}`];
+      },
+      2_000,
+      () => clock,
+    );
+    const [first, concurrent] = await Promise.all([cached(lab), cached(lab)]);
+    expect([first, concurrent]).toEqual([["10.233.0.1"], ["10.233.0.1"]]);
+    clock = 1_999;
+    expect(await cached(lab)).toEqual(["10.233.0.1"]);
+    expect(await cached({ ...lab, name: "lab-object-store" })).toEqual(["10.233.0.2"]);
+    clock = 2_000;
+    expect(await cached(lab)).toEqual(["10.233.0.3"]);
+    fail = true;
+    clock = 4_000;
+    await expect(cached(lab)).rejects.toThrow("API server unreachable");
+    fail = false;
+    expect(await cached(lab)).toEqual(["10.233.0.5"]);
+    expect(asked).toEqual([
+      "lab-registry",
+      "lab-object-store",
+      "lab-registry",
+      "lab-registry",
+      "lab-registry",
+    ]);
   });
 });

@@ -6,28 +6,18 @@
  * names with its generated credentials.
  */
 import { Writable } from "node:stream";
-import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { CoreV1Api } from "@kubernetes/client-node";
 import pino from "pino";
 import { inject } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
+import { secretValues } from "../../../src/dev/platform-store.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import { installServiceLookup } from "../../../src/dev/service-lookup.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { platformBuildsConfig, platformBuildsVoucher } from "../../../src/platform/builds-wiring.ts";
-import { credentialKeys, credentialSecrets } from "../../../src/platform/credentials.ts";
+import { credentialSecrets } from "../../../src/platform/credentials.ts";
 import { adminConfig } from "../../support/cluster.ts";
-
-const core = () => adminConfig().makeApiClient(CoreV1Api);
-
-async function secretValues(namespace: string, name: string): Promise<Record<string, string>> {
-  const secret = await core().readNamespacedSecret({ namespace, name });
-  return Object.fromEntries(
-    Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString()]),
-  );
-}
 
 /**
  * The operator's builds configuration has nothing of the platform: a registry elsewhere, no storage,
@@ -64,34 +54,11 @@ export async function startPlatformBuilds(namespace: string) {
   };
 }
 
-/** Uploads `files` under `s3://slipway/<prefix>/` of the platform's object store (by its Service name); returns that URI. */
-export async function uploadToPlatformStore(
-  namespace: string,
-  prefix: string,
-  files: Record<string, string>,
-): Promise<string> {
-  const keys = credentialKeys.objectStore;
-  const values = await secretValues(namespace, credentialSecrets("slipway").objectStore);
-  const s3 = new S3Client({
-    endpoint: platformBuildsConfig("slipway", namespace).storage.s3.endpoint,
-    region: "us-east-1",
-    forcePathStyle: true,
-    credentials: { accessKeyId: values[keys.accessKey] ?? "", secretAccessKey: values[keys.secretKey] ?? "" },
-  });
-  try {
-    for (const [name, body] of Object.entries(files))
-      await s3.send(new PutObjectCommand({ Bucket: "slipway", Key: `${prefix}/${name}`, Body: body }));
-  } finally {
-    s3.destroy();
-  }
-  return `s3://slipway/${prefix}`;
-}
-
 /** A client of the platform's registry (by its Service name) with the generated credentials. */
 export async function platformRegistry(
   namespace: string,
 ): Promise<{ client: RegistryClient; password: string }> {
-  const values = await secretValues(namespace, credentialSecrets("slipway").registry);
+  const values = await secretValues(adminConfig(), namespace, credentialSecrets("slipway").registry);
   const client = new RegistryClient({
     registry: platformBuildsConfig("slipway", namespace).registry.url,
     insecure: true,

@@ -1,7 +1,7 @@
 /**
  * The pipeline half of the real-platform test: the pipelines controllers in this process (only the
- * platform's namespace, completion polled every 2 s), a Pipeline and a Run on the platform's own
- * Provider, and reads of what Argo's controller and executor did: the Workflow, its pods, and the
+ * platform's namespace, completion polled every 2 s) that run the demo's Pipeline and Run
+ * (src/dev/demo-work.ts) on the platform's own Provider, and reads of what Argo's controller and executor did: the Workflow, its pods, and the
  * output artifact in the platform's object store, fetched with the S3 client and the generated
  * credentials from the host (pods' addresses on the real node's bridge are reachable from it).
  */
@@ -15,14 +15,13 @@ import { providerServiceAccountPolicy } from "../../../src/operator/controllers.
 import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
 import { credentialKeys, credentialSecrets } from "../../../src/platform/credentials.ts";
-import { adminConfig, eventually } from "../../support/cluster.ts";
+import { adminConfig } from "../../support/cluster.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
 const custom = () => adminConfig().makeApiClient(CustomObjectsApi);
 const core = () => adminConfig().makeApiClient(CoreV1Api);
-const pipelines = { group: "pipelines.slipway.dev", version: "v1alpha1" };
 
 export async function startPipelinesController(namespace: string): Promise<Manager> {
   const manager = new Manager({
@@ -40,54 +39,6 @@ export async function startPipelinesController(namespace: string): Promise<Manag
     manager.add(controller);
   await manager.start();
   return manager;
-}
-
-/** The step `train` writes its output artifact `model` (with the tracking URI Argo gave it); `evaluate` runs after it. */
-const trainScript = String.raw`
-import os, pathlib
-out = pathlib.Path("/slipway/outputs"); out.mkdir(parents=True, exist_ok=True)
-(out / "model").write_text("weights; tracking " + os.environ.get("MLFLOW_TRACKING_URI", "unset") + "\n")
-print("trained")
-`;
-
-const create = (namespace: string, plural: string, kind: string, name: string, spec: unknown) =>
-  custom().createNamespacedCustomObject({
-    ...pipelines,
-    namespace,
-    plural,
-    body: { apiVersion: `${pipelines.group}/${pipelines.version}`, kind, metadata: { name }, spec },
-  });
-
-const read = (namespace: string, plural: string, name: string): Promise<Any> =>
-  custom().getNamespacedCustomObject({ ...pipelines, namespace, plural, name });
-
-/** Creates the Pipeline `train` and, once it is synchronized, the Run `train-1`; returns the Run once complete. */
-export async function runPipeline(namespace: string, provider: string, image: string): Promise<Any> {
-  await create(namespace, "pipelines", "Pipeline", "train", {
-    provider,
-    image,
-    steps: [
-      { name: "train", command: ["python3", "-c", trainScript] },
-      { name: "evaluate", command: ["python3", "-c", "print('evaluated')"], dependsOn: ["train"] },
-    ],
-  });
-  await eventually(
-    "the Pipeline synchronized",
-    () => read(namespace, "pipelines", "train"),
-    (p) => p.status?.state === "Succeeded",
-    120_000,
-  );
-  await create(namespace, "runs", "Run", "train-1", {
-    provider,
-    pipeline: "train",
-    artifacts: [{ name: "model", path: "train:model" }],
-  });
-  return eventually(
-    "the Run completed",
-    () => read(namespace, "runs", "train-1"),
-    (r) => r.status?.completionState !== undefined,
-    480_000,
-  );
 }
 
 export function readWorkflow(namespace: string, name: string): Promise<Any> {

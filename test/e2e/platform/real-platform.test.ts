@@ -15,23 +15,17 @@ import { BatchV1Api, CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/clien
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { overrideConfigMapName } from "../../../src/builds/override.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
+import { buildDemoImage, runDemoPipeline } from "../../../src/dev/demo-work.ts";
 import { realNodeName } from "../../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../../src/dev/real-node/images.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
-import { workflowImages } from "../../../src/platform/workflow-images.ts";
 import { createImageBuild, waitForPhase } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
-import { platformRegistry, startPlatformBuilds, uploadToPlatformStore } from "./real-build.ts";
-import {
-  readPlatformObject,
-  readWorkflow,
-  runPipeline,
-  startPipelinesController,
-  workflowPods,
-} from "./real-pipeline.ts";
+import { platformRegistry, startPlatformBuilds } from "./real-build.ts";
+import { readPlatformObject, readWorkflow, startPipelinesController, workflowPods } from "./real-pipeline.ts";
 import { cli, type OperatorProcess, readPlatform, startOperator, suiteNamespace } from "./support.ts";
 
 const run = promisify(execFile);
@@ -228,8 +222,9 @@ describe
       expect(provider).toBe("slipway");
       const pipelines = await startPipelinesController(namespace);
       try {
-        const run = await runPipeline(namespace, provider ?? "", workflowImages("0.2.0")?.step ?? "");
-        const workflowName = `${namespace}.train-1`;
+        // the demo's pipeline (make demo runs the same steps)
+        const run = await runDemoPipeline(adminConfig(), { namespace, platform: provider ?? "" }, "0.2.0");
+        const workflowName = `${namespace}.demo-1`;
         const workflow = await readWorkflow(namespace, workflowName);
         // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
         expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
@@ -249,7 +244,7 @@ describe
         expect(artifact?.name).toBe("model");
         expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
         const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
-        expect(content).toContain(`weights; tracking http://slipway-mlflow.${namespace}.svc:5000`);
+        expect(content).toContain(`trained; tracking http://slipway-mlflow.${namespace}.svc:5000`);
       } finally {
         await pipelines.stop();
       }
@@ -262,19 +257,16 @@ describe
       expect(override.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Platform", controller: true });
       const builds = await startPlatformBuilds(namespace);
       try {
-        const artifactUri = await uploadToPlatformStore(namespace, "contexts/model", {
-          Dockerfile: "FROM scratch\nCOPY model.txt /model/model.txt\n",
-          "model.txt": "weights\n",
-        });
         const { client, password } = await platformRegistry(namespace);
         const repository = `${namespace}/demo-model`;
         expect(await client.manifestDigest(repository, "v1")).toBeUndefined();
-        const spec = { project: "demo", name: "model", version: "v1", artifactUri };
-        await createImageBuild(namespace, "model", spec);
-        const built = await waitForPhase(namespace, "model", "Succeeded", 600_000);
+        // the demo's build (make demo runs the same step): its context uploaded to the platform's object store
+        const built = await buildDemoImage(adminConfig(), { namespace, platform: "slipway" });
+        expect(built.spec.artifactUri).toBe("s3://slipway/demo/model");
         const digest = await client.manifestDigest(repository, "v1");
         expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
         expect(built.status).toMatchObject({
+          phase: "Succeeded",
           reused: false,
           digest,
           image: `slipway-registry.${namespace}.svc:5000/${repository}:v1`,
@@ -286,7 +278,7 @@ describe
         const [job, ...more] = await jobs();
         expect(more).toEqual([]);
 
-        await createImageBuild(namespace, "model-again", { ...spec });
+        await createImageBuild(namespace, "model-again", { ...built.spec });
         const reused = await waitForPhase(namespace, "model-again", "Succeeded", 120_000);
         expect(reused.status).toMatchObject({ reused: true, digest });
         expect(await jobs()).toEqual([job]);

@@ -54,10 +54,17 @@ describe("an override ConfigMap controlled by a Platform", () => {
   });
 
   it("a forged reference (another uid, or no Platform at all) vouches for nothing and is refused", () => {
-    expect(platformVouchedHosts(forge("p-forged"), platform)).toBeUndefined();
-    expect(platformVouchedHosts(platformOverride, undefined)).toBeUndefined();
+    expect(platformVouchedHosts(forge("p-forged"), platform)).toEqual({
+      untrusted: "its controller reference names Platform lab with uid p-forged, not that Platform's",
+    });
+    expect(platformVouchedHosts(platformOverride, undefined)).toEqual({
+      untrusted: "its controller reference names Platform lab, which does not exist in namespace team",
+    });
+    // the refusal is the ordinary rule's, and says why the owner did not lift it
     expect(judge(forge("p-forged"))).toEqual({
-      error: expect.stringContaining("registry.type: cannot be overridden per namespace"),
+      error: expect.stringMatching(
+        /registry\.type: cannot be overridden per namespace .* \(not vouched for: its controller reference names Platform lab with uid p-forged, not that Platform's\)$/,
+      ),
     });
     const notController: V1ConfigMap = {
       ...platformOverride,
