@@ -1,16 +1,22 @@
 /**
- * `npm run bench -- builds`: 500 ImageBuilds whose images already exist in a real registry.
- * - seconds: a Manager running the ImageBuild controller, started with 500 builds waiting, until all
- *   are Succeeded (reused);
+ * `npm run bench -- builds`: 500 ImageBuilds whose images already exist in a real registry, reused by
+ * three implementations side by side on one private control plane:
+ * - seconds: a Manager running Slipway's ImageBuild controller, started with 500 builds waiting, until
+ *   all are Succeeded (reused);
  * - floor_seconds: a plain client doing what cannot be saved — 500 manifest HEADs (basic auth) and
- *   500 status writes (server-side apply) at the controller's concurrency, in the same run;
- * - both are the median of three rounds, each in fresh namespaces, alternating which goes first;
- * - peer_seconds: the controller-runtime peer (bench/peers/controller-runtime, mode `builds`: the same reuse
- *   path, one registry HEAD and one status write per build, at the same concurrency) in a third fresh
- *   namespace of each round, from its manager's start until it wrote every status; ratio_to_peer;
- * - registry_requests_per_build: registry HTTP requests the controller made, per build (target 1);
- * - local_build_seconds: one real build of a small image by the local backend (buildah), from the
- *   ImageBuild's creation to Succeeded: artifact from MinIO, build, push, digest.
+ *   500 status writes (server-side apply) at the controller's concurrency;
+ * - peer_seconds: the controller-runtime peer (bench/peers/controller-runtime, mode `builds`: the same
+ *   reuse path, one registry HEAD and one status write per build, at the same concurrency), from its
+ *   manager's start until it wrote every status; ratio_to_peer = seconds / peer_seconds;
+ * - each the median of SLIPWAY_BENCH_ROUNDS (3) rounds, each in fresh namespaces, the order alternating;
+ * - per build, for each of the three: API writes (every non-GET), reads (GETs other than informers'
+ *   lists and watches) and registry HEADs; Slipway's requests also by verb;
+ * - webhook_calls_plain_builds: reviews the admission webhook (served and registered as the operator
+ *   does, failurePolicy Fail) received while every round's builds were created and reused (0: it is
+ *   not on their path); webhook_calls_secret_build: the same for one build with a Secret argument (1);
+ * - local_build_seconds: one real build of a small image by the local backend (buildah, dev mode),
+ *   from the ImageBuild's creation to Succeeded: artifact from MinIO, build, push, digest.
+ * Progress goes to stderr; a step that takes over SLIPWAY_BENCH_STEP_TIMEOUT_S (600) fails the bench.
  * On a private control plane, or the one SLIPWAY_BENCH_KUBECONFIG names.
  */
 import { mkdtemp } from "node:fs/promises";
@@ -29,6 +35,7 @@ import { pushImage } from "../src/dev/push-image.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
+import { type CountedWebhook, countedWebhook } from "./builds/webhook.ts";
 import { goPeer } from "./peers/build.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, figuresOf, median, pool, sleep } from "./support.ts";
@@ -39,6 +46,44 @@ const registryUser = { username: "bench", password: "bench-registry-pass" };
 const bucket = "artifacts";
 const concurrency = imageBuildController({ config: undefined }).concurrency ?? 4;
 const apply = { contentType: "application/apply-patch+yaml", query: { fieldManager: "bench", force: true } };
+/** Rounds of floor, Slipway and peer runs; each figure is the median over the rounds. */
+const roundCount = Number(process.env.SLIPWAY_BENCH_ROUNDS ?? 3);
+const stepTimeoutMs = Number(process.env.SLIPWAY_BENCH_STEP_TIMEOUT_S ?? 600) * 1000;
+
+const benchStarted = performance.now();
+/** A progress line on stderr: the step and the seconds since the bench started. */
+function progress(step: string) {
+  const at = ((performance.now() - benchStarted) / 1000).toFixed(1);
+  process.stderr.write(`[bench builds +${at}s] ${step}\n`);
+}
+
+/** `work`, announced on stderr; an error naming `step` if it is not done within the step timeout. */
+async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
+  progress(name);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`bench builds: ${name} not done after ${stepTimeoutMs / 1000} s`)),
+      stepTimeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What one implementation did for every build of a run: its seconds and its requests. */
+interface RunFigures {
+  seconds: number;
+  /** CPU seconds (user + system) of the process that did the work, during the run. */
+  cpuSeconds: number;
+  writes: number;
+  reads: number;
+  registryHeads: number;
+  byVerb?: Record<string, number>;
+}
 
 const spec = (version: string) => ({
   project: "bench",
@@ -76,40 +121,42 @@ async function createNamespace(rest: RestClient, name: string, secrets: BuildSer
   });
 }
 
-async function createBuild(rest: RestClient, namespace: string, name: string, version: string) {
+async function createBuild(rest: RestClient, namespace: string, name: string, buildSpec: object) {
   await rest.request("POST", resourcePath(types.imageBuild, { namespace }), {
     body: {
       apiVersion: ImageBuildKind.apiVersion,
       kind: ImageBuildKind.kind,
       metadata: { name, namespace },
-      spec: spec(version),
+      spec: buildSpec,
     },
   });
 }
 
-/** Resolves when `count` builds of the namespace are in `phase`, seen through one watch. */
+/**
+ * Resolves when `count` builds of the namespace are in `phase`, seen through one watch; rejects when a
+ * build fails or the watch ends first (never waits on a closed watch).
+ */
 function waitForPhase(rest: RestClient, namespace: string, phase: string, count: number) {
   const abort = new AbortController();
   const seen = new Set<string>();
   const done = new Promise<void>((resolve, reject) => {
+    const onEvent = (event: { object: unknown }) => {
+      const object = event.object as {
+        metadata?: { name?: string };
+        status?: { phase?: string; message?: string };
+      };
+      if (object.status?.phase === "Failed")
+        reject(new Error(`${object.metadata?.name} failed: ${object.status.message}`));
+      if (object.status?.phase === phase && object.metadata?.name) seen.add(object.metadata.name);
+      if (seen.size >= count) resolve();
+    };
+    const ended = () =>
+      `the watch of ImageBuilds in ${namespace} ended with ${seen.size} of ${count} ${phase}`;
     rest
-      .watch(
-        resourcePath(types.imageBuild, { namespace }),
-        {},
-        (event) => {
-          const object = event.object as {
-            metadata?: { name?: string };
-            status?: { phase?: string; message?: string };
-          };
-          if (object.status?.phase === "Failed")
-            reject(new Error(`${object.metadata?.name} failed: ${object.status.message}`));
-          if (object.status?.phase === phase && object.metadata?.name) seen.add(object.metadata.name);
-          if (seen.size >= count) resolve();
-        },
-        abort.signal,
-      )
-      .catch(() => {});
+      .watch(resourcePath(types.imageBuild, { namespace }), {}, onEvent, abort.signal)
+      .then(() => reject(new Error(ended())), reject);
   });
+  done.catch(() => {}); // handled where it is awaited; never an unhandled rejection before that
   return { done, stop: () => abort.abort() };
 }
 
@@ -121,7 +168,8 @@ async function runOperator(
 ) {
   const spec = imageBuildController({
     config: parseBuildsConfig(config),
-    ...(localBuilder ? { localBuilder } : {}),
+    // the local backend builds on this machine: only in dev mode, which the bench is
+    ...(localBuilder ? { localBuilder, devMode: true } : {}),
   });
   const manager = new Manager({
     kubeConfig,
@@ -135,74 +183,145 @@ async function runOperator(
 }
 
 /** The floor: what any implementation must do per build, by a plain client at the same concurrency. */
-async function floorRun(rest: RestClient, servers: BuildServers, floorNs: string, versions: string[]) {
+async function floorRun(
+  kubeConfig: KubeConfig,
+  servers: BuildServers,
+  floorNs: string,
+  versions: string[],
+): Promise<RunFigures> {
+  const byVerb: Record<string, number> = {};
+  const rest = new RestClient(kubeConfig, {
+    onRequest: (_, method) => {
+      byVerb[method] = (byVerb[method] ?? 0) + 1;
+    },
+  });
   const basic = `Basic ${Buffer.from(`${registryUser.username}:${registryUser.password}`).toString("base64")}`;
+  let registryHeads = 0;
   const floorStarted = performance.now();
+  const cpuBefore = process.cpuUsage();
   await pool(versions, concurrency, async (version) => {
+    registryHeads++;
     const response = await fetch(`http://${servers.registry.address}/v2/bench-model/manifests/${version}`, {
       method: "HEAD",
       headers: { authorization: basic, accept: "application/vnd.oci.image.manifest.v1+json" },
     });
     const digest = response.headers.get("docker-content-digest");
     if (!digest) throw new Error(`floor: no digest for ${version} (${response.status})`);
-    const now = new Date().toISOString();
-    await rest.request(
-      "PATCH",
-      resourcePath(types.imageBuild, {
-        namespace: floorNs,
-        name: `floor-${version}`,
-        subresource: "status",
-      }),
-      {
-        ...apply,
-        body: {
-          apiVersion: ImageBuildKind.apiVersion,
-          kind: ImageBuildKind.kind,
-          metadata: { name: `floor-${version}`, namespace: floorNs },
-          status: {
-            phase: "Succeeded",
-            image: `${servers.registry.address}/bench-model:${version}`,
-            digest,
-            reused: true,
-            message: "already exists",
-            observedGeneration: 1,
-            completedAt: now,
-            conditions: [
-              {
-                type: "Succeeded",
-                status: "True",
-                reason: "Reused",
-                message: "already exists",
-                observedGeneration: 1,
-                lastTransitionTime: now,
-              },
-            ],
-          },
-        },
-      },
+    await writeReused(
+      rest,
+      floorNs,
+      `floor-${version}`,
+      `${servers.registry.address}/bench-model:${version}`,
+      digest,
     );
   });
-  return (performance.now() - floorStarted) / 1000;
+  const seconds = (performance.now() - floorStarted) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpuBefore);
+  rest.close();
+  const { GET: reads = 0, ...writes } = byVerb;
+  return {
+    seconds,
+    cpuSeconds,
+    reads,
+    writes: Object.values(writes).reduce((a, b) => a + b, 0),
+    registryHeads,
+  };
 }
 
-/** The controller, started with every build of the namespace waiting, until all are Succeeded. */
-async function operatorRun(kubeConfig: KubeConfig, rest: RestClient, namespace: string, config: unknown) {
-  const watch = waitForPhase(rest, namespace, "Succeeded", builds);
-  const started = performance.now();
-  const operator = await runOperator(kubeConfig, namespace, config);
-  await watch.done;
-  const seconds = (performance.now() - started) / 1000;
-  watch.stop();
-  await operator.manager.stop();
-  const requests = (await operator.metrics.registryRequests.get()).values.reduce(
-    (sum, v) => sum + v.value,
-    0,
+function cpuSecondsSince(before: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1e6;
+}
+
+/** The status the reuse path writes: Succeeded, reused, the digest (server-side apply). */
+async function writeReused(rest: RestClient, namespace: string, name: string, image: string, digest: string) {
+  const now = new Date().toISOString();
+  const message = "already exists";
+  await rest.request("PATCH", resourcePath(types.imageBuild, { namespace, name, subresource: "status" }), {
+    ...apply,
+    body: {
+      apiVersion: ImageBuildKind.apiVersion,
+      kind: ImageBuildKind.kind,
+      metadata: { name, namespace },
+      status: {
+        phase: "Succeeded",
+        image,
+        digest,
+        reused: true,
+        message,
+        observedGeneration: 1,
+        completedAt: now,
+        conditions: [
+          {
+            type: "Succeeded",
+            status: "True",
+            reason: "Reused",
+            message,
+            observedGeneration: 1,
+            lastTransitionTime: now,
+          },
+        ],
+      },
+    },
+  });
+}
+
+/** Slipway's requests of a finished run: writes (every non-GET) and reads (GETs less the informers' lists and watches). */
+async function operatorRequests(manager: Manager) {
+  await manager.events.flush();
+  const byVerb = await manager.metrics.requestsByMethod();
+  const informed = manager.cache
+    .informers()
+    .reduce((sum, informer) => sum + informer.stats.listPages + informer.stats.watches, 0);
+  const { GET: gets = 0, ...writes } = byVerb;
+  byVerb.GET = gets - informed;
+  return { byVerb, reads: gets - informed, writes: Object.values(writes).reduce((a, b) => a + b, 0) };
+}
+
+const counted = async (counter: { get: () => Promise<{ values: { value: number }[] }> }) =>
+  (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
+
+/** Every build of the namespace Succeeded and reused, or an error naming one that is not. */
+async function checkAllReused(rest: RestClient, namespace: string) {
+  const list = await rest.request<{ items: { metadata: { name: string }; status?: { reused?: boolean } }[] }>(
+    "GET",
+    resourcePath(types.imageBuild, { namespace }),
   );
-  return { seconds, requests };
+  const other = list.items.find((build) => build.status?.reused !== true);
+  if (list.items.length !== builds || other)
+    throw new Error(
+      `slipway: ${list.items.length} builds in ${namespace}, ${other?.metadata.name} not reused`,
+    );
 }
 
-/** Rounds of floor and operator runs; each figure is the median over the rounds. */
-const roundCount = Number(process.env.SLIPWAY_BENCH_ROUNDS ?? 3);
+/**
+ * The controller, started with every build of the namespace waiting, until it wrote all their
+ * statuses (its own count, as the peer's: no watch in its process), then checked through the API.
+ */
+async function operatorRun(
+  kubeConfig: KubeConfig,
+  rest: RestClient,
+  namespace: string,
+  config: unknown,
+): Promise<RunFigures> {
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const operator = await runOperator(kubeConfig, namespace, config);
+  const startSeconds = (performance.now() - started) / 1000;
+  while ((await counted(operator.metrics.reused)) < builds) {
+    if ((await counted(operator.metrics.failed)) > 0)
+      throw new Error(`slipway: a build in ${namespace} failed`);
+    await sleep(10);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpuBefore);
+  const requests = await operatorRequests(operator.manager);
+  await operator.manager.stop();
+  await checkAllReused(rest, namespace);
+  const registryHeads = await counted(operator.metrics.registryRequests);
+  progress(`slipway: manager started (caches synced) after ${startSeconds.toFixed(2)} s`);
+  return { seconds, cpuSeconds, registryHeads, ...requests };
+}
 
 type BenchConfig = ReturnType<typeof operatorConfig>;
 
@@ -232,10 +351,27 @@ async function prepare(kubeConfig: KubeConfig, rest: RestClient, servers: BuildS
   await sleep(2_000); // the CRD served
   await createNamespace(rest, localNs, servers);
   const versions = Array.from({ length: builds }, (_, i) => `v${i}`);
-  await pool(versions, 8, (version) =>
-    pushImage(servers.registry.address, "bench-model", version, registryUser),
-  );
+  await pushImage(servers.registry.address, "bench-model", "v0", registryUser);
+  await tagAll(servers.registry.address, "bench-model", versions);
   return versions;
+}
+
+/** Tags the image `repository:v0` as each of `tags` (a manifest PUT each: the bench's setup, not measured). */
+async function tagAll(registry: string, repository: string, tags: string[]) {
+  const base = `http://${registry}/v2/${repository}/manifests`;
+  const authorization = `Basic ${Buffer.from(`${registryUser.username}:${registryUser.password}`).toString("base64")}`;
+  const mediaType = "application/vnd.oci.image.manifest.v1+json";
+  const manifest = await fetch(`${base}/v0`, { headers: { authorization, accept: mediaType } });
+  if (!manifest.ok) throw new Error(`GET ${base}/v0: ${manifest.status}`);
+  const body = await manifest.text();
+  await pool(tags, 8, async (tag) => {
+    const put = await fetch(`${base}/${tag}`, {
+      method: "PUT",
+      headers: { authorization, "content-type": mediaType },
+      body,
+    });
+    if (put.status !== 201) throw new Error(`PUT ${base}/${tag}: ${put.status}`);
+  });
 }
 
 interface RoundContext {
@@ -245,10 +381,11 @@ interface RoundContext {
   servers: BuildServers;
   config: BenchConfig;
   peer: string;
+  suffix: string;
 }
 
-/** The controller-runtime peer on its own namespace's builds: seconds from its manager's start to the last status written. */
-async function peerRun(context: RoundContext, namespace: string) {
+/** The controller-runtime peer on its own namespace's builds, from its manager's start to the last status written. */
+async function peerRun(context: RoundContext, namespace: string): Promise<RunFigures> {
   const args = [
     context.kubeconfig,
     namespace,
@@ -256,52 +393,48 @@ async function peerRun(context: RoundContext, namespace: string) {
     String(builds),
     String(concurrency),
   ];
-  const figures = await figuresOf<{ seconds: number }>(context.peer, ["builds", ...args]);
-  return figures.seconds;
+  const figures = await figuresOf<{
+    seconds: number;
+    cpu_seconds: number;
+    writes: number;
+    reads: number;
+    registry_heads: number;
+  }>(context.peer, ["builds", ...args]);
+  const { seconds, writes, reads } = figures;
+  return { seconds, writes, reads, cpuSeconds: figures.cpu_seconds, registryHeads: figures.registry_heads };
 }
 
-/** One round in fresh namespaces: the floor, the operator and the peer, in the order the round's parity says. */
-async function round(
-  index: number,
-  context: RoundContext,
-  versions: string[],
-  suffix: string,
-  namespaces: string[],
-) {
+const roundNamespaces = (suffix: string, index: number) =>
+  ["op", "floor", "peer"].map((n) => `bench-builds-${n}-${suffix}-${index}`) as [string, string, string];
+
+/** One round in fresh namespaces: the floor, Slipway and the peer, in the order the round's parity says. */
+async function round(index: number, context: RoundContext, versions: string[]) {
   const { kubeConfig, rest, servers, config } = context;
-  const [operatorNs, floorNs, peerNs] = ["op", "floor", "peer"].map(
-    (n) => `bench-builds-${n}-${suffix}-${index}`,
-  ) as [string, string, string];
-  namespaces.push(operatorNs, floorNs, peerNs);
-  for (const ns of [operatorNs, floorNs, peerNs]) await createNamespace(rest, ns, servers);
-  await pool(versions, 16, async (version) => {
-    await createBuild(rest, operatorNs, `op-${version}`, version);
-    await createBuild(rest, floorNs, `floor-${version}`, version);
-    await createBuild(rest, peerNs, `peer-${version}`, version);
+  const [operatorNs, floorNs, peerNs] = roundNamespaces(context.suffix, index);
+  await step(`round ${index}: namespaces and ${3 * versions.length} ImageBuilds`, async () => {
+    for (const ns of [operatorNs, floorNs, peerNs]) await createNamespace(rest, ns, servers);
+    await pool(versions, 16, async (version) => {
+      await createBuild(rest, operatorNs, `op-${version}`, spec(version));
+      await createBuild(rest, floorNs, `floor-${version}`, spec(version));
+      await createBuild(rest, peerNs, `peer-${version}`, spec(version));
+    });
   });
-  const floor = () => floorRun(rest, servers, floorNs, versions);
-  const operator = () => operatorRun(kubeConfig, rest, operatorNs, config);
-  const peer = () => peerRun(context, peerNs);
+  const runs = {
+    floor: () => step(`round ${index}: floor`, () => floorRun(kubeConfig, servers, floorNs, versions)),
+    slipway: () => step(`round ${index}: slipway`, () => operatorRun(kubeConfig, rest, operatorNs, config)),
+    peer: () => step(`round ${index}: peer`, () => peerRun(context, peerNs)),
+  };
   // alternate which goes first, so that neither always meets a fresher control plane
-  if (index % 2 === 0) {
-    const floorSeconds = await floor();
-    const measured = await operator();
-    return { floor: floorSeconds, ...measured, peer: await peer() };
-  }
-  const peerSeconds = await peer();
-  const measured = await operator();
-  return { floor: await floor(), ...measured, peer: peerSeconds };
+  const order =
+    index % 2 === 0 ? (["floor", "slipway", "peer"] as const) : (["peer", "slipway", "floor"] as const);
+  const figures: Partial<Record<keyof typeof runs, RunFigures>> = {};
+  for (const subject of order) figures[subject] = await runs[subject]();
+  return figures as Record<keyof typeof runs, RunFigures>;
 }
 
 /** One real local build: artifact in MinIO → buildah → push → digest, from creation to Succeeded. */
-async function localBuild(
-  kubeConfig: KubeConfig,
-  rest: RestClient,
-  servers: BuildServers,
-  localNs: string,
-  config: BenchConfig,
-  suffix: string,
-) {
+async function localBuild(context: RoundContext, localNs: string) {
+  const { kubeConfig, rest, servers, config, suffix } = context;
   await uploadContext(servers, "local/model", {
     Dockerfile: "FROM scratch\nCOPY model.txt /model.txt\n",
     "model.txt": "weights",
@@ -310,13 +443,9 @@ async function localBuild(
   const local = await runOperator(kubeConfig, localNs, { ...config, backend: "local" }, builder);
   const localWatch = waitForPhase(rest, localNs, "Succeeded", 1);
   const started = performance.now();
-  await rest.request("POST", resourcePath(types.imageBuild, { namespace: localNs }), {
-    body: {
-      apiVersion: ImageBuildKind.apiVersion,
-      kind: ImageBuildKind.kind,
-      metadata: { name: "local", namespace: localNs },
-      spec: { ...spec(`local-${suffix}`), artifactUri: `s3://${bucket}/local/model` },
-    },
+  await createBuild(rest, localNs, "local", {
+    ...spec(`local-${suffix}`),
+    artifactUri: `s3://${bucket}/local/model`,
   });
   await localWatch.done;
   const seconds = (performance.now() - started) / 1000;
@@ -325,46 +454,111 @@ async function localBuild(
   return seconds;
 }
 
+/** Reviews the webhook gets for one build with a Secret argument (admitted: the bench's user may get it). */
+async function webhookCallsForSecretBuild(rest: RestClient, webhook: CountedWebhook, namespace: string) {
+  await rest.request("POST", `/api/v1/namespaces/${namespace}/secrets`, {
+    body: { apiVersion: "v1", kind: "Secret", metadata: { name: "pip" }, stringData: { token: "t0k" } },
+  });
+  const before = webhook.calls();
+  await createBuild(rest, namespace, "with-secret", {
+    ...spec("secret"),
+    buildArgs: [{ name: "PIP_TOKEN", valueFrom: { secretKeyRef: { name: "pip", key: "token" } } }],
+  });
+  return webhook.calls() - before;
+}
+
+const rounded = (value: number) => Number(value.toFixed(3));
+const perBuild = (values: number[]) => rounded(median(values) / builds);
+
+/** The JSON line's figures of the rounds: medians, per build. */
+function summary(rounds: Record<"floor" | "slipway" | "peer", RunFigures>[]) {
+  const of = (subject: "floor" | "slipway" | "peer") => rounds.map((r) => r[subject]);
+  const seconds = median(of("slipway").map((r) => r.seconds));
+  const peerSeconds = median(of("peer").map((r) => r.seconds));
+  const verbs = [...new Set(of("slipway").flatMap((r) => Object.keys(r.byVerb ?? {})))].sort();
+  return {
+    seconds: rounded(seconds),
+    floor_seconds: rounded(median(of("floor").map((r) => r.seconds))),
+    peer: "controller-runtime v0.25.2",
+    peer_seconds: rounded(peerSeconds),
+    ratio_to_peer: rounded(seconds / peerSeconds),
+    builds,
+    concurrency,
+    seconds_each: of("slipway").map((r) => rounded(r.seconds)),
+    floor_seconds_each: of("floor").map((r) => rounded(r.seconds)),
+    peer_seconds_each: of("peer").map((r) => rounded(r.seconds)),
+    cpu_seconds: rounded(median(of("slipway").map((r) => r.cpuSeconds))),
+    peer_cpu_seconds: rounded(median(of("peer").map((r) => r.cpuSeconds))),
+    floor_cpu_seconds: rounded(median(of("floor").map((r) => r.cpuSeconds))),
+    writes_per_build: perBuild(of("slipway").map((r) => r.writes)),
+    reads_per_build: perBuild(of("slipway").map((r) => r.reads)),
+    registry_heads_per_build: perBuild(of("slipway").map((r) => r.registryHeads)),
+    requests_per_build_by_verb: Object.fromEntries(
+      verbs.map((verb) => [verb, perBuild(of("slipway").map((r) => r.byVerb?.[verb] ?? 0))]),
+    ),
+    peer_writes_per_build: perBuild(of("peer").map((r) => r.writes)),
+    peer_reads_per_build: perBuild(of("peer").map((r) => r.reads)),
+    peer_registry_heads_per_build: perBuild(of("peer").map((r) => r.registryHeads)),
+    floor_writes_per_build: perBuild(of("floor").map((r) => r.writes)),
+    floor_reads_per_build: perBuild(of("floor").map((r) => r.reads)),
+    floor_registry_heads_per_build: perBuild(of("floor").map((r) => r.registryHeads)),
+  };
+}
+
+/** The rounds, the webhook's calls and the local build, on a plane with the CRD, the images and the build servers. */
+async function measure(context: RoundContext, versions: string[], localNs: string, webhookNs: string) {
+  const { rest, servers } = context;
+  await createNamespace(rest, webhookNs, servers);
+  const all = Array.from({ length: roundCount }, (_, index) => roundNamespaces(context.suffix, index)).flat();
+  const webhook = await step("admission webhook", () => countedWebhook(rest, webhookNs, all));
+  try {
+    const rounds: Record<"floor" | "slipway" | "peer", RunFigures>[] = [];
+    for (let index = 0; index < roundCount; index++) {
+      rounds.push(await round(index, context, versions));
+      progress(`round ${index}: ${JSON.stringify(rounds.at(-1))}`);
+    }
+    const plainCalls = webhook.calls();
+    const secretCalls = await step("a build with a Secret argument", () =>
+      webhookCallsForSecretBuild(rest, webhook, webhookNs),
+    );
+    const localSeconds = await step("local build", () => localBuild(context, localNs));
+    return {
+      ...summary(rounds),
+      webhook_calls_plain_builds: plainCalls,
+      webhook_calls_secret_build: secretCalls,
+      local_build_seconds: rounded(localSeconds),
+    };
+  } finally {
+    await webhook.stop();
+  }
+}
+
 export default async function bench(): Promise<BenchFigures> {
-  const plane = await benchControlPlane("builds", 1);
+  const plane = await step("control plane", () => benchControlPlane("builds", 1));
   const { kubeConfig } = plane;
   const rest = new RestClient(kubeConfig);
-  const servers = await startBuildServers({ [registryUser.username]: registryUser.password }, bucket);
+  const servers = await step("build servers", () =>
+    startBuildServers({ [registryUser.username]: registryUser.password }, bucket),
+  );
   const suffix = Date.now().toString(36);
-  const localNs = `bench-builds-local-${suffix}`;
-  const namespaces = [localNs];
+  const [localNs, webhookNs] = [`bench-builds-local-${suffix}`, `bench-builds-webhook-${suffix}`];
   try {
-    const versions = await prepare(kubeConfig, rest, servers, localNs);
-    const config = operatorConfig(servers);
+    const versions = await step("CRD, images", () => prepare(kubeConfig, rest, servers, localNs));
+    const peer = await step("peer binary", () => goPeer("controller-runtime"));
     const context = {
       kubeConfig,
       kubeconfig: plane.kubeconfig,
       rest,
       servers,
-      config,
-      peer: await goPeer("controller-runtime"),
+      config: operatorConfig(servers),
+      peer,
+      suffix,
     };
-    const rounds: { seconds: number; floor: number; requests: number; peer: number }[] = [];
-    for (let index = 0; index < roundCount; index++)
-      rounds.push(await round(index, context, versions, suffix, namespaces));
-    const requests = median(rounds.map((r) => r.requests));
-    const localSeconds = await localBuild(kubeConfig, rest, servers, localNs, config, suffix);
-    const seconds = median(rounds.map((r) => r.seconds));
-    const peerSeconds = median(rounds.map((r) => r.peer));
-    return {
-      seconds: Number(seconds.toFixed(3)),
-      floor_seconds: Number(median(rounds.map((r) => r.floor)).toFixed(3)),
-      builds,
-      concurrency,
-      registry_requests_per_build: Number((requests / builds).toFixed(3)),
-      peer: "controller-runtime v0.25.2",
-      peer_seconds: Number(peerSeconds.toFixed(3)),
-      peer_seconds_each: rounds.map((r) => Number(r.peer.toFixed(3))),
-      ratio_to_peer: Number((seconds / peerSeconds).toFixed(3)),
-      local_build_seconds: Number(localSeconds.toFixed(3)),
-    };
+    return await measure(context, versions, localNs, webhookNs);
   } finally {
-    for (const ns of namespaces) await rest.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
+    const all = Array.from({ length: roundCount }, (_, index) => roundNamespaces(suffix, index)).flat();
+    for (const ns of [localNs, webhookNs, ...all])
+      await rest.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
     await servers.stop();
     await plane.stop();
   }

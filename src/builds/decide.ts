@@ -302,12 +302,19 @@ function registryFailure(o: Observed, check: RegistryCheck & { message: string }
   return fail(o, "RegistryUnavailable", `registry unavailable for ${o.image}: ${check.message}`);
 }
 
-/** The image exists: reused when no run of this build made it. */
+/**
+ * The image exists: reused when no run of this build made it. A reuse does nothing in the cluster, so
+ * its status (condition reason Reused) is its only record — no Event: a reused build costs one
+ * registry HEAD and one status write.
+ */
 function exists(o: Observed, digest: string, wasBuilding: boolean): Act {
-  const reused = !wasBuilding;
-  const message = reused ? `${o.image} already exists; nothing built` : `built and pushed ${o.image}`;
-  const status = nextStatus(o, "Succeeded", reused ? "Reused" : "Built", message, { digest, reused });
-  return { kind: "act", status, event: { type: "Normal", reason: reused ? "Reused" : "Built", message } };
+  if (!wasBuilding) {
+    const message = `${o.image} already exists; nothing built`;
+    return { kind: "act", status: nextStatus(o, "Succeeded", "Reused", message, { digest, reused: true }) };
+  }
+  const message = `built and pushed ${o.image}`;
+  const status = nextStatus(o, "Succeeded", "Built", message, { digest, reused: false });
+  return { kind: "act", status, event: { type: "Normal", reason: "Built", message } };
 }
 
 /** What the artifact check says against a build; undefined when the artifact is there. */

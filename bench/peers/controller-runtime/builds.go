@@ -33,6 +33,7 @@ type reuse struct {
 	registry string
 	http     *http.Client
 	onWrite  func()
+	heads    atomic.Int64
 }
 
 func newImageBuild() *unstructured.Unstructured {
@@ -101,6 +102,7 @@ func (r *reuse) manifestDigest(ctx context.Context, auth, repository, version st
 	}
 	request.Header.Set("Authorization", auth)
 	request.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json")
+	r.heads.Add(1)
 	response, err := r.http.Do(request)
 	if err != nil {
 		return "", err
@@ -129,14 +131,20 @@ func (r *reuse) writeSucceeded(ctx context.Context, request reconcile.Request, g
 	return r.client.Status().Patch(ctx, status, client.Apply, client.FieldOwner("bench-peer"), client.ForceOwnership)
 }
 
+// buildsFigures: seconds from the manager's start to the last status written; the API requests it
+// made meanwhile (writes: every non-GET; reads: GETs other than the informers' lists and watches); the
+// registry HEADs; the process's CPU seconds (user + system) until then.
 type buildsFigures struct {
-	Seconds float64 `json:"seconds"`
-	Writes  int64   `json:"writes"`
+	Seconds       float64 `json:"seconds"`
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	Writes        int64   `json:"writes"`
+	Reads         int64   `json:"reads"`
+	RegistryHeads int64   `json:"registry_heads"`
 }
 
 // reuseAll runs the reuse controller on one namespace from Start until `builds` statuses are written.
 func reuseAll(kubeconfig, namespace, registry string, builds, concurrency int) (*buildsFigures, error) {
-	requests := &requestCounter{}
+	requests := &requestCounter{listSuffixes: []string{"/imagebuilds", "/secrets"}}
 	config, err := restConfig(kubeconfig, requests)
 	if err != nil {
 		return nil, err
@@ -168,5 +176,7 @@ func reuseAll(kubeconfig, namespace, registry string, builds, concurrency int) (
 	if err != nil {
 		return nil, err
 	}
-	return &buildsFigures{Seconds: seconds, Writes: requests.writes.Load()}, nil
+	return &buildsFigures{
+		Seconds: seconds, CPUSeconds: cpuSeconds(), Writes: requests.writes.Load(), Reads: requests.reads.Load(), RegistryHeads: reconciler.heads.Load(),
+	}, nil
 }

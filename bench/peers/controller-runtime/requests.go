@@ -9,10 +9,12 @@ import (
 )
 
 // requestCounter counts the requests the peer sends, split as bench/runtime.ts splits Slipway's:
-// writes are every non-GET; reads are GETs other than the informer's Widget list and watch.
+// writes are every non-GET; reads are GETs other than the informers' lists and watches (paths ending
+// in one of listSuffixes; none given: the Widget list).
 type requestCounter struct {
-	writes atomic.Int64
-	reads  atomic.Int64
+	writes       atomic.Int64
+	reads        atomic.Int64
+	listSuffixes []string
 }
 
 type countingTransport struct {
@@ -28,14 +30,26 @@ func (t *countingTransport) RoundTrip(request *http.Request) (*http.Response, er
 	switch {
 	case request.Method != http.MethodGet:
 		t.counter.writes.Add(1)
-	case !isWidgetListOrWatch(request):
+	case !t.counter.isListOrWatch(request):
 		t.counter.reads.Add(1)
 	}
 	return t.next.RoundTrip(request)
 }
 
-func isWidgetListOrWatch(request *http.Request) bool {
-	return strings.HasSuffix(request.URL.Path, "/widgets") || request.URL.Query().Get("watch") != ""
+func (c *requestCounter) isListOrWatch(request *http.Request) bool {
+	if request.URL.Query().Get("watch") != "" {
+		return true
+	}
+	suffixes := c.listSuffixes
+	if suffixes == nil {
+		suffixes = []string{"/widgets"}
+	}
+	for _, suffix := range suffixes {
+		if strings.HasSuffix(request.URL.Path, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func discardLogger() logr.Logger { return logr.Discard() }

@@ -60,11 +60,6 @@ describe("ImageBuild controller, Kaniko backend", () => {
     });
     expect(await jobsIn(namespace)).toEqual([]);
     expect((await operator.metrics.reused.get()).values[0]?.value).toBe(1);
-    await eventually(
-      "a Reused Event",
-      () => eventsIn(namespace),
-      (events) => events.includes('"reason":"Reused"'),
-    );
   });
 
   it("wrong registry password → Failed 'credentials rejected', nothing built", async () => {

@@ -1,10 +1,12 @@
 /** Sample ImageBuilds and operator configurations shared by the build tests. */
-import type { V1Job } from "@kubernetes/client-node";
+import { KubernetesObjectApi, type V1Job } from "@kubernetes/client-node";
+import { expect } from "vitest";
 import type { ImageBuild } from "../../../src/apis/builds/imagebuild.ts";
 import { jobRenderers } from "../../../src/builds/backends.ts";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import { type BuildsConfig, parseBuildsConfig } from "../../../src/builds/config.ts";
 import { parseImageReference } from "../../../src/builds/naming.ts";
+import { adminConfig, testNamespace } from "../cluster.ts";
 
 export const secretValue = "s3cr3t-token-value";
 
@@ -81,4 +83,39 @@ export function renderSample(
     config,
     namespace: "ml",
   });
+}
+
+/** The builds every dry run renders: the sample, and one with its own timeout, retries and resources. */
+const dryRunBuilds = () => [
+  sampleBuild(),
+  sampleBuild({ timeout: "2h", backoffLimit: 0, resources: { limits: { memory: "16Gi", cpu: "4" } } }),
+];
+
+const containerArgs = (job: V1Job) => {
+  const pod = job.spec?.template.spec;
+  return [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].map((c) => [c.name, c.args]);
+};
+
+/**
+ * Creates the Job of `backend` for every combination × dry-run build with server-side dry-run in a
+ * fresh namespace: the real API server must accept each, keeping its name and every container's
+ * arguments as rendered; `check` then looks at what it accepted.
+ */
+export async function dryRunSamples(
+  backend: "kaniko" | "buildah",
+  combinations: Combination[],
+  check: (accepted: V1Job) => void = () => {},
+): Promise<void> {
+  const namespace = await testNamespace(`ib-dry-${backend}`);
+  const api = KubernetesObjectApi.makeApiClient(adminConfig());
+  for (const combination of combinations) {
+    for (const build of dryRunBuilds()) {
+      const job = renderSample(combination, build, backend);
+      job.metadata = { ...job.metadata, namespace };
+      const accepted = (await api.create(job, undefined, "All")) as V1Job;
+      expect(accepted.metadata?.name).toBe(job.metadata.name);
+      expect(containerArgs(accepted)).toEqual(containerArgs(job));
+      check(accepted);
+    }
+  }
 }
