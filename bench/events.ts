@@ -75,7 +75,7 @@ async function setUp(api: Api, config: KubeConfig, namespace: string, sink: stri
     steps: [{ name: "train" }],
   });
   // polls only an hour after a Run is submitted: nothing completes during set-up
-  const setup = await startPipelinesOperator(config, { completionPollSeconds: 3600 });
+  const setup = await startPipelinesOperator(config, { run: { completionPollSeconds: 3600 } });
   const names = Array.from({ length: runs }, (_, i) => `run-${i}`);
   await until(
     "the Pipeline synchronized",
@@ -101,7 +101,7 @@ const delivered = (run: RunObject) => run.status.events?.[0]?.sinks.every((s) =>
 
 async function timeOperator(api: Api, config: KubeConfig, namespace: string, sink: Sink) {
   const started = performance.now();
-  const operator = await startPipelinesOperator(config, { completionPollSeconds: 3600 });
+  const operator = await startPipelinesOperator(config, { run: { completionPollSeconds: 3600 } });
   await until("1,000 events acknowledged", async () => sink.received.size >= runs, {
     timeoutMs: 1_200_000,
     pollMs: 100,

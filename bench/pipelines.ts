@@ -13,9 +13,10 @@ import type { ProviderConfig, RunDefinition } from "../src/pipelines/backend.ts"
 import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { runBody } from "../src/pipelines/kfp/requests.ts";
+import { runFinalizerPolicy, runFinalizerPolicyTypes } from "../src/pipelines/run-finalizer-policy.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
-import { types } from "../src/pipelines/types.ts";
+import { finalizer, types } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
 import { pipelineJob, vertexId } from "../src/pipelines/vertex/requests.ts";
 import { locationName, vertexSettings } from "../src/pipelines/vertex/settings.ts";
@@ -186,16 +187,55 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
   return { done, stop: () => abort.abort() };
 }
 
-/** The kinds' CRDs and Argo's (once), untimed. */
+/** The bench's namespaces, which the Run finalizer policy binds (on an external plane, no others). */
+const benchLabels = { "slipway.dev/bench": "pipelines" };
+const policyName = "slipway-bench-run-finalizer";
+
+/** The kinds' CRDs and Argo's (once), and the Run finalizer policy the chart installs, untimed. */
 async function installKinds(api: Api): Promise<void> {
   for (const kind of pipelineKinds) await api.apply(types.crd, crdManifest(kind) as never);
   await installArgoCrds(api);
+  const policy = runFinalizerPolicy({ name: policyName, namespaceLabels: benchLabels });
+  for (const [i, object] of policy.entries())
+    await api.apply(runFinalizerPolicyTypes[i as 0 | 1], object as never);
   await sleep(2_000); // CRDs served
+}
+
+async function removePolicy(api: Api): Promise<void> {
+  for (const type of runFinalizerPolicyTypes) await api.delete(type, "", policyName);
+}
+
+/** Until the API server applies the policy in `namespace` (a dry-run create of a Run shows it). */
+async function policyApplied(api: Api, namespace: string, provider: string): Promise<void> {
+  await until(
+    "the Run finalizer policy applied",
+    async () => {
+      const run = await api.rest.request<{ metadata: { finalizers?: string[] } }>(
+        "POST",
+        resourcePath(types.run, { namespace }),
+        {
+          query: { dryRun: "All" },
+          body: {
+            apiVersion: group,
+            kind: "Run",
+            metadata: { name: "probe", namespace },
+            spec: runSpec(provider, 0),
+          },
+        },
+      );
+      return run.metadata.finalizers?.includes(finalizer) ?? false;
+    },
+    { timeoutMs: 60_000, pollMs: 250 },
+  );
 }
 
 /** A namespace with the backend's Provider (and its token Secret) and a synchronized Pipeline `train` (untimed). */
 async function setUp(api: Api, config: KubeConfig, namespace: string, backend: BenchBackend): Promise<void> {
-  await api.create(namespaceType, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  await api.create(namespaceType, {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: namespace, labels: benchLabels },
+  });
   await api.create({ group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true }, {
     apiVersion: "v1",
     kind: "Secret",
@@ -224,6 +264,7 @@ async function setUp(api: Api, config: KubeConfig, namespace: string, backend: B
     { timeoutMs: 600_000, pollMs: 250 },
   );
   await setup.stop();
+  await policyApplied(api, namespace, backend.type);
 }
 
 const createRuns = (api: Api, namespace: string, provider: string, names: string[]) =>
@@ -447,6 +488,7 @@ export default async function bench(): Promise<BenchFigures> {
       control_plane: external ? "external" : "private",
     };
   } finally {
+    await removePolicy(api).catch(() => {});
     await server?.stop();
     await vertex.stop();
     api.close();

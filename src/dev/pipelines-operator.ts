@@ -102,16 +102,20 @@ export async function installArgoCrds(api: Api): Promise<void> {
   }
 }
 
-/**
- * The pipelines controllers in this process, as `slipway operator` runs them; `serviceAccounts` is the
- * operator's allowlist of the ServiceAccounts a Provider may name (SLIPWAY_PROVIDER_SERVICE_ACCOUNTS).
- */
+export interface PipelinesOperatorOptions {
+  run?: RunOptions;
+  /** The events configuration, or a dispatcher the caller made (and inspects). */
+  events?: EventsOptions | EventDispatcher;
+  /** The operator's allowlist of the ServiceAccounts a Provider may name (SLIPWAY_PROVIDER_SERVICE_ACCOUNTS). */
+  serviceAccounts?: readonly string[];
+}
+
+/** The pipelines controllers in this process, as `slipway operator` runs them. */
 export async function startPipelinesOperator(
   config: KubeConfig,
-  run?: RunOptions,
-  events?: EventsOptions | EventDispatcher,
-  serviceAccounts: readonly string[] = [],
+  options: PipelinesOperatorOptions = {},
 ): Promise<Manager> {
+  const { run, events, serviceAccounts = [] } = options;
   const manager = new Manager({
     kubeConfig: config,
     fieldManager: "slipway-pipelines",

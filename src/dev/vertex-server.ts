@@ -1,11 +1,13 @@
 /**
- * A Vertex AI endpoint for tests and benchmarks, on 127.0.0.1 (plaintext gRPC): PipelineService,
+ * A Vertex AI endpoint for tests and benchmarks, on 127.0.0.1 (plaintext gRPC, or TLS with a
+ * service account's bearer JWTs checked against its key): PipelineService,
  * ScheduleService and Locations, with requests decoded by the protos that @google-cloud/aiplatform
  * ships (build/protos/protos.json) and google-gax's locations proto — the definitions its client
  * encodes with. It keeps jobs and schedules in memory and records every decoded request; a
  * request that breaks a rule Vertex documents (parent, ids, cron with TZ, a job's spec) is refused
  * with INVALID_ARGUMENT and recorded as a violation.
  */
+import { type KeyObject, verify } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -36,7 +38,8 @@ export interface VertexServer {
   location: string;
   jobs: Map<string, Any>;
   schedules: Map<string, Any>;
-  requests: { method: string; request: Any }[];
+  /** Every call decoded, with its bearer JWT when the server checks one (`bearerKey`). */
+  requests: { method: string; request: Any; bearer?: Bearer }[];
   violations: string[];
   /** Sets a job's state (and task details) as Vertex would when it finishes (`endTime`: epoch seconds). */
   finishJob(name: string, state: string, taskDetails?: Any[], endTime?: number): void;
@@ -45,6 +48,12 @@ export interface VertexServer {
   /** The next `count` calls (of `method` only, when given) fail with this gRPC status code. */
   failNext(count: number, code?: number, method?: string): void;
   stop(): Promise<void>;
+}
+
+/** A bearer JWT's header and claims. */
+export interface Bearer {
+  header: Any;
+  claims: Any;
 }
 
 class Refused extends Error {
@@ -154,22 +163,36 @@ function startScheduledRun(server: VertexServer, scheduleName: string): string {
   return name;
 }
 
-function services(server: VertexServer, parent: string) {
-  const { jobs, schedules } = server;
-  const checkParent = (value: string) => {
-    if (value !== parent) throw new Refused(3, `parent must be ${parent}, not ${value}`);
-  };
-  const found = (table: Map<string, Any>, name: string) => {
-    const item = table.get(name);
-    if (!item) throw new Refused(5, `${name} not found`);
-    return item;
-  };
-  const operation = (name: string) => ({ name: `${name}/operations/1`, done: true });
+/** What a service's handlers share: the server's tables, the location every parent must name. */
+interface Scope {
+  server: VertexServer;
+  parent: string;
+  checkParent(value: string): void;
+  found(table: Map<string, Any>, name: string): Any;
+  operation(name: string): Any;
+}
+
+function scopeOf(server: VertexServer, parent: string): Scope {
   return {
-    getLocation: (request: Any) => {
-      if (request.name !== parent) throw new Refused(5, `location ${request.name} not found`);
-      return { name: parent, locationId: server.location };
+    server,
+    parent,
+    checkParent: (value) => {
+      if (value !== parent) throw new Refused(3, `parent must be ${parent}, not ${value}`);
     },
+    found: (table, name) => {
+      const item = table.get(name);
+      if (!item) throw new Refused(5, `${name} not found`);
+      return item;
+    },
+    operation: (name) => ({ name: `${name}/operations/1`, done: true }),
+  };
+}
+
+const running = ["PIPELINE_STATE_PENDING", "PIPELINE_STATE_RUNNING"];
+
+function pipelineJobHandlers({ server, parent, checkParent, found, operation }: Scope) {
+  const { jobs } = server;
+  return {
     createPipelineJob: (request: Any) => {
       checkParent(request.parent);
       if (!idPattern.test(request.pipelineJobId ?? ""))
@@ -193,18 +216,22 @@ function services(server: VertexServer, parent: string) {
     },
     cancelPipelineJob: (request: Any) => {
       const job = found(jobs, request.name);
-      if (!["PIPELINE_STATE_PENDING", "PIPELINE_STATE_RUNNING"].includes(job.state))
-        throw new Refused(9, "the job is not running");
+      if (!running.includes(job.state)) throw new Refused(9, "the job is not running");
       job.state = "PIPELINE_STATE_CANCELLED";
       return {};
     },
     deletePipelineJob: (request: Any) => {
       const job = found(jobs, request.name);
-      if (["PIPELINE_STATE_PENDING", "PIPELINE_STATE_RUNNING"].includes(job.state))
-        throw new Refused(9, "cancel a running job first");
+      if (running.includes(job.state)) throw new Refused(9, "cancel a running job first");
       jobs.delete(request.name);
       return operation(request.name);
     },
+  };
+}
+
+function scheduleHandlers({ server, parent, checkParent, found, operation }: Scope) {
+  const { schedules } = server;
+  return {
     createSchedule: (request: Any) => {
       checkParent(request.parent);
       const schedule = request.schedule;
@@ -231,6 +258,15 @@ function services(server: VertexServer, parent: string) {
   };
 }
 
+function locationHandlers({ server, parent }: Scope) {
+  return {
+    getLocation: (request: Any) => {
+      if (request.name !== parent) throw new Refused(5, `location ${request.name} not found`);
+      return { name: parent, locationId: server.location };
+    },
+  };
+}
+
 type Handler = (request: Any) => Any;
 interface Failures {
   count: number;
@@ -238,10 +274,42 @@ interface Failures {
   method?: string | undefined;
 }
 
-function unary(server: VertexServer, method: string, handler: Handler, failures: Failures) {
+const base64urlJson = (text: string): Any => {
+  try {
+    return JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    throw new Refused(16, "the bearer token is not a JWT");
+  }
+};
+
+/** The header and claims of a bearer JWT that `key` verifies (RS256) and that has not expired; UNAUTHENTICATED otherwise. */
+function verifiedBearer(authorization: string | undefined, key: KeyObject): Bearer {
+  const [scheme, token = ""] = (authorization ?? "").split(" ");
+  const [header = "", payload = "", signature = "", ...extra] = token.split(".");
+  if (scheme !== "Bearer" || !signature || extra.length > 0)
+    throw new Refused(16, "a bearer JWT is required (header authorization)");
+  const decoded = { header: base64urlJson(header), claims: base64urlJson(payload) };
+  if (decoded.header.alg !== "RS256")
+    throw new Refused(16, `the bearer JWT is ${decoded.header.alg}, not RS256`);
+  const data = Buffer.from(`${header}.${payload}`);
+  if (!verify("RSA-SHA256", data, key, Buffer.from(signature, "base64url")))
+    throw new Refused(16, "the bearer JWT is not signed by the service account's key");
+  if (!(Number(decoded.claims.exp) > Date.now() / 1000)) throw new Refused(16, "the bearer JWT has expired");
+  return decoded;
+}
+
+function unary(
+  server: VertexServer,
+  method: string,
+  handler: Handler,
+  failures: Failures,
+  bearerKey?: KeyObject,
+) {
   return (call: Any, callback: Any) => {
-    server.requests.push({ method, request: call.request });
+    const recorded: VertexServer["requests"][number] = { method, request: call.request };
+    server.requests.push(recorded);
     try {
+      if (bearerKey) recorded.bearer = verifiedBearer(call.metadata.get("authorization")[0], bearerKey);
       if (failures.count > 0 && (failures.method === undefined || failures.method === method)) {
         failures.count -= 1;
         throw new Refused(failures.code, "injected failure");
@@ -255,13 +323,21 @@ function unary(server: VertexServer, method: string, handler: Handler, failures:
   };
 }
 
-export async function startVertexServer(
-  project = "slipway-test",
-  location = "europe-west4",
-): Promise<VertexServer> {
-  const proto = definitions();
-  const grpcServer = new grpc.Server();
-  const failures: Failures = { count: 0, code: 14 };
+export interface VertexServerOptions {
+  project?: string;
+  location?: string;
+  /** Serve TLS with this certificate (PEM) instead of plaintext, as Vertex does. */
+  tls?: { certPem: string; keyPem: string };
+  /** Require on every call a bearer JWT signed by this (a service account key's public) key. */
+  bearerKey?: KeyObject;
+}
+
+function newServer(
+  project: string,
+  location: string,
+  failures: Failures,
+  grpcServer: grpc.Server,
+): VertexServer {
   const server: VertexServer = {
     endpoint: { host: "127.0.0.1", port: 0 },
     project,
@@ -283,32 +359,34 @@ export async function startVertexServer(
     },
     stop: () => new Promise((resolve) => grpcServer.tryShutdown(() => resolve())),
   };
-  const handlers = services(server, `projects/${project}/locations/${location}`);
-  const wrap = (names: string[]) =>
+  return server;
+}
+
+export async function startVertexServer(options: VertexServerOptions = {}): Promise<VertexServer> {
+  const { project = "slipway-test", location = "europe-west4", tls, bearerKey } = options;
+  const proto = definitions();
+  const grpcServer = new grpc.Server();
+  const failures: Failures = { count: 0, code: 14 };
+  const server = newServer(project, location, failures, grpcServer);
+  const scope = scopeOf(server, `projects/${project}/locations/${location}`);
+  const wrap = (handlers: Record<string, Handler>) =>
     Object.fromEntries(
-      names.map((name) => [
+      Object.entries(handlers).map(([name, handler]) => [
         name,
-        unary(server, name, (handlers as Record<string, Handler>)[name] as Handler, failures),
+        unary(server, name, handler, failures, bearerKey),
       ]),
     );
   const v1 = proto.google.cloud.aiplatform.v1;
-  grpcServer.addService(
-    v1.PipelineService.service,
-    wrap([
-      "createPipelineJob",
-      "getPipelineJob",
-      "listPipelineJobs",
-      "cancelPipelineJob",
-      "deletePipelineJob",
-    ]),
-  );
-  grpcServer.addService(
-    v1.ScheduleService.service,
-    wrap(["createSchedule", "getSchedule", "deleteSchedule"]),
-  );
-  grpcServer.addService(proto.location.Locations.service, wrap(["getLocation"]));
+  grpcServer.addService(v1.PipelineService.service, wrap(pipelineJobHandlers(scope)));
+  grpcServer.addService(v1.ScheduleService.service, wrap(scheduleHandlers(scope)));
+  grpcServer.addService(proto.location.Locations.service, wrap(locationHandlers(scope)));
+  const credentials = tls
+    ? grpc.ServerCredentials.createSsl(null, [
+        { cert_chain: Buffer.from(tls.certPem), private_key: Buffer.from(tls.keyPem) },
+      ])
+    : grpc.ServerCredentials.createInsecure();
   server.endpoint.port = await new Promise<number>((resolve, reject) =>
-    grpcServer.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) =>
+    grpcServer.bindAsync("127.0.0.1:0", credentials, (error, port) =>
       error ? reject(error) : resolve(port),
     ),
   );

@@ -38,12 +38,10 @@ export function pipelinesTestbed(enabled = true, serviceAccounts: readonly strin
     if (!enabled) return;
     api = new Api(adminConfig());
     await installCrds(pipelineKinds);
-    operator = await startPipelinesOperator(
-      adminConfig(),
-      { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
-      undefined,
+    operator = await startPipelinesOperator(adminConfig(), {
+      run: { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
       serviceAccounts,
-    );
+    });
   }, 120_000);
   afterAll(async () => {
     await operator?.stop();

@@ -36,6 +36,9 @@ export function runKind(
     version: (run) => versionOf(run.spec),
     definition: (run, owner, cache) => resolveRunDefinition(cache, owner, run.spec),
     objects: (backend) => backend.runs,
+    // a Run is submitted once (its spec is immutable) and Runs are the numerous kind: an Event for
+    // each submission was a third Kubernetes write per Run; its failures and completion keep theirs
+    normalTransitionEvents: false,
     follow: (run, status, at) => followRun(run, status, at, timing),
   };
 }

@@ -54,6 +54,11 @@ export interface SyncedKind<R extends SyncedResource, D> {
   version(resource: R, cache: Cache): string;
   /** What the backend gets, or why it cannot be built yet. */
   definition(resource: R, owner: Owner, cache: Cache, provider: ProviderConfig): Buildable<D>;
+  /**
+   * false: a transition that did not fail records no Event (its status's Synchronized condition
+   * says the same); failures still record their Warning. Default true.
+   */
+  normalTransitionEvents?: boolean;
   /** After the resource is synchronized (state Succeeded): its own status fields (e.g. a Run's completion). */
   follow?(resource: R, status: SharedStatus, at: FollowAt): Follow;
 }

@@ -61,7 +61,7 @@ interface Step {
   requeueAfterMs?: number;
 }
 
-type Hooks<R extends SyncedResource, D> = Pick<SyncedKind<R, D>, "follow">;
+type Hooks<R extends SyncedResource, D> = Pick<SyncedKind<R, D>, "follow" | "normalTransitionEvents">;
 
 export function planSync<R extends SyncedResource, D>(
   kind: Hooks<R, D>,
@@ -163,8 +163,10 @@ function finish<R extends SyncedResource, D>(
     input.providerProblem,
     new Date(input.now),
   );
+  const quiet = step.transition?.type === "Normal" && kind.normalTransitionEvents === false;
+  const transition = quiet ? undefined : step.transition;
   const written = (settled: Settled): SyncCommand<D>[] => [
-    { type: "SetStatus", status: { ...shared, ...settled.status }, event: step.transition ?? settled.event },
+    { type: "SetStatus", status: { ...shared, ...settled.status }, event: transition ?? settled.event },
     ...(step.recorded.state === "Deleted" ? [{ type: "RemoveFinalizer" as const }] : []),
     ...(settled.expired ? [{ type: "DeleteResource" as const }] : []),
     ...requeue<D>(step.requeueAfterMs, settled.requeueAfterMs),

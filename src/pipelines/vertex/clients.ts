@@ -24,7 +24,7 @@ export interface Clients {
   settings: VertexSettings;
 }
 
-/** The scope the client library itself asks for (an access token from Google's token endpoint). */
+/** The scope the client library itself asks for (the `scope` claim of its self-signed JWTs). */
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";
 export const grpcCode = (error: unknown) => (error as { code?: number })?.code;
 export const notFound = 5;
@@ -66,7 +66,7 @@ async function serviceAccountKey(
 /**
  * Who the client authenticates as, always explicit so that google-auth never goes looking (its
  * application-default lookup asks the GCE metadata server): the key Secret's service account
- * (a JWT client: access tokens for the cloud-platform scope), no credentials for a plaintext loopback endpoint (google-auth's
+ * (a JWT client signing its own bearer JWTs, scope cloud-platform), no credentials for a plaintext loopback endpoint (google-auth's
  * PassThroughClient, meant for emulators), or — neither given — application-default credentials
  * (Workload Identity: the metadata server is where they come from).
  */
@@ -80,9 +80,12 @@ async function authOptions(client: Client, provider: ProviderConfig, settings: V
     };
   }
   if (!settings.keySecret) return {};
-  return {
-    authClient: asAuthClient(new auth.JWT(await serviceAccountKey(client, provider, settings.keySecret))),
-  };
+  const jwt = new auth.JWT(await serviceAccountKey(client, provider, settings.keySecret));
+  // as GoogleAuth sets up a key's client for Google's client libraries: the client signs its own
+  // bearer JWTs with the key; else each token is an exchange with https://oauth2.googleapis.com/token
+  // (fixed in google-auth-library 10.9 for this client, whatever the key's token_uri says)
+  jwt.useJWTAccessWithScope = true;
+  return { authClient: asAuthClient(jwt) };
 }
 
 async function makeClients(client: Client, provider: ProviderConfig): Promise<Clients> {

@@ -9,10 +9,9 @@ import { eventsConfigFromEnvironment } from "../../../src/pipelines/events/confi
 
 const config = new KubeConfig();
 config.loadFromFile(process.argv[2] ?? "");
-const operator = await startPipelinesOperator(
-  config,
-  { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
-  eventsConfigFromEnvironment(),
-);
+const operator = await startPipelinesOperator(config, {
+  run: { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
+  events: eventsConfigFromEnvironment(),
+});
 process.stdout.write("ready\n");
 process.once("SIGTERM", () => void operator.stop().then(() => process.exit(0)));

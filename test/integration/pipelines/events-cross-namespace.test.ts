@@ -25,8 +25,7 @@ beforeAll(async () => {
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
   operator = await startPipelinesOperator(adminConfig(), {
-    defaultTtlSeconds: 3600,
-    completionPollSeconds: 1,
+    run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
   });
 });
 

@@ -71,11 +71,10 @@ beforeAll(async () => {
     retry: { baseMs: 200, maxMs: 1_000, maxAttempts: 1_000 },
     timeoutMs: 1_000,
   });
-  operator = await startPipelinesOperator(
-    adminConfig(),
-    { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
-    dispatcher,
-  );
+  operator = await startPipelinesOperator(adminConfig(), {
+    run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
+    events: dispatcher,
+  });
 });
 
 afterAll(async () => {

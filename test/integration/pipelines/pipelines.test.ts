@@ -25,12 +25,10 @@ beforeAll(async () => {
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
   // its Providers name the ServiceAccount `runner`, which the operator must allow
-  operator = await startPipelinesOperator(
-    adminConfig(),
-    { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
-    undefined,
-    ["*/runner"],
-  );
+  operator = await startPipelinesOperator(adminConfig(), {
+    run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
+    serviceAccounts: ["*/runner"],
+  });
 });
 
 afterAll(async () => {

@@ -35,15 +35,14 @@ beforeAll(async () => {
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
   operatorSink = await startEventSink();
-  operator = await startPipelinesOperator(
-    adminConfig(),
-    { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
-    {
+  operator = await startPipelinesOperator(adminConfig(), {
+    run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
+    events: {
       sinks: [{ url: operatorSink.url }],
       retry: { baseMs: 100, maxMs: 400, maxAttempts: 5 },
       timeoutMs: 5_000,
     },
-  );
+  });
 });
 
 afterAll(async () => {

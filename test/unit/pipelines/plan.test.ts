@@ -174,11 +174,18 @@ const run = (status: Partial<NonNullable<Run["status"]>> = {}): Run =>
 const succeeded: RunCompletion = { state: "Succeeded", artifacts: [{ name: "model", location: "s3://m/1" }] };
 const runTable: [string, Run, Partial<SyncInput>, Answers, string[]][] = [
   [
-    "just submitted → no poll yet: its first comes one interval later",
+    "just submitted → no Event (the status says it), no poll yet: its first comes one interval later",
     run({ state: undefined, provider: undefined }),
     { recorded: {} },
     {},
-    ["CallBackend create", "SetStatus Succeeded +Normal Succeeded", "Requeue 60000"],
+    ["CallBackend create", "SetStatus Succeeded", "Requeue 60000"],
+  ],
+  [
+    "a submission that fails → its Warning Event, retried after the backoff",
+    run({ state: undefined, provider: undefined }),
+    { recorded: {} },
+    { outcome: { ok: false, error: "503 Service Unavailable" } },
+    ["CallBackend create", "SetStatus Failed +Warning Failed", "Requeue 5000"],
   ],
   [
     "running → poll, nothing new, poll again",
