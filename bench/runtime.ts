@@ -10,11 +10,12 @@
  *   Slipway, peer, peer, Slipway, with a floor run before, between and after (each floor run also makes
  *   every status differ from its spec again, so every subject run writes all 2,000); seconds are means.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
 import pino from "pino";
@@ -27,6 +28,8 @@ import { RestClient } from "../src/kube/rest.ts";
 import { goPeer } from "./peers/build.ts";
 import { concurrency, echoController, namespace, widgetNames, widgetType } from "./runtime/echo.ts";
 import { figuresOf, pool, sleep } from "./support.ts";
+
+const run = promisify(execFile);
 
 /** The benchmark's own kind (its own group, so it never meets the tests' Widget CRD): status echoes spec. */
 const Widget = defineKind({
@@ -91,9 +94,9 @@ function runIdleChild(kubeconfig: string) {
 /**
  * The resident memory of a real `slipway operator` (every controller, no leader election, ops on free ports)
  * when it logs "operator starting", i.e. just before its Manager starts: read from /proc, no forced GC.
+ * `cli` is the release's compiled entry (dist/, `npm run build`) or the TypeScript one.
  */
-function operatorRssBeforeStart(kubeconfig: string): Promise<number> {
-  const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+function operatorRssBeforeStart(kubeconfig: string, cli: string): Promise<number> {
   const ports = ["--metrics-port", "0", "--health-port", "0"];
   const args = [
     cli,
@@ -120,6 +123,18 @@ function operatorRssBeforeStart(kubeconfig: string): Promise<number> {
       reject(new Error(`slipway operator exited with ${code}: ${out.slice(-500)}`)),
     );
   });
+}
+
+/**
+ * The release's entry point, compiled as `npm run build` does (the image runs it). Compiled on
+ * every run, so the figures are never those of an older dist/.
+ */
+async function builtCli(): Promise<string> {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: root,
+  });
+  return join(root, "dist/cli/main.js");
 }
 
 interface PeerReconcile {
@@ -203,6 +218,7 @@ async function sideBySide(rest: RestClient, kubeConfig: KubeConfig, kubeconfig: 
 }
 
 export default async function bench() {
+  const cli = await builtCli();
   const peer = await goPeer("controller-runtime");
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
@@ -216,7 +232,11 @@ export default async function bench() {
     await createWidgets(rest, names(objects, cachedObjects));
     const idle = await runIdleChild(state.kubeconfig);
     const idlePeer = await peerIdle(peer, state.kubeconfig);
-    const operatorRss = await operatorRssBeforeStart(state.kubeconfig);
+    const operatorRss = await operatorRssBeforeStart(state.kubeconfig, cli);
+    const operatorRssTs = await operatorRssBeforeStart(
+      state.kubeconfig,
+      fileURLToPath(new URL("../src/cli/main.ts", import.meta.url)),
+    );
     rest.close();
     const seconds = mean(slipway.map((run) => run.seconds));
     const peerSeconds = mean(peers.map((run) => run.seconds));
@@ -233,6 +253,7 @@ export default async function bench() {
       rss_mb_10k_cached: rounded(idle.rss_mb, 1),
       rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
       operator_rss_mb_before_start: rounded(operatorRss, 1),
+      operator_rss_mb_before_start_type_stripped: rounded(operatorRssTs, 1),
       heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),
       idle_cpu_seconds_30s_10k: rounded(idle.idle_cpu_seconds),
       peer: "controller-runtime v0.25.2",

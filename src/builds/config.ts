@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { parse as parseYaml } from "yaml";
 import { durationPattern } from "../apis/builds/imagebuild.ts";
 import { ownVersion } from "../apis/version.ts";
+import { parseYaml } from "../kube/yaml.ts";
 import { defaultImageTemplate } from "./naming.ts";
 import { quantityValue } from "./quantity.ts";
 

@@ -6,8 +6,9 @@
  * decides where and as whom builds run (backend, Kaniko image and service account, build namespace,
  * concurrency) stays the platform's. Pure functions only.
  */
-import { parse as parseYaml } from "yaml";
+
 import { deepMerge } from "../kube/merge.ts";
+import { parseYaml } from "../kube/yaml.ts";
 import { type BuildsConfig, ConfigError, parseBuildsConfig } from "./config.ts";
 import { registryHost } from "./naming.ts";
 import { allowedHosts, endpointRefusal, type Refusal } from "./tenancy.ts";

@@ -10,6 +10,7 @@ import type https from "node:https";
 import { isIPv6 } from "node:net";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { parseYaml } from "./yaml.ts";
 
 /** What the REST client needs of a kubeconfig; @kubernetes/client-node's KubeConfig is one too. */
 export interface ClusterAccess {
@@ -152,12 +153,11 @@ export class KubeconfigAccess implements ClusterAccess {
   }
 }
 
-/** A kubeconfig's text as an object: JSON as is; YAML through the yaml package, imported only then. */
-async function parseKubeconfig(path: string): Promise<Entry> {
+/** A kubeconfig's text as an object: JSON as is; YAML through the yaml package, loaded only then. */
+function parseKubeconfig(path: string): Entry {
   const source = readFileSync(path, "utf8");
   if (source.trimStart().startsWith("{")) return record(JSON.parse(source));
-  const { parse } = await import("yaml");
-  return record(parse(source));
+  return record(parseYaml(source));
 }
 
 type Source = { file: string } | { files: string[] } | { inCluster: true };
@@ -210,11 +210,7 @@ export async function loadClusterAccess(
   if ("files" in source) return clientNodeAccess(source, options.context);
   let credentials: ReturnType<typeof contextCredentials>;
   try {
-    credentials = contextCredentials(
-      await parseKubeconfig(source.file),
-      dirname(source.file),
-      options.context,
-    );
+    credentials = contextCredentials(parseKubeconfig(source.file), dirname(source.file), options.context);
   } catch (error) {
     throw new Error(`kubeconfig ${source.file}: ${(error as Error).message}`);
   }

@@ -117,6 +117,8 @@ export interface Permission {
   type: ResourceType;
   verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete")[];
   subresource?: string;
+  /** Only these objects (RBAC `resourceNames`); only for verbs on one named object (get, update, patch, delete). */
+  resourceNames?: string[];
 }
 
 export interface ControllerSpec {

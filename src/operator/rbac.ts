@@ -14,6 +14,7 @@ export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 export interface DerivedRbac {
@@ -55,27 +56,61 @@ function resourceName(permission: Permission): string {
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Merges permissions into rules: one verb set per (group, resource), then resources of one group
- * with the same verbs share a rule. Everything sorted, so the output is stable.
+ * Verbs RBAC cannot limit by `resourceNames`: a create request names no object yet, and list/watch
+ * (deletecollection too) are requests on the collection, limited only when the caller sends a
+ * `metadata.name` field selector, which the runtime's caches do not.
+ */
+const collectionVerbs = new Set<string>(["create", "list", "watch"]);
+
+/** The refusal of a permission RBAC would not limit as written, or undefined when it is sound. */
+export function namedPermissionError(permission: Permission): string | undefined {
+  const names = permission.resourceNames;
+  if (names === undefined) return undefined;
+  const what = `permission on ${resourceName(permission)}`;
+  // an empty resourceNames is no limit at all: every object of the resource
+  if (names.length === 0) return `${what}: resourceNames must name at least one object`;
+  const unlimited = permission.verbs.filter((verb) => collectionVerbs.has(verb));
+  if (unlimited.length > 0)
+    return `${what}: resourceNames cannot limit ${unlimited.join(", ")} (declare those verbs in a permission without resourceNames)`;
+  return undefined;
+}
+
+const namesKey = (permission: Permission) => [...(permission.resourceNames ?? [])].sort(compare).join(",");
+
+/**
+ * Merges permissions into rules: one verb set per (group, resource, resourceNames), then resources of
+ * one group with the same verbs and names share a rule. Everything sorted, so the output is stable.
  */
 export function mergeRules(permissions: Permission[]): PolicyRule[] {
-  const verbsByResource = new Map<string, { group: string; resource: string; verbs: Set<string> }>();
+  const verbsByResource = new Map<
+    string,
+    { group: string; resource: string; names: string; verbs: Set<string> }
+  >();
   for (const permission of permissions) {
+    const error = namedPermissionError(permission);
+    if (error) throw new Error(error);
     const resource = resourceName(permission);
-    const key = `${permission.type.group}\u0000${resource}`;
+    const names = namesKey(permission);
+    const key = `${permission.type.group}\u0000${resource}\u0000${names}`;
     const entry = verbsByResource.get(key) ?? {
       group: permission.type.group,
       resource,
+      names,
       verbs: new Set<string>(),
     };
     for (const verb of permission.verbs) entry.verbs.add(verb);
     verbsByResource.set(key, entry);
   }
   const rules = new Map<string, PolicyRule>();
-  for (const { group, resource, verbs } of verbsByResource.values()) {
+  for (const { group, resource, names, verbs } of verbsByResource.values()) {
     const sortedVerbs = [...verbs].sort(compare);
-    const key = `${group}\u0000${sortedVerbs.join(",")}`;
-    const rule = rules.get(key) ?? { apiGroups: [group], resources: [], verbs: sortedVerbs };
+    const key = `${group}\u0000${sortedVerbs.join(",")}\u0000${names}`;
+    const rule = rules.get(key) ?? {
+      apiGroups: [group],
+      resources: [],
+      verbs: sortedVerbs,
+      ...(names ? { resourceNames: names.split(",") } : {}),
+    };
     rule.resources.push(resource);
     rules.set(key, rule);
   }
@@ -85,7 +120,8 @@ export function mergeRules(permissions: Permission[]): PolicyRule[] {
       (a, b) =>
         compare(a.apiGroups[0] ?? "", b.apiGroups[0] ?? "") ||
         compare(a.resources[0] ?? "", b.resources[0] ?? "") ||
-        compare(a.verbs.join(), b.verbs.join()),
+        compare(a.verbs.join(), b.verbs.join()) ||
+        compare((a.resourceNames ?? []).join(), (b.resourceNames ?? []).join()),
     );
 }
 

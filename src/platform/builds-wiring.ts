@@ -7,12 +7,12 @@
  * builds area knows about platforms: the operator hands it platformBuildsVoucher.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import { stringify } from "yaml";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import type { OverrideVoucher } from "../builds/controller.ts";
 import { overrideConfigMapName, overrideKey, type VouchedHosts } from "../builds/override.ts";
 import { endpointHost } from "../builds/tenancy.ts";
 import { ownerReference } from "../kube/owners.ts";
+import { stringifyYaml as stringify } from "../kube/yaml.ts";
 import { labels } from "./component-objects.ts";
 import { credentialSecrets, registryHost } from "./credentials.ts";
 import { serviceName } from "./names.ts";

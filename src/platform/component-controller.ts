@@ -6,6 +6,7 @@ import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kuber
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { setCondition } from "../kube/conditions.ts";
 import { keyOf } from "../kube/keys.ts";
+import { controllerOf } from "../kube/owners.ts";
 import { isConflict } from "../kube/rest.ts";
 import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type {
@@ -68,7 +69,9 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   const ingress = renderIngress(component);
   let unseen = false;
   if (waitingFor.length === 0 || mayPrepare(component.spec, siblings)) {
-    unseen = await prepare(context, component);
+    const prepared = await prepare(context, component).catch(asForeignChild);
+    if (prepared instanceof ForeignChildError) return refuse(writer, context, component, prepared.message);
+    unseen = prepared;
   }
   const workload =
     current || waitingFor.length > 0 ? cached : await applyOwned(context, workloadType, rendered);
@@ -115,7 +118,7 @@ async function prepare(context: ReconcileContext, component: ComponentResource):
   const liveIngress = context.cache.get(types.ingress, key);
   const written = await Promise.all([
     serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : null,
-    configMap ? applyChanged(context, types.configMap, configMap) : null,
+    configMap ? applyChanged(context, types.componentConfigMap, configMap) : null,
     ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
     service ? applyChanged(context, types.service, service) : null,
     applyChanged(context, types.networkPolicy, networkPolicyOf(context.cache, component)),
@@ -139,7 +142,7 @@ function renderedChildren(
   const children: [ResourceType, KubeObject | undefined][] = [
     [workloadTypeOf(component), renderWorkload(component)],
     [types.serviceAccount, renderServiceAccount(component)],
-    [types.configMap, renderConfigMap(component)],
+    [types.componentConfigMap, renderConfigMap(component)],
     ...renderClaims(component).map((claim): [ResourceType, KubeObject] => [types.pvc, claim]),
     [types.service, renderService(component)],
     [types.networkPolicy, networkPolicyOf(cache, component)],
@@ -236,9 +239,37 @@ async function applyOwned<T extends KubeObject>(
   try {
     return await context.client.create(rendered);
   } catch (error) {
-    if (isConflict(error)) return undefined;
-    throw error;
+    if (!isConflict(error)) throw error;
+    return type.labelSelector ? applyUncached(context, type, rendered) : undefined;
   }
+}
+
+/** A child's name is taken by an object the Component does not control. */
+class ForeignChildError extends Error {
+  constructor(object: KubeObject) {
+    super(foreignChildrenMessage([object]));
+  }
+}
+
+const asForeignChild = (error: unknown): ForeignChildError => {
+  if (error instanceof ForeignChildError) return error;
+  throw error;
+};
+
+/**
+ * After a create refused as AlreadyExists, for a child whose cache holds only labelled objects: an
+ * object of its name without the label is never cached, so whose it is is read live. Another's is
+ * refused (ForeignChildError); the Component's own, its label removed by hand, is applied again.
+ */
+async function applyUncached<T extends KubeObject>(
+  context: ReconcileContext,
+  type: ResourceType,
+  rendered: T,
+): Promise<T | undefined> {
+  const live = await context.client.get<T>(type, keyOf(rendered));
+  if (!live) return undefined;
+  if (controllerOf(live)?.uid !== controllerOf(rendered)?.uid) throw new ForeignChildError(live);
+  return context.client.apply(rendered, { force: true });
 }
 
 /** The other Components of `component`'s Platform. */
@@ -364,7 +395,7 @@ export function componentController(): ControllerSpec {
       types.ingress,
       types.pvc,
       types.serviceAccount,
-      types.configMap,
+      types.componentConfigMap,
       types.networkPolicy,
     ],
     watches: [
@@ -387,7 +418,7 @@ export function componentController(): ControllerSpec {
       { type: types.ingress, verbs: ["create", "patch", "delete"] },
       { type: types.pvc, verbs: ["create", "patch"] },
       { type: types.serviceAccount, verbs: ["create", "patch"] },
-      { type: types.configMap, verbs: ["create", "patch"] },
+      { type: types.componentConfigMap, verbs: ["create", "patch"] },
       { type: types.networkPolicy, verbs: ["create", "patch"] },
     ],
   };

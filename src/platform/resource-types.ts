@@ -5,6 +5,7 @@ import { ComponentKind } from "../apis/platform/component.ts";
 import { PlatformKind } from "../apis/platform/platform.ts";
 import { secretType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
+import { labels } from "./component-objects.ts";
 
 export const types = {
   platform: resourceTypeOf(PlatformKind),
@@ -26,6 +27,15 @@ export const types = {
     namespaced: true,
   },
   configMap: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+  /** Only Components' ConfigMaps (renderConfigMap labels each with its Component) are cached, not a namespace's others. */
+  componentConfigMap: {
+    group: "",
+    version: "v1",
+    kind: "ConfigMap",
+    plural: "configmaps",
+    namespaced: true,
+    labelSelector: labels.component,
+  },
   secret: secretType,
   pvc: {
     group: "",

@@ -4,11 +4,16 @@
  * server trusts the CAs of `caBundle`; a rotation keeps the previous CA there until it expires, so a
  * replica still serving the previous certificate keeps being trusted until it reloads.
  */
-// @peculiar/x509 resolves its services with tsyringe, which needs the Reflect metadata API
-import "reflect-metadata";
 import { X509Certificate as NodeCertificate, webcrypto } from "node:crypto";
 import { isIP } from "node:net";
-import * as x509 from "@peculiar/x509";
+import { onFirstUse } from "../kube/on-first-use.ts";
+
+/** @peculiar/x509 (+14 MB resident), only when a certificate is issued. */
+const x509Library = onFirstUse(async () => {
+  // it resolves its services with tsyringe, which needs the Reflect metadata API
+  await import("reflect-metadata");
+  return import("@peculiar/x509");
+});
 
 /** PEM texts of one issued certificate. */
 export interface ServingCertificate {
@@ -25,6 +30,7 @@ const signingAlgorithm = { name: "ECDSA", hash: "SHA-256" } as const;
 const dayMs = 86_400_000;
 
 async function pkcs8Pem(key: webcrypto.CryptoKey): Promise<string> {
+  const x509 = await x509Library();
   const der = await webcrypto.subtle.exportKey("pkcs8", key);
   return x509.PemConverter.encode(der, "PRIVATE KEY");
 }
@@ -36,6 +42,7 @@ export async function issueServingCertificate(
   lifetimeDays: number,
 ): Promise<ServingCertificate> {
   if (hosts.length === 0) throw new Error("issueServingCertificate: no hosts");
+  const x509 = await x509Library();
   const notBefore = new Date(now.getTime() - 5 * 60_000); // a little clock skew between nodes
   const notAfter = new Date(now.getTime() + lifetimeDays * dayMs);
   const caKeys = (await webcrypto.subtle.generateKey(algorithm, true, [

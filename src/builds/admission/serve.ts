@@ -59,9 +59,13 @@ const subjectAccessReviewType: ResourceType = {
   namespaced: false,
 };
 
-/** In the operator's own namespace: the serving certificate's Secret (read, created, rotated). */
+/**
+ * In the operator's own namespace: the serving certificate's Secret, read and rotated by name only;
+ * created without a name (RBAC cannot limit a create by resourceNames: the request names no object yet).
+ */
 export const webhookSecretPermissions: Permission[] = [
-  { type: secretType, verbs: ["get", "create", "update"] },
+  { type: secretType, verbs: ["get", "update"], resourceNames: [webhookSecretName] },
+  { type: secretType, verbs: ["create"] },
 ];
 
 /** Everything serving the webhooks needs: its Secret, the configurations' caBundle, the reviews as the requester. */

@@ -1,5 +1,5 @@
 /** Registry credentials from Kubernetes Secrets: dockerconfigjson, or a Google service-account key. */
-import { GoogleAuth } from "google-auth-library";
+import { onFirstUse } from "../../kube/on-first-use.ts";
 
 export interface BasicCredentials {
   username: string;
@@ -54,6 +54,9 @@ export function dockerConfigFor(registry: string, credentials: BasicCredentials)
   return JSON.stringify({ auths: { [registry]: { auth } } });
 }
 
+/** google-auth-library (+19 MB resident), loaded by the first Google registry's credentials. */
+const googleAuthLibrary = onFirstUse(() => import("google-auth-library"));
+
 /**
  * Google Artifact Registry / Container Registry: an OAuth2 access token of the service account is the
  * password of user `oauth2accesstoken`. google-auth-library caches and refreshes the token.
@@ -67,12 +70,12 @@ export function googleCredentials(serviceAccountKeyJson: string): () => Promise<
       "registry credentials Secret: key.json is not a service-account key (invalid JSON)",
     );
   }
-  const auth = new GoogleAuth({
-    credentials: key,
-    scopes: ["https://www.googleapis.com/auth/cloud-platform"],
+  const auth = onFirstUse(async () => {
+    const { GoogleAuth } = await googleAuthLibrary();
+    return new GoogleAuth({ credentials: key, scopes: ["https://www.googleapis.com/auth/cloud-platform"] });
   });
   return async () => {
-    const token = await auth.getAccessToken();
+    const token = await (await auth()).getAccessToken();
     if (!token)
       throw new CredentialsError("Google returned no access token for the registry service account");
     return { username: "oauth2accesstoken", password: token };

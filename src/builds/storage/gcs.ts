@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
-import { type File, type GetFilesOptions, Storage } from "@google-cloud/storage";
+import type { File, GetFilesOptions, Storage } from "@google-cloud/storage";
+import { onFirstUse } from "../../kube/on-first-use.ts";
 import type { BlobUri } from "../blob-uri.ts";
 import { type BlobObject, type BlobStore, BlobStoreError, belongsTo } from "./blob-store.ts";
 
@@ -10,15 +11,25 @@ export interface GcsOptions {
   endpoint?: string;
 }
 
+/** Google's storage client (+30 MB resident), loaded by the first GCS call. */
+const gcsLibrary = onFirstUse(() => import("@google-cloud/storage"));
+
 export class GcsBlobStore implements BlobStore {
-  readonly #storage: Storage;
+  readonly #options: GcsOptions;
+  #made: Storage | undefined;
 
   constructor(options: GcsOptions) {
-    this.#storage = new Storage({
-      ...(options.serviceAccountKey ? { credentials: options.serviceAccountKey } : {}),
-      ...(options.endpoint ? { apiEndpoint: options.endpoint, projectId: "emulator" } : {}),
+    this.#options = options;
+  }
+
+  async #storage(): Promise<Storage> {
+    const { Storage } = await gcsLibrary();
+    this.#made ??= new Storage({
+      ...(this.#options.serviceAccountKey ? { credentials: this.#options.serviceAccountKey } : {}),
+      ...(this.#options.endpoint ? { apiEndpoint: this.#options.endpoint, projectId: "emulator" } : {}),
       retryOptions: { maxRetries: 2 },
     });
+    return this.#made;
   }
 
   async list(uri: BlobUri, limit: number): Promise<BlobObject[]> {
@@ -30,7 +41,9 @@ export class GcsBlobStore implements BlobStore {
     };
     while (query && objects.length < limit) {
       const current: GetFilesOptions = query;
-      const page = await this.#call(uri, () => this.#storage.bucket(uri.bucket).getFiles(current));
+      const page = await this.#call(uri, async () =>
+        (await this.#storage()).bucket(uri.bucket).getFiles(current),
+      );
       const files: File[] = page[0] ?? [];
       const next = page[1] as GetFilesOptions | null | undefined;
       for (const file of files)
@@ -43,12 +56,12 @@ export class GcsBlobStore implements BlobStore {
 
   async read(uri: BlobUri, key: string): Promise<Readable> {
     // a missing object is an error of the stream (the listing just named it)
-    return this.#storage.bucket(uri.bucket).file(key).createReadStream();
+    return (await this.#storage()).bucket(uri.bucket).file(key).createReadStream();
   }
 
   async upload(uri: BlobUri, body: Uint8Array | string): Promise<void> {
-    await this.#call(uri, () =>
-      this.#storage.bucket(uri.bucket).file(uri.key).save(Buffer.from(body), { resumable: false }),
+    await this.#call(uri, async () =>
+      (await this.#storage()).bucket(uri.bucket).file(uri.key).save(Buffer.from(body), { resumable: false }),
     );
   }
 

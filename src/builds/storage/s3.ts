@@ -1,11 +1,6 @@
 import { Readable } from "node:stream";
-import {
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { onFirstUse } from "../../kube/on-first-use.ts";
 import type { BlobUri } from "../blob-uri.ts";
 import { type BlobObject, type BlobStore, BlobStoreError, belongsTo } from "./blob-store.ts";
 
@@ -17,26 +12,36 @@ export interface S3Options {
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
+/** The AWS SDK (+26 MB resident), loaded by the first S3 call. */
+const s3Sdk = onFirstUse(() => import("@aws-sdk/client-s3"));
+type S3Sdk = Awaited<ReturnType<typeof s3Sdk>>;
+
 export class S3BlobStore implements BlobStore {
-  readonly #client: S3Client;
+  readonly #options: S3Options;
+  #made: S3Client | undefined;
 
   constructor(options: S3Options) {
-    this.#client = new S3Client({
-      region: options.region,
-      forcePathStyle: options.forcePathStyle,
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      ...(options.credentials ? { credentials: options.credentials } : {}),
+    this.#options = options;
+  }
+
+  #client({ S3Client }: S3Sdk): S3Client {
+    this.#made ??= new S3Client({
+      region: this.#options.region,
+      forcePathStyle: this.#options.forcePathStyle,
+      ...(this.#options.endpoint ? { endpoint: this.#options.endpoint } : {}),
+      ...(this.#options.credentials ? { credentials: this.#options.credentials } : {}),
       maxAttempts: 3,
     });
+    return this.#made;
   }
 
   async list(uri: BlobUri, limit: number): Promise<BlobObject[]> {
     const objects: BlobObject[] = [];
     let token: string | undefined;
     do {
-      const page = await this.#call(uri, () =>
-        this.#client.send(
-          new ListObjectsV2Command({
+      const page = await this.#call(uri, (sdk, client) =>
+        client.send(
+          new sdk.ListObjectsV2Command({
             Bucket: uri.bucket,
             Prefix: uri.key,
             ContinuationToken: token,
@@ -53,25 +58,26 @@ export class S3BlobStore implements BlobStore {
   }
 
   async read(uri: BlobUri, key: string): Promise<Readable> {
-    const object = await this.#call(uri, () =>
-      this.#client.send(new GetObjectCommand({ Bucket: uri.bucket, Key: key })),
+    const object = await this.#call(uri, (sdk, client) =>
+      client.send(new sdk.GetObjectCommand({ Bucket: uri.bucket, Key: key })),
     );
     // in Node the SDK's body is an IncomingMessage: a Readable
     return (object?.Body as Readable | undefined) ?? Readable.from([]);
   }
 
   async upload(uri: BlobUri, body: Uint8Array | string): Promise<void> {
-    await this.#call(uri, () =>
-      this.#client.send(new PutObjectCommand({ Bucket: uri.bucket, Key: uri.key, Body: body })),
+    await this.#call(uri, (sdk, client) =>
+      client.send(new sdk.PutObjectCommand({ Bucket: uri.bucket, Key: uri.key, Body: body })),
     );
   }
 
   /** A missing bucket or key is undefined; denial and the rest become BlobStoreErrors. */
-  async #call<T>(uri: BlobUri, call: () => Promise<T>): Promise<T | undefined> {
+  async #call<T>(uri: BlobUri, call: (sdk: S3Sdk, client: S3Client) => Promise<T>): Promise<T | undefined> {
+    const sdk = await s3Sdk();
     try {
-      return await call();
+      return await call(sdk, this.#client(sdk));
     } catch (error) {
-      const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+      const status = error instanceof sdk.S3ServiceException ? error.$metadata.httpStatusCode : undefined;
       const name = error instanceof Error ? error.name : "";
       if (name === "NoSuchBucket" || name === "NoSuchKey" || status === 404) return undefined;
       const where = `s3://${uri.bucket}/${uri.key}`;

@@ -9,8 +9,8 @@
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { parse as parseYaml } from "yaml";
 import { EventSinks } from "../../apis/pipelines/events.ts";
+import { parseYaml } from "../../kube/yaml.ts";
 import { defaultRetry } from "./delivery.ts";
 import type { EventsOptions } from "./dispatcher.ts";
 

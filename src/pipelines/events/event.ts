@@ -5,8 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import { CloudEvent } from "cloudevents";
+import type { CloudEvent } from "cloudevents";
 import type { EventDelivery } from "../../apis/pipelines/events.ts";
+import { onFirstUseSync } from "../../kube/on-first-use.ts";
+
+/** The CloudEvents SDK (+10 MB resident with its validator), loaded by the first event an operator sends. */
+export const cloudEventsSdk = onFirstUseSync<typeof import("cloudevents")>("cloudevents");
 
 export const runCompletionType = "dev.slipway.pipelines.run-completion";
 
@@ -62,7 +66,8 @@ export function runCompletionEvent(
     ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
     artifacts: record.artifacts ?? [],
   };
-  return new CloudEvent<RunCompletionData>({
+  const { CloudEvent: SdkCloudEvent } = cloudEventsSdk();
+  return new SdkCloudEvent<RunCompletionData>({
     specversion: "1.0",
     id: record.id,
     type: record.type,

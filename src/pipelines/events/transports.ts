@@ -4,8 +4,8 @@
  * without the sink's address, so no credential of it reaches status, logs or Events.
  */
 import type { CloudEvent } from "cloudevents";
-import { HTTP } from "cloudevents";
 import type { AttemptOutcome } from "./delivery.ts";
+import { cloudEventsSdk } from "./event.ts";
 import type { Sink } from "./sinks.ts";
 
 export type Send = (sink: Sink, event: CloudEvent<unknown>, timeoutMs: number) => Promise<AttemptOutcome>;
@@ -26,7 +26,7 @@ export async function sendHttp(
   event: CloudEvent<unknown>,
   timeoutMs: number,
 ): Promise<AttemptOutcome> {
-  const message = HTTP.binary(event);
+  const message = cloudEventsSdk().HTTP.binary(event);
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -81,7 +81,7 @@ function natsPublisher() {
       try {
         const { headers: natsHeaders } = await import("@nats-io/transport-node");
         const nc = await connection(server, timeoutMs);
-        const message = HTTP.binary(event);
+        const message = cloudEventsSdk().HTTP.binary(event);
         const headers = natsHeaders();
         for (const [name, value] of Object.entries(message.headers))
           if (typeof value === "string") headers.set(name, value);

@@ -3,9 +3,10 @@
  * same steps written as `kfp.dsl.container_component`s (one component and executor per step, the
  * pipeline's parameters as the root's inputs). Pure: the same spec gives the same bytes (irJson).
  */
-import { stringify as yamlStringify } from "yaml";
+
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
 import { canonical } from "../../kube/canonical.ts";
+import { stringifyYaml as yamlStringify } from "../../kube/yaml.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { type Named, stepEnvironment } from "../step-env.ts";
 import { CompileError } from "./errors.ts";

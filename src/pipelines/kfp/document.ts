@@ -1,8 +1,8 @@
 /** A whole Pipeline object from a file's text (YAML or JSON), checked against the kind's schema. */
 import { Kind, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { parse as parseYaml } from "yaml";
 import { PipelineKind } from "../../apis/pipelines/pipeline.ts";
+import { parseYaml } from "../../kube/yaml.ts";
 import type { CompileResult, KfpPipeline } from "./compile.ts";
 
 type ReadResult = { ok: true; pipeline: KfpPipeline } | Extract<CompileResult, { ok: false }>;

@@ -183,7 +183,14 @@ describe("bundleFor", () => {
       "team-b/slipway-operator",
     ]);
     expect(roles[0].rules).toEqual([
-      { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "update"] },
+      // its own namespace's Secrets: only the webhook's by name (create cannot be limited by name)
+      { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+      {
+        apiGroups: [""],
+        resources: ["secrets"],
+        verbs: ["get", "update"],
+        resourceNames: ["slipway-operator-webhook-tls"],
+      },
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
     ]);
     expect(roles[1].rules).toContainEqual({

@@ -100,6 +100,42 @@ describe("mergeRules", () => {
   });
 });
 
+describe("mergeRules with resourceNames", () => {
+  it("keeps a named permission in a rule of its own, merged only with the same names in any order", () => {
+    expect(
+      mergeRules([
+        { type: secret, verbs: ["get", "delete"] },
+        { type: secret, verbs: ["update"], resourceNames: ["a", "b"] },
+        { type: secret, verbs: ["get"], resourceNames: ["b", "a"] },
+        { type: configMap, verbs: ["get", "update"], resourceNames: ["a", "b"] },
+      ]),
+    ).toEqual([
+      {
+        apiGroups: [""],
+        resources: ["configmaps", "secrets"],
+        verbs: ["get", "update"],
+        resourceNames: ["a", "b"],
+      },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["delete", "get"] },
+    ]);
+  });
+
+  it.each([
+    [["create", "get"], "resourceNames cannot limit create"],
+    [["list", "watch"], "resourceNames cannot limit list, watch"],
+  ] as const)("refuses verbs %j RBAC cannot limit by name, naming them", (verbs, message) => {
+    expect(() => mergeRules([{ type: secret, verbs: [...verbs], resourceNames: ["a"] }])).toThrow(
+      `permission on secrets: ${message}`,
+    );
+  });
+
+  it("refuses an empty resourceNames (RBAC reads it as every object)", () => {
+    expect(() => mergeRules([{ type: secret, verbs: ["get"], resourceNames: [] }])).toThrow(
+      "permission on secrets: resourceNames must name at least one object",
+    );
+  });
+});
+
 describe("mergeRules (property)", () => {
   const groups = ["", "apps", "test.slipway.dev"];
   const plurals = ["configmaps", "secrets", "gadgets", "deployments"];

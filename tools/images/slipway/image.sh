@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # ghcr.io/slipway-dev/slipway: the project's Dockerfile, with build arguments for its base and for where
-# node_modules and web/dist come from (all made on this machine, below).
+# node_modules, web/dist and dist come from (all made on this machine, below).
 
 # The Slipway image's base: Node from the `node` npm package already in node_modules plus the shared
 # libraries it links (found by ldd), at /nodejs/bin/node as in distroless. Chosen over a debootstrapped
@@ -58,19 +58,34 @@ web_image() {
   commit_scratch "$WEB_IMAGE" "" "$dir"
 }
 
+# /app/dist, the compiled JavaScript the image runs (`npm run build`, with the TypeScript in node_modules).
+dist_image() {
+  local hash dir
+  # shellcheck disable=SC2046
+  hash=$(files_digest package-lock.json tsconfig.json tsconfig.build.json $(tree_files src))
+  DIST_IMAGE="localhost/slipway/dist:$hash"
+  KEEP_IMAGES+=("$DIST_IMAGE")
+  bah inspect --type image "$DIST_IMAGE" >/dev/null 2>&1 && return
+  log "dist: building $DIST_IMAGE"
+  dir=$(staging dist)
+  (cd "$root" && node_modules/.bin/tsc -p tsconfig.build.json --outDir "$dir/app/dist" >&2)
+  commit_scratch "$DIST_IMAGE" "" "$dir"
+}
+
 slipway_image() {
   local image=$1 hash
   node_base
   deps_image
   web_image
+  dist_image
   # shellcheck disable=SC2046
-  hash=$( (echo "$NODE_BASE $DEPS_IMAGE $WEB_IMAGE"
-    files_digest Dockerfile .dockerignore tsconfig.json tools/kube/versions.env $(tree_files src deploy)) | digest)
+  hash=$( (echo "$NODE_BASE $DEPS_IMAGE $WEB_IMAGE $DIST_IMAGE"
+    files_digest Dockerfile .dockerignore tsconfig.json tsconfig.build.json tools/kube/versions.env $(tree_files src deploy)) | digest)
   if ! cached slipway "$hash"; then
     log "slipway: building $image from the Dockerfile"
     bah build --quiet --isolation chroot --pull=never --layers=false \
       --build-arg "BUILD_BASE=$NODE_BASE" --build-arg "RUNTIME_BASE=$NODE_BASE" \
-      --build-arg "DEPS_FROM=$DEPS_IMAGE" --build-arg "WEB_FROM=$WEB_IMAGE" \
+      --build-arg "DEPS_FROM=$DEPS_IMAGE" --build-arg "WEB_FROM=$WEB_IMAGE" --build-arg "DIST_FROM=$DIST_IMAGE" \
       -t "$image" -f "$root/Dockerfile" "$root" >/dev/null
     save "$image" "$ARCHIVE"
     built=1
