@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { type IndexFunction, Informer } from "./informer.ts";
+import { type IndexFunction, Informer, type InformerState } from "./informer.ts";
 import { keyString } from "./keys.ts";
 import { cacheId } from "./reads.ts";
 import type { RestClient } from "./rest.ts";
@@ -54,6 +54,14 @@ export class InformerCache implements Cache {
 
   get synced(): boolean {
     return [...this.#informers.values()].every((informer) => informer.synced);
+  }
+
+  /** Each cached type (`group/version/resource`, a filtered cache with its selectors) and where its informer stands. */
+  states(): { resource: string; state: InformerState }[] {
+    return [...this.#informers.entries()].map(([id, informer]) => ({
+      resource: id,
+      state: informer.state,
+    }));
   }
 
   async waitForSync(signal?: AbortSignal): Promise<void> {

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
-import { keyString, resourcePath } from "./keys.ts";
+import { keyString, resourcePath, typeId } from "./keys.ts";
 import { controllerOf } from "./owners.ts";
-import { ApiError, type RestClient, type WatchEvent } from "./rest.ts";
+import { ApiError, isNotFound, type RestClient, type WatchEvent } from "./rest.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 export interface InformerHandlers {
@@ -47,12 +47,19 @@ interface Stream {
   namespace?: string;
   resourceVersion: string;
   synced: boolean;
+  /** Its last list or watch was answered 404: the API server does not serve the type (a CRD not installed). */
+  unserved: boolean;
 }
+
+/** Where an informer stands: synced, listing (or retrying), or waiting for the API server to serve its type. */
+export type InformerState = "synced" | "syncing" | "unserved";
 
 /**
  * A list+watch cache of one resource type: lists (paged), then watches from the list's
  * resourceVersion with bookmarks; relists on 410 Gone (HTTP status or ERROR event); reconnects
- * with capped exponential backoff on any other failure. It never stops until stop() is called.
+ * with capped exponential backoff on any other failure. It never stops until stop() is called. A 404
+ * (the type not served: its CRD not installed) is `state` "unserved", warned once, and retried with
+ * the same backoff, so the informer syncs once the CRD is installed.
  * Given namespaces, it runs one such stream per namespace into one store, synced once all are.
  */
 export class Informer {
@@ -76,7 +83,12 @@ export class Informer {
     this.#options = options;
     const scopes = type.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
     if (scopes.length === 0) throw new Error(`informer of ${type.plural}: namespaces is empty`);
-    this.#streams = scopes.map((namespace) => ({ namespace, resourceVersion: "", synced: false }));
+    this.#streams = scopes.map((namespace) => ({
+      namespace,
+      resourceVersion: "",
+      synced: false,
+      unserved: false,
+    }));
     this.addIndex(controllerIndex, (object) => {
       const uid = controllerOf(object)?.uid;
       return uid ? [uid] : [];
@@ -94,6 +106,12 @@ export class Informer {
 
   get size(): number {
     return this.#store.size;
+  }
+
+  /** Synced; or not yet, and whether that is because the API server does not serve the type (404). */
+  get state(): InformerState {
+    if (this.#synced) return "synced";
+    return this.#streams.some((stream) => stream.unserved) ? "unserved" : "syncing";
   }
 
   addHandlers(handlers: InformerHandlers): void {
@@ -167,6 +185,7 @@ export class Informer {
         if (needList) {
           await this.#list(stream, signal);
           needList = false;
+          this.#servedAgain(stream);
         }
         this.stats.watches++;
         await this.#watch(stream, signal);
@@ -186,19 +205,42 @@ export class Informer {
         this.stats.watchErrors++;
         this.#options.onError?.(error, ++failures);
         if (signal.aborted) break;
-        this.#options.log.warn(
-          {
-            resource: this.type.plural,
-            namespace: stream.namespace,
-            err: (error as Error).message,
-            retryInMs: backoff,
-          },
-          "list/watch failed; retrying",
-        );
+        if (isNotFound(error)) {
+          needList = true; // a type served again starts from a list
+          this.#unserved(stream, backoff);
+        } else {
+          this.#options.log.warn(
+            {
+              resource: this.type.plural,
+              namespace: stream.namespace,
+              err: (error as Error).message,
+              retryInMs: backoff,
+            },
+            "list/watch failed; retrying",
+          );
+        }
         await abortableSleep(backoff * (0.8 + Math.random() * 0.4), signal);
         backoff = Math.min(backoff * 2, maxBackoffMs);
       }
     }
+  }
+
+  /** A 404: warned once when the type stops being served (not on every retry); retried with the same backoff. */
+  #unserved(stream: Stream, backoffMs: number): void {
+    const warned = this.#streams.some((s) => s.unserved);
+    stream.unserved = true;
+    if (warned) return;
+    this.#options.log.warn(
+      { resource: typeId(this.type), namespace: stream.namespace, retryInMs: backoffMs },
+      `the API server does not serve ${typeId(this.type)} (is its CRD installed?); retrying with backoff until it does`,
+    );
+  }
+
+  #servedAgain(stream: Stream): void {
+    if (!stream.unserved) return;
+    stream.unserved = false;
+    if (this.#streams.some((s) => s.unserved)) return;
+    this.#options.log.info({ resource: typeId(this.type) }, `the API server serves ${typeId(this.type)} now`);
   }
 
   #path(stream: Stream): string {

@@ -11,6 +11,7 @@ import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import { reviewAuthorizer } from "./ops-auth.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
+import { cacheReadiness, type Readiness } from "./readiness.ts";
 import { readKinds } from "./reads.ts";
 import { RestClient } from "./rest.ts";
 import type { ControllerSpec } from "./types.ts";
@@ -141,6 +142,11 @@ export class Manager {
     return this.cache.synced;
   }
 
+  /** /readyz: ready once every cache synced, else each cache's state (a kind not served named by group/version/resource). */
+  readiness(): Readiness {
+    return cacheReadiness(this.cache.states());
+  }
+
   controller(name: string): Controller | undefined {
     return this.#controllers.find((c) => c.spec.name === name);
   }
@@ -249,7 +255,7 @@ export class Manager {
   async #listen(): Promise<void> {
     const { metricsPort, healthPort, opsBindAddress: host } = this.#options;
     const authorize = this.#options.opsRequireToken ? reviewAuthorizer(this.rest) : undefined;
-    const ready = () => this.ready;
+    const readiness = () => this.readiness();
     const routes: OpsRoute[] = (this.#options.routes ?? []).map((route) => ({
       path: route.path,
       ready: () => route.reads.every((type) => this.cache.informer(type).synced),
@@ -260,7 +266,7 @@ export class Manager {
       ...this.#specs.flatMap((s) => (s.metrics ? [s.metrics] : [])),
     ]);
     if (metricsPort !== undefined && metricsPort === healthPort) {
-      const server = new OpsServer({ registry, ready, routes, authorize });
+      const server = new OpsServer({ registry, readiness, routes, authorize });
       this.#servers.push(server);
       this.ports.metrics = this.ports.health = await server.listen(metricsPort, host);
       return;
@@ -271,7 +277,7 @@ export class Manager {
       this.ports.metrics = await server.listen(metricsPort, host);
     }
     if (healthPort !== undefined) {
-      const server = new OpsServer({ ready, routes, authorize });
+      const server = new OpsServer({ readiness, routes, authorize });
       this.#servers.push(server);
       this.ports.health = await server.listen(healthPort, host);
     }

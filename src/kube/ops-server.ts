@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { bearerToken, type OpsAuthorizer } from "./ops-auth.ts";
+import type { Readiness } from "./readiness.ts";
 import type { Cache, ResourceType } from "./types.ts";
 
 /** What an extra route answers: a status code and a JSON body. */
@@ -105,7 +106,8 @@ export const loopback = "127.0.0.1";
 
 export interface OpsServerOptions {
   registry?: Registry;
-  ready?: () => boolean;
+  /** What /readyz answers (200 when ready, 503 otherwise, with the detail as text); ready when absent. */
+  readiness?: () => Readiness;
   routes?: OpsRoute[];
   /** When set, /metrics and the routes answer only callers it allows (the probes stay open). */
   authorize?: OpsAuthorizer;
@@ -190,9 +192,9 @@ function serve(options: OpsServerOptions, request: IncomingMessage, response: Se
     return;
   }
   if (path === "/readyz") {
-    const ready = options.ready?.() ?? true;
+    const { ready, detail } = options.readiness?.() ?? { ready: true, detail: "ok" };
     response.writeHead(ready ? 200 : 503, { "content-type": "text/plain" });
-    response.end(ready ? "ok" : "caches not synced");
+    response.end(detail);
     return;
   }
   if (serveRoute(options.routes ?? [], request, response, path)) return;

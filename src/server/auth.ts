@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ApiException, AuthenticationV1Api, KubeConfig, type RequestContext } from "@kubernetes/client-node";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { setNewest } from "../kube/bounded-map.ts";
 import { HttpError, TooManyRequests } from "./errors.ts";
 import type { FailureLimiter } from "./limits/failure-limiter.ts";
 import { TtlCache } from "./limits/ttl-cache.ts";
@@ -42,6 +43,18 @@ class PooledKubeConfig extends KubeConfig {
   }
 }
 
+/** The same configuration (cluster, user, context) whose requests share one connection pool. */
+export function pooledKubeConfig(config: KubeConfig): KubeConfig {
+  const pooled = new PooledKubeConfig();
+  pooled.loadFromOptions({
+    clusters: config.clusters,
+    users: config.users,
+    contexts: config.contexts,
+    currentContext: config.currentContext,
+  });
+  return pooled;
+}
+
 /** The server's cluster (address, CA) with the caller's token as the only credential; its requests share connections. */
 export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
   const cluster = server.getCurrentCluster();
@@ -59,9 +72,12 @@ export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
 /** Asks whether a token is valid: the user it belongs to, or undefined when it is refused. */
 export type TokenReviewer = (token: string) => Promise<AuthenticatedUser | undefined>;
 
-/** The TokenReview of the Kubernetes API, as the server's own identity; a failed review is a 503. */
+/**
+ * The TokenReview of the Kubernetes API, as the server's own identity (its reviews share one
+ * connection pool; the client library would open a TLS connection per review); a failed review is a 503.
+ */
 export function kubernetesTokenReviewer(server: KubeConfig): TokenReviewer {
-  const api = server.makeApiClient(AuthenticationV1Api);
+  const api = pooledKubeConfig(server).makeApiClient(AuthenticationV1Api);
   return async (token) => {
     const review = await api
       .createTokenReview({
@@ -105,6 +121,9 @@ export class TokenAuthenticator {
   readonly #accepted: TtlCache<Caller>;
   readonly #refused: TtlCache<true>;
   readonly #pending = new Map<string, Promise<Caller | undefined>>();
+  /** Each accepted token's client, kept across its reviews so its connections are reused (least recently reviewed forgotten first). */
+  readonly #clients = new Map<string, KubeConfig>();
+  readonly #entries: number;
   readonly #now: () => number;
 
   constructor(server: KubeConfig, options: AuthenticatorOptions) {
@@ -112,6 +131,7 @@ export class TokenAuthenticator {
     this.#review = options.review ?? kubernetesTokenReviewer(server);
     this.#accepted = new TtlCache({ ttlMs: options.ttlMs, limit: options.entries });
     this.#refused = new TtlCache({ ttlMs: options.ttlMs, limit: options.entries });
+    this.#entries = options.entries;
     this.#now = options.now ?? Date.now;
   }
 
@@ -138,9 +158,12 @@ export class TokenAuthenticator {
     const user = await this.#review(token);
     if (!user) {
       this.#refused.set(key, true, this.#now());
+      this.#clients.delete(key);
       return undefined;
     }
-    const caller = { user, kube: userKubeConfig(this.#server, token) };
+    const kube = this.#clients.get(key) ?? userKubeConfig(this.#server, token);
+    setNewest(this.#clients, key, kube, this.#entries);
+    const caller = { user, kube };
     this.#accepted.set(key, caller, this.#now());
     return caller;
   }

@@ -40,4 +40,25 @@ describe("the server's connections to the API server", () => {
     expect(connections.opened()).toBeLessThanOrEqual(2);
     expect(connections.opened()).toBeGreaterThan(0); // the count sees the server's connections at all
   });
+
+  it("keeps them across the token's reviews (a new client and a new connection per review before)", async () => {
+    await installCrds([ImageBuildKind]);
+    const namespace = await testNamespace("upstream");
+    const token = await serviceAccountToken(namespace, "scientist");
+    await grantRole(namespace, "scientist", "scientist-builds", [
+      { apiGroups: [ImageBuildKind.group], resources: ["imagebuilds"], verbs: ["list"] },
+    ]);
+    const url = await startServer(namespace, { limits: { tokenCacheSeconds: 1 } });
+    const connections = countApiServerConnections();
+    for (let i = 0; i < 3; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1_200)); // the review expired
+      const response = await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(response.status).toBe(200);
+    }
+    // three reviews over the server's one pool, three requests over the caller's
+    expect(connections.opened()).toBeLessThanOrEqual(2);
+    expect(connections.opened()).toBeGreaterThan(0);
+  });
 });
