@@ -4,6 +4,13 @@ import type { Client } from "../kube/types.ts";
 import { dockerConfigSecrets, secretForms } from "./redaction.ts";
 import { types } from "./resource-types.ts";
 
+/**
+ * Keys whose value names an account rather than proving it: a user name is not a secret, and
+ * redacting it (the platform's registry user is `slipway`) would mask every host and namespace
+ * that contains the word.
+ */
+const accountNameKeys = new Set(["username", "user"]);
+
 export class SecretNotFoundError extends Error {
   override name = "SecretNotFoundError";
 }
@@ -30,7 +37,7 @@ export class SecretReader {
     for (const [k, v] of Object.entries(secret.data ?? {}))
       data[k] = Buffer.from(v, "base64").toString("utf8");
     for (const [key, value] of Object.entries(data)) {
-      this.#remember(value);
+      if (!accountNameKeys.has(key.toLowerCase())) this.#remember(value);
       if (key === ".dockerconfigjson") for (const inner of dockerConfigSecrets(value)) this.#remember(inner);
     }
     this.#memo.set(key, { data, at: Date.now() });

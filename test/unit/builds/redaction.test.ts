@@ -39,4 +39,12 @@ describe("redaction", () => {
     const reader = await readerOf({ ".dockerconfigjson": config });
     expect(reader.redact("denied for reg-pass-7d1f0c9e")).toBe("denied for [redacted]");
   });
+
+  it("keeps a user name readable: only the password of a username/password Secret is redacted", async () => {
+    const reader = await readerOf({ username: "slipway", password: "reg-pass-41c9e0aa" });
+    expect(reader.redact("built and pushed slipway-registry.slipway.svc:5000/model:v1")).toBe(
+      "built and pushed slipway-registry.slipway.svc:5000/model:v1",
+    );
+    expect(reader.redact("login slipway:reg-pass-41c9e0aa refused")).toBe("login slipway:[redacted] refused");
+  });
 });
