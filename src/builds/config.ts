@@ -3,7 +3,7 @@
  * Helm values under `builds:`). One TypeBox schema validates it and fills the defaults.
  */
 import { readFileSync } from "node:fs";
-import { type Static, Type } from "@sinclair/typebox";
+import { type ObjectOptions, type Static, type TProperties, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { durationPattern } from "../apis/builds/imagebuild.ts";
 import { ownVersion } from "../apis/version.ts";
@@ -20,11 +20,18 @@ export function devModeFromEnvironment(env: NodeJS.ProcessEnv = process.env): bo
   return env[devModeEnvironmentVariable] === "1";
 }
 
+/**
+ * An object of the configuration: a field it does not define is refused, naming it (a misspelt or
+ * outdated field would otherwise be ignored and its setting silently lost).
+ */
+const Fields = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
 const StringMap = () => Type.Record(Type.String(), Type.String());
 
 const SecretName = Type.String({ minLength: 1, maxLength: 253, pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$" });
 
-export const RegistryConfig = Type.Object({
+export const RegistryConfig = Fields({
   type: Type.Union([Type.Literal("docker"), Type.Literal("google")], { default: "docker" }),
   /** Registry host and optional path prefix, e.g. `localhost:5000`, `docker.io/acme`, `europe-docker.pkg.dev/p/repo`. */
   url: Type.String({ minLength: 1 }),
@@ -34,9 +41,9 @@ export const RegistryConfig = Type.Object({
   insecure: Type.Boolean({ default: false }),
 });
 
-export const StorageConfig = Type.Object({
+export const StorageConfig = Fields({
   type: Type.Union([Type.Literal("s3"), Type.Literal("gcs")]),
-  s3: Type.Object(
+  s3: Fields(
     {
       endpoint: Type.Optional(Type.String({ minLength: 1 })),
       region: Type.String({ default: "us-east-1" }),
@@ -46,7 +53,7 @@ export const StorageConfig = Type.Object({
     },
     { default: {} },
   ),
-  gcs: Type.Object(
+  gcs: Fields(
     {
       /** A Secret with a service-account key under `key.json`; none means the ambient Google credentials. */
       credentialsSecret: Type.Optional(SecretName),
@@ -57,7 +64,7 @@ export const StorageConfig = Type.Object({
   ),
 });
 
-const Toleration = Type.Object({
+const Toleration = Fields({
   key: Type.Optional(Type.String()),
   operator: Type.Optional(Type.String()),
   value: Type.Optional(Type.String()),
@@ -65,11 +72,11 @@ const Toleration = Type.Object({
   tolerationSeconds: Type.Optional(Type.Integer()),
 });
 
-export const KanikoConfig = Type.Object(
+export const KanikoConfig = Fields(
   {
     image: Type.String({ default: "ghcr.io/osscontainertools/kaniko:latest" }),
     extraArgs: Type.Array(Type.String(), { default: [] }),
-    resources: Type.Object(
+    resources: Fields(
       {
         requests: StringMap(),
         limits: StringMap(),
@@ -82,7 +89,7 @@ export const KanikoConfig = Type.Object(
     tolerations: Type.Array(Toleration, { default: [] }),
     /** Extra annotations of the build pod (e.g. a sidecar opt-out). */
     podAnnotations: Type.Optional(StringMap()),
-    cache: Type.Object(
+    cache: Fields(
       {
         enabled: Type.Boolean({ default: true }),
         /** Repository of the layer cache; default `<registry>/kaniko-cache`. */
@@ -101,7 +108,7 @@ export const KanikoConfig = Type.Object(
 export const defaultBuildahImage = "ghcr.io/slipway-dev/buildah:1.28.2";
 
 /** The buildah Job; the rest of its pod (resources, placement, service account, TTL) is under `kaniko`. */
-export const BuildahConfig = Type.Object(
+export const BuildahConfig = Fields(
   {
     image: Type.String({ minLength: 1, default: defaultBuildahImage }),
     /** Appended to `buildah bud`. */
@@ -114,7 +121,7 @@ export const BuildahConfig = Type.Object(
 export const defaultFetcherImage = `ghcr.io/slipway-dev/slipway:${ownVersion}`;
 
 /** How much of the blob store one build may fetch, and the image of the Jobs' step that fetches it. */
-export const ArtifactsConfig = Type.Object(
+export const ArtifactsConfig = Fields(
   {
     /** The most bytes one build's artifact may have (a quantity: 2Gi, 500Mi, 1e9). */
     maxBytes: Type.String({
@@ -133,7 +140,7 @@ const repositoryPrefixPattern = "^([a-z0-9._{}-]+/)*$";
 const RepositoryPrefix = Type.String({ pattern: repositoryPrefixPattern });
 
 /** What the platform grants one namespace beyond the default. */
-const NamespaceGrant = Type.Object({
+const NamespaceGrant = Fields({
   /** Its repositories instead of the default prefix; "" is everything under registry.url. */
   repositoryPrefix: Type.Optional(RepositoryPrefix),
   /** May its override ConfigMap choose another registry (host, type, plain HTTP)? */
@@ -143,7 +150,7 @@ const NamespaceGrant = Type.Object({
 });
 
 /** What a namespace's builds may make the operator do with the platform's credentials. */
-export const TenancyConfig = Type.Object(
+export const TenancyConfig = Fields(
   {
     /** The repositories a namespace's builds push to, under registry.url's path. */
     repositoryPrefix: Type.String({ pattern: repositoryPrefixPattern, default: "{namespace}/" }),
@@ -156,7 +163,7 @@ export const TenancyConfig = Type.Object(
   { default: {} },
 );
 
-export const BuildsConfig = Type.Object({
+export const BuildsConfig = Fields({
   /**
    * kaniko: a Kaniko Job per image on the cluster; buildah: a buildah Job per image (rootless, no
    * privileges); local: buildah on the operator's machine (the default of `slipway dev`).
@@ -166,13 +173,10 @@ export const BuildsConfig = Type.Object({
   }),
   registry: RegistryConfig,
   storage: Type.Optional(StorageConfig),
-  naming: Type.Object(
-    { image: Type.String({ minLength: 1, default: defaultImageTemplate }) },
-    { default: {} },
-  ),
+  naming: Fields({ image: Type.String({ minLength: 1, default: defaultImageTemplate }) }, { default: {} }),
   kaniko: KanikoConfig,
   buildah: BuildahConfig,
-  local: Type.Object(
+  local: Fields(
     {
       /** buildah's storage root; default a directory under the system temp dir. */
       storageRoot: Type.Optional(Type.String({ minLength: 1 })),
