@@ -14,23 +14,14 @@ import { platformBuildsOverride } from "../../../src/platform/builds-wiring.ts";
 import { readImageBuild } from "../../support/builds/operator.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { createPlatform } from "../../support/platform.ts";
 import { grantRole, serviceAccountConfig } from "../../support/service-account.ts";
 import { startPlatformBuilds } from "./real-build.ts";
 
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const keep = "tenant.example.com/keep";
 
-async function createLab(namespace: string): Promise<PlatformResource> {
-  return (await adminConfig()
-    .makeApiClient(CustomObjectsApi)
-    .createNamespacedCustomObject({
-      group: PlatformKind.group,
-      version: PlatformKind.version,
-      namespace,
-      plural: PlatformKind.plural,
-      body: { apiVersion: PlatformKind.apiVersion, kind: "Platform", metadata: { name: "lab" }, spec: {} },
-    })) as PlatformResource;
-}
+const createLab = (namespace: string): Promise<PlatformResource> => createPlatform(namespace, {}, "lab");
 
 /** A namespace whose ServiceAccount `tenant` may only write ConfigMaps and ImageBuilds there; its client. */
 async function tenantNamespace() {

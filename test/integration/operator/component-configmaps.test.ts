@@ -15,7 +15,7 @@ import { workflowControllerConfigMapName } from "../../../src/platform/workflow-
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
-import { createPlatform } from "../platform/support.ts";
+import { createPlatform } from "../../support/platform.ts";
 
 /** The ConfigMap type the component controller owns (and so caches). */
 const ownedConfigMaps = componentController().owns?.find((type) => type.kind === "ConfigMap") as ResourceType;

@@ -18,8 +18,8 @@ import { platformControllers } from "../../../src/platform/controllers.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { applyRbac, bundleOptions, forbiddenRequests } from "../../support/operator-rbac.ts";
+import { createPlatform } from "../../support/platform.ts";
 import { serviceAccountConfig } from "../../support/service-account.ts";
-import { createPlatform } from "../platform/support.ts";
 
 const rbac = deriveRbac(platformControllers());
 const same = (a: PolicyRule, b: PolicyRule) => JSON.stringify(a) === JSON.stringify(b);

@@ -14,8 +14,8 @@ import { platformControllers } from "../../../src/platform/controllers.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
+import { createPlatform } from "../../support/platform.ts";
 import { grantRole, serviceAccountConfig } from "../../support/service-account.ts";
-import { createPlatform } from "./support.ts";
 
 const group = ComponentKind.group;
 const version = ComponentKind.version;

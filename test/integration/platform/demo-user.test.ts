@@ -10,7 +10,7 @@ import { demoUserToken, removeDemoUserPolicy } from "../../../src/dev/demo-user.
 import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { createPlatform } from "./support.ts";
+import { createPlatform } from "../../support/platform.ts";
 
 const group = PlatformKind.group;
 const version = PlatformKind.version;

@@ -12,7 +12,7 @@ import { renderIngress } from "../../../src/platform/component-objects.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { createPlatform } from "./support.ts";
+import { createPlatform } from "../../support/platform.ts";
 
 beforeAll(() => installCrds([PlatformKind]));
 

@@ -24,7 +24,7 @@ import { buildPods } from "../../../src/platform/network-policies.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
-import { createPlatform } from "./support.ts";
+import { createPlatform } from "../../support/platform.ts";
 
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const networking = () => adminConfig().makeApiClient(NetworkingV1Api);
