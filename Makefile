@@ -8,8 +8,8 @@ setup:
 web: setup
 	npm run build:web
 
-# Local control plane + operator + server. With the real node (the default where this machine can run
-# one): the newest release installed for real until Running, an image built by a buildah Job into the
+# Local control plane + operator + server. With the real node (the default; SLIPWAY_REAL_NODE=0 for
+# kwok only): the newest release installed for real until Running, an image built by a buildah Job into the
 # platform's registry, a pipeline run by Argo, then the UI's and MLflow's addresses. Without it (kwok
 # only): the catalog's oldest release installed until Running, the UI's address and how to update.
 demo: setup web
