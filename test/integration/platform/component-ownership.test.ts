@@ -6,6 +6,7 @@
  */
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1ServiceAccount } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
@@ -22,7 +23,8 @@ const version = ComponentKind.version;
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const custom = () => adminConfig().makeApiClient(CustomObjectsApi);
 
-beforeAll(() => installCrds([PlatformKind, ComponentKind]));
+// the platform controllers also own the platform's Provider: without its CRD their caches never sync
+beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
 
 /** A ServiceAccount `mallory` that may create Components and read Components and Platforms, and nothing else. */
 async function mallory(namespace: string): Promise<CustomObjectsApi> {
