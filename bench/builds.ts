@@ -19,7 +19,7 @@
  * Progress goes to stderr; a step that takes over SLIPWAY_BENCH_STEP_TIMEOUT_S (600) fails the bench.
  * On a private control plane, or the one SLIPWAY_BENCH_KUBECONFIG names.
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
@@ -439,19 +439,29 @@ async function localBuild(context: RoundContext, localNs: string) {
     Dockerfile: "FROM scratch\nCOPY model.txt /model.txt\n",
     "model.txt": "weights",
   });
-  const builder = new LocalBuilder(join(await mkdtemp(join(tmpdir(), "slipway-bench-buildah-")), "storage"));
-  const local = await runOperator(kubeConfig, localNs, { ...config, backend: "local" }, builder);
-  const localWatch = waitForPhase(rest, localNs, "Succeeded", 1);
-  const started = performance.now();
-  await createBuild(rest, localNs, "local", {
-    ...spec(`local-${suffix}`),
-    artifactUri: `s3://${bucket}/local/model`,
-  });
-  await localWatch.done;
-  const seconds = (performance.now() - started) / 1000;
-  localWatch.stop();
-  await local.manager.stop();
-  return seconds;
+  const storage = await mkdtemp(join(tmpdir(), "slipway-bench-buildah-"));
+  try {
+    const local = await runOperator(
+      kubeConfig,
+      localNs,
+      { ...config, backend: "local" },
+      new LocalBuilder(join(storage, "storage")),
+    );
+    const localWatch = waitForPhase(rest, localNs, "Succeeded", 1);
+    const started = performance.now();
+    await createBuild(rest, localNs, "local", {
+      ...spec(`local-${suffix}`),
+      artifactUri: `s3://${bucket}/local/model`,
+    });
+    await localWatch.done;
+    const seconds = (performance.now() - started) / 1000;
+    localWatch.stop();
+    await local.manager.stop();
+    return seconds;
+  } finally {
+    // buildah's storage of the one local build: each run left one behind in the temporary directory
+    await rm(storage, { recursive: true, force: true });
+  }
 }
 
 /** Reviews the webhook gets for one build with a Secret argument (admitted: the bench's user may get it). */
