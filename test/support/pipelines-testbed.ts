@@ -64,3 +64,20 @@ export function pipelinesTestbed(enabled = true, serviceAccounts: readonly strin
   };
   return bed;
 }
+
+/**
+ * A vertex Provider's spec for the test Vertex endpoint listening on 127.0.0.1:`port`: project
+ * `slipway-test`, location `europe-west4` unless `parameters` say otherwise, plaintext unless they
+ * name credentials.
+ */
+export const vertexProviderSpec = (port: number, parameters: Record<string, unknown> = {}) => ({
+  type: "vertex",
+  pipelineRootStorage: "gs://bucket/root",
+  parameters: {
+    project: "slipway-test",
+    location: "europe-west4",
+    apiEndpoint: `127.0.0.1:${port}`,
+    ...("credentials" in parameters ? {} : { plaintext: true }),
+    ...parameters,
+  },
+});

@@ -12,7 +12,7 @@ import { resourcePath } from "../../../src/kube/keys.ts";
 import { runFinalizerPolicy, runFinalizerPolicyTypes } from "../../../src/pipelines/run-finalizer-policy.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
-import { pipelinesTestbed } from "../../support/pipelines-testbed.ts";
+import { pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
@@ -58,16 +58,7 @@ async function bindPolicy(ns: string): Promise<void> {
 
 async function vertexNamespace(): Promise<string> {
   const ns = await testNamespace("plfin");
-  await bed.create(types.provider, ns, "vertex", {
-    type: "vertex",
-    pipelineRootStorage: "gs://bucket/root",
-    parameters: {
-      project: "slipway-test",
-      location: "europe-west4",
-      apiEndpoint: `127.0.0.1:${vertex.endpoint.port}`,
-      plaintext: true,
-    },
-  });
+  await bed.create(types.provider, ns, "vertex", vertexProviderSpec(vertex.endpoint.port));
   await bed.create(types.pipeline, ns, "train", {
     provider: "vertex",
     image: "registry.example/ml/pipeline:1",

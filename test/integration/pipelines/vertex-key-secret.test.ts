@@ -14,7 +14,7 @@ import { types } from "../../../src/pipelines/types.ts";
 import { issueServingCertificate } from "../../../src/webhook/certificates.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { type OutboundRecorder, recordOutbound } from "../../support/outbound.ts";
-import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
+import { condition, pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
 
 // grpc-js reads its root certificates from this file, when set, instead of Node's default store
 // (which the test extends with its CA); it reads the variable once, when it is loaded: hoisted
@@ -72,16 +72,14 @@ async function keyedProvider(privateKeyPem: string): Promise<{ ns: string; provi
     metadata: { name: "vertex-key", namespace: ns },
     data: { "key.json": Buffer.from(keyJson(privateKeyPem)).toString("base64") },
   });
-  await bed.create(types.provider, ns, "vertex", {
-    type: "vertex",
-    pipelineRootStorage: "gs://bucket/root",
-    parameters: {
-      project: "slipway-test",
-      location: "europe-west4",
-      apiEndpoint: `127.0.0.1:${vertex.endpoint.port}`,
+  await bed.create(
+    types.provider,
+    ns,
+    "vertex",
+    vertexProviderSpec(vertex.endpoint.port, {
       credentials: { keySecret: { name: "vertex-key", key: "key.json" } },
-    },
-  });
+    }),
+  );
   const provider = await eventually(
     "Provider vertex has Ready",
     () => bed.api.get<Any>(types.provider, ns, "vertex"),

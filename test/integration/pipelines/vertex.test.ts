@@ -8,7 +8,7 @@ import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-se
 import { types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { type OutboundRecorder, recordOutbound } from "../../support/outbound.ts";
-import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
+import { condition, pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
 import { startEventSink } from "./event-sink.ts";
 import { scheduledEventsOnce } from "./event-support.ts";
 import { type ConfigMapWatch, watchConfigMaps } from "./support.ts";
@@ -33,18 +33,12 @@ afterAll(async () => {
   await Promise.all([vertex?.stop(), other?.stop()]);
 });
 
-const vertexSpec = (location = "europe-west4", server = vertex) => ({
-  type: "vertex",
-  pipelineRootStorage: "gs://bucket/root",
-  parameters: {
-    project: "slipway-test",
+const vertexSpec = (location = "europe-west4", server = vertex) =>
+  vertexProviderSpec(server.endpoint.port, {
     location,
     serviceAccount: "runner@slipway-test.iam.gserviceaccount.com",
     network: "projects/123/global/networks/ml",
-    apiEndpoint: `127.0.0.1:${server.endpoint.port}`,
-    plaintext: true,
-  },
-});
+  });
 
 async function readyProvider(ns: string, spec: Any, status = "True", name = "vertex") {
   await create(types.provider, ns, name, spec);
