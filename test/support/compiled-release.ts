@@ -4,7 +4,7 @@
  * `.slipway/release/<hash of the sources and the build's configuration>/`, laid out as the image's /app
  * (dist/ next to package.json, node_modules found up the tree). Built once per source tree: a test file
  * that finds it reuses it; two that build at once each build into their own directory and the first
- * rename wins, so neither sees a half-written tree.
+ * rename wins, so neither sees a half-written tree. Trees of earlier sources are removed then.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -54,5 +54,8 @@ export async function compiledRelease(): Promise<string> {
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+  for (const earlier of await readdir(releases))
+    if (!earlier.startsWith(".") && join(releases, earlier) !== dir)
+      await rm(join(releases, earlier), { recursive: true, force: true });
   return dir;
 }
