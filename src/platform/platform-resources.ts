@@ -21,6 +21,7 @@ import {
   credentialSecrets,
   generateCredential,
 } from "./credentials.ts";
+import { keptFor, takenBack } from "./kept-data.ts";
 import { types } from "./resource-types.ts";
 import { pipelinesServiceAccount } from "./workflow-engine.ts";
 
@@ -65,7 +66,10 @@ export class PlatformResources {
     this.#tools = tools;
   }
 
-  /** Creates the credential Secrets that do not exist and the Provider; never changes an existing Secret. */
+  /**
+   * Creates the credential Secrets that do not exist and the Provider; never changes an existing
+   * Secret's data (one `uninstall --keep-data` kept for this Platform is owned by it again).
+   */
   async ensure(client: Client, platform: PlatformResource): Promise<void> {
     const name = platform.metadata.name ?? "";
     const namespace = platform.metadata.namespace ?? "";
@@ -73,7 +77,9 @@ export class PlatformResources {
     await Promise.all(
       (Object.keys(secrets) as CredentialName[]).map((credential) =>
         this.#once(platform, secrets[credential], async () => {
-          if (await client.get(types.secret, { namespace, name: secrets[credential] })) return;
+          const live = await client.get(types.secret, { namespace, name: secrets[credential] });
+          if (live && keptFor(live, name)) await client.apply(takenBack(live, ownerReference(platform)));
+          if (live) return;
           const data = generateCredential(credential, name, namespace, this.#tools);
           await client.apply(credentialSecret(platform, credential, data));
         }),

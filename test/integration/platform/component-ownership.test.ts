@@ -12,6 +12,7 @@ import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { operatorName } from "../../../src/bundle/bundle.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
+import { keptForAnnotation } from "../../../src/platform/kept-data.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
@@ -188,5 +189,38 @@ describe("Components made by someone other than the Platform controller", () => 
     const account = await core().readNamespacedServiceAccount({ name: "slipway-api-server", namespace });
     expect(account.metadata?.ownerReferences).toBeUndefined();
     expect(await workloadNames(namespace)).not.toContain("slipway-api-server");
+  });
+
+  it("takes a claim back only when `uninstall --keep-data` marked it kept for this Platform", async () => {
+    const namespace = await testNamespace("kept");
+    await operatorWithBundleRbac(namespace, platformControllers());
+    const claim = (name: string, annotations?: Record<string, string>) =>
+      core().createNamespacedPersistentVolumeClaim({
+        namespace,
+        body: {
+          // labelled like Slipway's own claims: the label alone does not make it the platform's
+          metadata: { name, labels: { "app.kubernetes.io/part-of": "slipway" }, annotations },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+        },
+      });
+    await claim("slipway-postgres-database");
+    await claim("slipway-minio-artifacts", { [keptForAnnotation]: "slipway" });
+    await createPlatform(namespace);
+    await failedWith(
+      namespace,
+      "slipway-postgres",
+      "PersistentVolumeClaim slipway-postgres-database already exists and is not owned by this Component",
+    );
+    const minio = await eventually(
+      "the kept claim owned by the minio Component",
+      () => core().readNamespacedPersistentVolumeClaim({ name: "slipway-minio-artifacts", namespace }),
+      (kept) => kept.metadata?.ownerReferences?.[0]?.name === "slipway-minio",
+    );
+    expect(minio.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Component", controller: true });
+    const database = await core().readNamespacedPersistentVolumeClaim({
+      name: "slipway-postgres-database",
+      namespace,
+    });
+    expect(database.metadata?.ownerReferences).toBeUndefined();
   });
 });
