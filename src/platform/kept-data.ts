@@ -4,7 +4,6 @@
  * marked with the Platform they were kept for. One rule for both kinds: an object is taken back only
  * when it has no owner and carries that mark for the Platform taking it (pure).
  */
-import type { V1OwnerReference } from "@kubernetes/client-node";
 import type { KubeObject } from "../kube/types.ts";
 
 /** The mark: its value is the name of the Platform the object was kept for. */
@@ -13,19 +12,6 @@ export const keptForAnnotation = "platform.slipway.dev/kept-for";
 /** The JSON merge patch that keeps an object for Platform `platform`: no owner, the mark. */
 export function keepPatch(platform: string) {
   return { metadata: { ownerReferences: null, annotations: { [keptForAnnotation]: platform } } };
-}
-
-/**
- * What the operator applies (server-side apply) to take a kept object back: `owner` again, nothing else
- * of it changed. The mark stays (another field manager's), inert once the object has an owner.
- */
-export function takenBack(live: KubeObject, owner: V1OwnerReference): KubeObject {
-  const { name, namespace } = live.metadata ?? {};
-  return {
-    apiVersion: live.apiVersion,
-    kind: live.kind,
-    metadata: { name, namespace, ownerReferences: [owner] },
-  };
 }
 
 /** Whether `live` was kept by `uninstall --keep-data` for Platform `platform` and is still unowned. */

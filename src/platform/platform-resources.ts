@@ -20,8 +20,9 @@ import {
   credentialSecret,
   credentialSecrets,
   generateCredential,
+  keptCredentialSecret,
 } from "./credentials.ts";
-import { keptFor, takenBack } from "./kept-data.ts";
+import { keptFor } from "./kept-data.ts";
 import { types } from "./resource-types.ts";
 import { pipelinesServiceAccount } from "./workflow-engine.ts";
 
@@ -78,7 +79,8 @@ export class PlatformResources {
       (Object.keys(secrets) as CredentialName[]).map((credential) =>
         this.#once(platform, secrets[credential], async () => {
           const live = await client.get(types.secret, { namespace, name: secrets[credential] });
-          if (live && keptFor(live, name)) await client.apply(takenBack(live, ownerReference(platform)));
+          if (live && keptFor(live, name))
+            await client.apply(keptCredentialSecret(platform, credential, live));
           if (live) return;
           const data = generateCredential(credential, name, namespace, this.#tools);
           await client.apply(credentialSecret(platform, credential, data));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keepPatch, keptFor, keptForAnnotation, takenBack } from "../../../src/platform/kept-data.ts";
+import { keepPatch, keptFor, keptForAnnotation } from "../../../src/platform/kept-data.ts";
 
 const owner = { apiVersion: "platform.slipway.dev/v1alpha1", kind: "Platform", name: "slipway", uid: "u1" };
 const kept = (annotations?: Record<string, string>, ownerReferences?: (typeof owner)[]) => ({
@@ -20,13 +20,5 @@ describe("what uninstall --keep-data keeps", () => {
     expect(keptFor(kept({ [keptForAnnotation]: "other" }), "slipway")).toBe(false);
     expect(keptFor(kept(), "slipway")).toBe(false);
     expect(keptFor(kept({ [keptForAnnotation]: "slipway" }, [owner]), "slipway")).toBe(false);
-  });
-
-  it("is taken back by owning it again, nothing else of it sent", () => {
-    expect(takenBack(kept({ [keptForAnnotation]: "slipway" }), owner)).toEqual({
-      apiVersion: "v1",
-      kind: "PersistentVolumeClaim",
-      metadata: { name: "slipway-postgres-database", namespace: "ns", ownerReferences: [owner] },
-    });
   });
 });
