@@ -2,7 +2,9 @@
  * The runtime benchmark's idle child: a process that imports only what an operator running the echo
  * controller needs (the kubeconfig loader, the Manager, pino), caches every Widget, reconciles each once
  * (reads only), then idles. Prints one JSON line: RSS before start and with everything cached, CPU at rest.
- *   node --expose-gc bench/runtime/idle-child.ts KUBECONFIG OBJECTS IDLE_SECONDS
+ * The bench runs it compiled, as the release runs (bench/runtime/tsconfig.idle-child.json):
+ *   node --expose-gc .slipway/bench/runtime-build/bench/runtime/idle-child.js KUBECONFIG OBJECTS IDLE_SECONDS
+ * (`node --expose-gc bench/runtime/idle-child.ts …` runs it type-stripped: +28 MB before start).
  */
 import pino from "pino";
 import { loadClusterAccess } from "../../src/kube/kubeconfig.ts";
