@@ -93,7 +93,9 @@ function runIdleChild(idleChild: string, kubeconfig: string) {
   return figuresOf<{
     cached: number;
     rss_mb: number;
+    rss_mb_plain_gc: number;
     baseline_rss_mb: number;
+    baseline_rss_mb_plain_gc: number;
     heap_used_mb: number;
     idle_cpu_seconds: number;
   }>(process.execPath, [
@@ -265,6 +267,8 @@ export default async function bench() {
       cached_objects: idle.cached,
       rss_mb_10k_cached: rounded(idle.rss_mb, 1),
       rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
+      rss_mb_10k_cached_plain_gc: rounded(idle.rss_mb_plain_gc, 1),
+      rss_mb_before_start_plain_gc: rounded(idle.baseline_rss_mb_plain_gc, 1),
       operator_rss_mb_before_start: rounded(operatorRss, 1),
       operator_rss_mb_before_start_type_stripped: rounded(operatorRssTs, 1),
       heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),
