@@ -171,8 +171,11 @@ function startServer(kubeconfig: string, namespace: string): Promise<ServerProce
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     execArgv: (process.env.SLIPWAY_BENCH_SERVER_ARGS ?? "").split(" ").filter(Boolean),
   });
+  // A server that died mid-run fails the bench by name (an unanswered question would hang it).
   const cpuMs = () =>
-    new Promise<number>((resolve) => {
+    new Promise<number>((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        return reject(new Error(`the server process ended (${child.exitCode ?? child.signalCode}) mid-run`));
       child.once("message", (usage: NodeJS.CpuUsage) => resolve((usage.user + usage.system) / 1000));
       child.send("cpu");
     });
