@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image runs `slipway operator` (the default) or `slipway server` (args: ["server"]).
 # The operator and the server run compiled JavaScript (dist/, `npm run build`): Node's type stripping
-# would add ~20 MB to every process (docs/runtime.md). src/ is there too, for the build Jobs' fetcher.
+# would add ~20 MB to every process (docs/runtime.md), and so does the build Jobs' fetcher
+# (dist/builds/fetch-artifact.js): the image holds no TypeScript.
 
 ARG NODE_VERSION=24
 # The base images. tools/images/build.sh passes locally built ones (this machine reaches no registry):
@@ -49,7 +50,6 @@ WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=deps-output /app/node_modules ./node_modules
 COPY package.json ./
-COPY src ./src
 COPY --from=dist-output /app/dist ./dist
 COPY tools/kube/versions.env ./tools/kube/versions.env
 COPY deploy ./deploy

@@ -104,9 +104,9 @@ export const fetcherSecurityContext: V1SecurityContext = {
   seccompProfile: { type: "RuntimeDefault" },
 };
 
-/** Where the fetcher runs in Slipway's image (its WORKDIR), and how: Node runs the TypeScript as is. */
+/** Where the fetcher runs in Slipway's image (its WORKDIR), and how: the compiled JavaScript, as the operator runs. */
 const fetcherWorkingDir = "/app";
-export const fetcherCommand = ["/nodejs/bin/node", "src/builds/fetch-artifact.ts"];
+export const fetcherCommand = ["/nodejs/bin/node", "dist/builds/fetch-artifact.js"];
 
 /** The storage configuration the fetcher reads its store from: everything but the names of Secrets. */
 function fetcherStorage(storage: StorageConfig): StorageConfig {

@@ -30,11 +30,12 @@ import {
   renderWorkload,
   workloadDrifted,
 } from "./component-objects.ts";
-import { childAccess, foreignChildrenMessage, keptClaim, notFromPlatform } from "./component-ownership.ts";
+import { childAccess, foreignChildrenMessage, notFromPlatform } from "./component-ownership.ts";
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
+import { keptFor } from "./kept-data.ts";
 import { renderNetworkPolicy } from "./network-policies.ts";
-import { referencedPlatform } from "./platform-owner.ts";
+import { platformReference, referencedPlatform } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
@@ -160,7 +161,7 @@ function foreignChildren(
     .filter(([type, object]) => {
       const live = cache.get(type, keyOf(object));
       if (!live || childAccess(component, live) !== "foreign") return false;
-      return !(type === types.pvc && keptClaim(live));
+      return !(type === types.pvc && keptFor(live, platformReference(component)?.name ?? ""));
     })
     .map(([type, object]) => cache.get(type, keyOf(object)) as KubeObject);
   return foreign.length > 0 ? foreignChildrenMessage(foreign) : undefined;

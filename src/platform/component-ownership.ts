@@ -41,18 +41,6 @@ export function childAccess(component: ComponentResource, live: KubeObject | und
   return controllerOf(live)?.uid === component.metadata.uid ? "update" : "foreign";
 }
 
-/**
- * A claim `uninstall --keep-data` left for the next install: no owner, Slipway's part-of label. The
- * Component adopts it (that is what keeping the data is for); docs/security.md names the limit: whoever
- * may create claims in the platform's namespace can leave one for the platform to mount.
- */
-export function keptClaim(live: KubeObject): boolean {
-  return (
-    !live.metadata?.ownerReferences?.length &&
-    live.metadata?.labels?.["app.kubernetes.io/part-of"] === "slipway"
-  );
-}
-
 /** The message of a Component refused because `objects` (kind and name) exist and are not its own. */
 export function foreignChildrenMessage(objects: KubeObject[]): string {
   const names = objects.map((o) => `${o.kind} ${o.metadata?.name}`).join(", ");

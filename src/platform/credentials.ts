@@ -79,6 +79,31 @@ export function credentialSecret(
   name: CredentialName,
   data: { type?: string; stringData: Record<string, string> },
 ): V1Secret {
+  const encoded = Object.entries(data.stringData).map(([key, value]) => [
+    key,
+    Buffer.from(value).toString("base64"),
+  ]);
+  return platformSecret(platform, name, data.type, Object.fromEntries(encoded));
+}
+
+/**
+ * A credential Secret `uninstall --keep-data` kept, as `platform`'s again: its type and data as they
+ * are (applied whole: a server-side apply that left out `data` would remove what Slipway applied before).
+ */
+export function keptCredentialSecret(
+  platform: PlatformResource,
+  name: CredentialName,
+  kept: V1Secret,
+): V1Secret {
+  return platformSecret(platform, name, kept.type, kept.data ?? {});
+}
+
+function platformSecret(
+  platform: PlatformResource,
+  name: CredentialName,
+  type: string | undefined,
+  data: Record<string, string>,
+): V1Secret {
   const platformName = platform.metadata.name ?? "";
   return {
     apiVersion: "v1",
@@ -89,9 +114,7 @@ export function credentialSecret(
       labels: { "app.kubernetes.io/part-of": "slipway", [labels.platform]: platformName },
       ownerReferences: [ownerReference(platform)],
     },
-    ...(data.type ? { type: data.type } : {}),
-    data: Object.fromEntries(
-      Object.entries(data.stringData).map(([key, value]) => [key, Buffer.from(value).toString("base64")]),
-    ),
+    ...(type ? { type } : {}),
+    data,
   };
 }

@@ -20,7 +20,9 @@ import {
   credentialSecret,
   credentialSecrets,
   generateCredential,
+  keptCredentialSecret,
 } from "./credentials.ts";
+import { keptFor } from "./kept-data.ts";
 import { types } from "./resource-types.ts";
 import { pipelinesServiceAccount } from "./workflow-engine.ts";
 
@@ -65,7 +67,10 @@ export class PlatformResources {
     this.#tools = tools;
   }
 
-  /** Creates the credential Secrets that do not exist and the Provider; never changes an existing Secret. */
+  /**
+   * Creates the credential Secrets that do not exist and the Provider; never changes an existing
+   * Secret's data (one `uninstall --keep-data` kept for this Platform is owned by it again).
+   */
   async ensure(client: Client, platform: PlatformResource): Promise<void> {
     const name = platform.metadata.name ?? "";
     const namespace = platform.metadata.namespace ?? "";
@@ -73,7 +78,10 @@ export class PlatformResources {
     await Promise.all(
       (Object.keys(secrets) as CredentialName[]).map((credential) =>
         this.#once(platform, secrets[credential], async () => {
-          if (await client.get(types.secret, { namespace, name: secrets[credential] })) return;
+          const live = await client.get(types.secret, { namespace, name: secrets[credential] });
+          if (live && keptFor(live, name))
+            await client.apply(keptCredentialSecret(platform, credential, live));
+          if (live) return;
           const data = generateCredential(credential, name, namespace, this.#tools);
           await client.apply(credentialSecret(platform, credential, data));
         }),

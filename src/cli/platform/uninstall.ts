@@ -6,6 +6,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { PlatformKind } from "../../apis/platform/platform.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { keepPatch } from "../../platform/kept-data.ts";
 import { types } from "../../platform/resource-types.ts";
 import { UserError } from "../run.ts";
 import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } from "./context.ts";
@@ -54,6 +55,7 @@ async function waitGone(context: PlatformContext, object: KubeObject, what: stri
 async function keepData(
   context: PlatformContext,
   resource: "persistentvolumeclaims" | "secrets",
+  platform: string,
 ): Promise<number> {
   const path = `/api/v1/namespaces/${context.namespace}/${resource}`;
   const list = await context.call(() =>
@@ -65,7 +67,7 @@ async function keepData(
   for (const item of owned) {
     await context.call(() =>
       context.rest.request("PATCH", `${path}/${item.metadata?.name}`, {
-        body: { metadata: { ownerReferences: null } },
+        body: keepPatch(platform),
         contentType: "application/merge-patch+json",
       }),
     );
@@ -103,8 +105,9 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
   const platform = platformCrdExists && namespaceExists ? await context.readPlatform() : undefined;
   if (platform) {
     if (flags.keepData) {
-      const claims = await keepData(context, "persistentvolumeclaims");
-      const secrets = await keepData(context, "secrets");
+      const name = platform.metadata.name ?? "";
+      const claims = await keepData(context, "persistentvolumeclaims", name);
+      const secrets = await keepData(context, "secrets", name);
       context.say(`kept ${claims} volume claim(s) and their data, ${secrets} credential Secret(s)`);
     }
     context.say(`removing platform ${platform.metadata.name} (components in reverse dependency order)`);

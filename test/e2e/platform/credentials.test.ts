@@ -8,6 +8,7 @@ import type { KubernetesObject, V1ConfigMap, V1Secret } from "@kubernetes/client
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
+import { keptForAnnotation } from "../../../src/platform/kept-data.ts";
 import {
   cli,
   listComponents,
@@ -162,10 +163,22 @@ describe.sequential("a platform's credentials and wiring", () => {
     expect(kept.every((s) => !s.metadata?.deletionTimestamp && !s.metadata?.ownerReferences?.length)).toBe(
       true,
     );
+    expect(kept.map((s) => s.metadata?.annotations?.[keptForAnnotation])).toEqual([
+      "slipway",
+      "slipway",
+      "slipway",
+    ]);
 
     const install = await cli(namespace, "install", "--dev", "--timeout", "4m");
     expect(install.code).toBe(0);
     expect(decode(await secretNamed(names.database), "password")).toBe(passwords.database);
     expect(decode(await secretNamed(names.registry), "password")).toBe(passwords.registry);
+    // owned again by the new Platform: the next uninstall (without --keep-data) removes them with it
+    const platform = await readPlatform(namespace);
+    for (const secret of await secrets())
+      expect(secret.metadata?.ownerReferences?.[0], secret.metadata?.name).toMatchObject({
+        kind: "Platform",
+        uid: platform.metadata.uid,
+      });
   });
 });

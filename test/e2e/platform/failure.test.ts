@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { ownVersion } from "../../../src/platform/catalog.ts";
+import { keptForAnnotation } from "../../../src/platform/kept-data.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { cli, listComponents, listObjects, readPlatform, startOperator } from "./support.ts";
 
@@ -101,6 +102,9 @@ describe("platform failures", () => {
       expect(
         claims.every((c) => !c.metadata?.deletionTimestamp && !c.metadata?.ownerReferences?.length),
       ).toBe(true);
+      expect(new Set(claims.map((c) => c.metadata?.annotations?.[keptForAnnotation]))).toEqual(
+        new Set(["slipway"]),
+      );
     } finally {
       await operator.kill();
     }

@@ -16,6 +16,7 @@ import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import { createImageBuild, startBuildOperator, waitForPhase } from "../../support/builds/operator.ts";
+import { compiledRelease } from "../../support/compiled-release.ts";
 
 const smallLimits = { artifacts: { maxObjects: 3, maxBytes: "1Ki" } };
 const fourFiles = { Dockerfile: "FROM scratch\nCOPY . /\n", a: "a", b: "b", c: "c" };
@@ -58,6 +59,8 @@ describe("artifact limits (count 3, size 1 KiB) on the real MinIO", () => {
     const config = parseBuildsConfig(buildsConfig(servers, smallLimits));
     const storage = config.storage;
     if (!storage) throw new Error("the test configuration has a blob store");
+    // the compiled tree, laid out as the image's /app: the Job runs the container's command there
+    const release = await compiledRelease();
     const run = async (prefix: string, files: Record<string, string>) => {
       const uri = parseBlobUri(await uploadContext(servers, `fetch-${Date.now()}/${prefix}`, files));
       const container = fetcher(uri, storage, config.artifacts);
@@ -67,7 +70,7 @@ describe("artifact limits (count 3, size 1 KiB) on the real MinIO", () => {
         AWS_ACCESS_KEY_ID: servers.s3.accessKeyId,
         AWS_SECRET_ACCESS_KEY: servers.s3.secretAccessKey,
       };
-      const result = await promisify(execFile)(process.execPath, args, { env }).then(
+      const result = await promisify(execFile)(process.execPath, args, { env, cwd: release }).then(
         () => ({ code: 0, stderr: "" }),
         (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
@@ -86,5 +89,5 @@ describe("artifact limits (count 3, size 1 KiB) on the real MinIO", () => {
     const large = await run("large", twoKiB);
     expect(large).toMatchObject({ code: artifactLimitExitCode, written: [] });
     expect(large.stderr).toContain("the limit artifacts.maxBytes");
-  });
+  }, 600_000);
 });

@@ -4,7 +4,14 @@
  * Components and read Platforms in the platform's namespace tries to make the operator adopt that
  * ServiceAccount, and to mount the platform's database claim.
  */
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1ServiceAccount } from "@kubernetes/client-node";
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ServiceAccount,
+} from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
@@ -12,6 +19,7 @@ import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { operatorName } from "../../../src/bundle/bundle.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
+import { keepPatch } from "../../../src/platform/kept-data.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
@@ -188,5 +196,64 @@ describe("Components made by someone other than the Platform controller", () => 
     const account = await core().readNamespacedServiceAccount({ name: "slipway-api-server", namespace });
     expect(account.metadata?.ownerReferences).toBeUndefined();
     expect(await workloadNames(namespace)).not.toContain("slipway-api-server");
+  });
+
+  it("takes a claim back only when `uninstall --keep-data` marked it kept for this Platform", async () => {
+    const namespace = await testNamespace("kept");
+    await operatorWithBundleRbac(namespace, platformControllers());
+    const claimOwner = (name: string) =>
+      core()
+        .readNamespacedPersistentVolumeClaim({ name, namespace })
+        .then((c) => c.metadata?.ownerReferences?.[0]?.name);
+    await createPlatform(namespace);
+    await eventually(
+      "the object store's claim",
+      () => claimOwner("slipway-object-store-artifacts"),
+      (o) => o === "slipway-object-store",
+    );
+    // what uninstall --keep-data does to it (src/cli/platform/uninstall.ts), then the Platform goes
+    await core().patchNamespacedPersistentVolumeClaim(
+      { name: "slipway-object-store-artifacts", namespace, body: keepPatch("slipway") },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await custom().deleteNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: "platforms",
+      name: "slipway",
+    });
+    await eventually(
+      "the Components gone",
+      () => custom().listNamespacedCustomObject({ group, version, namespace, plural: "components" }),
+      (list: { items: unknown[] }) => list.items.length === 0,
+    );
+    // the database claim was not kept: it went with its Component
+    await eventually(
+      "the database claim gone",
+      () => core().listNamespacedPersistentVolumeClaim({ namespace }),
+      (list) => !list.items.some((c) => c.metadata?.name === "slipway-postgres-database"),
+    );
+    // one labelled like Slipway's own claims, but not kept: the label alone does not make it the platform's
+    await core().createNamespacedPersistentVolumeClaim({
+      namespace,
+      body: {
+        metadata: { name: "slipway-postgres-database", labels: { "app.kubernetes.io/part-of": "slipway" } },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      },
+    });
+
+    await createPlatform(namespace);
+    await failedWith(
+      namespace,
+      "slipway-postgres",
+      "PersistentVolumeClaim slipway-postgres-database already exists and is not owned by this Component",
+    );
+    await eventually(
+      "the kept claim taken back",
+      () => claimOwner("slipway-object-store-artifacts"),
+      (o) => o === "slipway-object-store",
+    );
+    expect(await claimOwner("slipway-postgres-database")).toBeUndefined();
   });
 });

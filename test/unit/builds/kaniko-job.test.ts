@@ -93,7 +93,7 @@ describe("the Kaniko Job", () => {
     expect(s3?.image).toBe(defaultFetcherImage);
     expect([...(s3?.command ?? []), ...(s3?.args ?? [])]).toEqual([
       "/nodejs/bin/node",
-      "src/builds/fetch-artifact.ts",
+      "dist/builds/fetch-artifact.js",
       "--max-bytes=2Gi",
       "--max-objects=10000",
       `--storage=${JSON.stringify({ type: "s3", s3: { endpoint: "http://minio.storage:9000", region: "eu-west-1", forcePathStyle: true }, gcs: {} })}`,
