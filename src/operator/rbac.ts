@@ -4,6 +4,7 @@
  * itself needs (Events, the leader-election Lease). Pure: the bundle turns the result into a Role
  * and, only for cluster-scoped kinds, a ClusterRole.
  */
+import { defaultLeaseName } from "../kube/leader.ts";
 import { readKinds } from "../kube/reads.ts";
 import { eventType, leaseType } from "../kube/runtime-types.ts";
 import type { ControllerSpec, Permission } from "../kube/types.ts";
@@ -26,8 +27,16 @@ export interface DerivedRbac {
 
 const READ: Verb[] = ["get", "list", "watch"];
 
-/** Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves). */
-export const leaderPermissions: Permission[] = [{ type: leaseType, verbs: ["get", "create", "update"] }];
+/**
+ * Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves): read
+ * and renew (PUT) only the operator's own Lease, by name. Its first `create` cannot be named: a
+ * create request names no object yet, so RBAC's resourceNames cannot limit it (namedPermissionError);
+ * the residual right is creating a Lease of any name there, never reading or changing one.
+ */
+export const leaderPermissions: Permission[] = [
+  { type: leaseType, verbs: ["create"] },
+  { type: leaseType, verbs: ["get", "update"], resourceNames: [defaultLeaseName] },
+];
 
 /** What the runtime does whatever the controllers are: record Events (with aggregated repeats) and hold the leader Lease. */
 export const runtimePermissions: Permission[] = [

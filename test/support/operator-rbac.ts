@@ -80,6 +80,10 @@ export async function operatorWithBundleRbac(
   return manager;
 }
 
+/** A rule as a test's name: group, resources and, when it has them, the names it is limited to. */
+export const ruleLabel = (rule: PolicyRule) =>
+  `${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}${rule.resourceNames ? ` named ${rule.resourceNames.join(",")}` : ""}`;
+
 /** How many of the Manager's API requests were refused (403). */
 export async function forbiddenRequests(manager: Manager): Promise<number> {
   const values = (await manager.metrics.restRequests.get()).values;

@@ -17,7 +17,7 @@ import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { applyRbac, bundleOptions, forbiddenRequests } from "../../support/operator-rbac.ts";
+import { applyRbac, bundleOptions, forbiddenRequests, ruleLabel } from "../../support/operator-rbac.ts";
 import { createPlatform } from "../../support/platform.ts";
 import { serviceAccountConfig } from "../../support/service-account.ts";
 
@@ -54,7 +54,7 @@ async function startPlatformOperator(namespace: string): Promise<Manager> {
 const testable = (rules: PolicyRule[]) =>
   rules.filter((rule) => !rule.resources.some((r) => r.endsWith("/finalizers")));
 const cases = [...testable(rbac.namespaced), ...testable(rbac.cluster)].map(
-  (rule) => [`${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}`, rule] as const,
+  (rule) => [ruleLabel(rule), rule] as const,
 );
 
 beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));

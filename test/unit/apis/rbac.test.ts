@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { defaultLeaseName } from "../../../src/kube/leader.ts";
 import type { ControllerSpec, ResourceType } from "../../../src/kube/types.ts";
 import { deriveRbac, mergeRules, type PolicyRule, runtimePermissions } from "../../../src/operator/rbac.ts";
 
@@ -28,7 +29,13 @@ describe("deriveRbac", () => {
   it("gives the runtime its Events and leader-election Lease and nothing cluster-wide with no controllers", () => {
     expect(deriveRbac([])).toEqual({
       namespaced: [
-        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+        {
+          apiGroups: ["coordination.k8s.io"],
+          resources: ["leases"],
+          verbs: ["get", "update"],
+          resourceNames: [defaultLeaseName],
+        },
         { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
       ],
       cluster: [],
