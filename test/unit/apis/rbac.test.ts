@@ -143,6 +143,42 @@ describe("mergeRules with resourceNames", () => {
   });
 });
 
+describe("token requests by the Provider ServiceAccount allowlist's names", () => {
+  const serviceAccount = type("", "ServiceAccount", "serviceaccounts");
+  const tokens = controller({
+    permissions: [{ type: serviceAccount, subresource: "token", verbs: ["create"] }],
+  });
+  const tokenRules = (allowlist?: string[]) =>
+    deriveRbac([tokens], [], allowlist).namespaced.filter((rule) =>
+      rule.resources.includes("serviceaccounts/token"),
+    );
+
+  it("names each allowlisted ServiceAccount once (namespace/name and */name), sorted", () => {
+    expect(tokenRules(["team-a/runner", "*/kfp-client", "*/runner"])).toEqual([
+      {
+        apiGroups: [""],
+        resources: ["serviceaccounts/token"],
+        verbs: ["create"],
+        resourceNames: ["kfp-client", "runner"],
+      },
+    ]);
+  });
+
+  it("grants no token request without an allowlist", () => {
+    expect(tokenRules()).toEqual([]);
+    expect(tokenRules([])).toEqual([]);
+  });
+
+  it("accepts a named create of a subresource (its object is in the URL), not of a top-level object", () => {
+    expect(
+      mergeRules([{ type: serviceAccount, subresource: "token", verbs: ["create"], resourceNames: ["a"] }]),
+    ).toHaveLength(1);
+    expect(() => mergeRules([{ type: serviceAccount, verbs: ["create"], resourceNames: ["a"] }])).toThrow(
+      "permission on serviceaccounts: resourceNames cannot limit create",
+    );
+  });
+});
+
 describe("mergeRules (property)", () => {
   const groups = ["", "apps", "test.slipway.dev"];
   const plurals = ["configmaps", "secrets", "gadgets", "deployments"];
