@@ -84,6 +84,27 @@ export async function operatorWithBundleRbac(
 export const ruleLabel = (rule: PolicyRule) =>
   `${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}${rule.resourceNames ? ` named ${rule.resourceNames.join(",")}` : ""}`;
 
+const sameRule = (a: PolicyRule, b: PolicyRule) => JSON.stringify(a) === JSON.stringify(b);
+
+/** `bundle` with `removed` taken out of its Roles and ClusterRoles. */
+export function bundleWithout(bundle: BundleObject[], removed: PolicyRule): BundleObject[] {
+  return bundle.map((object) =>
+    object.kind === "Role" || object.kind === "ClusterRole"
+      ? { ...object, rules: (object.rules as PolicyRule[]).filter((rule) => !sameRule(rule, removed)) }
+      : object,
+  );
+}
+
+/**
+ * The rules a per-rule test removes, each with its label: all but `*\/finalizers`, which only the
+ * OwnerReferencesPermissionEnforcement admission plugin checks (off in the local control plane), so
+ * removing one cannot 403 here.
+ */
+export const removableRules = (rules: PolicyRule[]) =>
+  rules
+    .filter((rule) => !rule.resources.some((r) => r.endsWith("/finalizers")))
+    .map((rule) => [ruleLabel(rule), rule] as const);
+
 /** How many of the Manager's API requests were refused (403). */
 export async function forbiddenRequests(manager: Manager): Promise<number> {
   const values = (await manager.metrics.restRequests.get()).values;

@@ -11,29 +11,23 @@ import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
-import { type BundleObject, bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
+import { bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
 import { Manager } from "../../../src/kube/manager.ts";
-import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
+import { deriveRbac } from "../../../src/operator/rbac.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { applyRbac, bundleOptions, forbiddenRequests, ruleLabel } from "../../support/operator-rbac.ts";
+import {
+  applyRbac,
+  bundleOptions,
+  bundleWithout,
+  forbiddenRequests,
+  removableRules,
+} from "../../support/operator-rbac.ts";
 import { createPlatform } from "../../support/platform.ts";
 import { serviceAccountConfig } from "../../support/service-account.ts";
 
 const rbac = deriveRbac(platformControllers());
-const same = (a: PolicyRule, b: PolicyRule) => JSON.stringify(a) === JSON.stringify(b);
-
-/** The bundle's RBAC for the platform's controllers, with `removed` taken out of its Role or ClusterRole. */
-function bundleWithout(namespace: string, removed: PolicyRule): BundleObject[] {
-  const kept = (rules: PolicyRule[]) => rules.filter((rule) => !same(rule, removed));
-  return bundleFor(namespace, bundleOptions(platformControllers())).map((object) =>
-    object.kind === "Role" || object.kind === "ClusterRole"
-      ? { ...object, rules: kept(object.rules as PolicyRule[]) }
-      : object,
-  );
-}
-
 async function startPlatformOperator(namespace: string): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
@@ -49,13 +43,7 @@ async function startPlatformOperator(namespace: string): Promise<Manager> {
   return manager;
 }
 
-// a */finalizers rule is checked only by the OwnerReferencesPermissionEnforcement admission plugin
-// (off in the local control plane), so removing it cannot 403 here
-const testable = (rules: PolicyRule[]) =>
-  rules.filter((rule) => !rule.resources.some((r) => r.endsWith("/finalizers")));
-const cases = [...testable(rbac.namespaced), ...testable(rbac.cluster)].map(
-  (rule) => [ruleLabel(rule), rule] as const,
-);
+const cases = [...removableRules(rbac.namespaced), ...removableRules(rbac.cluster)];
 
 beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
 
@@ -91,7 +79,7 @@ describe("the platform's controllers with the bundle's RBAC less one rule", () =
 
   it.each(cases)("get a 403 installing a Platform without the rule on %s", async (_, removed) => {
     const namespace = await testNamespace("platform-rule");
-    await applyRbac(bundleWithout(namespace, removed));
+    await applyRbac(bundleWithout(bundleFor(namespace, bundleOptions(platformControllers())), removed));
     const manager = await startPlatformOperator(namespace);
     await createPlatform(namespace);
     await eventually(
