@@ -105,6 +105,22 @@ export const removableRules = (rules: PolicyRule[]) =>
     .filter((rule) => !rule.resources.some((r) => r.endsWith("/finalizers")))
     .map((rule) => [ruleLabel(rule), rule] as const);
 
+/** `controllers` in a leader-elected Manager as the operator's ServiceAccount of `namespace`, serving it; stopped after the test. */
+export async function startOperatorAs(namespace: string, controllers: ControllerSpec[]): Promise<Manager> {
+  const manager = new Manager({
+    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
+    namespaces: [namespace],
+    fieldManager: "slipway-operator",
+    leaderElection: { leaseNamespace: namespace },
+    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
+    shutdownDeadlineMs: 2_000,
+  });
+  for (const controller of controllers) manager.add(controller);
+  void manager.start().catch(() => {});
+  onTestFinished(() => manager.stop());
+  return manager;
+}
+
 /** How many of the Manager's API requests were refused (403). */
 export async function forbiddenRequests(manager: Manager): Promise<number> {
   const values = (await manager.metrics.restRequests.get()).values;

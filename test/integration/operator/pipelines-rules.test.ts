@@ -6,13 +6,11 @@
  * derived from the controllers, so a rule added later is tested without a change here.
  */
 import { CoreV1Api } from "@kubernetes/client-node";
-import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
+import { bundleFor } from "../../../src/bundle/bundle.ts";
 import { Api, installArgoCrds, type Obj } from "../../../src/dev/pipelines-operator.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
-import { Manager } from "../../../src/kube/manager.ts";
 import type { ControllerSpec } from "../../../src/kube/types.ts";
 import { deriveRbac, runtimePermissions } from "../../../src/operator/rbac.ts";
 import { backends } from "../../../src/pipelines/backends.ts";
@@ -27,8 +25,8 @@ import {
   bundleWithout,
   forbiddenRequests,
   removableRules,
+  startOperatorAs,
 } from "../../support/operator-rbac.ts";
-import { serviceAccountConfig } from "../../support/service-account.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
@@ -56,21 +54,6 @@ beforeAll(async () => {
   closedPort = (await freePorts(1))[0] ?? 0;
 });
 afterAll(() => api?.close());
-
-async function startPipelinesOperator(namespace: string): Promise<Manager> {
-  const manager = new Manager({
-    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
-    namespaces: [namespace],
-    fieldManager: "slipway-operator",
-    leaderElection: { leaseNamespace: namespace },
-    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
-    shutdownDeadlineMs: 2_000,
-  });
-  for (const controller of controllers()) manager.add(controller);
-  void manager.start().catch(() => {});
-  onTestFinished(() => manager.stop());
-  return manager;
-}
 
 const create = (
   type: (typeof types)[keyof typeof types],
@@ -117,7 +100,7 @@ describe("the pipelines controllers with the bundle's RBAC less one rule", () =>
   it("(with every rule: no 403 while the Providers are evaluated, the Pipeline synced and the Run's Workflow made)", async () => {
     const namespace = await testNamespace("pipelines-rule");
     await applyRbac(bundleFor(namespace, options()));
-    const manager = await startPipelinesOperator(namespace);
+    const manager = await startOperatorAs(namespace, controllers());
     await createPipelinesObjects(namespace);
     await eventually(
       "the Run's Workflow and every Provider with a status",
@@ -138,7 +121,7 @@ describe("the pipelines controllers with the bundle's RBAC less one rule", () =>
   it.each(cases)("get a 403 without the rule on %s", async (_, removed) => {
     const namespace = await testNamespace("pipelines-rule");
     await applyRbac(bundleWithout(bundleFor(namespace, options()), removed));
-    const manager = await startPipelinesOperator(namespace);
+    const manager = await startOperatorAs(namespace, controllers());
     await createPipelinesObjects(namespace);
     await eventually(
       "a 403 from the API server",

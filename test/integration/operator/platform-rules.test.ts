@@ -6,13 +6,11 @@
  * tested without a change here. The webhook's Secret rules are tested in secret-names.test.ts.
  */
 import { CustomObjectsApi } from "@kubernetes/client-node";
-import pino from "pino";
-import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
-import { bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
-import { Manager } from "../../../src/kube/manager.ts";
+import { bundleFor } from "../../../src/bundle/bundle.ts";
 import { deriveRbac } from "../../../src/operator/rbac.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
@@ -23,25 +21,11 @@ import {
   bundleWithout,
   forbiddenRequests,
   removableRules,
+  startOperatorAs,
 } from "../../support/operator-rbac.ts";
 import { createPlatform } from "../../support/platform.ts";
-import { serviceAccountConfig } from "../../support/service-account.ts";
 
 const rbac = deriveRbac(platformControllers());
-async function startPlatformOperator(namespace: string): Promise<Manager> {
-  const manager = new Manager({
-    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
-    namespaces: [namespace],
-    fieldManager: "slipway-operator",
-    leaderElection: { leaseNamespace: namespace },
-    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
-    shutdownDeadlineMs: 2_000,
-  });
-  for (const controller of platformControllers()) manager.add(controller);
-  void manager.start().catch(() => {});
-  onTestFinished(() => manager.stop());
-  return manager;
-}
 
 const cases = [...removableRules(rbac.namespaced), ...removableRules(rbac.cluster)];
 
@@ -51,7 +35,7 @@ describe("the platform's controllers with the bundle's RBAC less one rule", () =
   it("(with every rule: no 403 while the Platform's Components are made and its status written)", async () => {
     const namespace = await testNamespace("platform-rule");
     await applyRbac(bundleFor(namespace, bundleOptions(platformControllers())));
-    const manager = await startPlatformOperator(namespace);
+    const manager = await startOperatorAs(namespace, platformControllers());
     await createPlatform(namespace);
     await eventually(
       "every Component Ready-or-not with a status, and the Platform's",
@@ -80,7 +64,7 @@ describe("the platform's controllers with the bundle's RBAC less one rule", () =
   it.each(cases)("get a 403 installing a Platform without the rule on %s", async (_, removed) => {
     const namespace = await testNamespace("platform-rule");
     await applyRbac(bundleWithout(bundleFor(namespace, bundleOptions(platformControllers())), removed));
-    const manager = await startPlatformOperator(namespace);
+    const manager = await startOperatorAs(namespace, platformControllers());
     await createPlatform(namespace);
     await eventually(
       "a 403 from the API server",
