@@ -315,7 +315,11 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     ...(options.engineCrds ?? []),
     serviceAccount,
     ...rbacObjects(
-      deriveRbac(options.controllers, [...runtimePermissions, ...webhookPermissions]),
+      deriveRbac(
+        options.controllers,
+        [...runtimePermissions, ...webhookPermissions],
+        options.providerServiceAccounts,
+      ),
       options.version,
       options.serves,
     ),

@@ -93,9 +93,32 @@ function template(object: BundleObject): string {
   return templateText(toYaml(object));
 }
 
+/**
+ * The token-request rule (rbac.ts nameTokenRequests) for the values: only when they name an
+ * allowlist, limited to its ServiceAccount names (each entry's part after the `/`, each once).
+ */
+function tokenRuleTemplate(yaml: string): string {
+  return yaml.replace(
+    /^( *)- apiGroups:\n((?:\1 {2}.*\n)*?)\1 {2}resourceNames:\n\1 {4}- HELM-PROVIDER-SERVICE-ACCOUNTS\n/m,
+    (_rule, indent: string, fields: string) =>
+      [
+        "{{- if .Values.providerServiceAccounts }}",
+        `${indent}- apiGroups:`,
+        `${fields}${indent}  resourceNames:`,
+        "{{- $names := list }}",
+        '{{- range .Values.providerServiceAccounts }}{{ $names = append $names (last (splitList "/" .)) }}{{- end }}',
+        "{{- range uniq $names | sortAlpha }}",
+        `${indent}    - {{ . | quote }}`,
+        "{{- end }}",
+        "{{- end }}",
+        "",
+      ].join("\n"),
+  );
+}
+
 /** An object's YAML with its markers as template expressions. */
 function templateText(yaml: string): string {
-  return yaml
+  return tokenRuleTemplate(yaml)
     .replace(
       // the allowlist's variable only when values name one (as the bundle: an empty env value is dropped by
       // the API server, and apply would then change the Deployment every time)

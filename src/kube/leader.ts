@@ -4,6 +4,9 @@ import { resourcePath } from "./keys.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
 import { leaseType } from "./runtime-types.ts";
 
+/** The leader Lease's name unless a Manager is given another (the bundle's RBAC names this one). */
+export const defaultLeaseName = "slipway-operator";
+
 export interface LeaderElectionOptions {
   leaseName: string;
   leaseNamespace: string;

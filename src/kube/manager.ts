@@ -6,7 +6,7 @@ import { Controller } from "./controller.ts";
 import { ResourceTypes } from "./discovery.ts";
 import { KubeEventRecorder } from "./events.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
-import { LeaderElector } from "./leader.ts";
+import { defaultLeaseName, LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import { Registry } from "./metrics-client.ts";
 import { reviewAuthorizer } from "./ops-auth.ts";
@@ -178,7 +178,7 @@ export class Manager {
     for (const route of this.#options.routes ?? []) for (const type of route.reads) this.cache.informer(type);
     this.cache.start();
     const election = this.#options.leaderElection;
-    const leaseName = (election || undefined)?.leaseName || "slipway-operator";
+    const leaseName = (election || undefined)?.leaseName || defaultLeaseName;
     if (election) {
       this.metrics.leaderStatus.set({ name: leaseName }, 0);
       this.#elector = new LeaderElector(

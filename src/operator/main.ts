@@ -26,7 +26,6 @@ export interface OperatorOptions {
   opsRequireToken?: boolean;
   leaderElect: boolean;
   leaseNamespace?: string;
-  leaseName?: string;
   shutdownDeadlineMs?: number;
   controllers?: ControllerSpec[];
   /** Read-only endpoints on the health port; default: the Platform status endpoint. */
@@ -61,8 +60,8 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
     fieldManager: "slipway-operator",
     leaderElection: options.leaderElect
       ? {
+          // the Manager's default Lease name: the one the bundle's RBAC lets it read and renew
           leaseNamespace: options.leaseNamespace ?? defaultLeaseNamespace(options.namespaces),
-          leaseName: options.leaseName ?? "slipway-operator",
         }
       : false,
     metricsPort: options.metricsPort,

@@ -4,6 +4,7 @@
  * itself needs (Events, the leader-election Lease). Pure: the bundle turns the result into a Role
  * and, only for cluster-scoped kinds, a ClusterRole.
  */
+import { defaultLeaseName } from "../kube/leader.ts";
 import { readKinds } from "../kube/reads.ts";
 import { eventType, leaseType } from "../kube/runtime-types.ts";
 import type { ControllerSpec, Permission } from "../kube/types.ts";
@@ -26,8 +27,16 @@ export interface DerivedRbac {
 
 const READ: Verb[] = ["get", "list", "watch"];
 
-/** Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves). */
-export const leaderPermissions: Permission[] = [{ type: leaseType, verbs: ["get", "create", "update"] }];
+/**
+ * Holding the leader Lease (in the operator's own namespace, whichever namespaces it serves): read
+ * and renew (PUT) only the operator's own Lease, by name. Its first `create` cannot be named: a
+ * create request names no object yet, so RBAC's resourceNames cannot limit it (namedPermissionError);
+ * the residual right is creating a Lease of any name there, never reading or changing one.
+ */
+export const leaderPermissions: Permission[] = [
+  { type: leaseType, verbs: ["create"] },
+  { type: leaseType, verbs: ["get", "update"], resourceNames: [defaultLeaseName] },
+];
 
 /** What the runtime does whatever the controllers are: record Events (with aggregated repeats) and hold the leader Lease. */
 export const runtimePermissions: Permission[] = [
@@ -58,9 +67,12 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * Verbs RBAC cannot limit by `resourceNames`: a create request names no object yet, and list/watch
  * (deletecollection too) are requests on the collection, limited only when the caller sends a
- * `metadata.name` field selector, which the runtime's caches do not.
+ * `metadata.name` field selector, which the runtime's caches do not. A create of a subresource
+ * (`serviceaccounts/NAME/token`) names its object in the URL, so it can be limited.
  */
 const collectionVerbs = new Set<string>(["create", "list", "watch"]);
+const unlimitedByName = (permission: Permission, verb: string) =>
+  collectionVerbs.has(verb) && !(verb === "create" && permission.subresource);
 
 /** The refusal of a permission RBAC would not limit as written, or undefined when it is sound. */
 export function namedPermissionError(permission: Permission): string | undefined {
@@ -69,7 +81,7 @@ export function namedPermissionError(permission: Permission): string | undefined
   const what = `permission on ${resourceName(permission)}`;
   // an empty resourceNames is no limit at all: every object of the resource
   if (names.length === 0) return `${what}: resourceNames must name at least one object`;
-  const unlimited = permission.verbs.filter((verb) => collectionVerbs.has(verb));
+  const unlimited = permission.verbs.filter((verb) => unlimitedByName(permission, verb));
   if (unlimited.length > 0)
     return `${what}: resourceNames cannot limit ${unlimited.join(", ")} (declare those verbs in a permission without resourceNames)`;
   return undefined;
@@ -125,12 +137,43 @@ export function mergeRules(permissions: Permission[]): PolicyRule[] {
     );
 }
 
-/** The operator's RBAC: namespace-scoped rules for namespaced kinds, cluster rules only for cluster-scoped kinds. */
+const isTokenRequest = (permission: Permission) =>
+  permission.type.group === "" &&
+  permission.type.plural === "serviceaccounts" &&
+  permission.subresource === "token";
+
+/** The ServiceAccount names of a Provider ServiceAccount allowlist (`namespace/name`, `*\/name`), each once. */
+export function allowlistNames(allowlist: readonly string[]): string[] {
+  return [...new Set(allowlist.map((entry) => entry.slice(entry.indexOf("/") + 1)))].sort(compare);
+}
+
+/**
+ * Token requests (`serviceaccounts/token` create) limited to the allowlist's names, or none without
+ * names: the controllers mint tokens only for a ServiceAccount a Provider names (kfp's
+ * serviceAccountToken), and the allowlist refuses every other. A name is granted in every namespace
+ * the operator serves, whichever namespace its entry names (the allowlist still refuses the others).
+ */
+export function nameTokenRequests(permissions: Permission[], allowlist: readonly string[]): Permission[] {
+  const names = allowlistNames(allowlist);
+  return permissions.flatMap((permission) => {
+    if (!isTokenRequest(permission) || permission.resourceNames) return [permission];
+    return names.length > 0 ? [{ ...permission, resourceNames: names }] : [];
+  });
+}
+
+/**
+ * The operator's RBAC: namespace-scoped rules for namespaced kinds, cluster rules only for
+ * cluster-scoped kinds; token requests only for the Provider ServiceAccount allowlist's names.
+ */
 export function deriveRbac(
   controllers: ControllerSpec[],
   runtime: Permission[] = runtimePermissions,
+  providerServiceAccounts: readonly string[] = [],
 ): DerivedRbac {
-  const all = [...runtime, ...controllers.flatMap(controllerPermissions)];
+  const all = nameTokenRequests(
+    [...runtime, ...controllers.flatMap(controllerPermissions)],
+    providerServiceAccounts,
+  );
   return {
     namespaced: mergeRules(all.filter((p) => p.type.namespaced)),
     cluster: mergeRules(all.filter((p) => !p.type.namespaced)),

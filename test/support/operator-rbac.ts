@@ -80,6 +80,47 @@ export async function operatorWithBundleRbac(
   return manager;
 }
 
+/** A rule as a test's name: group, resources and, when it has them, the names it is limited to. */
+export const ruleLabel = (rule: PolicyRule) =>
+  `${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}${rule.resourceNames ? ` named ${rule.resourceNames.join(",")}` : ""}`;
+
+const sameRule = (a: PolicyRule, b: PolicyRule) => JSON.stringify(a) === JSON.stringify(b);
+
+/** `bundle` with `removed` taken out of its Roles and ClusterRoles. */
+export function bundleWithout(bundle: BundleObject[], removed: PolicyRule): BundleObject[] {
+  return bundle.map((object) =>
+    object.kind === "Role" || object.kind === "ClusterRole"
+      ? { ...object, rules: (object.rules as PolicyRule[]).filter((rule) => !sameRule(rule, removed)) }
+      : object,
+  );
+}
+
+/**
+ * The rules a per-rule test removes, each with its label: all but `*\/finalizers`, which only the
+ * OwnerReferencesPermissionEnforcement admission plugin checks (off in the local control plane), so
+ * removing one cannot 403 here.
+ */
+export const removableRules = (rules: PolicyRule[]) =>
+  rules
+    .filter((rule) => !rule.resources.some((r) => r.endsWith("/finalizers")))
+    .map((rule) => [ruleLabel(rule), rule] as const);
+
+/** `controllers` in a leader-elected Manager as the operator's ServiceAccount of `namespace`, serving it; stopped after the test. */
+export async function startOperatorAs(namespace: string, controllers: ControllerSpec[]): Promise<Manager> {
+  const manager = new Manager({
+    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
+    namespaces: [namespace],
+    fieldManager: "slipway-operator",
+    leaderElection: { leaseNamespace: namespace },
+    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
+    shutdownDeadlineMs: 2_000,
+  });
+  for (const controller of controllers) manager.add(controller);
+  void manager.start().catch(() => {});
+  onTestFinished(() => manager.stop());
+  return manager;
+}
+
 /** How many of the Manager's API requests were refused (403). */
 export async function forbiddenRequests(manager: Manager): Promise<number> {
   const values = (await manager.metrics.restRequests.get()).values;

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { type BundleObject, bundleFor } from "../../../src/bundle/bundle.ts";
+import { type BundleObject, type BundleOptions, bundleFor } from "../../../src/bundle/bundle.ts";
 import { generatedFiles, valuesFile, valuesPath } from "../../../src/bundle/files.ts";
 import { chartDir, helmLabels, ownedTemplates } from "../../../src/bundle/helm.ts";
 import { imageRepository, releaseOptions } from "../../../src/bundle/release.ts";
@@ -102,6 +102,22 @@ describe("the Helm chart", () => {
     expect(all.sort(byKindAndName)).toEqual(
       chartObjects(bundleFor("ops", releaseOptions({ serves: "all" }))),
     );
+  });
+
+  it("renders the bundle of a Provider ServiceAccount allowlist: token requests by its names, each way of serving", async () => {
+    const allowlist = ["team-a/runner", "*/runner", "ops/kfp-client"];
+    const set = `providerServiceAccounts={${allowlist.join(",")}}`;
+    const cases: [string[], BundleOptions["serves"]][] = [
+      [[], undefined],
+      [["namespaces={team-a,team-b}"], ["team-a", "team-b"]],
+      [["allNamespaces=true"], "all"],
+    ];
+    for (const [values, serves] of cases) {
+      const rendered = await render("ops", set, ...values);
+      const bundle = bundleFor("ops", releaseOptions({ providerServiceAccounts: allowlist, serves }));
+      expect(rendered.sort(byKindAndName)).toEqual(chartObjects(bundle));
+      expect(JSON.stringify(rendered)).toContain('"resourceNames":["kfp-client","runner"]');
+    }
   });
 
   it("renders the bundle of the values given", async () => {

@@ -23,7 +23,13 @@ import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { gadgetKind, gadgetType } from "../../support/gadget.ts";
-import { applyRbac, bundleOptions, forbiddenRequests, rbacKinds } from "../../support/operator-rbac.ts";
+import {
+  applyRbac,
+  bundleOptions,
+  forbiddenRequests,
+  rbacKinds,
+  ruleLabel,
+} from "../../support/operator-rbac.ts";
 import { serviceAccountConfig, writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 
 const configMapType: ResourceType = {
@@ -159,7 +165,7 @@ describe("the operator with only the generated RBAC", () => {
     // plugin (on in OpenShift, off in the local control plane), so removing it cannot 403 here.
     (rule) => !rule.resources.some((r) => r.endsWith("/finalizers")),
   );
-  it.each(rules.map((rule) => [`${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}`, rule] as const))(
+  it.each(rules.map((rule) => [ruleLabel(rule), rule] as const))(
     "gets a 403 when the rule on %s is removed",
     async (_, removed) => {
       const namespace = await testNamespace("rbac");

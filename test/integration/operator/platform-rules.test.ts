@@ -6,56 +6,28 @@
  * tested without a change here. The webhook's Secret rules are tested in secret-names.test.ts.
  */
 import { CustomObjectsApi } from "@kubernetes/client-node";
-import pino from "pino";
-import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
-import { type BundleObject, bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
-import { Manager } from "../../../src/kube/manager.ts";
-import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
+import { bundleFor } from "../../../src/bundle/bundle.ts";
+import { deriveRbac } from "../../../src/operator/rbac.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { applyRbac, bundleOptions, forbiddenRequests } from "../../support/operator-rbac.ts";
+import {
+  applyRbac,
+  bundleOptions,
+  bundleWithout,
+  forbiddenRequests,
+  removableRules,
+  startOperatorAs,
+} from "../../support/operator-rbac.ts";
 import { createPlatform } from "../../support/platform.ts";
-import { serviceAccountConfig } from "../../support/service-account.ts";
 
 const rbac = deriveRbac(platformControllers());
-const same = (a: PolicyRule, b: PolicyRule) => JSON.stringify(a) === JSON.stringify(b);
 
-/** The bundle's RBAC for the platform's controllers, with `removed` taken out of its Role or ClusterRole. */
-function bundleWithout(namespace: string, removed: PolicyRule): BundleObject[] {
-  const kept = (rules: PolicyRule[]) => rules.filter((rule) => !same(rule, removed));
-  return bundleFor(namespace, bundleOptions(platformControllers())).map((object) =>
-    object.kind === "Role" || object.kind === "ClusterRole"
-      ? { ...object, rules: kept(object.rules as PolicyRule[]) }
-      : object,
-  );
-}
-
-async function startPlatformOperator(namespace: string): Promise<Manager> {
-  const manager = new Manager({
-    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
-    namespaces: [namespace],
-    fieldManager: "slipway-operator",
-    leaderElection: { leaseNamespace: namespace },
-    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
-    shutdownDeadlineMs: 2_000,
-  });
-  for (const controller of platformControllers()) manager.add(controller);
-  void manager.start().catch(() => {});
-  onTestFinished(() => manager.stop());
-  return manager;
-}
-
-// a */finalizers rule is checked only by the OwnerReferencesPermissionEnforcement admission plugin
-// (off in the local control plane), so removing it cannot 403 here
-const testable = (rules: PolicyRule[]) =>
-  rules.filter((rule) => !rule.resources.some((r) => r.endsWith("/finalizers")));
-const cases = [...testable(rbac.namespaced), ...testable(rbac.cluster)].map(
-  (rule) => [`${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}`, rule] as const,
-);
+const cases = [...removableRules(rbac.namespaced), ...removableRules(rbac.cluster)];
 
 beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
 
@@ -63,7 +35,7 @@ describe("the platform's controllers with the bundle's RBAC less one rule", () =
   it("(with every rule: no 403 while the Platform's Components are made and its status written)", async () => {
     const namespace = await testNamespace("platform-rule");
     await applyRbac(bundleFor(namespace, bundleOptions(platformControllers())));
-    const manager = await startPlatformOperator(namespace);
+    const manager = await startOperatorAs(namespace, platformControllers());
     await createPlatform(namespace);
     await eventually(
       "every Component Ready-or-not with a status, and the Platform's",
@@ -91,8 +63,8 @@ describe("the platform's controllers with the bundle's RBAC less one rule", () =
 
   it.each(cases)("get a 403 installing a Platform without the rule on %s", async (_, removed) => {
     const namespace = await testNamespace("platform-rule");
-    await applyRbac(bundleWithout(namespace, removed));
-    const manager = await startPlatformOperator(namespace);
+    await applyRbac(bundleWithout(bundleFor(namespace, bundleOptions(platformControllers())), removed));
+    const manager = await startOperatorAs(namespace, platformControllers());
     await createPlatform(namespace);
     await eventually(
       "a 403 from the API server",

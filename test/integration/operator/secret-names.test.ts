@@ -8,27 +8,17 @@ import { CoreV1Api, type V1Secret } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { webhookSecretName } from "../../../src/builds/admission/serve.ts";
 import { type BundleObject, bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
-import { ApiError, RestClient } from "../../../src/kube/rest.ts";
+import { RestClient } from "../../../src/kube/rest.ts";
 import { allControllers } from "../../../src/operator/controllers.ts";
 import type { PolicyRule } from "../../../src/operator/rbac.ts";
 import { ensureServingSecret } from "../../../src/webhook/serving-secret.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { applyRbac, bundleOptions } from "../../support/operator-rbac.ts";
 import { serviceAccountConfig } from "../../support/service-account.ts";
+import { statusOf } from "./request-status.ts";
 
 const secretsPath = (namespace: string, name = "") =>
   `/api/v1/namespaces/${namespace}/secrets${name ? `/${name}` : ""}`;
-
-/** The HTTP status of a request as the operator (200 when it succeeds). */
-async function statusOf(request: Promise<unknown>): Promise<number> {
-  try {
-    await request;
-    return 200;
-  } catch (error) {
-    if (error instanceof ApiError) return error.status;
-    throw error;
-  }
-}
 
 async function adminSecret(namespace: string, name: string): Promise<V1Secret> {
   return adminConfig()
@@ -81,7 +71,10 @@ describe("the operator's Secrets by name", () => {
   });
 
   it.each([
-    ["get, update by name", (rule: PolicyRule) => Boolean(rule.resourceNames)],
+    [
+      "get, update by name",
+      (rule: PolicyRule) => rule.resources.includes("secrets") && Boolean(rule.resourceNames),
+    ],
     ["create", (rule: PolicyRule) => rule.resources.includes("secrets") && !rule.resourceNames],
   ])(
     "gets a 403 issuing the webhook's certificate when the Secret rule %s is removed",

@@ -191,7 +191,13 @@ describe("bundleFor", () => {
         verbs: ["get", "update"],
         resourceNames: ["slipway-operator-webhook-tls"],
       },
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        verbs: ["get", "update"],
+        resourceNames: ["slipway-operator"],
+      },
     ]);
     expect(roles[1].rules).toContainEqual({
       apiGroups: [gadget.group],
@@ -218,7 +224,8 @@ describe("bundleFor", () => {
     expect(clusterRole.rules).toContainEqual({
       apiGroups: ["coordination.k8s.io"],
       resources: ["leases"],
-      verbs: ["create", "get", "update"],
+      verbs: ["get", "update"],
+      resourceNames: ["slipway-operator"],
     });
     const binding = find(placed, "ClusterRoleBinding")[0] as Any;
     expect(binding.subjects).toEqual([

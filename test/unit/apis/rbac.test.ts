@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { defaultLeaseName } from "../../../src/kube/leader.ts";
 import type { ControllerSpec, ResourceType } from "../../../src/kube/types.ts";
 import { deriveRbac, mergeRules, type PolicyRule, runtimePermissions } from "../../../src/operator/rbac.ts";
 
@@ -28,7 +29,13 @@ describe("deriveRbac", () => {
   it("gives the runtime its Events and leader-election Lease and nothing cluster-wide with no controllers", () => {
     expect(deriveRbac([])).toEqual({
       namespaced: [
-        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+        {
+          apiGroups: ["coordination.k8s.io"],
+          resources: ["leases"],
+          verbs: ["get", "update"],
+          resourceNames: [defaultLeaseName],
+        },
         { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
       ],
       cluster: [],
@@ -132,6 +139,42 @@ describe("mergeRules with resourceNames", () => {
   it("refuses an empty resourceNames (RBAC reads it as every object)", () => {
     expect(() => mergeRules([{ type: secret, verbs: ["get"], resourceNames: [] }])).toThrow(
       "permission on secrets: resourceNames must name at least one object",
+    );
+  });
+});
+
+describe("token requests by the Provider ServiceAccount allowlist's names", () => {
+  const serviceAccount = type("", "ServiceAccount", "serviceaccounts");
+  const tokens = controller({
+    permissions: [{ type: serviceAccount, subresource: "token", verbs: ["create"] }],
+  });
+  const tokenRules = (allowlist?: string[]) =>
+    deriveRbac([tokens], [], allowlist).namespaced.filter((rule) =>
+      rule.resources.includes("serviceaccounts/token"),
+    );
+
+  it("names each allowlisted ServiceAccount once (namespace/name and */name), sorted", () => {
+    expect(tokenRules(["team-a/runner", "*/kfp-client", "*/runner"])).toEqual([
+      {
+        apiGroups: [""],
+        resources: ["serviceaccounts/token"],
+        verbs: ["create"],
+        resourceNames: ["kfp-client", "runner"],
+      },
+    ]);
+  });
+
+  it("grants no token request without an allowlist", () => {
+    expect(tokenRules()).toEqual([]);
+    expect(tokenRules([])).toEqual([]);
+  });
+
+  it("accepts a named create of a subresource (its object is in the URL), not of a top-level object", () => {
+    expect(
+      mergeRules([{ type: serviceAccount, subresource: "token", verbs: ["create"], resourceNames: ["a"] }]),
+    ).toHaveLength(1);
+    expect(() => mergeRules([{ type: serviceAccount, verbs: ["create"], resourceNames: ["a"] }])).toThrow(
+      "permission on serviceaccounts: resourceNames cannot limit create",
     );
   });
 });
