@@ -3,6 +3,7 @@ import type { ClientRequest, IncomingMessage } from "node:http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
+import { releaseRunFinalizerPolicy } from "../src/bundle/release.ts";
 import { type KfpServer, kfpPython, startKfpServer } from "../src/dev/kfp-server.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../src/dev/pipelines-operator.ts";
 import { startVertexServer, type VertexServer } from "../src/dev/vertex-server.ts";
@@ -13,7 +14,7 @@ import type { ProviderConfig, RunDefinition } from "../src/pipelines/backend.ts"
 import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { runBody } from "../src/pipelines/kfp/requests.ts";
-import { runFinalizerPolicy, runFinalizerPolicyTypes } from "../src/pipelines/run-finalizer-policy.ts";
+import { runFinalizerPolicyType } from "../src/pipelines/run-finalizer-policy.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
 import { finalizer, types } from "../src/pipelines/types.ts";
@@ -187,22 +188,24 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
   return { done, stop: () => abort.abort() };
 }
 
-/** The bench's namespaces, which the Run finalizer policy binds (on an external plane, no others). */
-const benchLabels = { "slipway.dev/bench": "pipelines" };
-const policyName = "slipway-bench-run-finalizer";
+/** The install the bench's Run finalizer policy belongs to (its objects are named after it). */
+const policyInstall = "slipway-bench";
 
-/** The kinds' CRDs and Argo's (once), and the Run finalizer policy the chart installs, untimed. */
-async function installKinds(api: Api): Promise<void> {
+/**
+ * The kinds' CRDs and Argo's (once), and the Run finalizer policy as `slipway install` applies it:
+ * the release bundle's objects for an operator serving `namespaces` (the bench's), untimed.
+ */
+async function installKinds(api: Api, namespaces: string[]): Promise<void> {
   for (const kind of pipelineKinds) await api.apply(types.crd, crdManifest(kind) as never);
   await installArgoCrds(api);
-  const policy = runFinalizerPolicy({ name: policyName, namespaceLabels: benchLabels });
-  for (const [i, object] of policy.entries())
-    await api.apply(runFinalizerPolicyTypes[i as 0 | 1], object as never);
+  for (const object of releaseRunFinalizerPolicy(policyInstall, namespaces))
+    await api.apply(runFinalizerPolicyType(object.kind), object as never);
   await sleep(2_000); // CRDs served
 }
 
 async function removePolicy(api: Api): Promise<void> {
-  for (const type of runFinalizerPolicyTypes) await api.delete(type, "", policyName);
+  for (const object of releaseRunFinalizerPolicy(policyInstall, "all"))
+    await api.delete(runFinalizerPolicyType(object.kind), "", object.metadata?.name ?? "");
 }
 
 /** Until the API server applies the policy in `namespace` (a dry-run create of a Run shows it). */
@@ -234,7 +237,7 @@ async function setUp(api: Api, config: KubeConfig, namespace: string, backend: B
   await api.create(namespaceType, {
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: { name: namespace, labels: benchLabels },
+    metadata: { name: namespace },
   });
   await api.create({ group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true }, {
     apiVersion: "v1",
@@ -436,8 +439,7 @@ async function removeNamespace(api: Api, namespace: string): Promise<void> {
 }
 
 /** One backend, in a namespace of its own that is removed afterwards (untimed). */
-async function measure(api: Api, config: KubeConfig, backend: BenchBackend) {
-  const namespace = `bench-${backend.type}-${Date.now().toString(36)}`;
+async function measure(api: Api, config: KubeConfig, backend: BenchBackend, namespace: string) {
   await setUp(api, config, namespace, backend);
   try {
     const operator = await timeOperator(api, config, namespace, backend);
@@ -467,14 +469,17 @@ export default async function bench(): Promise<BenchFigures> {
   const server = python ? await startKfpServer(python, { token }) : undefined;
   const vertex = await startVertexServer();
   try {
-    await installKinds(api);
     const measured: Record<string, Awaited<ReturnType<typeof measure>>> = {};
     const measuredBackends = [
       argoBench(api),
       ...(server ? [kfpBench(server)] : []),
       await vertexBench(vertex),
     ].filter((backend) => selected.includes(backend.type));
-    for (const backend of measuredBackends) measured[backend.type] = await measure(api, config, backend);
+    const stamp = Date.now().toString(36);
+    const namespaceOf = (backend: BenchBackend) => `bench-${backend.type}-${stamp}`;
+    await installKinds(api, measuredBackends.map(namespaceOf));
+    for (const backend of measuredBackends)
+      measured[backend.type] = await measure(api, config, backend, namespaceOf(backend));
     const all = Object.values(measured);
     const sum = (pick: (f: (typeof all)[number]) => number) =>
       Number(all.reduce((t, f) => t + pick(f), 0).toFixed(2));
