@@ -336,16 +336,27 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string, bac
   const backendBefore = await backend.calls();
   const requests = countOperatorRequests();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const operator = await startPipelinesOperator(config);
   await counter.done;
   const seconds = (performance.now() - started) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpu);
   counter.stop();
   await sleep(1_000); // the last status writes' watch events: any request they cause is counted
   requests.stop();
   const kube = perRun(requests.counts());
   const backendCalls = perRun(subtract(await backend.calls(), backendBefore));
   await operator.stop();
-  return { seconds, perRun: { kube, backend: backendCalls } };
+  return { seconds, cpuSeconds, perRun: { kube, backend: backendCalls } };
+}
+
+/**
+ * This process's CPU seconds (user + system) since `start`: the operator or the floor, plus what
+ * both phases share (the test backend in this process, the bench's own watch).
+ */
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
 }
 
 function subtract(after: Record<string, number>, before: Record<string, number>) {
@@ -380,7 +391,7 @@ function submittedStatus(namespace: string, provider: ProviderConfig, name: stri
  * Workflow, built by the same pure function; kfp: the same POST /runs body) and one status write
  * per Run, by a plain client at the same concurrency.
  */
-async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Promise<number> {
+async function timeFloor(api: Api, namespace: string, backend: BenchBackend) {
   const floorRuns = Array.from({ length: runs }, (_, i) => `floor-${i}`);
   await createRuns(api, namespace, backend.type, floorRuns);
   const provider = await api.get<never>(types.provider, namespace, backend.type);
@@ -394,6 +405,7 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Pr
   const version = versionOf(pipeline.spec);
   const pipelineOwner = { object: pipeline as never, kind: "Pipeline", namespace, name: "train" };
   const floorStarted = performance.now();
+  const cpu = process.cpuUsage();
   await pool(floorRuns, concurrency, async (name) => {
     const owner = { object: {}, kind: "Run", namespace, name };
     const run: RunDefinition = {
@@ -414,7 +426,7 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Pr
       "status",
     );
   });
-  return (performance.now() - floorStarted) / 1000;
+  return { seconds: (performance.now() - floorStarted) / 1000, cpuSeconds: cpuSecondsSince(cpu) };
 }
 
 /**
@@ -443,11 +455,13 @@ async function measure(api: Api, config: KubeConfig, backend: BenchBackend, name
   await setUp(api, config, namespace, backend);
   try {
     const operator = await timeOperator(api, config, namespace, backend);
-    const floorSeconds = await timeFloor(api, namespace, backend);
+    const floor = await timeFloor(api, namespace, backend);
     return {
       seconds: Number(operator.seconds.toFixed(2)),
-      floor_seconds: Number(floorSeconds.toFixed(2)),
-      ratio: Number((operator.seconds / floorSeconds).toFixed(3)),
+      floor_seconds: Number(floor.seconds.toFixed(2)),
+      ratio: Number((operator.seconds / floor.seconds).toFixed(3)),
+      cpu_seconds: Number(operator.cpuSeconds.toFixed(2)),
+      floor_cpu_seconds: Number(floor.cpuSeconds.toFixed(2)),
       backend_runs: await backend.count(namespace),
       per_run: operator.perRun,
     };
