@@ -19,7 +19,7 @@ import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
 import { finalizer, types } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
-import { pipelineJob, vertexId } from "../src/pipelines/vertex/requests.ts";
+import { pipelineJob, pipelineSpecOf, type Struct, vertexId } from "../src/pipelines/vertex/requests.ts";
 import { locationName, vertexSettings } from "../src/pipelines/vertex/settings.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, pool, sleep, until } from "./support.ts";
@@ -113,6 +113,7 @@ async function vertexFloorClient(server: VertexServer) {
 
 async function vertexBench(server: VertexServer): Promise<BenchBackend> {
   const floorClient = await vertexFloorClient(server);
+  let floorSpec: Struct | undefined;
   const providerSpec = {
     type: "vertex",
     parameters: {
@@ -129,10 +130,12 @@ async function vertexBench(server: VertexServer): Promise<BenchBackend> {
       const settings = vertexSettings(provider);
       const parent = locationName(settings);
       const pipelineJobId = vertexId(run.owner);
+      // a plain client compiles the one Pipeline once, as the backend keeps it per version
+      floorSpec ??= pipelineSpecOf(run, provider);
       await floorClient.createPipelineJob({
         parent,
         pipelineJobId,
-        pipelineJob: pipelineJob(run, provider, settings),
+        pipelineJob: pipelineJob(run, provider, settings, floorSpec),
       });
       return `${parent}/pipelineJobs/${pipelineJobId}`;
     },
