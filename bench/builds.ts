@@ -3,14 +3,17 @@
  * three implementations side by side on one private control plane:
  * - seconds: a Manager running Slipway's ImageBuild controller, started with 500 builds waiting, until
  *   all are Succeeded (reused);
- * - floor_seconds: a plain client doing what cannot be saved — 500 manifest HEADs (basic auth) and
- *   500 status writes (server-side apply) at the controller's concurrency;
+ * - floor_seconds: a plain client doing what cannot be saved — 500 manifest HEADs (basic auth, on
+ *   kept-alive connections) and 500 status writes (server-side apply) at the controller's concurrency;
  * - peer_seconds: the controller-runtime peer (bench/peers/controller-runtime, mode `builds`: the same
  *   reuse path, one registry HEAD and one status write per build, at the same concurrency), from its
  *   manager's start until it wrote every status; ratio_to_peer = seconds / peer_seconds;
  * - each the median of SLIPWAY_BENCH_ROUNDS (3) rounds, each in fresh namespaces, the order alternating;
  * - per build, for each of the three: API writes (every non-GET), reads (GETs other than informers'
  *   lists and watches) and registry HEADs; Slipway's requests also by verb;
+ * - where a build's time goes, mean ms: registry_head_ms and reconcile_ms (Slipway's own metrics: the
+ *   reconcile is the HEAD, then the status write), peer_registry_head_ms and peer_status_write_ms,
+ *   floor_registry_head_ms and floor_status_write_ms;
  * - webhook_calls_plain_builds: reviews the admission webhook (served and registered as the operator
  *   does, failurePolicy Fail) received while every round's builds were created and reused (0: it is
  *   not on their path); webhook_calls_secret_build: the same for one build with a Secret argument (1);
@@ -20,6 +23,7 @@
  * On a private control plane, or the one SLIPWAY_BENCH_KUBECONFIG names.
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
@@ -83,6 +87,43 @@ interface RunFigures {
   reads: number;
   registryHeads: number;
   byVerb?: Record<string, number>;
+  /** Where a build's time goes: mean milliseconds of a registry HEAD, of a status write, of a reconcile. */
+  headMs?: number;
+  writeMs?: number;
+  reconcileMs?: number;
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+
+/** `work`'s duration in milliseconds pushed on `into`. */
+async function timed<T>(into: number[], work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    into.push(performance.now() - started);
+  }
+}
+
+/** A floor HEAD on a kept-alive connection (as Slipway's registry client sends it); its digest header. */
+function floorHead(agent: http.Agent, url: string, authorization: string): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: "HEAD",
+        agent,
+        headers: { authorization, accept: "application/vnd.oci.image.manifest.v1+json" },
+      },
+      (response) => {
+        response.resume();
+        const digest = response.headers["docker-content-digest"];
+        resolve(typeof digest === "string" ? digest : undefined);
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
 }
 
 const spec = (version: string) => ({
@@ -196,35 +237,33 @@ async function floorRun(
     },
   });
   const basic = `Basic ${Buffer.from(`${registryUser.username}:${registryUser.password}`).toString("base64")}`;
+  const agent = new http.Agent({ keepAlive: true });
   let registryHeads = 0;
+  const heads: number[] = [];
+  const writes: number[] = [];
   const floorStarted = performance.now();
   const cpuBefore = process.cpuUsage();
   await pool(versions, concurrency, async (version) => {
     registryHeads++;
-    const response = await fetch(`http://${servers.registry.address}/v2/bench-model/manifests/${version}`, {
-      method: "HEAD",
-      headers: { authorization: basic, accept: "application/vnd.oci.image.manifest.v1+json" },
-    });
-    const digest = response.headers.get("docker-content-digest");
-    if (!digest) throw new Error(`floor: no digest for ${version} (${response.status})`);
-    await writeReused(
-      rest,
-      floorNs,
-      `floor-${version}`,
-      `${servers.registry.address}/bench-model:${version}`,
-      digest,
-    );
+    const url = `http://${servers.registry.address}/v2/bench-model/manifests/${version}`;
+    const digest = await timed(heads, () => floorHead(agent, url, basic));
+    if (!digest) throw new Error(`floor: no digest for ${version}`);
+    const image = `${servers.registry.address}/bench-model:${version}`;
+    await timed(writes, () => writeReused(rest, floorNs, `floor-${version}`, image, digest));
   });
   const seconds = (performance.now() - floorStarted) / 1000;
   const cpuSeconds = cpuSecondsSince(cpuBefore);
   rest.close();
-  const { GET: reads = 0, ...writes } = byVerb;
+  agent.destroy();
+  const { GET: reads = 0, ...byWrite } = byVerb;
   return {
     seconds,
     cpuSeconds,
     reads,
-    writes: Object.values(writes).reduce((a, b) => a + b, 0),
+    writes: Object.values(byWrite).reduce((a, b) => a + b, 0),
     registryHeads,
+    headMs: mean(heads),
+    writeMs: mean(writes),
   };
 }
 
@@ -278,8 +317,17 @@ async function operatorRequests(manager: Manager) {
   return { byVerb, reads: gets - informed, writes: Object.values(writes).reduce((a, b) => a + b, 0) };
 }
 
-const counted = async (counter: { get: () => Promise<{ values: { value: number }[] }> }) =>
-  (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
+type Metric = { get: () => Promise<{ values: { value: number; metricName?: string }[] }> };
+
+const counted = async (counter: Metric) => (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
+
+/** A histogram's mean, in milliseconds (its _sum over its _count). */
+async function histogramMeanMs(histogram: Metric): Promise<number> {
+  const { values } = await histogram.get();
+  const total = (suffix: string) =>
+    values.filter((v) => v.metricName?.endsWith(suffix)).reduce((sum, v) => sum + v.value, 0);
+  return (1000 * total("_sum")) / Math.max(1, total("_count"));
+}
 
 /** Every build of the namespace Succeeded and reused, or an error naming one that is not. */
 async function checkAllReused(rest: RestClient, namespace: string) {
@@ -319,8 +367,10 @@ async function operatorRun(
   await operator.manager.stop();
   await checkAllReused(rest, namespace);
   const registryHeads = await counted(operator.metrics.registryRequests);
+  const headMs = await histogramMeanMs(operator.metrics.registryLatency);
+  const reconcileMs = await histogramMeanMs(operator.manager.metrics.reconcileTime);
   progress(`slipway: manager started (caches synced) after ${startSeconds.toFixed(2)} s`);
-  return { seconds, cpuSeconds, registryHeads, ...requests };
+  return { seconds, cpuSeconds, registryHeads, headMs, reconcileMs, ...requests };
 }
 
 type BenchConfig = ReturnType<typeof operatorConfig>;
@@ -399,9 +449,19 @@ async function peerRun(context: RoundContext, namespace: string): Promise<RunFig
     writes: number;
     reads: number;
     registry_heads: number;
+    head: { sum_ms: number };
+    status_write: { sum_ms: number };
   }>(context.peer, ["builds", ...args]);
   const { seconds, writes, reads } = figures;
-  return { seconds, writes, reads, cpuSeconds: figures.cpu_seconds, registryHeads: figures.registry_heads };
+  return {
+    seconds,
+    writes,
+    reads,
+    cpuSeconds: figures.cpu_seconds,
+    registryHeads: figures.registry_heads,
+    headMs: figures.head.sum_ms / Math.max(1, figures.registry_heads),
+    writeMs: figures.status_write.sum_ms / Math.max(1, writes),
+  };
 }
 
 const roundNamespaces = (suffix: string, index: number) =>
@@ -512,6 +572,21 @@ function summary(rounds: Record<"floor" | "slipway" | "peer", RunFigures>[]) {
     floor_writes_per_build: perBuild(of("floor").map((r) => r.writes)),
     floor_reads_per_build: perBuild(of("floor").map((r) => r.reads)),
     floor_registry_heads_per_build: perBuild(of("floor").map((r) => r.registryHeads)),
+    ...latencySummary(of),
+  };
+}
+
+/** Mean milliseconds per request, medians over the rounds: where a build's time goes in each of the three. */
+function latencySummary(of: (subject: "floor" | "slipway" | "peer") => RunFigures[]) {
+  const ms = (subject: "floor" | "slipway" | "peer", field: "headMs" | "writeMs" | "reconcileMs") =>
+    rounded(median(of(subject).map((r) => r[field] ?? 0)));
+  return {
+    registry_head_ms: ms("slipway", "headMs"),
+    reconcile_ms: ms("slipway", "reconcileMs"),
+    peer_registry_head_ms: ms("peer", "headMs"),
+    peer_status_write_ms: ms("peer", "writeMs"),
+    floor_registry_head_ms: ms("floor", "headMs"),
+    floor_status_write_ms: ms("floor", "writeMs"),
   };
 }
 

@@ -75,16 +75,33 @@ function statusWrite(rest: RestClient, name: string, size: number): Promise<unkn
   });
 }
 
-function runIdleChild(kubeconfig: string) {
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tsc = (project: string) =>
+  run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", project], { cwd: root });
+
+/**
+ * The idle child compiled as the release is (tsconfig.build.json's options: bench/runtime/tsconfig.idle-child.json
+ * emits it and the src/ modules it imports, nothing else, into .slipway/bench/runtime-build/), so it pays no
+ * type stripping; compiled on every run, like builtCli.
+ */
+async function builtIdleChild(): Promise<string> {
+  await tsc("bench/runtime/tsconfig.idle-child.json");
+  return join(root, ".slipway/bench/runtime-build/bench/runtime/idle-child.js");
+}
+
+function runIdleChild(idleChild: string, kubeconfig: string) {
   return figuresOf<{
     cached: number;
     rss_mb: number;
+    rss_mb_plain_gc: number;
     baseline_rss_mb: number;
+    baseline_rss_mb_plain_gc: number;
     heap_used_mb: number;
     idle_cpu_seconds: number;
   }>(process.execPath, [
     "--expose-gc",
-    fileURLToPath(new URL("./runtime/idle-child.ts", import.meta.url)),
+    "--no-experimental-strip-types",
+    idleChild,
     kubeconfig,
     String(cachedObjects),
     String(idleSeconds),
@@ -130,10 +147,7 @@ function operatorRssBeforeStart(kubeconfig: string, cli: string): Promise<number
  * every run, so the figures are never those of an older dist/.
  */
 async function builtCli(): Promise<string> {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
-    cwd: root,
-  });
+  await tsc("tsconfig.build.json");
   return join(root, "dist/cli/main.js");
 }
 
@@ -219,6 +233,7 @@ async function sideBySide(rest: RestClient, kubeConfig: KubeConfig, kubeconfig: 
 
 export default async function bench() {
   const cli = await builtCli();
+  const idleChild = await builtIdleChild();
   const peer = await goPeer("controller-runtime");
   const dir = await mkdtemp(join(tmpdir(), "slipway-bench-runtime-"));
   try {
@@ -230,7 +245,7 @@ export default async function bench() {
     await createWidgets(rest, names(0, objects));
     const { floors, slipway, peers } = await sideBySide(rest, kubeConfig, state.kubeconfig, peer);
     await createWidgets(rest, names(objects, cachedObjects));
-    const idle = await runIdleChild(state.kubeconfig);
+    const idle = await runIdleChild(idleChild, state.kubeconfig);
     const idlePeer = await peerIdle(peer, state.kubeconfig);
     const operatorRss = await operatorRssBeforeStart(state.kubeconfig, cli);
     const operatorRssTs = await operatorRssBeforeStart(
@@ -252,6 +267,8 @@ export default async function bench() {
       cached_objects: idle.cached,
       rss_mb_10k_cached: rounded(idle.rss_mb, 1),
       rss_mb_before_start: rounded(idle.baseline_rss_mb, 1),
+      rss_mb_10k_cached_plain_gc: rounded(idle.rss_mb_plain_gc, 1),
+      rss_mb_before_start_plain_gc: rounded(idle.baseline_rss_mb_plain_gc, 1),
       operator_rss_mb_before_start: rounded(operatorRss, 1),
       operator_rss_mb_before_start_type_stripped: rounded(operatorRssTs, 1),
       heap_used_mb_10k_cached: rounded(idle.heap_used_mb, 1),

@@ -1,6 +1,9 @@
 /**
  * `slipway server` over the raw Kubernetes API, on a private control plane (or the one
- * SLIPWAY_BENCH_KUBECONFIG names):
+ * SLIPWAY_BENCH_KUBECONFIG names). The server runs as a deployment runs it: its own process
+ * (bench/server/child.ts, buildServer on loopback), so the bench's clients do not share its event loop
+ * or count against it; the bench talks to it with a keep-alive undici pool of `concurrency`
+ * connections, a client no dearer than the floor's.
  * - seconds: 200 Platform status writes, one after another, each until the server's event stream
  *   (GET /api/v1/platform/events, as a user with a bearer token) delivers it; floor_seconds: the same
  *   writes seen by a plain watch on the same Platform, in the same run (both follow every write);
@@ -9,8 +12,14 @@
  *   connection pool, as the server's callers do), 8 at a time;
  * - list_seconds / list_floor_seconds: 500 GET of a 200-item ImageBuild list through the server
  *   (GET /api/v1/namespaces/:namespace/imagebuilds, as the user) vs 500 plain lists as the same user.
+ * Per read (robust to the shared machine's load): `*_overhead_ms`, the latency the server adds
+ * ((seconds - floor_seconds) / reads × concurrency); `*_server_cpu_ms`, the server process's CPU;
+ * `*_client_cpu_ms` and `*_floor_client_cpu_ms`, the bench process's CPU in each phase (the floor's
+ * is what one direct read costs a caller, which the server pays again upstream).
  */
+import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -20,11 +29,10 @@ import {
   setHeaderOptions,
   Watch,
 } from "@kubernetes/client-node";
+import { Agent, request } from "undici";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
 import { applyCrds } from "../src/dev/crds.ts";
-import { releaseCatalog } from "../src/platform/version-change.ts";
-import { buildServer } from "../src/server/app.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
@@ -145,24 +153,86 @@ async function followEvents(
   })().catch(() => {});
 }
 
-/** `reads` GETs of `path` through the server, then `reads` of `plain` (as the same user), 8 at a time. */
-async function readTimes(
-  url: string,
-  path: string,
-  token: string,
-  plain: () => Promise<unknown>,
-): Promise<{ seconds: number; floorSeconds: number }> {
-  const reading = Array.from({ length: reads }, (_, i) => i);
-  const started = performance.now();
-  await pool(reading, concurrency, async () => {
-    const response = await fetch(`${url}/api/v1${path}`, { headers: { authorization: `Bearer ${token}` } });
-    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
-    await response.arrayBuffer();
+/** The server in its own process (bench/server/child.ts): its address, its CPU so far, and how to stop it. */
+interface ServerProcess {
+  url: string;
+  cpuMs: () => Promise<number>;
+  stop: () => void;
+}
+
+/**
+ * SLIPWAY_BENCH_SERVER_CHILD names another checkout's bench/server/child.ts (to compare its server
+ * with this one's, same client and floor); SLIPWAY_BENCH_SERVER_ARGS gives its node flags (--cpu-prof).
+ */
+function startServer(kubeconfig: string, namespace: string): Promise<ServerProcess> {
+  const script =
+    process.env.SLIPWAY_BENCH_SERVER_CHILD ?? fileURLToPath(new URL("./server/child.ts", import.meta.url));
+  const child = fork(script, [kubeconfig, namespace], {
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    execArgv: (process.env.SLIPWAY_BENCH_SERVER_ARGS ?? "").split(" ").filter(Boolean),
   });
+  // A server that died mid-run fails the bench by name (an unanswered question would hang it).
+  const cpuMs = () =>
+    new Promise<number>((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        return reject(new Error(`the server process ended (${child.exitCode ?? child.signalCode}) mid-run`));
+      child.once("message", (usage: NodeJS.CpuUsage) => resolve((usage.user + usage.system) / 1000));
+      child.send("cpu");
+    });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) =>
+      reject(new Error(`the server process exited with ${code} before listening`)),
+    );
+    child.once("message", (message: { url: string }) =>
+      resolve({ url: message.url, cpuMs, stop: () => child.disconnect() }),
+    );
+  });
+}
+
+/** How long `work` took, and the CPU the server process and this (the client's) process spent on it. */
+async function timed(server: ServerProcess, work: () => Promise<void>) {
+  const serverBefore = await server.cpuMs();
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  await work();
   const seconds = (performance.now() - started) / 1000;
-  const floorStarted = performance.now();
-  await pool(reading, concurrency, plain);
-  return { seconds, floorSeconds: (performance.now() - floorStarted) / 1000 };
+  const client = process.cpuUsage(clientBefore);
+  return {
+    seconds,
+    serverCpuMs: (await server.cpuMs()) - serverBefore,
+    clientCpuMs: (client.user + client.system) / 1000,
+  };
+}
+
+/** `reads` GETs of `path` through the server, then `reads` of `plain` (as the same user), 8 at a time. */
+async function readTimes(server: ServerProcess, path: string, token: string, plain: () => Promise<unknown>) {
+  const reading = Array.from({ length: reads }, (_, i) => i);
+  const connections = new Agent({ connections: concurrency });
+  const headers = { authorization: `Bearer ${token}` };
+  const via = await timed(server, () =>
+    pool(reading, concurrency, async () => {
+      const response = await request(`${server.url}/api/v1${path}`, { headers, dispatcher: connections });
+      if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}`);
+      await response.body.arrayBuffer();
+    }),
+  );
+  await connections.close();
+  const floor = await timed(server, () => pool(reading, concurrency, plain));
+  return { via, floor };
+}
+
+/** One read figure's JSON fields, `prefix`ed: times, ratio and the per-read costs. */
+function readFigures(prefix: string, { via, floor }: Awaited<ReturnType<typeof readTimes>>) {
+  const perRead = (ms: number) => Number((ms / reads).toFixed(3));
+  return {
+    [`${prefix}_seconds`]: Number(via.seconds.toFixed(3)),
+    [`${prefix}_floor_seconds`]: Number(floor.seconds.toFixed(3)),
+    [`${prefix}_ratio`]: Number((via.seconds / floor.seconds).toFixed(3)),
+    [`${prefix}_overhead_ms`]: perRead((via.seconds - floor.seconds) * 1000 * concurrency),
+    [`${prefix}_server_cpu_ms`]: perRead(via.serverCpuMs),
+    [`${prefix}_client_cpu_ms`]: perRead(via.clientCpuMs),
+    [`${prefix}_floor_client_cpu_ms`]: perRead(floor.clientCpuMs),
+  };
 }
 
 /** `listedBuilds` ImageBuilds in `namespace` (admin), for the list figure. */
@@ -191,7 +261,7 @@ async function createBuilds(objects: CustomObjectsApi, namespace: string): Promi
 
 /** The read figures: GET /platform and a 200-item ImageBuild list through the server vs plain, as the user. */
 async function timeReads(
-  url: string,
+  server: ServerProcess,
   admin: KubeConfig,
   token: string,
   coordinates: { group: string; version: string; plural: string; namespace: string },
@@ -199,7 +269,7 @@ async function timeReads(
 ) {
   const { namespace } = coordinates;
   const user = userKubeConfig(admin, token).makeApiClient(CustomObjectsApi);
-  const get = await readTimes(url, "/platform", token, () =>
+  const get = await readTimes(server, "/platform", token, () =>
     user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
   );
   await createBuilds(objects, namespace);
@@ -208,18 +278,10 @@ async function timeReads(
     version: ImageBuildKind.version,
     plural: ImageBuildKind.plural,
   };
-  const list = await readTimes(url, `/namespaces/${namespace}/imagebuilds`, token, () =>
+  const list = await readTimes(server, `/namespaces/${namespace}/imagebuilds`, token, () =>
     user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
   );
-  return {
-    get_seconds: Number(get.seconds.toFixed(3)),
-    get_floor_seconds: Number(get.floorSeconds.toFixed(3)),
-    get_ratio: Number((get.seconds / get.floorSeconds).toFixed(3)),
-    listed_builds: listedBuilds,
-    list_seconds: Number(list.seconds.toFixed(3)),
-    list_floor_seconds: Number(list.floorSeconds.toFixed(3)),
-    list_ratio: Number((list.seconds / list.floorSeconds).toFixed(3)),
-  };
+  return { ...readFigures("get", get), listed_builds: listedBuilds, ...readFigures("list", list) };
 }
 
 /** Writes the Platform's status `writes` times, each until both followers saw it; their total waits. */
@@ -249,13 +311,7 @@ async function timeWrites(
 export default async function bench() {
   const plane = await benchControlPlane("server", 1);
   const { admin, namespace, coordinates, objects, token } = await platformReady(plane.kubeconfig);
-  const app = await buildServer({
-    kubeConfig: admin,
-    platform: { namespace, name: "slipway" },
-    releases: releaseCatalog,
-    logLevel: "silent",
-  });
-  const url = await app.listen({ port: 0, host: "127.0.0.1" });
+  const server = await startServer(plane.kubeconfig, namespace);
   const stop = new AbortController();
   try {
     const viaServer = new Arrivals();
@@ -268,12 +324,12 @@ export default async function bench() {
       },
       () => {},
     );
-    await followEvents(`${url}/api/v1/platform/events`, token, stop.signal, viaServer);
+    await followEvents(`${server.url}/api/v1/platform/events`, token, stop.signal, viaServer);
 
     const { serverMs, watchMs } = await timeWrites(objects, coordinates, viaServer, viaWatch);
     watch.abort();
 
-    const readFigures = await timeReads(url, admin, token, coordinates, objects);
+    const readFigures = await timeReads(server, admin, token, coordinates, objects);
     return {
       seconds: Number((serverMs / 1000).toFixed(3)),
       floor_seconds: Number((watchMs / 1000).toFixed(3)),
@@ -286,7 +342,7 @@ export default async function bench() {
     };
   } finally {
     stop.abort();
-    await app.close();
+    server.stop();
     await admin
       .makeApiClient(CoreV1Api)
       .deleteNamespace({ name: namespace })

@@ -17,6 +17,7 @@ import {
   credentialsFromDockerConfig,
   googleCredentials,
 } from "./registry/credentials.ts";
+import { registryAgents } from "./registry/http.ts";
 import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 import { type BlobStore, BlobStoreError } from "./storage/blob-store.ts";
 import { GcsBlobStore } from "./storage/gcs.ts";
@@ -28,6 +29,8 @@ export class BuildAccess {
   readonly #secrets: SecretReader;
   readonly #metrics: BuildMetrics;
   readonly #registries = new Map<string, RegistryClient>();
+  /** One connection pool for the registry clients of every namespace. */
+  readonly #agents = registryAgents();
   readonly #stores = new Map<string, { store: BlobStore; at: number }>();
   /** Google token sources, per key JSON (they cache the token). */
   readonly #google = new Map<string, () => Promise<BasicCredentials>>();
@@ -84,6 +87,7 @@ export class BuildAccess {
         allowedHosts: allowedHosts(this.#config),
         credentials: () => this.registryCredentials(client, namespace, registry),
         onRequest: (statusClass, seconds) => this.#metrics.observeRegistryRequest(statusClass, seconds),
+        agents: this.#agents,
       });
       this.#registries.set(key, registryClient);
     }

@@ -1,6 +1,5 @@
 import { hostname } from "node:os";
 import pino, { type Logger } from "pino";
-import { Registry } from "prom-client";
 import { InformerCache } from "./cache.ts";
 import { KubeClient } from "./client.ts";
 import { Controller } from "./controller.ts";
@@ -9,6 +8,7 @@ import { KubeEventRecorder } from "./events.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
 import { LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
+import { Registry } from "./metrics-client.ts";
 import { reviewAuthorizer } from "./ops-auth.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
 import { cacheReadiness, type Readiness } from "./readiness.ts";

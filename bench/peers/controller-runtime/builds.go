@@ -34,6 +34,8 @@ type reuse struct {
 	http     *http.Client
 	onWrite  func()
 	heads    atomic.Int64
+	// how long each registry HEAD and each status write took
+	headTimes, writeTimes latencies
 }
 
 func newImageBuild() *unstructured.Unstructured {
@@ -103,7 +105,9 @@ func (r *reuse) manifestDigest(ctx context.Context, auth, repository, version st
 	request.Header.Set("Authorization", auth)
 	request.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json")
 	r.heads.Add(1)
+	start := time.Now()
 	response, err := r.http.Do(request)
+	r.headTimes.since(start)
 	if err != nil {
 		return "", err
 	}
@@ -128,18 +132,23 @@ func (r *reuse) writeSucceeded(ctx context.Context, request reconcile.Request, g
 			"observedGeneration": generation, "lastTransitionTime": now,
 		}},
 	}
+	start := time.Now()
+	defer r.writeTimes.since(start)
 	return r.client.Status().Patch(ctx, status, client.Apply, client.FieldOwner("bench-peer"), client.ForceOwnership)
 }
 
 // buildsFigures: seconds from the manager's start to the last status written; the API requests it
 // made meanwhile (writes: every non-GET; reads: GETs other than the informers' lists and watches); the
-// registry HEADs; the process's CPU seconds (user + system) until then.
+// registry HEADs; the process's CPU seconds (user + system) until then; how long the HEADs and the
+// status writes took (median and sum).
 type buildsFigures struct {
-	Seconds       float64 `json:"seconds"`
-	CPUSeconds    float64 `json:"cpu_seconds"`
-	Writes        int64   `json:"writes"`
-	Reads         int64   `json:"reads"`
-	RegistryHeads int64   `json:"registry_heads"`
+	Seconds       float64        `json:"seconds"`
+	CPUSeconds    float64        `json:"cpu_seconds"`
+	Writes        int64          `json:"writes"`
+	Reads         int64          `json:"reads"`
+	RegistryHeads int64          `json:"registry_heads"`
+	Heads         latencyFigures `json:"head"`
+	StatusWrites  latencyFigures `json:"status_write"`
 }
 
 // reuseAll runs the reuse controller on one namespace from Start until `builds` statuses are written.
@@ -178,5 +187,6 @@ func reuseAll(kubeconfig, namespace, registry string, builds, concurrency int) (
 	}
 	return &buildsFigures{
 		Seconds: seconds, CPUSeconds: cpuSeconds(), Writes: requests.writes.Load(), Reads: requests.reads.Load(), RegistryHeads: reconciler.heads.Load(),
+		Heads: reconciler.headTimes.figures(), StatusWrites: reconciler.writeTimes.figures(),
 	}, nil
 }

@@ -6,6 +6,7 @@
 import { hostAllowed } from "../tenancy.ts";
 import { type Challenge, classifyStatus, manifestAccept, parseChallenge, statusClass } from "./challenge.ts";
 import type { BasicCredentials } from "./credentials.ts";
+import { type RegistryAgents, type RegistryResponse, registryAgents, registryRequest } from "./http.ts";
 
 /** `refused`: the client would not send a request (or credentials) where the registry pointed it. */
 export type RegistryErrorKind = "credentials-rejected" | "transient" | "unexpected" | "refused";
@@ -41,6 +42,8 @@ export interface RegistryClientOptions {
   timeoutMs?: number;
   /** Observes every HTTP request: its status class (2xx, 4xx, 5xx, error) and seconds taken. */
   onRequest?: (statusClass: string, seconds: number) => void;
+  /** The connection pools to use (a controller's clients share one); default: the client's own. */
+  agents?: RegistryAgents;
 }
 
 interface Token {
@@ -51,8 +54,9 @@ interface Token {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RegistryClient {
-  readonly #options: Required<Omit<RegistryClientOptions, "credentials" | "onRequest">> &
+  readonly #options: Required<Omit<RegistryClientOptions, "credentials" | "onRequest" | "agents">> &
     Pick<RegistryClientOptions, "credentials" | "onRequest">;
+  readonly #agents: RegistryAgents;
   readonly #base: string;
   /** The scheme the registry asked for last, so later requests authenticate up front (one request per check). */
   #challenge: Challenge | undefined;
@@ -67,13 +71,14 @@ export class RegistryClient {
       allowedHosts: [],
       ...options,
     };
+    this.#agents = options.agents ?? registryAgents();
     this.#base = `${this.#options.insecure ? "http" : "https"}://${options.registry}`;
   }
 
   /** `GET /v2/`: the registry answers and accepts the credentials. */
   async ping(): Promise<void> {
     const response = await this.#request("GET", "/v2/", undefined);
-    await response?.body?.cancel();
+    response?.discard();
   }
 
   /** The digest of `repository:tag`, or undefined when the registry says it does not exist. */
@@ -87,7 +92,7 @@ export class RegistryClient {
       },
     );
     if (!response) return undefined;
-    const digest = response.headers.get("docker-content-digest");
+    const digest = response.header("docker-content-digest");
     if (!digest)
       throw new RegistryError(
         "unexpected",
@@ -126,7 +131,7 @@ export class RegistryClient {
     let authorization = await this.#authorization(this.#challenge, scope);
     let response = await this.#send(method, path, { ...headers, ...authorization });
     if (response.status === 401) {
-      const challenge = parseChallenge(response.headers.get("www-authenticate"));
+      const challenge = parseChallenge(response.header("www-authenticate"));
       if (challenge && !sameChallenge(challenge, this.#challenge, authorization)) {
         this.#challenge = challenge;
         authorization = await this.#authorization(challenge, scope, true);
@@ -193,7 +198,7 @@ export class RegistryClient {
         response.status,
       );
     }
-    const body = (await response.json()) as { token?: string; access_token?: string; expires_in?: number };
+    const body = parseTokenBody(await response.text());
     const value = body.token ?? body.access_token;
     if (!value) throw new RegistryError("unexpected", `token service ${url.host} returned no token`);
     // Renew a little early; registries default to 60 s when they do not say.
@@ -227,42 +232,49 @@ export class RegistryClient {
     return url;
   }
 
-  async #send(method: string, pathOrUrl: string | URL, headers: Record<string, string>): Promise<Response> {
-    const url = typeof pathOrUrl === "string" ? `${this.#base}${pathOrUrl}` : pathOrUrl;
+  async #send(
+    method: string,
+    pathOrUrl: string | URL,
+    headers: Record<string, string>,
+  ): Promise<RegistryResponse> {
+    const url = typeof pathOrUrl === "string" ? new URL(`${this.#base}${pathOrUrl}`) : pathOrUrl;
     const started = performance.now();
     try {
-      const response = await fetch(url, {
-        method,
-        headers,
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-        redirect: "manual",
-      });
+      const response = await registryRequest(url, method, headers, this.#agents, this.#options.timeoutMs);
       this.#options.onRequest?.(statusClass(response.status), (performance.now() - started) / 1000);
-      if (response.status >= 300 && response.status < 400) throw await redirectRefusal(response, url);
-      if (method === "HEAD" || response.status >= 300) await response.body?.cancel();
+      if (response.status >= 300 && response.status < 400) throw redirectRefusal(response, url);
+      if (method === "HEAD" || response.status >= 300) response.discard();
       return response;
     } catch (error) {
       if (error instanceof RegistryError) throw error;
       this.#options.onRequest?.(statusClass(undefined), (performance.now() - started) / 1000);
-      const host = typeof url === "string" ? this.#options.registry : url.host;
       throw new RegistryError(
         "transient",
-        `${host}: ${error instanceof Error ? error.message : String(error)}`,
+        `${url.host}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
   }
 }
 
 /** A redirect is not followed (it could point anywhere): the error names where it pointed. */
-async function redirectRefusal(response: Response, url: string | URL): Promise<RegistryError> {
-  await response.body?.cancel();
-  const location = response.headers.get("location") ?? "";
-  const target = URL.canParse(location, String(url)) ? new URL(location, url).host : "(no location)";
+function redirectRefusal(response: RegistryResponse, url: URL): RegistryError {
+  response.discard();
+  const location = response.header("location") ?? "";
+  const target = URL.canParse(location, url.href) ? new URL(location, url).host : "(no location)";
   return new RegistryError(
     "refused",
-    `${new URL(url).host} answered ${response.status}, a redirect to ${target}: redirects are not followed`,
+    `${url.host} answered ${response.status}, a redirect to ${target}: redirects are not followed`,
     response.status,
   );
+}
+
+/** A token service's answer; a body that is not JSON is one without a token. */
+function parseTokenBody(text: string): { token?: string; access_token?: string; expires_in?: number } {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
 }
 
 function basic(credentials: BasicCredentials): string {

@@ -4,6 +4,7 @@ import { type RunningServer, startRegistry } from "../../../src/dev/build-server
 import { freePorts } from "../../../src/dev/ports.ts";
 import { pushImage } from "../../../src/dev/push-image.ts";
 import { startListener } from "../../support/builds/listener.ts";
+import { startTcpProxy } from "../../support/builds/tcp-proxy.ts";
 import {
   startRealmRegistry,
   startTokenRegistry,
@@ -39,6 +40,30 @@ describe("registry client against docker-registry with htpasswd auth", () => {
     expect(await c.manifestDigest("fraud-scorer", "v1")).toBe(digest);
     // ping: 401 then 200; missing: 404; exists: 200 — after the first challenge, one request per check.
     expect(requests).toEqual(["4xx", "2xx", "4xx", "2xx"]);
+  });
+
+  it("existence checks share kept-alive connections: 20 HEADs, one at a time, open no new connection", async () => {
+    await pushImage(registry.address, "keep-alive", "v1", user);
+    const proxy = await startTcpProxy(registry.address);
+    const { c, requests } = client(user, { registry: proxy.address });
+    await c.ping(); // the challenge learned (its 401 and the retry may take two connections)
+    const before = proxy.connections();
+    for (let i = 0; i < 20; i++) expect(await c.manifestDigest("keep-alive", "v1")).toMatch(/^sha256:/);
+    expect(requests.filter((r) => r === "2xx")).toHaveLength(21);
+    // fetch closed the connection after every HEAD answer: 20 more
+    expect(proxy.connections()).toBe(before);
+  });
+
+  it("a kept-alive connection reset when reused is replaced at once: no failure, no backoff", async () => {
+    await pushImage(registry.address, "keep-alive", "v1", user);
+    const proxy = await startTcpProxy(registry.address);
+    const { c, requests } = client(user, { registry: proxy.address, backoffMs: 60_000 });
+    expect(await c.manifestDigest("keep-alive", "v1")).toMatch(/^sha256:/);
+    proxy.resetNextReuse();
+    expect(await c.manifestDigest("keep-alive", "v1")).toMatch(/^sha256:/);
+    // the challenge, the first check, the second on a new connection; an "error" would mean a backoff
+    expect(requests).toEqual(["4xx", "2xx", "2xx"]);
+    expect(proxy.connections()).toBe(2);
   });
 
   it("a wrong password is 'credentials rejected', never 'missing'", async () => {

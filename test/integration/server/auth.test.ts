@@ -33,6 +33,7 @@ describe("slipway server authentication (TokenReview) and authorisation (Kuberne
 
     const bad = await get(`${url}/api/v1/platform`, "not-a-kubernetes-token");
     expect(bad.status).toBe(401);
+    expect(bad.headers.get("www-authenticate")).toContain("Bearer");
     expect(await bad.json()).toMatchObject({ statusCode: 401, message: /not valid/ });
 
     // A token of a ServiceAccount that was deleted is refused by the real TokenReview too.
@@ -71,6 +72,7 @@ describe("slipway server authentication (TokenReview) and authorisation (Kuberne
     await grantPlatformAccess(namespace, "viewer", ["get", "list", "watch"]);
     const allowed = await get(`${url}/api/v1/platform`, token);
     expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("www-authenticate")).toBeNull(); // the challenge is a 401's only
     expect(await allowed.json()).toMatchObject({ name: "slipway", namespace, desiredVersion: "0.0.9" });
 
     // Reading is not updating: the viewer's patch is refused by Kubernetes, not by the server.

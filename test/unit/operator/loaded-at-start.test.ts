@@ -26,7 +26,7 @@ function packagesOf(urls: string[]): Set<string> {
   return new Set(names.filter((name): name is string => name !== undefined));
 }
 
-async function loadedBeforeStart(dir: string): Promise<Set<string>> {
+async function loadedBeforeStart(dir: string): Promise<string[]> {
   // JSON, as in a pod the operator reads no file at all (in-cluster credentials)
   const kubeconfig = join(dir, "kubeconfig.json");
   await writeFile(
@@ -57,21 +57,33 @@ async function loadedBeforeStart(dir: string): Promise<Set<string>> {
     child.once("exit", (code) => reject(new Error(`slipway operator exited with ${code}: ${out}`)));
   });
   child.kill("SIGKILL");
-  return packagesOf((await readFile(log, "utf8")).split("\n"));
+  return (await readFile(log, "utf8")).split("\n");
 }
 
 describe("a slipway operator at rest", () => {
   let dir = "";
+  let urls: string[] = [];
   let loaded = new Set<string>();
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "slipway-loaded-"));
-    loaded = await loadedBeforeStart(dir);
+    urls = await loadedBeforeStart(dir);
+    loaded = packagesOf(urls);
   }, 60_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("has loaded the runtime's own dependencies", () => {
     expect(loaded).toContain("pino");
     expect(loaded).toContain("prom-client");
+  });
+
+  it("has loaded prom-client's four classes, not its index (Summary, Pushgateway, default metrics)", () => {
+    const promClient = urls.filter((url) => url.includes("node_modules/prom-client/"));
+    const modules = promClient.map((url) => url.replace(/^.*node_modules\/prom-client\//, ""));
+    expect(modules).toEqual(
+      expect.arrayContaining(["lib/registry.js", "lib/counter.js", "lib/histogram.js"]),
+    );
+    expect(modules).not.toContain("index.js");
+    expect(modules.filter((module) => /summary|pushgateway|cluster|defaultMetrics/.test(module))).toEqual([]);
   });
 
   it("has loaded none of the dependencies only some work needs", () => {
