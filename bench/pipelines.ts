@@ -3,6 +3,7 @@ import type { ClientRequest, IncomingMessage } from "node:http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
+import { releaseRunFinalizerPolicy } from "../src/bundle/release.ts";
 import { type KfpServer, kfpPython, startKfpServer } from "../src/dev/kfp-server.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../src/dev/pipelines-operator.ts";
 import { startVertexServer, type VertexServer } from "../src/dev/vertex-server.ts";
@@ -13,12 +14,12 @@ import type { ProviderConfig, RunDefinition } from "../src/pipelines/backend.ts"
 import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { runBody } from "../src/pipelines/kfp/requests.ts";
-import { runFinalizerPolicy, runFinalizerPolicyTypes } from "../src/pipelines/run-finalizer-policy.ts";
+import { runFinalizerPolicyType } from "../src/pipelines/run-finalizer-policy.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
 import { finalizer, types } from "../src/pipelines/types.ts";
 import { versionOf } from "../src/pipelines/version.ts";
-import { pipelineJob, vertexId } from "../src/pipelines/vertex/requests.ts";
+import { pipelineJob, pipelineSpecOf, type Struct, vertexId } from "../src/pipelines/vertex/requests.ts";
 import { locationName, vertexSettings } from "../src/pipelines/vertex/settings.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, pool, sleep, until } from "./support.ts";
@@ -112,6 +113,7 @@ async function vertexFloorClient(server: VertexServer) {
 
 async function vertexBench(server: VertexServer): Promise<BenchBackend> {
   const floorClient = await vertexFloorClient(server);
+  let floorSpec: Struct | undefined;
   const providerSpec = {
     type: "vertex",
     parameters: {
@@ -128,10 +130,12 @@ async function vertexBench(server: VertexServer): Promise<BenchBackend> {
       const settings = vertexSettings(provider);
       const parent = locationName(settings);
       const pipelineJobId = vertexId(run.owner);
+      // a plain client compiles the one Pipeline once, as the backend keeps it per version
+      floorSpec ??= pipelineSpecOf(run, provider);
       await floorClient.createPipelineJob({
         parent,
         pipelineJobId,
-        pipelineJob: pipelineJob(run, provider, settings),
+        pipelineJob: pipelineJob(run, provider, settings, floorSpec),
       });
       return `${parent}/pipelineJobs/${pipelineJobId}`;
     },
@@ -187,22 +191,24 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
   return { done, stop: () => abort.abort() };
 }
 
-/** The bench's namespaces, which the Run finalizer policy binds (on an external plane, no others). */
-const benchLabels = { "slipway.dev/bench": "pipelines" };
-const policyName = "slipway-bench-run-finalizer";
+/** The install the bench's Run finalizer policy belongs to (its objects are named after it). */
+const policyInstall = "slipway-bench";
 
-/** The kinds' CRDs and Argo's (once), and the Run finalizer policy the chart installs, untimed. */
-async function installKinds(api: Api): Promise<void> {
+/**
+ * The kinds' CRDs and Argo's (once), and the Run finalizer policy as `slipway install` applies it:
+ * the release bundle's objects for an operator serving `namespaces` (the bench's), untimed.
+ */
+async function installKinds(api: Api, namespaces: string[]): Promise<void> {
   for (const kind of pipelineKinds) await api.apply(types.crd, crdManifest(kind) as never);
   await installArgoCrds(api);
-  const policy = runFinalizerPolicy({ name: policyName, namespaceLabels: benchLabels });
-  for (const [i, object] of policy.entries())
-    await api.apply(runFinalizerPolicyTypes[i as 0 | 1], object as never);
+  for (const object of releaseRunFinalizerPolicy(policyInstall, namespaces))
+    await api.apply(runFinalizerPolicyType(object.kind), object as never);
   await sleep(2_000); // CRDs served
 }
 
 async function removePolicy(api: Api): Promise<void> {
-  for (const type of runFinalizerPolicyTypes) await api.delete(type, "", policyName);
+  for (const object of releaseRunFinalizerPolicy(policyInstall, "all"))
+    await api.delete(runFinalizerPolicyType(object.kind), "", object.metadata?.name ?? "");
 }
 
 /** Until the API server applies the policy in `namespace` (a dry-run create of a Run shows it). */
@@ -234,7 +240,7 @@ async function setUp(api: Api, config: KubeConfig, namespace: string, backend: B
   await api.create(namespaceType, {
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: { name: namespace, labels: benchLabels },
+    metadata: { name: namespace },
   });
   await api.create({ group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true }, {
     apiVersion: "v1",
@@ -333,16 +339,27 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string, bac
   const backendBefore = await backend.calls();
   const requests = countOperatorRequests();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const operator = await startPipelinesOperator(config);
   await counter.done;
   const seconds = (performance.now() - started) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpu);
   counter.stop();
   await sleep(1_000); // the last status writes' watch events: any request they cause is counted
   requests.stop();
   const kube = perRun(requests.counts());
   const backendCalls = perRun(subtract(await backend.calls(), backendBefore));
   await operator.stop();
-  return { seconds, perRun: { kube, backend: backendCalls } };
+  return { seconds, cpuSeconds, perRun: { kube, backend: backendCalls } };
+}
+
+/**
+ * This process's CPU seconds (user + system) since `start`: the operator or the floor, plus what
+ * both phases share (the test backend in this process, the bench's own watch).
+ */
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
 }
 
 function subtract(after: Record<string, number>, before: Record<string, number>) {
@@ -377,7 +394,7 @@ function submittedStatus(namespace: string, provider: ProviderConfig, name: stri
  * Workflow, built by the same pure function; kfp: the same POST /runs body) and one status write
  * per Run, by a plain client at the same concurrency.
  */
-async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Promise<number> {
+async function timeFloor(api: Api, namespace: string, backend: BenchBackend) {
   const floorRuns = Array.from({ length: runs }, (_, i) => `floor-${i}`);
   await createRuns(api, namespace, backend.type, floorRuns);
   const provider = await api.get<never>(types.provider, namespace, backend.type);
@@ -391,6 +408,7 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Pr
   const version = versionOf(pipeline.spec);
   const pipelineOwner = { object: pipeline as never, kind: "Pipeline", namespace, name: "train" };
   const floorStarted = performance.now();
+  const cpu = process.cpuUsage();
   await pool(floorRuns, concurrency, async (name) => {
     const owner = { object: {}, kind: "Run", namespace, name };
     const run: RunDefinition = {
@@ -411,7 +429,7 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend): Pr
       "status",
     );
   });
-  return (performance.now() - floorStarted) / 1000;
+  return { seconds: (performance.now() - floorStarted) / 1000, cpuSeconds: cpuSecondsSince(cpu) };
 }
 
 /**
@@ -436,16 +454,17 @@ async function removeNamespace(api: Api, namespace: string): Promise<void> {
 }
 
 /** One backend, in a namespace of its own that is removed afterwards (untimed). */
-async function measure(api: Api, config: KubeConfig, backend: BenchBackend) {
-  const namespace = `bench-${backend.type}-${Date.now().toString(36)}`;
+async function measure(api: Api, config: KubeConfig, backend: BenchBackend, namespace: string) {
   await setUp(api, config, namespace, backend);
   try {
     const operator = await timeOperator(api, config, namespace, backend);
-    const floorSeconds = await timeFloor(api, namespace, backend);
+    const floor = await timeFloor(api, namespace, backend);
     return {
       seconds: Number(operator.seconds.toFixed(2)),
-      floor_seconds: Number(floorSeconds.toFixed(2)),
-      ratio: Number((operator.seconds / floorSeconds).toFixed(3)),
+      floor_seconds: Number(floor.seconds.toFixed(2)),
+      ratio: Number((operator.seconds / floor.seconds).toFixed(3)),
+      cpu_seconds: Number(operator.cpuSeconds.toFixed(2)),
+      floor_cpu_seconds: Number(floor.cpuSeconds.toFixed(2)),
       backend_runs: await backend.count(namespace),
       per_run: operator.perRun,
     };
@@ -467,14 +486,17 @@ export default async function bench(): Promise<BenchFigures> {
   const server = python ? await startKfpServer(python, { token }) : undefined;
   const vertex = await startVertexServer();
   try {
-    await installKinds(api);
     const measured: Record<string, Awaited<ReturnType<typeof measure>>> = {};
     const measuredBackends = [
       argoBench(api),
       ...(server ? [kfpBench(server)] : []),
       await vertexBench(vertex),
     ].filter((backend) => selected.includes(backend.type));
-    for (const backend of measuredBackends) measured[backend.type] = await measure(api, config, backend);
+    const stamp = Date.now().toString(36);
+    const namespaceOf = (backend: BenchBackend) => `bench-${backend.type}-${stamp}`;
+    await installKinds(api, measuredBackends.map(namespaceOf));
+    for (const backend of measuredBackends)
+      measured[backend.type] = await measure(api, config, backend, namespaceOf(backend));
     const all = Object.values(measured);
     const sum = (pick: (f: (typeof all)[number]) => number) =>
       Number(all.reduce((t, f) => t + pick(f), 0).toFixed(2));

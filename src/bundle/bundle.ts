@@ -24,6 +24,7 @@ import {
   runtimePermissions,
 } from "../operator/rbac.ts";
 import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
+import { placeRunFinalizerPolicyBinding, runFinalizerPolicyObjects } from "./run-finalizer.ts";
 import { placeWebhookConfiguration, webhookArgs, webhookConfiguration, webhookService } from "./webhook.ts";
 
 export const operatorName = "slipway-operator";
@@ -53,6 +54,8 @@ export interface BundleOptions {
   engineCrds?: BundleObject[];
   /** The ServiceAccounts a Provider may name (`namespace/name`, `*\/name`); default none. */
   providerServiceAccounts?: string[];
+  /** The Run finalizer policy, bound to the served namespaces (src/bundle/run-finalizer.ts). */
+  runFinalizerPolicy?: boolean;
 }
 
 export interface OperatorPodAdditions {
@@ -254,9 +257,17 @@ const clusterScoped = new Set([
   "ClusterRoleBinding",
   "Namespace",
   "ValidatingWebhookConfiguration",
+  "MutatingAdmissionPolicy",
+  "MutatingAdmissionPolicyBinding",
 ]);
 /** Cluster-wide objects of one install, named after its namespace. */
-const namedAfterNamespace = new Set(["ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration"]);
+const namedAfterNamespace = new Set([
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "ValidatingWebhookConfiguration",
+  "MutatingAdmissionPolicy",
+  "MutatingAdmissionPolicyBinding",
+]);
 
 /**
  * Puts a bundle into `namespace`: a namespace-free one (the template) or one placed before (e.g.
@@ -292,6 +303,10 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
       placed.metadata = { ...object.metadata, name: placedName(object.metadata.name) };
     }
     if (kind === "ValidatingWebhookConfiguration") return placeWebhookConfiguration(placed, namespace);
+    if (kind === "MutatingAdmissionPolicyBinding") {
+      const policyName = placedName(String((object.spec as { policyName?: string }).policyName));
+      return placeRunFinalizerPolicyBinding(placed, policyName, prior ?? "", namespace);
+    }
     const roleRef = object.roleRef as { kind: string; name: string } | undefined;
     if (roleRef?.kind === "ClusterRole" && ownClusterRoles.has(roleRef.name)) {
       placed.roleRef = { ...roleRef, name: placedName(roleRef.name) };
@@ -328,6 +343,7 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     service(options),
     webhookService(labels(options.version), selector),
     webhookConfiguration(labels(options.version), options.serves),
+    ...(options.runFinalizerPolicy ? runFinalizerPolicyObjects(labels(options.version), options.serves) : []),
   ];
   if (namespace === undefined) return template;
   const namespaceObject = { apiVersion: "v1", kind: "Namespace", metadata: meta(namespace, options.version) };

@@ -7,6 +7,7 @@
 import { Document, parseDocument } from "yaml";
 import { type BundleObject, type BundleOptions, bundleFor } from "./bundle.ts";
 import { buildsBlocks, buildsPodMarkers } from "./helm-builds.ts";
+import { runFinalizerPolicyApi, runFinalizerPolicyKinds } from "./run-finalizer.ts";
 import { toYaml } from "./yaml.ts";
 
 export const chartDir = "deploy/helm/slipway";
@@ -205,13 +206,20 @@ function rbacTemplate(render: (serves: BundleOptions["serves"]) => BundleObject[
   ].join("\n");
 }
 
-/** templates/<file> → the objects of the bundle (by kind) it renders. */
-const templateFiles: [string, string[]][] = [
+/**
+ * templates/<file> → the objects of the bundle (by kind) it renders, and the API (`group/version/Kind`)
+ * it renders them only where the cluster serves (an older one installs without them).
+ */
+const templateFiles: [string, string[], string?][] = [
   ["serviceaccount.yaml", ["ServiceAccount"]],
   ["deployment.yaml", ["Deployment"]],
   ["service.yaml", ["Service"]],
   ["webhook.yaml", ["ValidatingWebhookConfiguration"]],
+  ["run-finalizer-policy.yaml", runFinalizerPolicyKinds, runFinalizerPolicyApi],
 ];
+
+const servedOnly = (api: string | undefined, text: string) =>
+  api ? `{{- if .Capabilities.APIVersions.Has "${api}" }}\n${text}{{- end }}\n` : text;
 
 export const ownedTemplates = [...templateFiles.map(([file]) => `templates/${file}`), "templates/rbac.yaml"];
 
@@ -244,10 +252,10 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
       appVersion: options.version,
     })}`,
   );
-  for (const [file, kinds] of templateFiles) {
+  for (const [file, kinds, api] of templateFiles) {
     const objects = ownNamespace.filter((object) => kinds.includes(object.kind ?? ""));
     const text = objects.map((object) => templateText(servedSelectorTemplate(toYaml(object))));
-    files.set(`templates/${file}`, header + servedArgsTemplate(text.join("---\n")));
+    files.set(`templates/${file}`, header + servedOnly(api, servedArgsTemplate(text.join("---\n"))));
   }
   files.set("templates/rbac.yaml", `${header}${rbacTemplate(marked)}\n`);
   return files;

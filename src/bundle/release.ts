@@ -7,6 +7,7 @@ import { findRelease, ownVersion } from "../platform/catalog.ts";
 import { type BundleObject, type BundleOptions, bundleFor, defaultResources, labels } from "./bundle.ts";
 import { bundleGrants } from "./grants.ts";
 import { splitImage } from "./helm.ts";
+import { runFinalizerPolicyKinds } from "./run-finalizer.ts";
 
 export const imageRepository = "ghcr.io/slipway-dev/slipway";
 
@@ -29,6 +30,7 @@ export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOp
     version: ownVersion,
     grants: bundleGrants,
     engineCrds: argoMinimalCrds(workflowEngineVersion(ownVersion), labels(ownVersion, "workflow-engine")),
+    runFinalizerPolicy: true,
     ...overrides,
   };
 }
@@ -36,4 +38,14 @@ export function releaseOptions(overrides: Partial<BundleOptions> = {}): BundleOp
 /** What `slipway install` applies into `namespace`. */
 export function releaseBundle(namespace: string, overrides: Partial<BundleOptions> = {}): BundleObject[] {
   return bundleFor(namespace, releaseOptions(overrides));
+}
+
+/** What `slipway install` applies of the Run finalizer policy, for an operator in `namespace` serving `serves`. */
+export function releaseRunFinalizerPolicy(
+  namespace: string,
+  serves: BundleOptions["serves"],
+): BundleObject[] {
+  return releaseBundle(namespace, serves ? { serves } : {}).filter((object) =>
+    runFinalizerPolicyKinds.includes(object.kind ?? ""),
+  );
 }

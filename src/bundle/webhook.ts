@@ -46,9 +46,28 @@ export function webhookConfiguration(
   }) as BundleObject;
 }
 
+interface NamespaceSelector {
+  matchExpressions?: { values?: string[] }[];
+}
+
 interface PlacedWebhook {
   clientConfig?: { service?: { namespace?: string } };
-  namespaceSelector?: { matchExpressions?: { values?: string[] }[] };
+  namespaceSelector?: NamespaceSelector;
+}
+
+/** A namespace selector with the value `own` (the namespace a bundle was placed in, or none) replaced by `namespace`. */
+export function placedSelector(
+  selector: NamespaceSelector,
+  own: string,
+  namespace: string,
+): NamespaceSelector {
+  return {
+    ...selector,
+    matchExpressions: selector.matchExpressions?.map((expression) => ({
+      ...expression,
+      values: expression.values?.map((value) => (value === own ? namespace : value)),
+    })),
+  };
 }
 
 /** A webhook configuration placed in `namespace`: its Service there, and the own-namespace selector with it. */
@@ -64,17 +83,7 @@ export function placeWebhookConfiguration(object: BundleObject, namespace: strin
       return {
         ...webhook,
         clientConfig: { ...webhook.clientConfig, service: { ...service, namespace } },
-        ...(selector
-          ? {
-              namespaceSelector: {
-                ...selector,
-                matchExpressions: selector.matchExpressions?.map((expression) => ({
-                  ...expression,
-                  values: expression.values?.map((value) => (value === own ? namespace : value)),
-                })),
-              },
-            }
-          : {}),
+        ...(selector ? { namespaceSelector: placedSelector(selector, own, namespace) } : {}),
       };
     }),
   };

@@ -5,9 +5,10 @@
  * one Kubernetes write per Run instead of two). Where the policy is not installed, or failed
  * (`failurePolicy: Ignore`), the operator adds the finalizer itself before any backend call, as it
  * always did: the policy saves a write, correctness does not depend on it. It cannot tell which
- * backend a Run's Provider is (a policy reads no other object), so every Run gets the finalizer; on
- * an argo Run that did not need it, deleting the Run deletes its Workflow explicitly instead of
- * through the owner reference.
+ * backend a Run's Provider is (a policy reads no other object), so every Run of the namespaces it
+ * binds gets the finalizer; on an argo Run that did not need it, deleting the Run deletes its
+ * Workflow explicitly instead of through the owner reference. The release installs it bound to the
+ * namespaces its operator serves (src/bundle/run-finalizer.ts).
  */
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { finalizer } from "./types.ts";
@@ -26,19 +27,38 @@ export const runFinalizerPolicyTypes = [
   admissionType("MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings"),
 ] as const;
 
+/** The type of one of the two objects, by its kind. */
+export function runFinalizerPolicyType(kind: string | undefined): ResourceType {
+  const type = runFinalizerPolicyTypes.find((t) => t.kind === kind);
+  if (!type) throw new Error(`not a kind of the Run finalizer policy: ${kind}`);
+  return type;
+}
+
+export const runFinalizerPolicyName = "slipway-run-finalizer";
+
 export interface RunFinalizerPolicyOptions {
   /** The policy's and the binding's name. Default `slipway-run-finalizer`. */
   name?: string;
-  /** Only Runs in the namespaces these labels select (all namespaces when absent). */
-  namespaceLabels?: Record<string, string>;
+  labels?: Record<string, string>;
+  /**
+   * Only Runs in these namespaces (those the operator serves: a finalizer on a Run no operator
+   * reconciles would never be removed); every namespace when absent.
+   */
+  namespaces?: string[];
 }
 
+/** The namespaces' selector, by the name label the API server sets on every namespace. */
+const namespacesSelector = (namespaces: string[]) => ({
+  matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: namespaces }],
+});
+
 export function runFinalizerPolicy(options: RunFinalizerPolicyOptions = {}): KubeObject[] {
-  const name = options.name ?? "slipway-run-finalizer";
+  const name = options.name ?? runFinalizerPolicyName;
+  const metadata = () => ({ name, ...(options.labels ? { labels: { ...options.labels } } : {}) });
   const policy = {
     apiVersion: admission,
     kind: "MutatingAdmissionPolicy",
-    metadata: { name },
+    metadata: metadata(),
     spec: {
       matchConstraints: {
         resourceRules: [
@@ -66,12 +86,14 @@ export function runFinalizerPolicy(options: RunFinalizerPolicyOptions = {}): Kub
   const binding = {
     apiVersion: admission,
     kind: "MutatingAdmissionPolicyBinding",
-    metadata: { name },
+    metadata: metadata(),
     spec: {
       policyName: name,
-      ...(options.namespaceLabels
-        ? { matchResources: { namespaceSelector: { matchLabels: options.namespaceLabels } } }
-        : {}),
+      matchResources: {
+        ...(options.namespaces ? { namespaceSelector: namespacesSelector(options.namespaces) } : {}),
+        // the API server's default, set so matchResources is never empty (the chart drops the selector)
+        matchPolicy: "Equivalent",
+      },
     },
   };
   return [policy, binding];

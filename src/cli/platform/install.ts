@@ -21,7 +21,7 @@ import { followPlatform, reportDone } from "./follow.ts";
 import { createdNamespace, namespaceObject, withoutNamespaces } from "./install-namespace.ts";
 import { collect, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
-import { platformReleaseBundle } from "./operator-bundle.ts";
+import { platformReleaseBundle, servedObjects } from "./operator-bundle.ts";
 import { knownVersion } from "./versions.ts";
 
 interface InstallFlags extends GlobalFlags {
@@ -98,9 +98,12 @@ async function install(flags: InstallFlags): Promise<void> {
   const crds = await writableCrds(context, bundle);
   const objects: KubeObject[] = flags.dev
     ? [...crds, ...binding]
-    : flags.manifest
-      ? withMissing(withoutNamespaces(await readManifest(flags.manifest, context.namespace)), binding)
-      : withoutNamespaces(bundle);
+    : await servedObjects(
+        context,
+        flags.manifest
+          ? withMissing(withoutNamespaces(await readManifest(flags.manifest, context.namespace)), binding)
+          : withoutNamespaces(bundle),
+      );
   for (const object of objects) {
     if (object.kind === "CustomResourceDefinition" && !crds.includes(object)) continue;
     await context.apply(object);

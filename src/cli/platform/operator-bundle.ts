@@ -5,7 +5,9 @@
 import type { V1Deployment } from "@kubernetes/client-node";
 import { type BundleOptions, operatorName, servesFromArgs } from "../../bundle/bundle.ts";
 import { grantsFor } from "../../bundle/grants.ts";
+import { ApiError } from "../../kube/rest.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { runFinalizerPolicyTypes } from "../../pipelines/run-finalizer-policy.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { workloadRolloutUnfinished, workloadView } from "../../platform/component-status.ts";
 import { UserError } from "../run.ts";
@@ -51,7 +53,7 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
   // the operator keeps serving the namespaces it was installed for
   const args = await operatorArgs(context);
   const serves = args ? servesFromArgs(args) : undefined;
-  for (const object of await platformReleaseBundle(context, serves))
+  for (const object of await servedObjects(context, await platformReleaseBundle(context, serves)))
     await context.apply(object as KubeObject);
   context.say(`applied the ${version} release bundle; waiting for the operator`);
   for (;;) {
@@ -62,4 +64,40 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
       throw new UserError(`timed out waiting for the ${version} operator to roll out (${unfinished})`);
     await sleep(500);
   }
+}
+
+/** Kinds a release installs only where the API server serves them: the Run finalizer policy's (Kubernetes 1.36). */
+const optionalTypes = runFinalizerPolicyTypes;
+const optionalApi = `${optionalTypes[0].group}/${optionalTypes[0].version}`;
+
+/** Pure: `objects` without those of an optional kind that is not in `served` (the kinds the server serves). */
+export function withoutUnservedOptional(objects: KubeObject[], served: Set<string>): KubeObject[] {
+  const optional = new Set<string>(optionalTypes.map((type) => type.kind));
+  return objects.filter((object) => !optional.has(object.kind ?? "") || served.has(object.kind ?? ""));
+}
+
+/** The kinds the API server serves in the optional kinds' group-version (none when it serves no such version). */
+export async function servedOptionalKinds(context: PlatformContext): Promise<Set<string>> {
+  try {
+    const list = await context.rest.request<{ resources: { kind: string }[] }>("GET", `/apis/${optionalApi}`);
+    return new Set(list.resources.map((resource) => resource.kind));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return new Set();
+    return context.call(() => Promise.reject(error));
+  }
+}
+
+/**
+ * The objects an install or update can apply here: an older API server (before Kubernetes 1.36, no
+ * MutatingAdmissionPolicy in admissionregistration.k8s.io/v1) gets the release without the Run
+ * finalizer policy, and is told so; the operator then adds its finalizer to each Run itself.
+ */
+export async function servedObjects(context: PlatformContext, objects: KubeObject[]): Promise<KubeObject[]> {
+  const kept = withoutUnservedOptional(objects, await servedOptionalKinds(context));
+  if (kept.length < objects.length) {
+    context.say(
+      `the API server does not serve MutatingAdmissionPolicy (${optionalApi}): skipped the Run finalizer policy; the operator adds its finalizer to each Run itself`,
+    );
+  }
+  return kept;
 }

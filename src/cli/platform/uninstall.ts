@@ -13,7 +13,7 @@ import { type GlobalFlags, PlatformContext, parseDuration, withGlobalFlags } fro
 import { sleep } from "./follow.ts";
 import { writableCrds } from "./install.ts";
 import { createdByInstall, namespaceObject } from "./install-namespace.ts";
-import { platformReleaseBundle } from "./operator-bundle.ts";
+import { platformReleaseBundle, servedOptionalKinds, withoutUnservedOptional } from "./operator-bundle.ts";
 
 interface UninstallFlags extends GlobalFlags {
   yes?: boolean;
@@ -119,8 +119,9 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
     await context.remove(object);
     await waitGone(context, object, `platform ${platform.metadata.name}`, deadline);
   }
-  const operatorObjects = bundle.filter(
-    (o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace",
+  const operatorObjects = withoutUnservedOptional(
+    bundle.filter((o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace"),
+    await servedOptionalKinds(context),
   );
   let removed = 0;
   for (const object of operatorObjects) if (await context.remove(object as KubeObject)) removed++;

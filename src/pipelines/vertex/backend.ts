@@ -7,7 +7,14 @@
  */
 import { secretType } from "../../kube/core-types.ts";
 import type { Client } from "../../kube/types.ts";
-import type { Backend, BackendPlugin, BackendReadiness, ProviderAt, ProviderConfig } from "../backend.ts";
+import type {
+  Backend,
+  BackendPlugin,
+  BackendReadiness,
+  ProviderAt,
+  ProviderConfig,
+  RunDefinition,
+} from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
 import {
   alreadyExists,
@@ -19,13 +26,27 @@ import {
   vertexClients,
   vertexClientsAt,
 } from "./clients.ts";
-import { pipelineJob, schedule, type VertexJob, vertexId, vertexRunCompletion } from "./requests.ts";
+import {
+  pipelineJob,
+  pipelineSpecKey,
+  pipelineSpecOf,
+  type Struct,
+  schedule,
+  type VertexJob,
+  vertexId,
+  vertexRunCompletion,
+} from "./requests.ts";
 import { vertexScheduledRuns } from "./scheduled-runs.ts";
 import { locationName } from "./settings.ts";
+
+/** Pipeline versions whose pipelineSpec a backend keeps (the oldest kept is dropped first). */
+const keptPipelineSpecs = 64;
 
 export class VertexBackend implements Backend {
   readonly #client: Client;
   readonly #now: () => number;
+  /** pipelineSpecKey → the job's pipelineSpec: compiled once per Pipeline version, not per Run. */
+  readonly #pipelineSpecs = new Map<string, Struct>();
 
   constructor(client: Client, now: () => number = Date.now) {
     this.#client = client;
@@ -38,6 +59,17 @@ export class VertexBackend implements Backend {
 
   #at(provider: ProviderAt): Promise<Clients> {
     return vertexClientsAt(this.#client, provider);
+  }
+
+  #pipelineSpec(run: RunDefinition, provider: ProviderConfig): Struct {
+    const key = pipelineSpecKey(run, provider);
+    const kept = this.#pipelineSpecs.get(key);
+    if (kept) return kept;
+    const spec = pipelineSpecOf(run, provider);
+    if (this.#pipelineSpecs.size >= keptPipelineSpecs)
+      this.#pipelineSpecs.delete(this.#pipelineSpecs.keys().next().value as string);
+    this.#pipelineSpecs.set(key, spec);
+    return spec;
   }
 
   /** A get of the Provider's location (with its credentials): the answer is the readiness. */
@@ -84,7 +116,12 @@ export class VertexBackend implements Backend {
       const request = {
         parent,
         pipelineJobId,
-        pipelineJob: pipelineJob(definition, provider, clients.settings),
+        pipelineJob: pipelineJob(
+          definition,
+          provider,
+          clients.settings,
+          this.#pipelineSpec(definition, provider),
+        ),
       };
       const name = `${parent}/pipelineJobs/${pipelineJobId}`;
       await calling(clients, "CreatePipelineJob", () => clients.pipelines.createPipelineJob(request)).catch(

@@ -63,6 +63,20 @@ export function vertexId(owner: Owner): string {
   return `${kfpName(`${owner.namespace}-${owner.name}`).slice(0, 100)}-${hash}`;
 }
 
+/**
+ * A Run's pipeline as the job's `pipelineSpec`: its IR (compiled for the Provider's default Beam
+ * arguments) as a protobuf Struct. The same for every Run of one Pipeline version and Provider
+ * (see pipelineSpecKey), so a backend keeps it instead of compiling it per Run.
+ */
+export function pipelineSpecOf(run: RunDefinition, provider: ProviderConfig): Struct {
+  return toStruct(irOf(run, provider) as unknown as Record<string, unknown>);
+}
+
+/** What pipelineSpecOf depends on: the Pipeline's name and version (its spec's hash) and the Provider's Beam arguments. */
+export function pipelineSpecKey(run: RunDefinition, provider: ProviderConfig): string {
+  return JSON.stringify([run.pipeline.name, run.pipeline.version, provider.spec.defaultBeamArgs ?? null]);
+}
+
 function irOf(run: RunDefinition, provider: ProviderConfig) {
   const compiled = compilePipeline({
     name: run.pipeline.name,
@@ -74,7 +88,12 @@ function irOf(run: RunDefinition, provider: ProviderConfig) {
   return compiled.ir;
 }
 
-export function pipelineJob(run: RunDefinition, provider: ProviderConfig, settings: VertexSettings) {
+export function pipelineJob(
+  run: RunDefinition,
+  provider: ProviderConfig,
+  settings: VertexSettings,
+  pipelineSpec: Struct = pipelineSpecOf(run, provider),
+) {
   const root = provider.spec.pipelineRootStorage;
   if (root !== undefined && !root.startsWith("gs://"))
     throw new Error(
@@ -83,7 +102,7 @@ export function pipelineJob(run: RunDefinition, provider: ProviderConfig, settin
   const parameters = runtimeParameters(run);
   return {
     displayName: `${run.owner.namespace}.${run.owner.name}`,
-    pipelineSpec: toStruct(irOf(run, provider) as unknown as Record<string, unknown>),
+    pipelineSpec,
     runtimeConfig: {
       ...(root ? { gcsOutputDirectory: root } : {}),
       parameterValues: Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, toValue(v)])),

@@ -10,6 +10,7 @@ import { type BundleObject, type BundleOptions, bundleFor } from "../../../src/b
 import { generatedFiles, valuesFile, valuesPath } from "../../../src/bundle/files.ts";
 import { chartDir, helmLabels, ownedTemplates } from "../../../src/bundle/helm.ts";
 import { imageRepository, releaseOptions } from "../../../src/bundle/release.ts";
+import { runFinalizerPolicyApi, runFinalizerPolicyKinds } from "../../../src/bundle/run-finalizer.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 
 const run = promisify(execFile);
@@ -42,8 +43,15 @@ function withoutHelmLabels(object: BundleObject): BundleObject {
   return copy;
 }
 
-/** The objects `helm template` renders from this generator's files (crds/ and its own templates). */
+/**
+ * The objects `helm template` renders from this generator's files (crds/ and its own templates), for
+ * a cluster serving the Run finalizer policy's API (as Kubernetes 1.36 does) unless `apis` says less.
+ */
 async function render(namespace: string, ...set: string[]): Promise<BundleObject[]> {
+  return renderFor([runFinalizerPolicyApi], namespace, ...set);
+}
+
+async function renderFor(apis: string[], namespace: string, ...set: string[]): Promise<BundleObject[]> {
   const { stdout } = await helm(
     "template",
     "slipway",
@@ -51,6 +59,7 @@ async function render(namespace: string, ...set: string[]): Promise<BundleObject
     "--namespace",
     namespace,
     "--include-crds",
+    ...apis.flatMap((api) => ["--api-versions", api]),
     ...set.flatMap((s) => ["--set", s]),
   );
   return stdout
@@ -118,6 +127,27 @@ describe("the Helm chart", () => {
       expect(rendered.sort(byKindAndName)).toEqual(chartObjects(bundle));
       expect(JSON.stringify(rendered)).toContain('"resourceNames":["kfp-client","runner"]');
     }
+  });
+
+  it("renders the Run finalizer policy bound to the served namespaces, and none where the cluster lacks its API", async () => {
+    const binding = (objects: BundleObject[]) =>
+      objects.find((o) => o.kind === "MutatingAdmissionPolicyBinding")?.spec as Record<string, unknown>;
+    const selected = (objects: BundleObject[]) =>
+      (binding(objects).matchResources as { namespaceSelector?: unknown }).namespaceSelector;
+    const inValues = (values: string[]) => ({
+      matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values }],
+    });
+    const own = await render("ops");
+    expect(binding(own).policyName).toBe("slipway-run-finalizer-ops");
+    expect(selected(own)).toEqual(inValues(["ops"]));
+    expect(selected(await render("ops", "namespaces={team-a,team-b}"))).toEqual(
+      inValues(["team-a", "team-b"]),
+    );
+    expect(selected(await render("ops", "allNamespaces=true"))).toBeUndefined();
+
+    const older = await renderFor([], "ops");
+    expect(older.filter((o) => runFinalizerPolicyKinds.includes(o.kind ?? ""))).toEqual([]);
+    expect(older).toEqual(own.filter((o) => !runFinalizerPolicyKinds.includes(o.kind ?? "")));
   });
 
   it("renders the bundle of the values given", async () => {

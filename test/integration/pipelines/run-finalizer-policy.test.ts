@@ -1,15 +1,18 @@
 /**
- * The Run finalizer policy (src/pipelines/run-finalizer-policy.ts) on the real API server: a Run
- * created in a namespace it binds has the backend finalizer from its create request, so the
- * operator synchronizes it without patching the Run (no manager of the operator on its metadata),
- * and deleting it still deletes its backend object; where the policy does not apply, the operator
- * adds the finalizer itself, as before.
+ * The Run finalizer policy as the release installs it (the bundle's objects, bound to the namespaces
+ * its operator serves) on the real API server: a Run created in a served namespace has the backend
+ * finalizer from its create request, so the operator synchronizes it without patching the Run (no
+ * manager of the operator on its metadata), and deleting it still deletes its backend object; a Run
+ * in a namespace the operator does not serve gets none from the policy, and the operator adds the
+ * finalizer itself, as before.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { releaseRunFinalizerPolicy } from "../../../src/bundle/release.ts";
+import { runFinalizerPolicyKinds } from "../../../src/bundle/run-finalizer.ts";
 import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-server.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
-import { runFinalizerPolicy, runFinalizerPolicyTypes } from "../../../src/pipelines/run-finalizer-policy.ts";
+import { runFinalizerPolicyType } from "../../../src/pipelines/run-finalizer-policy.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
@@ -18,15 +21,21 @@ import { pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-te
 type Any = any;
 
 const bed = pipelinesTestbed();
-const policyName = `slipway-run-finalizer-test-${randomBytes(3).toString("hex")}`;
 let vertex: VertexServer;
+/** The policy objects installed by the current test (cluster-wide: removed after it). */
+let installed: Any[] = [];
 
 beforeAll(async () => {
   vertex = await startVertexServer();
 });
 
+afterEach(async () => {
+  for (const object of installed)
+    await bed.api.delete(runFinalizerPolicyType(object.kind), "", object.metadata.name);
+  installed = [];
+});
+
 afterAll(async () => {
-  for (const type of runFinalizerPolicyTypes) await bed.api.delete(type, "", policyName);
   await vertex?.stop();
 });
 
@@ -37,20 +46,25 @@ const runObject = (ns: string, name: string) => ({
   spec: { provider: "vertex", pipeline: "train" },
 });
 
-/** The policy bound to namespace `ns` only, once the API server applies it (a dry-run create shows it). */
-async function bindPolicy(ns: string): Promise<void> {
-  const objects = runFinalizerPolicy({
-    name: policyName,
-    namespaceLabels: { "kubernetes.io/metadata.name": ns },
-  });
-  for (const [i, object] of objects.entries())
-    await bed.api.apply(runFinalizerPolicyTypes[i as 0 | 1], object as Any);
+/**
+ * The release's policy objects for an install (in a namespace of its own, so its objects' names are
+ * this test's) whose operator serves `served`, once the API server applies them there (a dry-run
+ * create shows it).
+ */
+async function installPolicy(served: string): Promise<void> {
+  const install = `plfin-install-${randomBytes(3).toString("hex")}`;
+  const objects = releaseRunFinalizerPolicy(install, [served]);
+  expect(objects.map((o) => o.kind)).toEqual(runFinalizerPolicyKinds);
+  for (const object of objects) {
+    installed.push(object);
+    await bed.api.apply(runFinalizerPolicyType(object.kind), object as Any);
+  }
   await eventually(
     "the policy applied to a (dry-run) Run",
     () =>
-      bed.api.rest.request<Any>("POST", resourcePath(types.run, { namespace: ns }), {
+      bed.api.rest.request<Any>("POST", resourcePath(types.run, { namespace: served }), {
         query: { dryRun: "All" },
-        body: runObject(ns, "probe"),
+        body: runObject(served, "probe"),
       }),
     (run) => run.metadata.finalizers?.includes(finalizer),
   );
@@ -82,7 +96,7 @@ const mainManagers = (run: Any): string[] =>
 describe("the Run finalizer policy", () => {
   it("a Run has the finalizer from its create: synchronized without a finalizer PATCH, its job deleted with it", async () => {
     const ns = await vertexNamespace();
-    await bindPolicy(ns);
+    await installPolicy(ns);
     const created: Any = await bed.api.create(types.run, runObject(ns, "admitted"));
     expect(created.metadata.finalizers).toEqual([finalizer]);
     const run: Any = await bed.synced(types.run, ns, "admitted");
@@ -101,8 +115,9 @@ describe("the Run finalizer policy", () => {
     expect(vertex.violations).toEqual([]);
   });
 
-  it("without the policy, the operator adds the finalizer itself (a PATCH of the Run)", async () => {
+  it("in a namespace the install does not serve the policy adds none; the operator adds the finalizer itself (a PATCH of the Run)", async () => {
     const ns = await vertexNamespace();
+    await installPolicy(await testNamespace("plfin-served"));
     const created: Any = await bed.api.create(types.run, runObject(ns, "patched"));
     expect(created.metadata.finalizers).toBeUndefined();
     const run: Any = await bed.synced(types.run, ns, "patched");
