@@ -9,7 +9,7 @@ import pino from "pino";
 import { onTestFinished } from "vitest";
 import { toClientModel } from "../../src/apis/wire.ts";
 import { type BundleObject, bundleFor, defaultResources, operatorName } from "../../src/bundle/bundle.ts";
-import { Manager } from "../../src/kube/manager.ts";
+import { Manager, type ManagerOptions } from "../../src/kube/manager.ts";
 import type { ControllerSpec } from "../../src/kube/types.ts";
 import type { PolicyRule } from "../../src/operator/rbac.ts";
 import { adminConfig } from "./cluster.ts";
@@ -67,17 +67,7 @@ export async function operatorWithBundleRbac(
   controllers: ControllerSpec[],
 ): Promise<Manager> {
   await applyRbac(bundleFor(namespace, bundleOptions(controllers)));
-  const manager = new Manager({
-    kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
-    namespace,
-    fieldManager: "slipway-operator",
-    log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
-    shutdownDeadlineMs: 2_000,
-  });
-  for (const controller of controllers) manager.add(controller);
-  void manager.start().catch(() => {});
-  onTestFinished(() => manager.stop());
-  return manager;
+  return startManagerAs(namespace, controllers, { namespace });
 }
 
 /** A rule as a test's name: group, resources and, when it has them, the names it is limited to. */
@@ -106,12 +96,23 @@ export const removableRules = (rules: PolicyRule[]) =>
     .map((rule) => [ruleLabel(rule), rule] as const);
 
 /** `controllers` in a leader-elected Manager as the operator's ServiceAccount of `namespace`, serving it; stopped after the test. */
-export async function startOperatorAs(namespace: string, controllers: ControllerSpec[]): Promise<Manager> {
+export function startOperatorAs(namespace: string, controllers: ControllerSpec[]): Promise<Manager> {
+  return startManagerAs(namespace, controllers, {
+    namespaces: [namespace],
+    leaderElection: { leaseNamespace: namespace },
+  });
+}
+
+/** `controllers` in a Manager as the operator's ServiceAccount of `namespace`, with `options`; stopped after the test. */
+async function startManagerAs(
+  namespace: string,
+  controllers: ControllerSpec[],
+  options: Pick<ManagerOptions, "namespace" | "namespaces" | "leaderElection">,
+): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: await serviceAccountConfig(adminConfig(), namespace, operatorName),
-    namespaces: [namespace],
+    ...options,
     fieldManager: "slipway-operator",
-    leaderElection: { leaseNamespace: namespace },
     log: pino({ level: process.env.RBAC_TEST_LOG ?? "silent" }),
     shutdownDeadlineMs: 2_000,
   });
