@@ -54,16 +54,9 @@ describe("the image-build controller with the bundle's RBAC less one rule", () =
   }
 
   it("(with every rule: no 403 while the build's Job is made)", async () => {
-    const namespace = await buildNamespace(servers);
+    const namespace = await buildToMake();
     await applyRbac(bundleFor(namespace, bundleOptions(controllers())));
     const manager = await startOperatorAs(namespace, controllers());
-    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: "FROM scratch\n" });
-    await createImageBuild(namespace, "scorer", {
-      project: "fraud",
-      name: "scorer",
-      version: "v1",
-      artifactUri,
-    });
     await eventually(
       "the build's Job",
       () => jobsIn(namespace),
