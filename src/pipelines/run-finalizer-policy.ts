@@ -67,6 +67,9 @@ export function runFinalizerPolicy(options: RunFinalizerPolicyOptions = {}): Kub
             apiVersions: ["*"],
             operations: ["CREATE"],
             resources: ["runs"],
+            // the API server's default, written out: resourceRules is an atomic list, so a rule
+            // without it differs from the stored one and `kubectl apply` rewrites it on every apply
+            scope: "*",
           },
         ],
       },

@@ -74,15 +74,32 @@ export async function operatorWithBundleRbac(
 export const ruleLabel = (rule: PolicyRule) =>
   `${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}${rule.resourceNames ? ` named ${rule.resourceNames.join(",")}` : ""}`;
 
-const sameRule = (a: PolicyRule, b: PolicyRule) => JSON.stringify(a) === JSON.stringify(b);
+const sameTarget = (a: PolicyRule, b: PolicyRule) =>
+  JSON.stringify([a.apiGroups, a.resources, a.resourceNames]) ===
+  JSON.stringify([b.apiGroups, b.resources, b.resourceNames]);
 
-/** `bundle` with `removed` taken out of its Roles and ClusterRoles. */
+/**
+ * `bundle` without the verbs of `removed` on its resources: the bundle merges the rules of several
+ * controllers on the same resources (the webhook's Secret `create` with the pipelines' `get`), so a
+ * rule is taken out verb by verb; one left with no verb goes. Throws when nothing was removed — a
+ * per-rule test would otherwise pass or fail for the wrong reason.
+ */
 export function bundleWithout(bundle: BundleObject[], removed: PolicyRule): BundleObject[] {
-  return bundle.map((object) =>
+  let found = false;
+  const without = (rule: PolicyRule): PolicyRule[] => {
+    if (!sameTarget(rule, removed)) return [rule];
+    const verbs = rule.verbs.filter((verb) => !removed.verbs.includes(verb));
+    found ||= verbs.length < rule.verbs.length;
+    return verbs.length ? [{ ...rule, verbs }] : [];
+  };
+  const result = bundle.map((object) =>
     object.kind === "Role" || object.kind === "ClusterRole"
-      ? { ...object, rules: (object.rules as PolicyRule[]).filter((rule) => !sameRule(rule, removed)) }
+      ? { ...object, rules: (object.rules as PolicyRule[]).flatMap(without) }
       : object,
   );
+  if (!found)
+    throw new Error(`the bundle grants no verb of the rule ${ruleLabel(removed)}: nothing to remove`);
+  return result;
 }
 
 /**

@@ -23,20 +23,34 @@ export const credentialPermissions: Permission[] = [
   { type: serviceAccountType, verbs: ["create"], subresource: "token" },
 ];
 
-type Secret = KubeObject & { data?: Record<string, string> };
+export type Secret = KubeObject & { data?: Record<string, string> };
+
+/**
+ * Shorter values are refused: a bearer token is never that short, and errors are redacted of the
+ * token by replacing it, which for a value of a letter or two would mangle every message.
+ */
+export const minimumTokenLength = 8;
+
+/** The bearer token `secret` holds for `auth` (pure); errors name the field, the object and the rule. */
+export function tokenOfSecret(
+  secret: Secret | undefined,
+  namespace: string,
+  auth: Extract<KfpAuth, { type: "secret" }>,
+): string {
+  const field = "spec.parameters.auth.bearerTokenSecret";
+  if (!secret) throw new Error(`${field}: Secret ${namespace}/${auth.name} does not exist`);
+  const value = secret.data?.[auth.key];
+  if (!value) throw new Error(`${field}: Secret ${namespace}/${auth.name} has no key ${auth.key}`);
+  const token = Buffer.from(value, "base64").toString("utf8").trim();
+  if (token.length < minimumTokenLength)
+    throw new Error(
+      `${field}: key ${auth.key} of Secret ${namespace}/${auth.name} is ${token.length} character${token.length === 1 ? "" : "s"} long, shorter than ${minimumTokenLength}: not a bearer token`,
+    );
+  return token;
+}
 
 async function secretToken(client: Client, namespace: string, auth: Extract<KfpAuth, { type: "secret" }>) {
-  const secret = await client.get<Secret>(secretType, { namespace, name: auth.name });
-  if (!secret)
-    throw new Error(
-      `spec.parameters.auth.bearerTokenSecret: Secret ${namespace}/${auth.name} does not exist`,
-    );
-  const value = secret.data?.[auth.key];
-  if (!value)
-    throw new Error(
-      `spec.parameters.auth.bearerTokenSecret: Secret ${namespace}/${auth.name} has no key ${auth.key}`,
-    );
-  return Buffer.from(value, "base64").toString("utf8").trim();
+  return tokenOfSecret(await client.get<Secret>(secretType, { namespace, name: auth.name }), namespace, auth);
 }
 
 async function serviceAccountToken(
