@@ -5,6 +5,7 @@
  * Pipeline is checked (compiled) only, an Experiment is a name. The client is loaded on the first
  * use of a vertex Provider (a dynamic import): the operator loads no cloud SDK at start.
  */
+import { setNewest } from "../../kube/bounded-map.ts";
 import { secretType } from "../../kube/core-types.ts";
 import type { Client } from "../../kube/types.ts";
 import type {
@@ -66,9 +67,7 @@ export class VertexBackend implements Backend {
     const kept = this.#pipelineSpecs.get(key);
     if (kept) return kept;
     const spec = pipelineSpecOf(run, provider);
-    if (this.#pipelineSpecs.size >= keptPipelineSpecs)
-      this.#pipelineSpecs.delete(this.#pipelineSpecs.keys().next().value as string);
-    this.#pipelineSpecs.set(key, spec);
+    setNewest(this.#pipelineSpecs, key, spec, keptPipelineSpecs);
     return spec;
   }
 
