@@ -78,13 +78,13 @@ export function withoutUnservedOptional(objects: KubeObject[], served: Set<strin
 
 /** The kinds the API server serves in the optional kinds' group-version (none when it serves no such version). */
 export async function servedOptionalKinds(context: PlatformContext): Promise<Set<string>> {
-  try {
-    const list = await context.rest.request<{ resources: { kind: string }[] }>("GET", `/apis/${optionalApi}`);
-    return new Set(list.resources.map((resource) => resource.kind));
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return new Set();
-    return context.call(() => Promise.reject(error));
-  }
+  const list = await context.call(() =>
+    context.rest.request<{ resources: { kind: string }[] }>("GET", `/apis/${optionalApi}`).catch((error) => {
+      if (error instanceof ApiError && error.status === 404) return { resources: [] };
+      throw error;
+    }),
+  );
+  return new Set(list.resources.map((resource) => resource.kind));
 }
 
 /**
