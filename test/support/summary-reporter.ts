@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
 import type { Reporter, SerializedError, TestModule } from "vitest/node";
 
 export interface RunSummary {
@@ -40,12 +42,117 @@ export function summaryLine(summary: RunSummary, unhandledErrors = 0): string {
   return outside.length ? `${counts} (${outside.join("; ")})` : counts;
 }
 
-/** Ends the run with one plain summary line. */
+/** Where every run writes its durations (the runner script adds the phases outside vitest). */
+export const reportPath = ".slipway/test-report.json";
+
+export type Phase = "unit" | "integration" | "e2e";
+
+export interface FileDuration {
+  file: string;
+  phase: Phase;
+  /** Import, set-up and every test and hook of the file, in ms. */
+  ms: number;
+  tests: number;
+}
+
+/** A test file's phase follows its directory: test/unit, test/integration or test/e2e. */
+export function phaseOf(file: string): Phase {
+  if (file.startsWith("test/unit/")) return "unit";
+  if (file.startsWith("test/e2e/")) return "e2e";
+  return "integration";
+}
+
+/** Each file's duration, slowest first. */
+export function fileDurations(testModules: ReadonlyArray<TestModule>, root: string): FileDuration[] {
+  return testModules
+    .map((module) => {
+      const file = relative(root, module.moduleId);
+      const d = module.diagnostic();
+      return {
+        file,
+        phase: phaseOf(file),
+        ms: Math.round(d.collectDuration + d.setupDuration + d.prepareDuration + d.duration),
+        tests: [...module.children.allTests()].length,
+      };
+    })
+    .sort((a, b) => b.ms - a.ms);
+}
+
+/** The summed file durations per phase, in ms (files may run in parallel: a sum, not a wall time). */
+export function phaseTotals(files: ReadonlyArray<FileDuration>): Record<Phase, number> {
+  const totals: Record<Phase, number> = { unit: 0, integration: 0, e2e: 0 };
+  for (const file of files) totals[file.phase] += file.ms;
+  return totals;
+}
+
+/** The closing lines: the ten slowest files with their seconds. */
+export function slowestLines(files: ReadonlyArray<FileDuration>, count = 10): string[] {
+  return [
+    `the ${Math.min(count, files.length)} slowest test files:`,
+    ...files.slice(0, count).map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.file}`),
+  ];
+}
+
+interface Report {
+  /** Wall times in seconds of the phases the runner script timed (setup, typecheck, lint, vitest). */
+  phases?: Record<string, number>;
+  /** Summed file durations in seconds per vitest phase. */
+  filePhases?: Record<Phase, number>;
+  vitestWallSeconds?: number;
+  files?: FileDuration[];
+}
+
+/** Reads the report (empty when absent or unreadable). */
+export function readReport(path = reportPath): Report {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Report;
+  } catch {
+    return {};
+  }
+}
+
+export function writeReport(report: Report, path = reportPath): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/**
+ * Ends the run with one plain summary line, after the ten slowest files; writes each file's
+ * duration to the report (keeping the phases the runner script wrote there).
+ */
 export default class SummaryReporter implements Reporter {
+  private readonly started = Date.now();
+  private readonly root: string;
+  private readonly path: string | undefined;
+
+  constructor(options: { root?: string; reportPath?: string | false } = {}) {
+    this.root = options.root ?? process.cwd();
+    this.path = options.reportPath === false ? undefined : (options.reportPath ?? reportPath);
+  }
+
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<SerializedError>,
   ): void {
-    process.stdout.write(`\n${summaryLine(summarize(testModules), unhandledErrors.length)}\n`);
+    const files = fileDurations(testModules, this.root);
+    if (this.path) {
+      const totals = phaseTotals(files);
+      writeReport(
+        {
+          ...readReport(this.path),
+          filePhases: {
+            unit: totals.unit / 1000,
+            integration: totals.integration / 1000,
+            e2e: totals.e2e / 1000,
+          },
+          vitestWallSeconds: (Date.now() - this.started) / 1000,
+          files,
+        },
+        this.path,
+      );
+    }
+    const lines = files.length ? ["", ...slowestLines(files)] : [];
+    lines.push("", summaryLine(summarize(testModules), unhandledErrors.length));
+    process.stdout.write(`${lines.join("\n")}\n`);
   }
 }
