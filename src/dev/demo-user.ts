@@ -5,19 +5,33 @@ import {
   KubernetesObjectApi,
   PatchStrategy,
 } from "@kubernetes/client-node";
+import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import { group as pipelinesGroup } from "../apis/pipelines/common.ts";
 import { PlatformSpec } from "../apis/platform/platform.ts";
 import { group } from "../apis/platform/schemas.ts";
 
 const name = "slipway-demo-user";
 
+/** The metadata an update could use to have the Platform deleted or held: frozen like the spec. */
+const frozenMetadata = ["ownerReferences", "finalizers"];
+
+/** A policy rule: `parent.field` of the update equals the stored one (both absent counts as equal). */
+const unchanged = (parent: "spec" | "metadata", field: string) => ({
+  expression: `has(object.${parent}.${field}) ? has(oldObject.${parent}.${field}) && object.${parent}.${field} == oldObject.${parent}.${field} : !has(oldObject.${parent}.${field})`,
+  message: `${parent}.${field} may not be changed by the demo user: it may change only spec.version`,
+  reason: "Forbidden",
+});
+
 /** The demo user's identity as the API server names it. */
 export const demoUsername = (namespace: string) => `system:serviceaccount:${namespace}:${name}`;
 
 /**
- * The demo user's objects: a ServiceAccount that may read the Platform and its Components and patch
- * the Platform, and a ValidatingAdmissionPolicy that lets its updates of a Platform change nothing of
- * the spec but `spec.version` (RBAC cannot grant one field). One rule per field of the spec, generated
- * from its schema, so a refusal names the field.
+ * The demo user's objects: a ServiceAccount that may read the Platform, its Components and what the
+ * demo made (ImageBuilds, Pipelines, Runs, Providers: the UI's pages) and patch the Platform, and a
+ * ValidatingAdmissionPolicy that lets its updates of a Platform change nothing of the spec but
+ * `spec.version` (RBAC cannot grant one field). One rule per field of the spec, generated from its
+ * schema, so a refusal names the field; and one per metadata field through which an update could
+ * delete the Platform or hold it forever (ownerReferences to a missing owner, finalizers).
  */
 export function demoUserObjects(namespace: string): KubernetesObject[] {
   const policy = `${name}-${namespace}`;
@@ -31,6 +45,16 @@ export function demoUserObjects(namespace: string): KubernetesObject[] {
       rules: [
         { apiGroups: [group], resources: ["platforms"], verbs: ["get", "list", "watch", "patch", "update"] },
         { apiGroups: [group], resources: ["components"], verbs: ["get", "list", "watch"] },
+        {
+          apiGroups: [ImageBuildKind.group],
+          resources: [ImageBuildKind.plural],
+          verbs: ["get", "list", "watch"],
+        },
+        {
+          apiGroups: [pipelinesGroup],
+          resources: ["pipelines", "runs", "providers"],
+          verbs: ["get", "list", "watch"],
+        },
       ],
     } as KubernetesObject,
     {
@@ -54,11 +78,10 @@ export function demoUserObjects(namespace: string): KubernetesObject[] {
         matchConditions: [
           { name: "demo-user", expression: `request.userInfo.username == '${demoUsername(namespace)}'` },
         ],
-        validations: frozen.map((field) => ({
-          expression: `has(object.spec.${field}) ? has(oldObject.spec.${field}) && object.spec.${field} == oldObject.spec.${field} : !has(oldObject.spec.${field})`,
-          message: `spec.${field} may not be changed by the demo user: it may change only spec.version`,
-          reason: "Forbidden",
-        })),
+        validations: [
+          ...frozen.map((field) => unchanged("spec", field)),
+          ...frozenMetadata.map((field) => unchanged("metadata", field)),
+        ],
       },
     } as KubernetesObject,
     {

@@ -4,6 +4,10 @@
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
+import { PipelineKind } from "../../../src/apis/pipelines/pipeline.ts";
+import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
+import { RunKind } from "../../../src/apis/pipelines/run.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { demoUserToken, removeDemoUserPolicy } from "../../../src/dev/demo-user.ts";
@@ -15,7 +19,9 @@ import { createPlatform } from "../../support/platform.ts";
 const group = PlatformKind.group;
 const version = PlatformKind.version;
 
-beforeAll(() => installCrds([PlatformKind, ComponentKind]));
+const demoMade = [ImageBuildKind, PipelineKind, RunKind, ProviderKind];
+
+beforeAll(() => installCrds([PlatformKind, ComponentKind, ...demoMade]));
 
 let lastRefusal = "";
 
@@ -69,6 +75,37 @@ describe("the demo user", () => {
     expect(await patch({ logLevel: "DEBUG" })).toBe(403);
     expect(await patch({ version: "0.1.0" })).toBe(200);
     expect(await patch({ version: "0.1.0", stopped: true })).toBe(403);
+    const patchMetadata = (metadata: object) =>
+      statusOf(
+        user.patchNamespacedCustomObject(
+          { group, version, namespace, plural: "platforms", name: "slipway", body: { metadata } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        ),
+      );
+    const missingOwner = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "gone",
+      uid: "00000000-0000-0000-0000-000000000001",
+    };
+    expect(await patchMetadata({ ownerReferences: [missingOwner] })).toBe(403);
+    expect(lastRefusal).toContain("metadata.ownerReferences may not be changed by the demo user");
+    expect(await patchMetadata({ finalizers: ["example.org/never"] })).toBe(403);
+    expect(lastRefusal).toContain("metadata.finalizers may not be changed by the demo user");
+    // 429 while the API server's watch cache of a new CRD initializes; the answer after it is the rule's
+    for (const kind of demoMade) {
+      const list = () =>
+        statusOf(
+          user.listNamespacedCustomObject({
+            group: kind.group,
+            version: kind.version,
+            namespace,
+            plural: kind.plural,
+          }),
+        );
+      const code = await eventually(`${kind.plural} served`, list, (c) => c !== 429, 30_000);
+      expect(code, kind.plural).toBe(200);
+    }
     expect(
       await statusOf(
         user.deleteNamespacedCustomObject({
@@ -108,5 +145,8 @@ describe("the demo user", () => {
     };
     expect(stored.spec).toMatchObject({ version: "0.1.0", stopped: false, allowImageOverrides: false });
     expect(stored.spec.components).toEqual({});
+    expect(
+      (stored as { metadata?: { ownerReferences?: unknown } }).metadata?.ownerReferences,
+    ).toBeUndefined();
   });
 });
