@@ -6,11 +6,16 @@ import {
   PatchStrategy,
 } from "@kubernetes/client-node";
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
-import { group as pipelinesGroup } from "../apis/pipelines/common.ts";
+import { PipelineKind } from "../apis/pipelines/pipeline.ts";
+import { ProviderKind } from "../apis/pipelines/provider.ts";
+import { RunKind } from "../apis/pipelines/run.ts";
 import { PlatformSpec } from "../apis/platform/platform.ts";
 import { group } from "../apis/platform/schemas.ts";
 
 const name = "slipway-demo-user";
+
+/** What the demo makes besides the Platform, which the demo user reads (the UI's pages). */
+export const demoMadeKinds = [ImageBuildKind, PipelineKind, RunKind, ProviderKind];
 
 /** The metadata an update could use to have the Platform deleted or held: frozen like the spec. */
 const frozenMetadata = ["ownerReferences", "finalizers"];
@@ -45,16 +50,11 @@ export function demoUserObjects(namespace: string): KubernetesObject[] {
       rules: [
         { apiGroups: [group], resources: ["platforms"], verbs: ["get", "list", "watch", "patch", "update"] },
         { apiGroups: [group], resources: ["components"], verbs: ["get", "list", "watch"] },
-        {
-          apiGroups: [ImageBuildKind.group],
-          resources: [ImageBuildKind.plural],
+        ...demoMadeKinds.map((kind) => ({
+          apiGroups: [kind.group],
+          resources: [kind.plural],
           verbs: ["get", "list", "watch"],
-        },
-        {
-          apiGroups: [pipelinesGroup],
-          resources: ["pipelines", "runs", "providers"],
-          verbs: ["get", "list", "watch"],
-        },
+        })),
       ],
     } as KubernetesObject,
     {
