@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { Reporter, SerializedError, TestModule } from "vitest/node";
 
@@ -42,7 +42,7 @@ export function summaryLine(summary: RunSummary, unhandledErrors = 0): string {
   return outside.length ? `${counts} (${outside.join("; ")})` : counts;
 }
 
-/** Where every run writes its durations (the runner script adds the phases outside vitest). */
+/** Where every run writes its durations (the phases outside vitest — set-up, typecheck, lint — are not timed yet). */
 export const reportPath = ".slipway/test-report.json";
 
 export type Phase = "unit" | "integration" | "e2e";
@@ -78,10 +78,10 @@ export function fileDurations(testModules: ReadonlyArray<TestModule>, root: stri
     .sort((a, b) => b.ms - a.ms);
 }
 
-/** The summed file durations per phase, in ms (files may run in parallel: a sum, not a wall time). */
+/** The summed file durations per phase, in seconds (files may run in parallel: a sum, not a wall time). */
 export function phaseTotals(files: ReadonlyArray<FileDuration>): Record<Phase, number> {
   const totals: Record<Phase, number> = { unit: 0, integration: 0, e2e: 0 };
-  for (const file of files) totals[file.phase] += file.ms;
+  for (const file of files) totals[file.phase] += file.ms / 1000;
   return totals;
 }
 
@@ -94,31 +94,20 @@ export function slowestLines(files: ReadonlyArray<FileDuration>, count = 10): st
 }
 
 interface Report {
-  /** Wall times in seconds of the phases the runner script timed (setup, typecheck, lint, vitest). */
-  phases?: Record<string, number>;
-  /** Summed file durations in seconds per vitest phase. */
-  filePhases?: Record<Phase, number>;
-  vitestWallSeconds?: number;
-  files?: FileDuration[];
+  /** Summed file durations in seconds per phase. */
+  filePhases: Record<Phase, number>;
+  vitestWallSeconds: number;
+  files: FileDuration[];
 }
 
-/** Reads the report (empty when absent or unreadable). */
-export function readReport(path = reportPath): Report {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as Report;
-  } catch {
-    return {};
-  }
-}
-
-export function writeReport(report: Report, path = reportPath): void {
+function writeReport(report: Report, path: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /**
  * Ends the run with one plain summary line, after the ten slowest files; writes each file's
- * duration to the report (keeping the phases the runner script wrote there).
+ * duration to the report.
  */
 export default class SummaryReporter implements Reporter {
   private readonly started = Date.now();
@@ -135,22 +124,11 @@ export default class SummaryReporter implements Reporter {
     unhandledErrors: ReadonlyArray<SerializedError>,
   ): void {
     const files = fileDurations(testModules, this.root);
-    if (this.path) {
-      const totals = phaseTotals(files);
+    if (this.path)
       writeReport(
-        {
-          ...readReport(this.path),
-          filePhases: {
-            unit: totals.unit / 1000,
-            integration: totals.integration / 1000,
-            e2e: totals.e2e / 1000,
-          },
-          vitestWallSeconds: (Date.now() - this.started) / 1000,
-          files,
-        },
+        { filePhases: phaseTotals(files), vitestWallSeconds: (Date.now() - this.started) / 1000, files },
         this.path,
       );
-    }
     const lines = files.length ? ["", ...slowestLines(files)] : [];
     lines.push("", summaryLine(summarize(testModules), unhandledErrors.length));
     process.stdout.write(`${lines.join("\n")}\n`);

@@ -1,7 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startVitest } from "vitest/node";
-import SummaryReporter, { summaryLine } from "../support/summary-reporter.ts";
+import SummaryReporter, {
+  type FileDuration,
+  phaseOf,
+  phaseTotals,
+  slowestLines,
+  summaryLine,
+} from "../support/summary-reporter.ts";
 
 const fixtures = fileURLToPath(new URL("fixtures/summary-reporter", import.meta.url));
 
@@ -48,5 +54,24 @@ describe("the summary reporter", () => {
     expect(summaryLine({ passed: 4, failed: 0, skipped: 0, failedFiles: 0 })).toBe(
       "4 passed, 0 failed, 0 skipped",
     );
+  });
+
+  it("puts each file in the phase of its directory and sums the phases in seconds", () => {
+    expect([
+      phaseOf("test/unit/a.test.ts"),
+      phaseOf("test/e2e/b.test.ts"),
+      phaseOf("test/integration/c.test.ts"),
+    ]).toEqual(["unit", "e2e", "integration"]);
+    const files: FileDuration[] = [
+      { file: "test/e2e/b.test.ts", phase: "e2e", ms: 4500, tests: 2 },
+      { file: "test/unit/a.test.ts", phase: "unit", ms: 1500, tests: 3 },
+      { file: "test/unit/c.test.ts", phase: "unit", ms: 500, tests: 1 },
+    ];
+    expect(phaseTotals(files)).toEqual({ unit: 2, integration: 0, e2e: 4.5 });
+    expect(slowestLines(files, 2)).toEqual([
+      "the 2 slowest test files:",
+      "      4.5 s  test/e2e/b.test.ts",
+      "      1.5 s  test/unit/a.test.ts",
+    ]);
   });
 });
