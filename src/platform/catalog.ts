@@ -41,16 +41,17 @@ export const releases: readonly Release[] = [
     },
   },
   {
-    // The first release whose every image exists on the real node (tools/images/, docs/real-node.md):
-    //   docker.io/library/postgres:15.20                        Debian bookworm postgresql-15 15.20-0+deb12u1
+    // The first release whose every image exists on the real node (tools/images/, docs/real-node.md);
+    // a Debian source is pinned at the tag's upstream version in tools/setup/debian-packages.txt:
+    //   docker.io/library/postgres:15.20                        Debian bookworm postgresql-15 15.20
     //   quay.io/minio/minio:RELEASE.2026-02-12T20-18-48Z        Go module github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c
-    //   docker.io/library/registry:2.8.2                        Debian docker-registry 2.8.2+ds1-1
+    //   docker.io/library/registry:2.8.2                        Debian docker-registry 2.8.2
     //   ghcr.io/slipway-dev/mlflow:3.17.2                       mlflow 3.17.2 + psycopg2-binary 2.9.13 + boto3 1.44.8 (PyPI)
     //   quay.io/argoproj/workflow-controller:v4.0.5             Go module github.com/argoproj/argo-workflows/v4@v4.0.5
     //   ghcr.io/slipway-dev/slipway:0.2.0                       this repository's Dockerfile
     // and, started by the workflow engine (src/platform/workflow-images.ts):
     //   quay.io/argoproj/argoexec:v4.0.5                        the executor, same Go module
-    //   docker.io/library/python:3.11.2-slim                    pipeline steps, Debian python3 3.11.2
+    //   docker.io/library/python:3.11.2-slim                    pipeline steps, Debian python3.11 3.11.2
     version: "0.2.0",
     images: {
       postgres: "docker.io/library/postgres:15.20",

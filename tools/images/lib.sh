@@ -14,13 +14,13 @@ host_digest() { sha256sum "$@" | digest; }
 tree_files() { git -C "$root" ls-files -co --exclude-standard -- "$@" | sort; }
 # the tag of an image reference (after the last colon)
 tag_of() { printf '%s' "${1##*:}"; }
-# the upstream part of an installed Debian package's version: 15.20-0+deb12u1 → 15.20, 2.8.2+ds1-1 → 2.8.2
+# shellcheck source=../setup/debian-version.sh
+source "$root/tools/setup/debian-version.sh"
+# the upstream part of an installed Debian package's version (upstream_of): 15.20-0+deb12u1 → 15.20
 debian_upstream() {
   local version
   version=$(dpkg-query -W -f '${Version}' "$1" 2>/dev/null) || fail "the Debian package $1 is not installed (tools/setup/debian-packages.txt)"
-  version=${version#*:}
-  version=${version%-*}
-  printf '%s' "${version%%+*}"
+  upstream_of "$version"
 }
 # require_tag NAME REF VERSION: the reference's tag must say which software the image holds
 require_tag() {
