@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { down, status, up } from "../dev/cluster.ts";
 import { demo } from "../dev/demo.ts";
-import { devBucket, EmptyArtifactError, uploadDevArtifact } from "../dev/dev-builds.ts";
+import { devBucket, devS3Credentials, EmptyArtifactError, uploadDevArtifact } from "../dev/dev-builds.ts";
 import { defaultDevDir } from "../dev/paths.ts";
 import {
   devNamespace,
@@ -13,6 +13,7 @@ import {
 } from "../dev/platform-services.ts";
 import { isRunning } from "../dev/processes.ts";
 import { readState } from "../dev/state.ts";
+import { onboardTeam, teamMember } from "../dev/team.ts";
 import { UserError } from "./run.ts";
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -136,6 +137,41 @@ export function registerDevCommands(program: Command): void {
         throw error;
       });
       process.stdout.write(`${uri}\n`);
+    });
+
+  dev
+    .command("team <namespace>")
+    .description(
+      "onboard a team: its namespace with what builds need, a member ServiceAccount without rights on Secrets, the platform's Provider allowing it; prints the member's kubeconfig path",
+    )
+    .option("--platform <name>", "the Platform whose Provider the team uses", "slipway")
+    .action(async (namespace: string, options: { platform: string }) => {
+      if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace))
+        throw new UserError(
+          `<namespace> must be a DNS label (lowercase letters, digits, '-'), not ${namespace}`,
+        );
+      if (namespace === devNamespace || namespace.startsWith("kube-"))
+        throw new UserError(`<namespace>: ${namespace} is the platform's or the system's, not a team's`);
+      const state = await readState(dirOf());
+      const services = await readPlatformServices(dirOf());
+      if (!state || !services?.builds)
+        throw new UserError(`no dev plane in ${dirOf()} (run \`slipway dev up\`)`);
+      const team = await onboardTeam({
+        dir: dirOf(),
+        adminKubeconfig: state.kubeconfig,
+        namespace,
+        s3: await devS3Credentials(services.builds),
+        platform: { namespace: devNamespace, name: options.platform },
+      });
+      log(
+        `team ${namespace}: ServiceAccount ${namespace}/${teamMember} (builds and pipelines, no Secrets), S3 Secret for builds`,
+      );
+      log(
+        "provider" in team && "name" in team.provider
+          ? `pipelines: spec.provider: ${team.provider.name} (it allows ${namespace})`
+          : `pipelines: ${(team.provider as { missing: string }).missing}`,
+      );
+      process.stdout.write(`${team.kubeconfig}\n`);
     });
 
   dev

@@ -21,6 +21,13 @@ import { probeHttp, waitFor } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
+import {
+  applyDevRelease,
+  devReleaseObjects,
+  devWebhookHost,
+  operatorKubeconfigFile,
+  webhookConfigurationNames,
+} from "./release-install.ts";
 import { serviceLookupEnvironmentVariable } from "./service-lookup.ts";
 import { readJsonFile, readState, writeJsonFile } from "./state.ts";
 
@@ -33,6 +40,8 @@ export interface PlatformServices {
   uiAddress: string;
   buildsPorts: DevBuildsPorts;
   builds: DevBuilds;
+  /** Where the operator serves its admission webhooks (HTTPS on 127.0.0.1). */
+  webhookPort: number;
 }
 
 const servicesFile = (dir: string) => join(dir, "platform-services.json");
@@ -48,12 +57,17 @@ async function writePlatformServices(dir: string, services: PlatformServices): P
 function newPlatformServices(
   dir: string,
   kubeconfig: string,
-  ports: [number, number, number, number, number],
+  ports: [number, number, number, number, number, number],
 ): PlatformServices {
-  const [health, server, registry, s3, s3Console] = ports;
+  const [health, server, registry, s3, s3Console, webhookPort] = ports;
   const buildsPorts = { registry, s3, s3Console };
   const builds = devBuilds(dir, buildsPorts);
-  const cli = (name: string, args: string[], env?: Record<string, string>): Omit<ProcessRecord, "pid"> => ({
+  const cli = (
+    name: string,
+    args: string[],
+    env?: Record<string, string>,
+    processKubeconfig = kubeconfig,
+  ): Omit<ProcessRecord, "pid"> => ({
     name,
     command: process.execPath,
     // the operator (outside the cluster) resolves Service names as a pod would: service-lookup.ts
@@ -64,7 +78,7 @@ function newPlatformServices(
       join(packageRoot, "src/cli/main.ts"),
       ...args,
       "--kubeconfig",
-      kubeconfig,
+      processKubeconfig,
     ],
     log: join(dir, "logs", `${name}.log`),
     ...(env ? { env } : {}),
@@ -82,12 +96,24 @@ function newPlatformServices(
         String(health),
         "--health-port",
         String(health),
+        // the release's admission webhooks, called by the API server on this machine
+        "--webhook-port",
+        String(webhookPort),
+        "--webhook-hosts",
+        devWebhookHost,
+        "--webhook-configuration",
+        webhookConfigurationNames(devReleaseObjects(devNamespace, webhookPort)).join(","),
+        "--lease-namespace",
+        devNamespace,
       ],
       {
         [configEnvironmentVariable]: builds.configFile,
         [devModeEnvironmentVariable]: "1",
+        // dev's stand-in for pod DNS reads Services with the admin's kubeconfig (service-lookup.ts)
         [serviceLookupEnvironmentVariable]: kubeconfig,
       },
+      // as the release's ServiceAccount, with exactly the rights `kubectl apply -f deploy/slipway.yaml` grants
+      operatorKubeconfigFile(dir),
     ),
     cli("slipway-server", ["server", "-n", devNamespace, "--port", String(server), "--host", "127.0.0.1"]),
   ];
@@ -95,6 +121,7 @@ function newPlatformServices(
     uiAddress: `http://127.0.0.1:${server}/`,
     buildsPorts,
     builds,
+    webhookPort,
     processes: processes.map((p) => ({ ...p, pid: 0 })),
   };
 }
@@ -110,8 +137,8 @@ export async function startPlatformServices(
   log: (line: string) => void = () => {},
 ): Promise<PlatformServices> {
   let services = await readPlatformServices(dir);
-  if (services && !services.builds) {
-    // recorded by a version without the build servers: start over with them
+  if (services && (!services.builds || !services.webhookPort)) {
+    // recorded by a version without the build servers or the release install: start over with them
     await stopProcesses(services.processes.filter(isRunning));
     services = undefined;
   }
@@ -120,7 +147,7 @@ export async function startPlatformServices(
     services = newPlatformServices(
       dir,
       kubeconfig,
-      (await freePorts(5)) as [number, number, number, number, number],
+      (await freePorts(6)) as [number, number, number, number, number, number],
     );
   const recorded = services;
   const { builds } = recorded;
@@ -144,6 +171,8 @@ export async function startPlatformServices(
   for (const record of recorded.processes.filter(isBuildServer)) await ensure(record);
   const realNode = (await readState(dir))?.realNode !== undefined;
   await provisionDevBuilds(dir, builds, kubeconfig, devNamespace, realNode);
+  // the release's objects and a fresh token of its ServiceAccount before the operator (re)starts
+  await applyDevRelease(dir, kubeconfig, devReleaseObjects(devNamespace, recorded.webhookPort), devNamespace);
   for (const record of recorded.processes.filter((r) => !isBuildServer(r))) await ensure(record);
   services = { ...recorded, processes: [...byName.values()] };
   await writePlatformServices(dir, services);

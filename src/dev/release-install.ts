@@ -1,0 +1,85 @@
+/**
+ * The dev plane as a release install (issue #28): what `kubectl apply -f deploy/slipway.yaml` creates
+ * — the CRDs, the operator's ServiceAccount with the generated RBAC (serving every namespace, as the
+ * chart's `allNamespaces`), the installer's grants, the admission webhook configurations and the Run
+ * finalizer policy — except the operator's Deployment and its Services: dev runs the operator as a
+ * local process, authenticated as that ServiceAccount, so it has exactly a release's rights, and the
+ * API server (a local process too) calls its webhooks by URL on 127.0.0.1.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { type BundleObject, operatorName } from "../bundle/bundle.ts";
+import { releaseBundle } from "../bundle/release.ts";
+import { userKubeConfig } from "../server/auth.ts";
+
+/** Where the webhooks listen: the API server runs on this machine and calls them here. */
+export const devWebhookHost = "127.0.0.1";
+
+/** Kinds of the bundle that run the operator in a pod: a dev plane runs it as a process instead. */
+const podOnlyKinds = new Set(["Deployment", "Service", "PodDisruptionBudget"]);
+
+interface ServiceClientConfig {
+  clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string };
+}
+
+/** A webhook configuration whose Service references are URLs of the local operator's webhook port. */
+function localWebhooks(object: BundleObject, port: number): BundleObject {
+  const webhooks = (object.webhooks as ServiceClientConfig[] | undefined) ?? [];
+  return {
+    ...object,
+    webhooks: webhooks.map((webhook) => {
+      const path = webhook.clientConfig?.service?.path ?? "/";
+      return { ...webhook, clientConfig: { url: `https://${devWebhookHost}:${port}${path}` } };
+    }),
+  };
+}
+
+/** The release bundle placed in `namespace`, serving every namespace, for an operator run as a process (pure). */
+export function devReleaseObjects(namespace: string, webhookPort: number): BundleObject[] {
+  return releaseBundle(namespace, { serves: "all" })
+    .filter((object) => !podOnlyKinds.has(object.kind ?? ""))
+    .map((object) =>
+      object.kind === "ValidatingWebhookConfiguration" ? localWebhooks(object, webhookPort) : object,
+    );
+}
+
+/** The ValidatingWebhookConfigurations whose caBundle the operator keeps (its --webhook-configuration). */
+export const webhookConfigurationNames = (objects: BundleObject[]): string[] =>
+  objects
+    .filter((object) => object.kind === "ValidatingWebhookConfiguration")
+    .map((object) => object.metadata?.name ?? "");
+
+export const operatorKubeconfigFile = (dir: string) => join(dir, "operator.kubeconfig");
+
+/** Seven days: a dev plane lives longer than an hour; `dev up` mints a fresh one each time it starts the operator. */
+const operatorTokenSeconds = 7 * 24 * 3600;
+
+/**
+ * Applies the release's objects (server-side apply as `slipway-dev`, forced: the release is the
+ * truth) and writes a kubeconfig (mode 0600) that authenticates as the operator's ServiceAccount.
+ * Returns that kubeconfig's path.
+ */
+export async function applyDevRelease(
+  dir: string,
+  adminKubeconfig: string,
+  objects: BundleObject[],
+  namespace: string,
+): Promise<string> {
+  const admin = new KubeConfig();
+  admin.loadFromFile(adminKubeconfig);
+  const api = KubernetesObjectApi.makeApiClient(admin);
+  for (const object of objects)
+    await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
+  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    name: operatorName,
+    namespace,
+    body: { spec: { expirationSeconds: operatorTokenSeconds } },
+  });
+  const token = minted.status?.token;
+  if (!token)
+    throw new Error(`the API server minted no token for ServiceAccount ${namespace}/${operatorName}`);
+  const path = operatorKubeconfigFile(dir);
+  await writeFile(path, userKubeConfig(admin, token).exportConfig(), { mode: 0o600 });
+  return path;
+}
