@@ -51,14 +51,20 @@ export interface DevBuildsPorts {
   registry: number;
   s3: number;
   s3Console: number;
+  /**
+   * The address the registry and S3 listen on: 127.0.0.1, or with the real node its bridge's gateway
+   * (src/dev/real-node/network.ts), which this machine and every pod on the node reach: team
+   * namespaces build there, and the node's containerd pulls their images from it.
+   */
+  host?: string;
 }
 
 const buildsDir = (dir: string) => join(dir, "builds");
 
 export function devBuilds(dir: string, ports: DevBuildsPorts): DevBuilds {
   return {
-    registry: `127.0.0.1:${ports.registry}`,
-    s3Endpoint: `http://127.0.0.1:${ports.s3}`,
+    registry: `${ports.host ?? "127.0.0.1"}:${ports.registry}`,
+    s3Endpoint: `http://${ports.host ?? "127.0.0.1"}:${ports.s3}`,
     configFile: join(buildsDir(dir), "config.yaml"),
     credentialsFile: join(buildsDir(dir), "minio.env"),
   };
@@ -104,7 +110,7 @@ export function devBuildsProcesses(dir: string, ports: DevBuildsPorts): Omit<Pro
       command: cachedBinary("minio"),
       args: minioArgs({
         dataDir: join(buildsDir(dir), "s3"),
-        address: `127.0.0.1:${ports.s3}`,
+        address: `${ports.host ?? "127.0.0.1"}:${ports.s3}`,
         consoleAddress: `127.0.0.1:${ports.s3Console}`,
       }),
       env: { MINIO_CONFIG_ENV_FILE: builds.credentialsFile, MINIO_BROWSER: "off" },
@@ -181,13 +187,13 @@ export async function provisionDevBuilds(
 }
 
 /**
- * The dev operator's builds configuration (pure): dev's registry and S3, built with buildah on this
- * machine (`local`); with the real node, built by the in-cluster buildah Job backend on that node
- * instead, as an operator in a cluster builds. A platform's builds override names its registry by
- * Service name, which a pod resolves and buildah on this machine cannot (it does not go through the
- * operator's service lookup), so only the Job can push there. Dev's own registry and S3 listen on
- * 127.0.0.1, out of a build pod's reach: on the real node, builds of a namespace without a platform
- * fail to fetch or push (`dev up --no-real-node` builds them on this machine).
+ * The dev operator's builds configuration (pure): dev's registry and S3, each namespace's images
+ * under its own prefix (`{namespace}/`, a release's default: teams share dev's registry), built with
+ * buildah on this machine (`local`); with the real node, built by the in-cluster buildah Job backend
+ * on that node instead, as an operator in a cluster builds. There dev's registry and S3 listen on the
+ * node's bridge, so a build pod fetches and pushes like the host does, and the node pulls what was
+ * built (registryHostsToml). A platform's builds override names its registry by Service name, which
+ * a pod resolves and buildah on this machine cannot, so only the Job can push there.
  */
 export function devOperatorBuildsConfig(dir: string, builds: DevBuilds, realNode: boolean): BuildsConfig {
   const config = devBuildsConfig({
@@ -196,9 +202,11 @@ export function devOperatorBuildsConfig(dir: string, builds: DevBuilds, realNode
     s3CredentialsSecret: devS3Secret,
     storageRoot: join(buildsDir(dir), "buildah"),
   });
-  if (!realNode) return config;
+  const tenancy = { ...config.tenancy, repositoryPrefix: "{namespace}/" };
+  if (!realNode) return parseBuildsConfig({ ...config, tenancy });
   return parseBuildsConfig({
     ...config,
+    tenancy,
     backend: "buildah",
     kaniko: { ...config.kaniko, ...realNodePlacement() },
   });

@@ -21,6 +21,8 @@ import { probeHttp, waitFor } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
+import { writeRegistryHosts } from "./real-node/config.ts";
+import { bridgeGateway } from "./real-node/network.ts";
 import {
   applyDevRelease,
   devReleaseObjects,
@@ -58,9 +60,10 @@ function newPlatformServices(
   dir: string,
   kubeconfig: string,
   ports: [number, number, number, number, number, number],
+  buildsHost: string | undefined,
 ): PlatformServices {
   const [health, server, registry, s3, s3Console, webhookPort] = ports;
-  const buildsPorts = { registry, s3, s3Console };
+  const buildsPorts = { registry, s3, s3Console, ...(buildsHost ? { host: buildsHost } : {}) };
   const builds = devBuilds(dir, buildsPorts);
   const cli = (
     name: string,
@@ -137,8 +140,12 @@ export async function startPlatformServices(
   log: (line: string) => void = () => {},
 ): Promise<PlatformServices> {
   let services = await readPlatformServices(dir);
-  if (services && (!services.builds || !services.webhookPort)) {
-    // recorded by a version without the build servers or the release install: start over with them
+  const realNode = (await readState(dir))?.realNode !== undefined;
+  // with the real node, the registry and S3 listen on its bridge (DevBuildsPorts.host)
+  const buildsHost = realNode ? bridgeGateway : undefined;
+  if (services && (!services.builds || !services.webhookPort || services.buildsPorts.host !== buildsHost)) {
+    // recorded by a version without the build servers or the release install, or for a plane with
+    // or without the real node: start over
     await stopProcesses(services.processes.filter(isRunning));
     services = undefined;
   }
@@ -148,6 +155,7 @@ export async function startPlatformServices(
       dir,
       kubeconfig,
       (await freePorts(6)) as [number, number, number, number, number, number],
+      buildsHost,
     );
   const recorded = services;
   const { builds } = recorded;
@@ -169,8 +177,8 @@ export async function startPlatformServices(
     devBuildsProbe(record.name, builds, probeHttp) !== undefined;
   // the operator reads the builds configuration at its first build: provision before starting it
   for (const record of recorded.processes.filter(isBuildServer)) await ensure(record);
-  const realNode = (await readState(dir))?.realNode !== undefined;
   await provisionDevBuilds(dir, builds, kubeconfig, devNamespace, realNode);
+  if (realNode) await writeRegistryHosts(dir, builds.registry);
   // the release's objects and a fresh token of its ServiceAccount before the operator (re)starts
   await applyDevRelease(dir, kubeconfig, devReleaseObjects(devNamespace, recorded.webhookPort), devNamespace);
   for (const record of recorded.processes.filter((r) => !isBuildServer(r))) await ensure(record);

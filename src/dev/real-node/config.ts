@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { packageRoot } from "../paths.ts";
 import type { Pki } from "../pki.ts";
@@ -40,6 +41,7 @@ export function realNodePaths(dir: string) {
     containerdSocket: join(root, "containerd", "containerd.sock"),
     containerdRoot: join(root, "containerd", "root"),
     containerdState: join(root, "containerd", "state"),
+    registryHosts: join(root, "containerd", "certs.d"),
     cniConfDir: join(root, "cni", "net.d"),
     cniIpamDir: join(root, "cni", "ipam"),
     kubeletConfig: join(root, "kubelet.yaml"),
@@ -93,6 +95,23 @@ ${cri}.cni]
   bin_dir = "/usr/lib/cni"
   conf_dir = ${quote(p.cniConfDir)}
   max_conf_num = 1
+
+${cri}.registry]
+  config_path = ${quote(p.registryHosts)}
+`;
+}
+
+/**
+ * containerd's hosts file for dev's registry (plain HTTP on the bridge, anonymous pulls), at
+ * <registryHosts>/<host:port>/hosts.toml: https://github.com/containerd/containerd/blob/main/docs/hosts.md
+ * (`server`, and a `host` entry whose http scheme makes containerd speak plain HTTP to it). Pure.
+ */
+export function registryHostsToml(registry: string): string {
+  const url = quote(`http://${registry}`);
+  return `server = ${url}
+
+[host.${url}]
+  capabilities = ["pull", "resolve"]
 `;
 }
 
@@ -213,4 +232,11 @@ export function realNodeApiserverArgs(pki: Pki): string[] {
     `--kubelet-certificate-authority=${pki.caCert}`,
     "--kubelet-preferred-address-types=InternalIP",
   ];
+}
+
+/** Lets the real node's containerd pull from dev's registry at `registry` (host:port). */
+export async function writeRegistryHosts(dir: string, registry: string): Promise<void> {
+  const hostDir = join(realNodePaths(dir).registryHosts, registry);
+  await mkdir(hostDir, { recursive: true });
+  await writeFile(join(hostDir, "hosts.toml"), registryHostsToml(registry));
 }
