@@ -37,6 +37,8 @@ export function demoClosing(uiAddress: string, token: string, kubeconfig: string
         `MLflow: ${real.mlflow ?? "(no running pod)"}   (pods: the platform's mlflow Service, MLFLOW_TRACKING_URI in every step)`,
         `image built with buildah (a Job on the real node) into the platform's registry: ${real.image}`,
         `pipeline run demo-1: ${real.run}`,
+        `pages to open: ${["builds/slipway/demo-model", "pipelines/slipway/demo", "runs/slipway/demo-1", "providers?namespace=slipway"].map((page) => new URL(page, uiAddress).toString()).join("  ")}`,
+        'a second team: bin/slipway dev team team-b   (its namespace, a member account without Secrets, the platform\'s Provider allowing it; README, "Teams on the dev plane")',
       ]
     : [
         install === updateTo

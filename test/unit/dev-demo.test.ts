@@ -37,6 +37,10 @@ describe("the demo", () => {
     expect(text).toContain("pipeline run demo-1: Succeeded, its model at s3://slipway/argo/x/model.tgz");
     expect(text).toContain("release 0.2.0 runs on the real node");
     expect(text).not.toContain("bin/slipway update");
+    // the pages that show what the demo made, and the next step for a second team
+    for (const page of ["builds/slipway/demo-model", "pipelines/slipway/demo", "runs/slipway/demo-1"])
+      expect(text).toContain(`http://127.0.0.1:4321/${page}`);
+    expect(text).toContain("bin/slipway dev team team-b");
   });
 });
 
