@@ -25,7 +25,7 @@ import {
 } from "../operator/rbac.ts";
 import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
 import { placeRunFinalizerPolicyBinding, runFinalizerPolicyObjects } from "./run-finalizer.ts";
-import { placeWebhookConfiguration, webhookArgs, webhookConfiguration, webhookService } from "./webhook.ts";
+import { placeWebhookConfiguration, webhookArgs, webhookConfigurations, webhookService } from "./webhook.ts";
 
 export const operatorName = "slipway-operator";
 /** The namespace deploy/slipway.yaml installs into (like the install manifests users know). */
@@ -342,7 +342,7 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     deployment(options),
     service(options),
     webhookService(labels(options.version), selector),
-    webhookConfiguration(labels(options.version), options.serves),
+    ...webhookConfigurations(labels(options.version), options.serves),
     ...(options.runFinalizerPolicy ? runFinalizerPolicyObjects(labels(options.version), options.serves) : []),
   ];
   if (namespace === undefined) return template;

@@ -1,21 +1,25 @@
 /**
- * The bundle's part of the operator's admission webhook (src/builds/admission): a Service to the
- * operator's webhook port, the ValidatingWebhookConfiguration naming it (only for the namespaces the
- * operator serves), and the operator's flags that serve it. Like the bundle's other cluster-wide
- * objects the configuration is named after the namespace it is placed in (inNamespace).
+ * The bundle's part of the operator's admission webhooks (src/builds/admission,
+ * src/pipelines/admission): a Service to the operator's webhook port, a ValidatingWebhookConfiguration
+ * per webhook naming it (only for the namespaces the operator serves), and the operator's flags that
+ * serve them. Like the bundle's other cluster-wide objects the configurations are named after the
+ * namespace they are placed in (inNamespace).
  */
 import { imageBuildWebhookConfiguration } from "../builds/admission/configuration.ts";
 import { webhookPort } from "../builds/admission/serve.ts";
+import { providerWebhookConfiguration } from "../pipelines/admission/configuration.ts";
+import type { WebhookConfigurationOptions } from "../webhook/configuration.ts";
 import type { BundleObject } from "./bundle.ts";
 
 export const webhookServiceName = "slipway-operator-webhook";
 export const webhookConfigurationName = "slipway-imagebuilds";
+export const providerWebhookConfigurationName = "slipway-providers";
 
 /** The operator's webhook flags; the pod's namespace completes the names (the kubelet expands $(POD_NAMESPACE)). */
 export const webhookArgs = [
   `--webhook-port=${webhookPort}`,
   `--webhook-hosts=${webhookServiceName}.$(POD_NAMESPACE).svc`,
-  `--webhook-configuration=${webhookConfigurationName}-$(POD_NAMESPACE)`,
+  `--webhook-configuration=${[webhookConfigurationName, providerWebhookConfigurationName].map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
 ];
 
 export function webhookService(
@@ -34,16 +38,20 @@ export function webhookService(
  * `serves`: its own namespace (undefined: filled in where the bundle is placed), a list, or all.
  * Namespace-free: inNamespace points the Service reference and the own-namespace selector there.
  */
-export function webhookConfiguration(
+export function webhookConfigurations(
   labels: Record<string, string>,
   serves: string[] | "all" | undefined,
-): BundleObject {
-  return imageBuildWebhookConfiguration({
-    name: webhookConfigurationName,
+): BundleObject[] {
+  const options = (name: string): WebhookConfigurationOptions => ({
+    name,
     labels,
     clientConfig: { service: { name: webhookServiceName, port: 443 } },
     ...(serves === "all" ? {} : { namespaces: serves ?? [""] }),
-  }) as BundleObject;
+  });
+  return [
+    imageBuildWebhookConfiguration(options(webhookConfigurationName)),
+    providerWebhookConfiguration(options(providerWebhookConfigurationName)),
+  ] as BundleObject[];
 }
 
 interface NamespaceSelector {

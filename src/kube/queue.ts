@@ -17,6 +17,18 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
+/**
+ * The longest delay a timer can wait: Node runs any setTimeout above 2^31-1 ms after 1 ms, so an
+ * unclamped far-off requeue (a TTL of weeks) turns into a busy loop.
+ */
+export const maxDelayMs = 2 ** 31 - 1;
+
+/** A requeue delay Node's timers honour: a longer wait comes back at the clamp and is re-decided then. */
+export function clampDelay(ms: number): number {
+  if (Number.isNaN(ms)) return 0;
+  return Math.min(ms, maxDelayMs);
+}
+
 const realTimers: Timers = {
   now: () => performance.now(),
   setTimeout: (callback, ms) => {
@@ -32,7 +44,8 @@ const realTimers: Timers = {
  * - a key is in the queue at most once, however often it is added;
  * - a key a worker holds is never handed to a second worker; if it is added meanwhile, it is
  *   queued again when the first worker calls done(), so it runs once more afterwards;
- * - addAfter keeps the earliest pending time per key; addRateLimited backs off per key, bounded by
+ * - addAfter keeps the earliest pending time per key and waits at most maxDelayMs (the caller
+ *   re-decides then); addRateLimited backs off per key, bounded by
  *   a global token bucket; forget resets a key's backoff;
  * - after shutDown, adds are ignored and waiting get() calls resolve to undefined.
  */
@@ -84,8 +97,9 @@ export class WorkQueue {
     this.#push(key);
   }
 
-  addAfter(key: string, ms: number): void {
+  addAfter(key: string, delayMs: number): void {
     if (this.#shuttingDown) return;
+    const ms = clampDelay(delayMs);
     if (ms <= 0) {
       this.add(key);
       return;

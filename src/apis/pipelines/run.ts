@@ -29,6 +29,9 @@ export const runFields = {
   ),
 };
 
+/** A year: longer keeps are not a Run's job (and every duration the CRDs accept must be bounded). */
+export const maxTtlSecondsAfterCompletion = 365 * 86_400;
+
 export const RunKind = defineKind({
   group,
   version,
@@ -45,7 +48,9 @@ export const RunKind = defineKind({
       ttlSecondsAfterCompletion: Type.Optional(
         Type.Integer({
           minimum: 0,
-          description: "Delete the Run this long after it completes (operator default if unset).",
+          maximum: maxTtlSecondsAfterCompletion,
+          description:
+            "Delete the Run this long after it completes (operator default if unset; at most 365 days).",
         }),
       ),
       eventSinks: Type.Optional(EventSinks),

@@ -1,11 +1,10 @@
 /**
  * The ImageBuild admission webhook's handler: the Secrets the build's arguments take, a
- * SubjectAccessReview per Secret as the request's user (its name, uid, groups and extra), and the
- * refusal of secret-references.ts. Runs only for requests that reference Secrets (the webhook
- * configuration's matchConditions), so builds without them never wait for it.
+ * SubjectAccessReview per Secret as the request's user, and the refusal of secret-references.ts.
+ * Runs only for requests that reference Secrets (the webhook configuration's matchConditions), so
+ * builds without them never wait for it.
  */
 import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
-import { type ReviewedUser, userMay } from "../../kube/access-review.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import {
   type AdmissionHandler,
@@ -13,21 +12,11 @@ import {
   admit,
   refuse,
 } from "../../webhook/admission-review.ts";
+import { readableSecrets } from "../../webhook/secret-access.ts";
 import { secretReferences, secretRefusal, secretsToReview } from "./secret-references.ts";
 
 /** The path the API server posts ImageBuild reviews to. */
 export const imageBuildAdmissionPath = "/validate/imagebuilds";
-
-function mayGetSecret(
-  rest: Pick<RestClient, "request">,
-  user: ReviewedUser,
-  namespace: string,
-  name: string,
-): Promise<boolean> {
-  return userMay(rest, user, {
-    resourceAttributes: { namespace, verb: "get", group: "", resource: "secrets", name },
-  });
-}
 
 /** The handler, asking the API server as the operator (it needs `create` on subjectaccessreviews). */
 export function imageBuildAdmission(rest: Pick<RestClient, "request">): AdmissionHandler {
@@ -39,10 +28,12 @@ export function imageBuildAdmission(rest: Pick<RestClient, "request">): Admissio
     if (references.length === 0) return admit(request.uid);
     const user = request.userInfo.username;
     if (!user) return refuse(request.uid, "the request has no user to check the Secrets for");
-    const readable = new Set<string>();
-    for (const secret of secretsToReview(references))
-      if (await mayGetSecret(rest, { ...request.userInfo, username: user }, namespace, secret))
-        readable.add(secret);
+    const readable = await readableSecrets(
+      rest,
+      { ...request.userInfo, username: user },
+      namespace,
+      secretsToReview(references),
+    );
     const refusal = secretRefusal(references, readable, user, namespace);
     return refusal ? refuse(request.uid, refusal) : admit(request.uid);
   };

@@ -1,12 +1,14 @@
 /**
- * The operator's admission webhooks (today the ImageBuild one) on a WebhookRunner, and what serving
- * them needs from the API server: the operator's permissions, the names of its Secret.
+ * The operator's admission webhooks (ImageBuilds' Secret build arguments, Providers' Secret
+ * parameters) on a WebhookRunner, and what serving them needs from the API server: the operator's
+ * permissions, the names of its Secret.
  */
 
 import type { Logger } from "pino";
 import { secretType } from "../../kube/core-types.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import type { Permission, ResourceType } from "../../kube/types.ts";
+import { providerAdmission, providerAdmissionPath } from "../../pipelines/admission/review.ts";
 import { WebhookRunner } from "../../webhook/runner.ts";
 import { imageBuildAdmission, imageBuildAdmissionPath } from "./review.ts";
 
@@ -36,7 +38,10 @@ export function operatorWebhooks(
     rest,
     secret: { namespace: options.namespace, name: webhookSecretName, hosts: options.hosts },
     configurations: options.configurations,
-    handlers: { [imageBuildAdmissionPath]: imageBuildAdmission(rest) },
+    handlers: {
+      [imageBuildAdmissionPath]: imageBuildAdmission(rest),
+      [providerAdmissionPath]: providerAdmission(rest),
+    },
     port: options.port,
     host: options.host,
     log,

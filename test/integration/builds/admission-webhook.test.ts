@@ -5,25 +5,17 @@
  * configuration; tenants are low-privileged ServiceAccounts with their own tokens.
  */
 import { connect } from "node:tls";
-import {
-  AdmissionregistrationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  type V1ValidatingWebhookConfiguration,
-} from "@kubernetes/client-node";
-import pino from "pino";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import { describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { imageBuildWebhookConfiguration } from "../../../src/builds/admission/configuration.ts";
-import { operatorWebhooks, webhookSecretName } from "../../../src/builds/admission/serve.ts";
+import { imageBuildAdmissionPath } from "../../../src/builds/admission/review.ts";
+import { webhookSecretName } from "../../../src/builds/admission/serve.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
-import { bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
-import { RestClient } from "../../../src/kube/rest.ts";
 import { issueServingCertificate, splitPem } from "../../../src/webhook/certificates.ts";
+import { startOperatorWebhooks } from "../../support/admission-webhook.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { applyRbac, bundleOptions } from "../../support/operator-rbac.ts";
 import { grantRole, serviceAccountConfig } from "../../support/service-account.ts";
 
 const crd = { group: ImageBuildKind.group, version: ImageBuildKind.version, plural: ImageBuildKind.plural };
@@ -103,33 +95,17 @@ function servedCertificate(port: number): Promise<string> {
 async function startWebhook(namespace: string) {
   await installCrds([ImageBuildKind]);
   // the bundle's ServiceAccount and generated RBAC only (no grants): what the webhook needs is generated
-  await applyRbac(bundleFor(namespace, bundleOptions([imageBuildController({ config: undefined })])));
-  const rest = new RestClient(await serviceAccountConfig(adminConfig(), namespace, operatorName));
-  const configuration = `slipway-imagebuilds-${namespace}`;
-  const runner = operatorWebhooks(
-    rest,
-    { port: 0, host: "127.0.0.1", namespace, hosts: ["127.0.0.1"], configurations: [configuration] },
-    pino({ level: "silent" }),
+  return startOperatorWebhooks(
+    namespace,
+    [imageBuildController({ config: undefined })],
+    [
+      {
+        name: "slipway-imagebuilds",
+        path: imageBuildAdmissionPath,
+        configuration: imageBuildWebhookConfiguration,
+      },
+    ],
   );
-  await runner.start();
-  onTestFinished(async () => {
-    await runner.stop();
-    rest.close();
-  });
-  const admission = adminConfig().makeApiClient(AdmissionregistrationV1Api);
-  // only this test's namespace: other tests' ImageBuilds never meet it
-  const body = imageBuildWebhookConfiguration({
-    name: configuration,
-    clientConfig: { url: `https://127.0.0.1:${runner.port}/validate/imagebuilds` },
-    namespaces: [namespace],
-  }) as V1ValidatingWebhookConfiguration;
-  await admission.createValidatingWebhookConfiguration({ body });
-  onTestFinished(() =>
-    admission.deleteValidatingWebhookConfiguration({ name: configuration }).then(() => {}),
-  );
-  await runner.refresh();
-  const read = () => admission.readValidatingWebhookConfiguration({ name: configuration });
-  return { runner, read };
 }
 
 describe("the ImageBuild admission webhook", () => {

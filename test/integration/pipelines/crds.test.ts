@@ -33,6 +33,13 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
 
     await expect(create(types.run, "ok-1", run("argo"))).resolves.toBeDefined();
     await expect(create(types.run, "ok-2", run("ml-team/argo"))).resolves.toBeDefined();
+    await expect(
+      create(types.run, "year", { ...run("argo"), ttlSecondsAfterCompletion: 365 * 86_400 }),
+    ).resolves.toBeDefined();
+    // 2,147,484 s is past what a Node timer holds: bounded in the schema as well as in the work queue.
+    await expect(
+      create(types.run, "ttl-forever", { ...run("argo"), ttlSecondsAfterCompletion: 365 * 86_400 + 1 }),
+    ).rejects.toThrow(/spec.ttlSecondsAfterCompletion.*less than or equal to 31536000/);
     await expect(create(types.run, "bad-ref", run("a/b/c"))).rejects.toThrow(/spec.provider.*should match/);
     await expect(create(types.run, "bad-ref-2", run("Not Valid"))).rejects.toThrow(/spec.provider/);
 

@@ -79,7 +79,7 @@ describe("bundleFor", () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
 
-  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services and the webhook configuration, all in the namespace", () => {
+  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services and the webhook configurations (ImageBuilds, Providers), all in the namespace", () => {
     expect(objects.map((o) => o.kind)).toEqual([
       "Namespace",
       "CustomResourceDefinition",
@@ -91,6 +91,7 @@ describe("bundleFor", () => {
       "Deployment",
       "Service",
       "Service",
+      "ValidatingWebhookConfiguration",
       "ValidatingWebhookConfiguration",
     ]);
     expect(objects[0]?.metadata?.name).toBe("ml");

@@ -6,7 +6,7 @@ import {
   secretsToReview,
 } from "../../../src/builds/admission/secret-references.ts";
 import { type BundleObject, inNamespace } from "../../../src/bundle/bundle.ts";
-import { webhookConfiguration } from "../../../src/bundle/webhook.ts";
+import { webhookArgs, webhookConfigurations } from "../../../src/bundle/webhook.ts";
 import {
   certificateFacts,
   issueServingCertificate,
@@ -95,7 +95,7 @@ describe("the bundle's webhook configuration", () => {
   it("is named after the namespace it is placed in and points at its Service there, for that namespace's builds", () => {
     const webhookOf = (object: BundleObject | undefined) =>
       ((object?.webhooks ?? []) as Record<string, unknown>[])[0];
-    const [placed] = inNamespace([webhookConfiguration({}, undefined)], "ml");
+    const [placed, providers] = inNamespace(webhookConfigurations({}, undefined), "ml");
     const webhook = webhookOf(placed);
     expect(placed?.metadata?.name).toBe("slipway-imagebuilds-ml");
     expect(webhook).toMatchObject({
@@ -103,6 +103,22 @@ describe("the bundle's webhook configuration", () => {
       clientConfig: { service: { name: "slipway-operator-webhook", namespace: "ml", port: 443 } },
       namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", values: ["ml"] }] },
     });
+    expect(providers?.metadata?.name).toBe("slipway-providers-ml");
+    expect(webhookOf(providers)).toMatchObject({
+      name: "secret-parameters.pipelines.slipway.dev",
+      failurePolicy: "Fail",
+      clientConfig: {
+        service: { name: "slipway-operator-webhook", namespace: "ml", path: "/validate/providers" },
+      },
+      rules: [
+        { apiGroups: ["pipelines.slipway.dev"], resources: ["providers"], operations: ["CREATE", "UPDATE"] },
+      ],
+      namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", values: ["ml"] }] },
+    });
+    // the operator keeps the caBundle of both
+    expect(webhookArgs).toContain(
+      "--webhook-configuration=slipway-imagebuilds-$(POD_NAMESPACE),slipway-providers-$(POD_NAMESPACE)",
+    );
     // placed again (a manifest of namespace ml installed in ops): its Namespace object says where it was
     const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: "ml" } };
     const [, again] = inNamespace([namespace, placed ?? {}], "ops");
@@ -111,7 +127,7 @@ describe("the bundle's webhook configuration", () => {
       clientConfig: { service: { namespace: "ops" } },
       namespaceSelector: { matchExpressions: [{ values: ["ops"] }] },
     });
-    const [all] = inNamespace([webhookConfiguration({}, "all")], "ml");
-    expect(webhookOf(all)?.namespaceSelector).toBeUndefined();
+    for (const all of inNamespace(webhookConfigurations({}, "all"), "ml"))
+      expect(webhookOf(all)?.namespaceSelector).toBeUndefined();
   });
 });

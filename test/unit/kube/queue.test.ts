@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { type Timers, WorkQueue } from "../../../src/kube/queue.ts";
+import { clampDelay, maxDelayMs, type Timers, WorkQueue } from "../../../src/kube/queue.ts";
 import { ItemBackoff, RateLimiter, TokenBucket } from "../../../src/kube/rate-limit.ts";
 
 /** Timers driven by the test: advance(ms) fires what is due, in order. */
@@ -109,6 +109,40 @@ describe("WorkQueue", () => {
     expect(queue.length).toBe(1);
     timers.advance(500);
     expect(drain(queue)).toEqual(["a"]);
+  });
+
+  test("a delay beyond what Node's timers hold is clamped: the key comes back at the clamp, not at once", () => {
+    expect(clampDelay(2_147_484_000)).toBe(maxDelayMs);
+    expect(clampDelay(Number.POSITIVE_INFINITY)).toBe(maxDelayMs);
+    expect(clampDelay(1000)).toBe(1000);
+    const timers = new FakeTimers();
+    const asked: number[] = [];
+    const setTimeout = timers.setTimeout;
+    timers.setTimeout = (callback, ms) => {
+      asked.push(ms);
+      return setTimeout(callback, ms);
+    };
+    const queue = new WorkQueue({ timers });
+    // A Run's ttlSecondsAfterCompletion of 30 days.
+    queue.addAfter("a", 30 * 86_400_000);
+    expect(asked).toEqual([maxDelayMs]);
+    timers.advance(maxDelayMs - 1);
+    expect(queue.length).toBe(0);
+    timers.advance(1);
+    expect(drain(queue)).toEqual(["a"]);
+  });
+
+  test("with Node's own timers, a delay of 30 days does not fire within milliseconds", async () => {
+    const queue = new WorkQueue();
+    queue.addAfter("a", 30 * 86_400_000);
+    const soon = new WorkQueue();
+    soon.addAfter("b", 5);
+    await soon.get();
+    await new Promise((resolve) => globalThis.setTimeout(resolve, 20));
+    expect(queue.length).toBe(0);
+    expect(queue.delayed).toBe(1);
+    queue.shutDown();
+    soon.shutDown();
   });
 
   test("addRateLimited backs off per key (5 ms doubling) and forget resets it", () => {
