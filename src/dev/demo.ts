@@ -8,7 +8,6 @@ import { buildDemoImage, type DemoTarget, mlflowAddress, runDemoPipeline } from 
 import { packageRoot } from "./paths.ts";
 import { devNamespace, startPlatformServices } from "./platform-services.ts";
 import { newestRelease } from "./real-node/images.ts";
-import { realNodeInstallFlags } from "./real-node/platform-flags.ts";
 import { installServiceLookup } from "./service-lookup.ts";
 
 /** The release the demo installs (the catalog's oldest, so there is one to update to) and the newest. */
@@ -93,7 +92,7 @@ async function realDemo(
   print(
     `operator and server running; installing release ${release} on the real node into namespace ${devNamespace}`,
   );
-  await install(kubeconfig, release, realNodeInstallFlags());
+  await install(kubeconfig, release, ["--real-node"]);
   print(
     "building an image (ImageBuild demo-model, a buildah Job on the real node, into the platform's registry)",
   );

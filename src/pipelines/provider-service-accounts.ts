@@ -2,8 +2,10 @@
  * Which ServiceAccounts a Provider may name. A Provider's workflows run as `spec.serviceAccount`
  * (and a kfp Provider's operator-minted token is for `parameters.auth.serviceAccountToken.serviceAccount`),
  * so whoever may create a Provider and a Run would otherwise run pods as any ServiceAccount of the
- * Provider's namespace. The allowlist is the operator's configuration (the platform administrator's):
- * `SLIPWAY_PROVIDER_SERVICE_ACCOUNTS`, entries `namespace/name` or `*\/name`. Pure.
+ * Provider's namespace. The namespace's `default` ServiceAccount is always allowed, named or not (a
+ * Provider that names none runs as it); any other needs the allowlist, the operator's configuration
+ * (the platform administrator's): `SLIPWAY_PROVIDER_SERVICE_ACCOUNTS`, entries `namespace/name` or
+ * `*\/name`. Pure.
  */
 import type { Provider } from "../apis/pipelines/provider.ts";
 import type { ConditionInput } from "../kube/conditions.ts";
@@ -40,6 +42,20 @@ export function allowlistPolicy(entries: readonly string[]): ServiceAccountPolic
     allowed.has(`${provider.metadata.namespace}/${serviceAccount}`) || allowed.has(`*/${serviceAccount}`);
 }
 
+/**
+ * The ServiceAccount every pod of a namespace runs as unless it asks for another, with its token
+ * mounted. Whoever may create a Provider runs workflow pods as it by naming no ServiceAccount, so
+ * allowing it by name adds nothing; nor does minting its token for kfp
+ * (`parameters.auth.serviceAccountToken`, sent to the Provider's endpoint): the workflow pods of
+ * such a Provider already hold that token (unless the namespace turned off its automount).
+ */
+export const namespaceDefaultAccount = "default";
+
+/** Whether `provider` may name `serviceAccount`: its namespace's `default` always, any other as `policy` says. */
+function mayName(provider: Provider, serviceAccount: string, policy: ServiceAccountPolicy): boolean {
+  return serviceAccount === namespaceDefaultAccount || policy(provider, serviceAccount);
+}
+
 export const eitherPolicy =
   (...policies: ServiceAccountPolicy[]): ServiceAccountPolicy =>
   (provider, serviceAccount) =>
@@ -65,7 +81,7 @@ export const notAllowedReason = "ServiceAccountNotAllowed";
 
 /** ProviderAccepted: False naming the first field whose ServiceAccount the policy refuses. */
 export function acceptedCondition(provider: Provider, policy: ServiceAccountPolicy): ConditionInput {
-  const refused = namedServiceAccounts(provider).find(({ name }) => !policy(provider, name));
+  const refused = namedServiceAccounts(provider).find(({ name }) => !mayName(provider, name, policy));
   if (refused) {
     return {
       type: acceptedConditionType,

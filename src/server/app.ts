@@ -182,9 +182,22 @@ async function serveWebUi(app: FastifyInstance, root: string | undefined): Promi
 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split("?")[0] ?? "";
-    const isPage = request.method === "GET" && !path.startsWith("/api/") && !/\.[a-z0-9]+$/i.test(path);
     // Client-side routes (e.g. /update) are pages of the single-page UI.
-    if (serveUi && isPage) return reply.type("text/html").sendFile("index.html");
+    if (serveUi && isUiPage(request.method, path)) return reply.type("text/html").sendFile("index.html");
     return reply.status(404).send(errorBody(404, `no route ${request.method} ${path}`));
   });
+}
+
+/**
+ * First path segments that are API addresses (ours and the Kubernetes API's), never UI pages: a
+ * client that asks one of them for something no route serves gets a JSON 404, not the UI's HTML
+ * with 200, which it would take for an answer.
+ */
+const apiSegments = new Set(["api", "apis", "openapi", "healthz", "readyz", "livez", "metrics", "version"]);
+
+/** Whether the UI's index.html answers this request no route serves: a GET of a page address. */
+export function isUiPage(method: string, path: string): boolean {
+  if (method !== "GET" || /\.[a-z0-9]+$/i.test(path)) return false;
+  const first = path.split("/").find(Boolean) ?? "";
+  return !apiSegments.has(first.toLowerCase());
 }

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { PlatformKind } from "../../apis/platform/platform.ts";
 import { type BundleOptions, inNamespace } from "../../bundle/bundle.ts";
 import { grantsFor } from "../../bundle/grants.ts";
+import { newestRelease } from "../../dev/real-node/images.ts";
 import { deepMerge } from "../../kube/merge.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { describeNamespaces, namespacesFromFlags } from "../../operator/namespaces.ts";
@@ -17,6 +18,7 @@ import {
   withGlobalFlags,
   withWaitFlags,
 } from "./context.ts";
+import { type DevPlacement, devPlacement, devPlaneOf } from "./dev-plane.ts";
 import { followPlatform, reportDone } from "./follow.ts";
 import { createdNamespace, namespaceObject, withoutNamespaces } from "./install-namespace.ts";
 import { collect, setExpression } from "./lifecycle.ts";
@@ -34,6 +36,7 @@ interface InstallFlags extends GlobalFlags {
   multiNode?: boolean;
   manifest?: string;
   dev?: boolean;
+  realNode?: boolean;
   namespaces?: string;
   allNamespaces?: boolean;
   set?: string[];
@@ -72,8 +75,21 @@ export function platformSpecFromFlags(flags: InstallFlags): Record<string, unkno
   );
 }
 
-async function install(flags: InstallFlags): Promise<void> {
-  const context = new PlatformContext(flags);
+async function install(given: InstallFlags): Promise<void> {
+  const context = new PlatformContext(given);
+  if (given.realNode && !given.dev) {
+    throw new UserError(
+      "--real-node needs --dev: it places the platform on a `slipway dev` plane's real node",
+    );
+  }
+  const placement: DevPlacement = given.dev
+    ? devPlacement(
+        await devPlaneOf(given.kubeconfig ?? process.env.KUBECONFIG),
+        given,
+        newestRelease().version,
+      )
+    : { flags: {} };
+  const flags: InstallFlags = { ...given, ...placement.flags };
   const spec = platformSpecFromFlags(flags);
   const timeoutMs = parseDuration(flags.timeout);
   const existing = await readCrdAware(context);
@@ -113,6 +129,7 @@ async function install(flags: InstallFlags): Promise<void> {
       ? `applied ${crds.length} CRDs and the api-server's ClusterRoleBinding; run the operator yourself (\`slipway dev up\` does)`
       : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}; the operator serves ${servedText(serves, context.namespace)}`,
   );
+  if (placement.notice) context.say(placement.notice);
   await waitForCrd(context);
   const created = await context.apply<KubeObject>({
     apiVersion: PlatformKind.apiVersion,
@@ -121,7 +138,10 @@ async function install(flags: InstallFlags): Promise<void> {
     spec,
   } as KubeObject);
   context.say(`created platform ${context.flags.platform} at ${spec.version}`);
-  if (!flags.wait) return;
+  if (!flags.wait) {
+    if (placement.simulated) context.say(placement.simulated);
+    return;
+  }
   const platform = await followPlatform(context, {
     until: "Running",
     generation: created.metadata?.generation ?? 1,
@@ -129,6 +149,7 @@ async function install(flags: InstallFlags): Promise<void> {
     timeoutMs,
   });
   reportDone(context, platform);
+  if (placement.simulated) context.say(placement.simulated);
 }
 
 /**
@@ -210,6 +231,10 @@ export function registerInstall(program: Command): void {
           "a release bundle to apply instead of this release's (a file or an https:// URL)",
         )
         .option("--dev", "apply only the CRDs: the operator runs outside the cluster")
+        .option(
+          "--real-node",
+          "with --dev on a `slipway dev` plane: every component on its real node (default: kwok's fake nodes, where nothing runs)",
+        )
         .option("--namespaces <a,b>", "the namespaces the operator serves (default: the install namespace)")
         .option("--all-namespaces", "the operator serves every namespace (a ClusterRole instead of Roles)")
         .option(

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { packageRoot } from "../../../src/dev/paths.ts";
 import { slipway } from "../../support/cli.ts";
 
@@ -29,6 +29,10 @@ describe("slipway server (the command)", () => {
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
+    // a failed assertion must not leave the server running
+    onTestFinished(() => {
+      if (server.exitCode === null) server.kill("SIGKILL");
+    });
     // A server that dies at startup fails the test at once instead of leaving it waiting.
     const firstLine = await Promise.race([
       once(server.stdout, "data").then(([chunk]) => String(chunk)),
@@ -48,8 +52,28 @@ describe("slipway server (the command)", () => {
     const missingAsset = await fetch(`${url}/assets/missing.js`);
     expect(missingAsset.status).toBe(404);
     expect(await missingAsset.json()).toMatchObject({ statusCode: 404, error: "Not Found" });
-    const unknownApi = await fetch(`${url}/api/v1/nothing-here`);
-    expect(unknownApi.status).toBe(404);
+    // An API address no route serves is a JSON 404, never the UI's page with 200.
+    for (const path of [
+      "/apis/anything",
+      "/apis/",
+      "/api",
+      "/api/v1/nothing-here",
+      "/apis/apps/v1/deployments",
+    ]) {
+      const unknownApi = await fetch(`${url}${path}`);
+      expect(unknownApi.status, path).toBe(404);
+      expect(unknownApi.headers.get("content-type"), path).toContain("application/json");
+      expect(await unknownApi.json(), path).toEqual({
+        statusCode: 404,
+        error: "Not Found",
+        message: `no route GET ${path}`,
+      });
+    }
+    for (const path of ["/builds", "/runs/x", "/pipelines/team-a/train", "/"]) {
+      const uiPage = await fetch(`${url}${path}`);
+      expect(uiPage.status, path).toBe(200);
+      expect(await uiPage.text(), path).toContain("<div id=root>");
+    }
     expect((await fetch(`${url}/api/v1/platform`)).status).toBe(401);
 
     server.kill("SIGTERM");

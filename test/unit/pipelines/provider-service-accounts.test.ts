@@ -58,6 +58,26 @@ describe("the allowlist of Provider ServiceAccounts", () => {
     expect(acceptedCondition(provider({}), allowlistPolicy([])).status).toBe("True");
   });
 
+  it("the namespace's default ServiceAccount is allowed named or omitted, for workflows and a kfp token; any other needs the allowlist", () => {
+    const none = allowlistPolicy([]);
+    expect(acceptedCondition(provider({}), none).status).toBe("True");
+    expect(acceptedCondition(provider({ serviceAccount: "default" }), none)).toMatchObject({
+      status: "True",
+      reason: "Accepted",
+    });
+    const kfpWithDefaultToken = provider({
+      type: "kfp",
+      parameters: { auth: { serviceAccountToken: { serviceAccount: "default" } } },
+    });
+    expect(acceptedCondition(kfpWithDefaultToken, none).status).toBe("True");
+    expect(acceptedCondition(provider({ serviceAccount: "runner" }), none)).toMatchObject({
+      status: "False",
+      reason: "ServiceAccountNotAllowed",
+      message: expect.stringContaining("spec.serviceAccount: ServiceAccount ml/runner is not on"),
+    });
+    expect(acceptedCondition(provider({ serviceAccount: "default-admin" }), none).status).toBe("False");
+  });
+
   it("a Platform's own Provider may name that Platform's pipelines ServiceAccount, nothing else", () => {
     const owner = {
       apiVersion: "platform.slipway.dev/v1alpha1",
