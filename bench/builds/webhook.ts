@@ -7,7 +7,7 @@
 import pino from "pino";
 import { imageBuildWebhookConfiguration } from "../../src/builds/admission/configuration.ts";
 import { imageBuildAdmission, imageBuildAdmissionPath } from "../../src/builds/admission/review.ts";
-import { webhookSecretName } from "../../src/builds/admission/serve.ts";
+import { webhookSecretName } from "../../src/operator/webhooks.ts";
 import type { RestClient } from "../../src/kube/rest.ts";
 import { WebhookRunner } from "../../src/webhook/runner.ts";
 

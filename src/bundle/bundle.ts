@@ -12,7 +12,7 @@ import type {
 } from "@kubernetes/client-node";
 import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
-import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../builds/admission/serve.ts";
+import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../operator/webhooks.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { namespaceArgs, namespacesFromArgs } from "../operator/namespaces.ts";
 import {

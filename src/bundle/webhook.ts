@@ -6,7 +6,7 @@
  * namespace they are placed in (inNamespace).
  */
 import { imageBuildWebhookConfiguration } from "../builds/admission/configuration.ts";
-import { webhookPort } from "../builds/admission/serve.ts";
+import { webhookPort } from "../operator/webhooks.ts";
 import { providerWebhookConfiguration } from "../pipelines/admission/configuration.ts";
 import type { WebhookConfigurationOptions } from "../webhook/configuration.ts";
 import type { BundleObject } from "./bundle.ts";

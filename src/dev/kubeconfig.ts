@@ -1,4 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 
 export interface KubeconfigInput {
@@ -34,4 +35,35 @@ export async function writeKubeconfig(path: string, input: KubeconfigInput): Pro
     "current-context": input.name,
   };
   await writeFile(path, stringify(config), { mode: 0o600 });
+}
+
+/**
+ * Mints a token of ServiceAccount `namespace/name` (TokenRequest, `seconds` long) and writes a
+ * kubeconfig (mode 0600) for the admin's cluster that authenticates with it alone: a process run
+ * with it has exactly that account's rights.
+ */
+export async function writeServiceAccountKubeconfig(
+  admin: KubeConfig,
+  account: { namespace: string; name: string },
+  seconds: number,
+  path: string,
+): Promise<void> {
+  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    ...account,
+    body: { spec: { expirationSeconds: seconds } },
+  });
+  const token = minted.status?.token;
+  if (!token)
+    throw new Error(`the API server minted no token for ServiceAccount ${account.namespace}/${account.name}`);
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error("the admin kubeconfig has no current cluster");
+  const config = new KubeConfig();
+  const user = `${account.namespace}-${account.name}`;
+  config.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: user, token }],
+    contexts: [{ name: user, cluster: cluster.name, user }],
+    currentContext: user,
+  });
+  await writeFile(path, config.exportConfig(), { mode: 0o600 });
 }

@@ -6,12 +6,11 @@
  * local process, authenticated as that ServiceAccount, so it has exactly a release's rights, and the
  * API server (a local process too) calls its webhooks by URL on 127.0.0.1.
  */
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import { type BundleObject, operatorName } from "../bundle/bundle.ts";
 import { releaseBundle } from "../bundle/release.ts";
-import { userKubeConfig } from "../server/auth.ts";
+import { writeServiceAccountKubeconfig } from "./kubeconfig.ts";
 
 /** Where the webhooks listen: the API server runs on this machine and calls them here. */
 export const devWebhookHost = "127.0.0.1";
@@ -71,15 +70,7 @@ export async function applyDevRelease(
   const api = KubernetesObjectApi.makeApiClient(admin);
   for (const object of objects)
     await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
-  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    name: operatorName,
-    namespace,
-    body: { spec: { expirationSeconds: operatorTokenSeconds } },
-  });
-  const token = minted.status?.token;
-  if (!token)
-    throw new Error(`the API server minted no token for ServiceAccount ${namespace}/${operatorName}`);
   const path = operatorKubeconfigFile(dir);
-  await writeFile(path, userKubeConfig(admin, token).exportConfig(), { mode: 0o600 });
+  await writeServiceAccountKubeconfig(admin, { namespace, name: operatorName }, operatorTokenSeconds, path);
   return path;
 }

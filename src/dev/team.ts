@@ -15,11 +15,10 @@
  *   their artifacts in the platform's bucket: on the dev plane teams share one engine and one
  *   object store. A production install gives each team a Provider of its own.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import {
   ApiException,
-  CoreV1Api,
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
@@ -27,8 +26,8 @@ import {
 } from "@kubernetes/client-node";
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import { ProviderKind } from "../apis/pipelines/provider.ts";
-import { userKubeConfig } from "../server/auth.ts";
 import { devS3Secret } from "./dev-builds.ts";
+import { writeServiceAccountKubeconfig } from "./kubeconfig.ts";
 
 export const teamMember = "member";
 export const teamRole = "slipway-team-member";
@@ -134,15 +133,8 @@ export async function onboardTeam(options: {
       missing: `no Provider ${platform.namespace}/${platform.name} yet (install the platform: \`make demo\` or \`slipway install --dev\`, then run this again)`,
     };
   }
-  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    name: teamMember,
-    namespace,
-    body: { spec: { expirationSeconds: memberTokenSeconds } },
-  });
-  const token = minted.status?.token;
-  if (!token) throw new Error(`the API server minted no token for ServiceAccount ${namespace}/${teamMember}`);
   await mkdir(join(options.dir, "teams"), { recursive: true });
   const kubeconfig = join(options.dir, "teams", `${namespace}.kubeconfig`);
-  await writeFile(kubeconfig, userKubeConfig(admin, token).exportConfig(), { mode: 0o600 });
+  await writeServiceAccountKubeconfig(admin, { namespace, name: teamMember }, memberTokenSeconds, kubeconfig);
   return { kubeconfig, provider };
 }

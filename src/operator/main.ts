@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import pino, { type Logger } from "pino";
-import { type OperatorWebhookOptions, operatorWebhooks } from "../builds/admission/serve.ts";
 import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/config.ts";
 import type { ClusterAccess } from "../kube/kubeconfig.ts";
 import { Manager } from "../kube/manager.ts";
@@ -14,6 +13,7 @@ import {
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
+import { type OperatorWebhookOptions, operatorWebhooks } from "./webhooks.ts";
 
 export interface OperatorOptions {
   kubeConfig: ClusterAccess;

@@ -6,7 +6,7 @@
 import { AdmissionregistrationV1Api, type V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
 import pino from "pino";
 import { onTestFinished } from "vitest";
-import { operatorWebhooks } from "../../src/builds/admission/serve.ts";
+import { operatorWebhooks } from "../../src/operator/webhooks.ts";
 import { bundleFor, operatorName } from "../../src/bundle/bundle.ts";
 import { RestClient } from "../../src/kube/rest.ts";
 import type { ControllerSpec } from "../../src/kube/types.ts";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { imageBuildWebhookConfiguration } from "../../../src/builds/admission/configuration.ts";
 import { imageBuildAdmissionPath } from "../../../src/builds/admission/review.ts";
-import { webhookSecretName } from "../../../src/builds/admission/serve.ts";
+import { webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
 import { issueServingCertificate, splitPem } from "../../../src/webhook/certificates.ts";
 import { startOperatorWebhooks } from "../../support/admission-webhook.ts";

@@ -6,7 +6,7 @@
  */
 import { CoreV1Api, type V1Secret } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { webhookSecretName } from "../../../src/builds/admission/serve.ts";
+import { webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { type BundleObject, bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
 import { allControllers } from "../../../src/operator/controllers.ts";

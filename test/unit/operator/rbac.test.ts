@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { webhookPermissions, webhookSecretName } from "../../../src/builds/admission/serve.ts";
+import { webhookPermissions, webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { bundleFor } from "../../../src/bundle/bundle.ts";
 import { allControllers } from "../../../src/operator/controllers.ts";
 import { deriveRbac, type PolicyRule, runtimePermissions } from "../../../src/operator/rbac.ts";

@@ -5,12 +5,12 @@
  */
 
 import type { Logger } from "pino";
-import { secretType } from "../../kube/core-types.ts";
-import type { RestClient } from "../../kube/rest.ts";
-import type { Permission, ResourceType } from "../../kube/types.ts";
-import { providerAdmission, providerAdmissionPath } from "../../pipelines/admission/review.ts";
-import { WebhookRunner } from "../../webhook/runner.ts";
-import { imageBuildAdmission, imageBuildAdmissionPath } from "./review.ts";
+import { imageBuildAdmission, imageBuildAdmissionPath } from "../builds/admission/review.ts";
+import { secretType } from "../kube/core-types.ts";
+import type { RestClient } from "../kube/rest.ts";
+import type { Permission, ResourceType } from "../kube/types.ts";
+import { providerAdmission, providerAdmissionPath } from "../pipelines/admission/review.ts";
+import { WebhookRunner } from "../webhook/runner.ts";
 
 /** The Secret (in the operator's namespace) holding the serving certificate every replica serves. */
 export const webhookSecretName = "slipway-operator-webhook-tls";
