@@ -79,6 +79,8 @@ async function readSecretArgs(
     const value = data[key];
     if (value === undefined)
       return { invalid: `spec.buildArgs ${arg.name}: Secret ${name} has no key ${key}` };
+    // used as a secret whatever its key is called
+    secrets.keep(value);
     values[arg.name] = value;
   }
   return { values };
