@@ -164,15 +164,16 @@ describe("ImageBuild controller, Kaniko backend", () => {
     );
   });
 
-  it("a termination message carrying a credential base64- or URL-encoded reaches status.message redacted", async () => {
+  it("a termination message carrying a credential base64- or URL-encoded reaches status.message redacted; the access key id stays readable", async () => {
     const namespace = await buildNamespace(servers);
     const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
     // what `RUN echo "$REGISTRY_AUTH" | base64` would print, and the password in a URL
     const encoded = Buffer.from(`builder:${registryUser.password}\n`).toString("base64");
     const inUrl = encodeURIComponent(`${registryUser.password}/x`);
+    const { accessKeyId, secretAccessKey } = servers.s3;
     const failing = {
       "sim.slipway.dev/outcome": "fail",
-      "sim.slipway.dev/message": `leaked ${encoded} and https://h/?p=${inUrl}`,
+      "sim.slipway.dev/message": `leaked ${encoded} and https://h/?p=${inUrl} as ${accessKeyId}:${secretAccessKey}`,
     };
     await startBuildOperator(namespace, buildsConfig(servers, { kaniko: { podAnnotations: failing } }));
     await createImageBuild(namespace, "scorer", {
@@ -187,6 +188,9 @@ describe("ImageBuild controller, Kaniko backend", () => {
     expect(written).not.toContain(Buffer.from(registryUser.password).toString("base64").slice(0, 12));
     expect(written).not.toContain(encoded.slice(8, 20));
     expect(written).not.toContain(registryUser.password);
+    // an identifier is not a secret: only the secret key next to it is redacted (issue #28)
+    expect(build.status?.message).toContain(`as ${accessKeyId}:[redacted]`);
+    expect(written).not.toContain(secretAccessKey);
   });
 
   it("an OOM-killed build pod → Failed(OOMKilled) naming the memory limit", async () => {
