@@ -11,6 +11,8 @@
  * they are what a message must be able to name. Pure.
  */
 
+import type { V1PodSpec } from "@kubernetes/client-node";
+
 /** Shorter values are never redacted: they could be ordinary words, host or namespace names. */
 export const minimumSecretLength = 12;
 
@@ -132,4 +134,33 @@ export function redactorOf(values: string[]): (text: string) => string {
     (a, b) => b.length - a.length,
   );
   return (text) => forms.reduce((result, form) => result.replaceAll(form, "[redacted]"), text);
+}
+
+/** The Secrets a pod is given: whole (envFrom, volumes) and single keys used as secrets (env `valueFrom`). */
+export interface PodSecretRefs {
+  whole: string[];
+  keys: { name: string; key: string }[];
+}
+
+/**
+ * What a build pod may print of its Secrets, read from its spec: a failed build's termination
+ * message is redacted of these even when this operator has not read them itself (a Job started
+ * before it restarted, secret build arguments a Job in the build's namespace takes directly).
+ */
+export function podSecretRefs(pod: V1PodSpec | undefined): PodSecretRefs {
+  const containers = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+  const whole = [
+    ...containers.flatMap((c) =>
+      (c.envFrom ?? []).flatMap((e) => (e.secretRef?.name ? [e.secretRef.name] : [])),
+    ),
+    ...(pod?.volumes ?? []).flatMap((v) => (v.secret?.secretName ? [v.secret.secretName] : [])),
+  ];
+  const keys = containers.flatMap((c) =>
+    (c.env ?? []).flatMap((e) => {
+      const ref = e.valueFrom?.secretKeyRef;
+      return ref?.name && ref.key ? [{ name: ref.name, key: ref.key }] : [];
+    }),
+  );
+  const unique = new Map(keys.map((k) => [`${k.name}/${k.key}`, k]));
+  return { whole: [...new Set(whole)], keys: [...unique.values()] };
 }

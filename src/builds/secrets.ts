@@ -1,7 +1,7 @@
 /** Secret data for the controller: live reads, briefly memoized, and every secret value seen kept for redaction. */
 import type { V1Secret } from "@kubernetes/client-node";
 import type { Client } from "../kube/types.ts";
-import { isRedactable, secretForms, secretValuesOf } from "./redaction.ts";
+import { isRedactable, type PodSecretRefs, secretForms, secretValuesOf } from "./redaction.ts";
 import { types } from "./resource-types.ts";
 
 export class SecretNotFoundError extends Error {
@@ -33,6 +33,20 @@ export class SecretReader {
     for (const value of secretValuesOf(data)) this.keep(value);
     this.#memo.set(key, { data, at: Date.now() });
     return data;
+  }
+
+  /**
+   * Reads the Secrets a pod is given (podSecretRefs) so that what it prints can be redacted: secret
+   * keys' values of whole Secrets, and every key used as a secret. A Secret that cannot be read is
+   * passed over: redaction is the second line, and the message is written all the same.
+   */
+  async learn(client: Client, namespace: string, refs: PodSecretRefs): Promise<void> {
+    const data = (name: string) => this.read(client, namespace, name).catch(() => undefined);
+    for (const name of refs.whole) await data(name);
+    for (const { name, key } of refs.keys) {
+      const value = (await data(name))?.[key];
+      if (value !== undefined) this.keep(value);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   isSecretKey,
   isSecretValue,
   minimumSecretLength,
+  podSecretRefs,
   redactorOf,
   secretValuesOf,
 } from "../../../src/builds/redaction.ts";
@@ -151,5 +152,30 @@ describe("redaction", () => {
     );
     expect(redact(Buffer.from("pip-token-5b3e8a11").toString("base64"))).toBe("[redacted]");
     expect(redact("nothing secret")).toBe("nothing secret");
+  });
+
+  it("reads from a pod spec the Secrets it is given: whole ones (envFrom, volumes) and keys used as secrets (env valueFrom)", () => {
+    const refs = podSecretRefs({
+      initContainers: [
+        { name: "fetch", envFrom: [{ secretRef: { name: "s3-creds" } }, { configMapRef: { name: "c" } }] },
+      ],
+      containers: [
+        {
+          name: "kaniko",
+          env: [
+            { name: "MODEL", value: "scorer" },
+            { name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } },
+            { name: "AGAIN", valueFrom: { secretKeyRef: { name: "model", key: "key" } } },
+            { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+          ],
+        },
+      ],
+      volumes: [
+        { name: "registry-credentials", secret: { secretName: "registry-creds" } },
+        { name: "workspace", emptyDir: {} },
+      ],
+    });
+    expect(refs).toEqual({ whole: ["s3-creds", "registry-creds"], keys: [{ name: "model", key: "key" }] });
+    expect(podSecretRefs(undefined)).toEqual({ whole: [], keys: [] });
   });
 });
