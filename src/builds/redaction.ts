@@ -73,8 +73,9 @@ export function dockerConfigSecrets(text: string): string[] {
 }
 
 /**
- * Keys whose value proves an identity rather than naming it. An id or a name (AWS_ACCESS_KEY_ID,
- * username, client_email, private_key_id) is not secret even when it mentions a key or a token.
+ * Keys whose value proves an identity (secretKeyWords, secretFileKeys) rather than naming it
+ * (identifierKey): an id or a name (AWS_ACCESS_KEY_ID, username, client_email, private_key_id) is
+ * not secret even when it mentions a key or a token.
  */
 const secretKeyWords = /password|passwd|secret|token|private[-_.]?key|api[-_]?key|credential/i;
 const identifierKey = /(^|[-_.])(id|name|user|username|email)$/i;
@@ -96,11 +97,6 @@ export function isSecretKey(key: string): boolean {
 /** Whether `value` is long enough to redact (see minimumSecretLength). */
 export function isRedactable(value: string): boolean {
   return value.length >= minimumSecretLength;
-}
-
-/** Whether the value of `key` is to be redacted: a secret key, and a value no ordinary word can be. */
-export function isSecretValue(key: string, value: string): boolean {
-  return isSecretKey(key) && isRedactable(value);
 }
 
 /** The private key of a Google service-account key file, which a message may carry alone. */
