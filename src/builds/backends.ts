@@ -20,6 +20,7 @@ import { observeJob } from "./job-observation.ts";
 import { renderKanikoJob } from "./kaniko-job.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
+import { podSecretRefs } from "./redaction.ts";
 import { types } from "./resource-types.ts";
 import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 
@@ -79,6 +80,8 @@ async function readSecretArgs(
     const value = data[key];
     if (value === undefined)
       return { invalid: `spec.buildArgs ${arg.name}: Secret ${name} has no key ${key}` };
+    // used as a secret whatever its key is called
+    secrets.keep(value);
     values[arg.name] = value;
   }
   return { values };
@@ -180,7 +183,11 @@ export class JobBackend implements BuildBackend {
         })
       : [];
     const owned = job ? ownsJob(job, target.build) : true;
-    return observeJob(job, podsVisible || pods.length > 0 ? pods : undefined, owned);
+    const observed = observeJob(job, podsVisible || pods.length > 0 ? pods : undefined, owned);
+    // its message may echo what the pod was given, which this operator may never have read
+    if (job && observed.run.state === "failed")
+      await this.#secrets.learn(context.client, target.namespace, podSecretRefs(job.spec?.template.spec));
+    return observed;
   }
 
   running(context: ReconcileContext): number {

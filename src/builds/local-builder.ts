@@ -14,6 +14,7 @@ import { ArtifactLimitError, type ArtifactLimits } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import { BoundedMap } from "./bounded-map.ts";
 import type { RunObservation } from "./decide.ts";
+import { redactorOf } from "./redaction.ts";
 import { type BasicCredentials, dockerConfigFor } from "./registry/credentials.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { downloadArtifact } from "./storage/download.ts";
@@ -169,10 +170,10 @@ export class LocalBuilder {
     const request = await prepare();
     const timer = setTimeout(() => run.controller.abort("timeout"), request.timeoutSeconds * 1000);
     const work = await mkdtemp(join(tmpdir(), "slipway-build-"));
-    const redact = (text: string) =>
-      request.buildArgs
-        .filter((a) => a.secret && a.value)
-        .reduce((t, a) => t.replaceAll(a.value, "[redacted]"), text);
+    const redact = redactorOf([
+      ...request.buildArgs.filter((a) => a.secret).map((a) => a.value),
+      ...(request.credentials ? [request.credentials.password] : []),
+    ]);
     const note = (line: string) => {
       run.log.push(redact(line));
       if (run.log.length > logLimit) run.log.splice(0, run.log.length - logLimit);

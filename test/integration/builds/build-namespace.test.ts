@@ -74,9 +74,15 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       });
       const build = await waitForPhase(team, "scorer", "Building");
       expect(build.metadata.finalizers).toEqual([jobCleanupFinalizer]);
-      expect(await jobsIn(team)).toEqual([]);
-      const [job, ...others] = await jobsIn(builds);
+      // the status says Building before the Job is created there (finalizer, status, copy, Job, copy owned)
+      const [job, ...others] = await eventually(
+        "the build's Job in the build namespace",
+        () => jobsIn(builds),
+        (jobs) => jobs.length > 0,
+        30_000,
+      );
       expect(others).toEqual([]);
+      expect(await jobsIn(team)).toEqual([]);
       expect(build.status?.job).toEqual({ namespace: builds, name: job?.metadata?.name });
       expect(job?.metadata?.ownerReferences).toBeUndefined();
       // the pod pushes with the team's own Secret there, never the platform's, and has no API token
@@ -88,10 +94,16 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       expect(pod?.automountServiceAccountToken).toBe(false);
       // the team's secret build argument, copied next to the Job and owned by it; never in the Job itself
       expect(JSON.stringify(job)).not.toContain(pipToken);
-      const copy = await core.readNamespacedSecret({
-        namespace: builds,
-        name: buildArgsSecretName(job?.metadata?.name ?? ""),
-      });
+      const copy = await eventually(
+        "the copy of the secret argument owned by the Job",
+        () =>
+          core.readNamespacedSecret({
+            namespace: builds,
+            name: buildArgsSecretName(job?.metadata?.name ?? ""),
+          }),
+        (secret) => secret.metadata?.ownerReferences !== undefined,
+        30_000,
+      );
       expect(Buffer.from(copy.data?.PIP_TOKEN ?? "", "base64").toString()).toBe(pipToken);
       expect(copy.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Job", uid: job?.metadata?.uid });
       expect(job?.metadata?.labels).toMatchObject({

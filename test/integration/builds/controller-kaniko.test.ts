@@ -1,4 +1,5 @@
 import { Storage } from "@google-cloud/storage";
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { startFakeGcs, uploadContext } from "../../../src/dev/build-server-children.ts";
 import { pushImage } from "../../../src/dev/push-image.ts";
@@ -18,7 +19,7 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
-import { eventually } from "../../support/cluster.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
 
 const dockerfile = "FROM scratch\nCOPY model.txt /model.txt\n";
 const pipToken = "pip-token-5b3e8a11";
@@ -164,20 +165,25 @@ describe("ImageBuild controller, Kaniko backend", () => {
     );
   });
 
-  it("a termination message carrying a credential base64- or URL-encoded reaches status.message redacted", async () => {
+  it("a termination message carrying a credential base64- or URL-encoded reaches status.message redacted; the access key id stays readable", async () => {
     const namespace = await buildNamespace(servers);
     const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
     // what `RUN echo "$REGISTRY_AUTH" | base64` would print, and the password in a URL
     const encoded = Buffer.from(`builder:${registryUser.password}\n`).toString("base64");
     const inUrl = encodeURIComponent(`${registryUser.password}/x`);
+    const { accessKeyId, secretAccessKey } = servers.s3;
+    // a secret build argument under a key that names no secret: secret because it is used as one
+    const modelKey = "model-key-90c1d2e3";
+    await opaqueSecret(namespace, "model", { key: modelKey });
     const failing = {
       "sim.slipway.dev/outcome": "fail",
-      "sim.slipway.dev/message": `leaked ${encoded} and https://h/?p=${inUrl}`,
+      "sim.slipway.dev/message": `leaked ${encoded} and https://h/?p=${inUrl} as ${accessKeyId}:${secretAccessKey} with ${modelKey}`,
     };
     await startBuildOperator(namespace, buildsConfig(servers, { kaniko: { podAnnotations: failing } }));
     await createImageBuild(namespace, "scorer", {
       ...spec(artifactUri, `b64-${namespace}`),
       backoffLimit: 0,
+      buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
     });
     const build = await waitForPhase(namespace, "scorer", "Failed");
     const written = JSON.stringify([build.status, await eventsIn(namespace)]);
@@ -187,6 +193,67 @@ describe("ImageBuild controller, Kaniko backend", () => {
     expect(written).not.toContain(Buffer.from(registryUser.password).toString("base64").slice(0, 12));
     expect(written).not.toContain(encoded.slice(8, 20));
     expect(written).not.toContain(registryUser.password);
+    // an identifier is not a secret: only the secret key next to it is redacted (issue #28)
+    expect(build.status?.message).toContain(`as ${accessKeyId}:[redacted] with [redacted]`);
+    expect(written).not.toContain(secretAccessKey);
+    expect(written).not.toContain(modelKey);
+  });
+
+  it("an operator that never read the Job's Secrets (restarted while it ran) redacts them from its failure all the same", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    const modelKey = "model-key-4e8b0c7a";
+    await opaqueSecret(namespace, "model", { key: modelKey });
+    const { accessKeyId, secretAccessKey } = servers.s3;
+    const hang = { "sim.slipway.dev/outcome": "hang" };
+    const first = await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { kaniko: { podAnnotations: hang } }),
+    );
+    await createImageBuild(namespace, "scorer", {
+      ...spec(artifactUri, `restart-${namespace}`),
+      backoffLimit: 0,
+      buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
+    });
+    await waitForPhase(namespace, "scorer", "Building");
+    const core = adminConfig().makeApiClient(CoreV1Api);
+    const [pod] = (
+      await eventually(
+        "the build pod",
+        () => core.listNamespacedPod({ namespace }),
+        (pods) => pods.items.length > 0,
+      )
+    ).items;
+    await first.manager.stop();
+    // the pod fails now, printing what it was given: the next operator has read none of it
+    await core.patchNamespacedPod(
+      {
+        namespace,
+        name: pod?.metadata?.name ?? "",
+        body: {
+          metadata: {
+            annotations: {
+              "sim.slipway.dev/outcome": "fail",
+              "sim.slipway.dev/message": `${accessKeyId}:${secretAccessKey} ${registryUser.password} ${modelKey}`,
+            },
+          },
+        },
+      },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await eventually(
+      "the Job failed",
+      () => jobsIn(namespace),
+      ([job]) => job?.status?.conditions?.some((c) => c.type === "Failed" && c.status === "True") === true,
+    );
+    await startBuildOperator(namespace, buildsConfig(servers));
+    const build = await waitForPhase(namespace, "scorer", "Failed");
+    expect(build.status?.message).toBe(
+      `build failed after 1 attempts: kaniko: ${accessKeyId}:[redacted] [redacted] [redacted]`,
+    );
+    const written = JSON.stringify([build.status, await eventsIn(namespace)]);
+    for (const secret of [secretAccessKey, registryUser.password, modelKey])
+      expect(written).not.toContain(secret);
   });
 
   it("an OOM-killed build pod → Failed(OOMKilled) naming the memory limit", async () => {
