@@ -7,8 +7,8 @@
 import pino from "pino";
 import { imageBuildWebhookConfiguration } from "../../src/builds/admission/configuration.ts";
 import { imageBuildAdmission, imageBuildAdmissionPath } from "../../src/builds/admission/review.ts";
-import { webhookSecretName } from "../../src/operator/webhooks.ts";
 import type { RestClient } from "../../src/kube/rest.ts";
+import { webhookSecretName } from "../../src/operator/webhooks.ts";
 import { WebhookRunner } from "../../src/webhook/runner.ts";
 
 const configurationsPath = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";

@@ -12,7 +12,6 @@ import type {
 } from "@kubernetes/client-node";
 import { crdManifest } from "../apis/crd.ts";
 import type { Kind } from "../apis/kind.ts";
-import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../operator/webhooks.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { namespaceArgs, namespacesFromArgs } from "../operator/namespaces.ts";
 import {
@@ -23,6 +22,7 @@ import {
   type PolicyRule,
   runtimePermissions,
 } from "../operator/rbac.ts";
+import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../operator/webhooks.ts";
 import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
 import { placeRunFinalizerPolicyBinding, runFinalizerPolicyObjects } from "./run-finalizer.ts";
 import { placeWebhookConfiguration, webhookArgs, webhookConfigurations, webhookService } from "./webhook.ts";

@@ -97,7 +97,10 @@ describe("slipway dev: image builds (its own control plane)", () => {
       180_000,
     );
     expect(build.status?.phase, build.status?.message).toBe("Succeeded");
-    const digest = await new RegistryClient({ registry, insecure: true }).manifestDigest("slipway/e2e-scorer", "v1");
+    const digest = await new RegistryClient({ registry, insecure: true }).manifestDigest(
+      "slipway/e2e-scorer",
+      "v1",
+    );
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(build.status).toMatchObject({ image: `${registry}/slipway/e2e-scorer:v1`, digest, reused: false });
 
@@ -117,9 +120,9 @@ describe("slipway dev: image builds (its own control plane)", () => {
     const after = JSON.parse(readFileSync(join(dir, "platform-services.json"), "utf8")) as PlatformServices;
     for (const p of after.processes.filter((p) => p.name !== "docker-registry"))
       expect(p.pid).toBe(services.processes.find((q) => q.name === p.name)?.pid);
-    expect(await new RegistryClient({ registry, insecure: true }).manifestDigest("slipway/e2e-scorer", "v1")).toBe(
-      digest,
-    );
+    expect(
+      await new RegistryClient({ registry, insecure: true }).manifestDigest("slipway/e2e-scorer", "v1"),
+    ).toBe(digest);
 
     const down = await dev("down");
     expect(down.code, down.stderr).toBe(0);

@@ -131,7 +131,11 @@ describe("the demo's set-up serves team namespaces", () => {
     const asMember = KubernetesObjectApi.makeApiClient(member);
     // no right on Secrets, not even its own namespace's
     expect(
-      await refusal(member.makeApiClient(CoreV1Api).readNamespacedSecret({ name: "slipway-builds-s3", namespace: "team-b" })),
+      await refusal(
+        member
+          .makeApiClient(CoreV1Api)
+          .readNamespacedSecret({ name: "slipway-builds-s3", namespace: "team-b" }),
+      ),
     ).toContain("forbidden");
 
     // the README's flow: upload a context, then an ImageBuild with that URI
@@ -145,11 +149,22 @@ describe("the demo's set-up serves team namespaces", () => {
         apiVersion: builds,
         kind: "ImageBuild",
         metadata: { name, namespace: "team-b" },
-        spec: { project: "team", name: "scorer", version: "v1", artifactUri: upload.stdout.trim(), buildArgs },
+        spec: {
+          project: "team",
+          name: "scorer",
+          version: "v1",
+          artifactUri: upload.stdout.trim(),
+          buildArgs,
+        },
       } as Any);
     // the admission webhook runs in dev: a build argument from a Secret the member may not get is refused
     const refused = await refusal(
-      build("steal", [{ name: "KEY", valueFrom: { secretKeyRef: { name: "slipway-builds-s3", key: "AWS_SECRET_ACCESS_KEY" } } }]),
+      build("steal", [
+        {
+          name: "KEY",
+          valueFrom: { secretKeyRef: { name: "slipway-builds-s3", key: "AWS_SECRET_ACCESS_KEY" } },
+        },
+      ]),
     );
     expect(refused).toContain("denied the request");
     expect(refused).toContain("slipway-builds-s3");
@@ -177,10 +192,14 @@ describe("the demo's set-up serves team namespaces", () => {
     const synced = await eventually(
       "Pipeline team-b/train Synchronized on the platform's Provider",
       () => read(pipelines, "Pipeline", "team-b", "train"),
-      (p) => condition(p, "Synchronized")?.status === "True" || condition(p, "Synchronized")?.reason === "ProviderNotAllowed",
+      (p) =>
+        condition(p, "Synchronized")?.status === "True" ||
+        condition(p, "Synchronized")?.reason === "ProviderNotAllowed",
       120_000,
     );
-    expect(condition(synced, "Synchronized"), JSON.stringify(synced.status)).toMatchObject({ status: "True" });
+    expect(condition(synced, "Synchronized"), JSON.stringify(synced.status)).toMatchObject({
+      status: "True",
+    });
     // the team's entry is its own: the Provider keeps the platform's spec and lists the team
     const provider = await read(pipelines, "Provider", "slipway", "slipway");
     expect(provider.spec.allowedNamespaces).toEqual(["team-b"]);

@@ -6,10 +6,10 @@
 import { AdmissionregistrationV1Api, type V1ValidatingWebhookConfiguration } from "@kubernetes/client-node";
 import pino from "pino";
 import { onTestFinished } from "vitest";
-import { operatorWebhooks } from "../../src/operator/webhooks.ts";
 import { bundleFor, operatorName } from "../../src/bundle/bundle.ts";
 import { RestClient } from "../../src/kube/rest.ts";
 import type { ControllerSpec } from "../../src/kube/types.ts";
+import { operatorWebhooks } from "../../src/operator/webhooks.ts";
 import type { WebhookConfigurationOptions } from "../../src/webhook/configuration.ts";
 import { adminConfig } from "./cluster.ts";
 import { applyRbac, bundleOptions } from "./operator-rbac.ts";

@@ -6,11 +6,11 @@
  */
 import { CoreV1Api, type V1Secret } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { type BundleObject, bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
 import { allControllers } from "../../../src/operator/controllers.ts";
 import type { PolicyRule } from "../../../src/operator/rbac.ts";
+import { webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { ensureServingSecret } from "../../../src/webhook/serving-secret.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { applyRbac, bundleOptions } from "../../support/operator-rbac.ts";

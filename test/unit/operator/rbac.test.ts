@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { webhookPermissions, webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { bundleFor } from "../../../src/bundle/bundle.ts";
 import { allControllers } from "../../../src/operator/controllers.ts";
 import { deriveRbac, type PolicyRule, runtimePermissions } from "../../../src/operator/rbac.ts";
+import { webhookPermissions, webhookSecretName } from "../../../src/operator/webhooks.ts";
 import { bundleOptions } from "../../support/operator-rbac.ts";
 
 const verbsOn = (group: string, resource: string) =>

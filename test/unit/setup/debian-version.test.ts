@@ -32,7 +32,9 @@ describe("resolve_pin", () => {
   });
 
   it("newest stands for the highest served version by Debian's ordering", () => {
-    expect(resolve("newest", ["2025b-0+deb12u1", "2026f-0+deb12u1", "2026b-0+deb12u1"])).toBe("2026f-0+deb12u1");
+    expect(resolve("newest", ["2025b-0+deb12u1", "2026f-0+deb12u1", "2026b-0+deb12u1"])).toBe(
+      "2026f-0+deb12u1",
+    );
   });
 
   it("an upstream version no source serves resolves to nothing (set-up then fails naming it)", () => {
