@@ -15,6 +15,7 @@ import { CoreV1Api } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
 import { uploadContext } from "../../../src/dev/build-server-children.ts";
+import { writeRegistryHosts } from "../../../src/dev/real-node/config.ts";
 import { bridgeGateway } from "../../../src/dev/real-node/network.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import {
@@ -31,7 +32,7 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
-import { adminConfig } from "../../support/cluster.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
 
 const run = promisify(execFile);
 const skipped = inject("realNodeSkipped");
@@ -165,6 +166,49 @@ describe.skipIf(skipped !== "")(
       const reused = await waitForPhase(namespace, "scorer-again", "Succeeded", 60_000);
       expect(reused.status).toMatchObject({ reused: true, digest });
       expect((await jobsIn(namespace)).map((j) => j.metadata?.uid)).toEqual([job?.metadata?.uid]);
+
+      // a pod of the namespace pulls what was built from the registry on the bridge (the node's
+      // containerd through the hosts file `slipway dev up` writes for dev's registry) and runs it
+      await writeRegistryHosts(inject("devDir"), registry);
+      const core = adminConfig().makeApiClient(CoreV1Api);
+      const auth = Buffer.from(credentials).toString("base64");
+      await core.createNamespacedSecret({
+        namespace,
+        body: {
+          metadata: { name: "pull" },
+          type: "kubernetes.io/dockerconfigjson",
+          stringData: { ".dockerconfigjson": JSON.stringify({ auths: { [registry]: { auth } } }) },
+        },
+      });
+      await core.createNamespacedPod({
+        namespace,
+        body: {
+          metadata: { name: "runs-the-build" },
+          spec: {
+            ...realNodePlacement(),
+            restartPolicy: "Never",
+            imagePullSecrets: [{ name: "pull" }],
+            containers: [
+              {
+                name: "main",
+                image: `${registry}/${repository}:${tag}`,
+                command: ["/bin/busybox", "cat", "/model/model.txt"],
+              },
+            ],
+          },
+        },
+      });
+      const ran = await eventually(
+        "pod runs-the-build Succeeded",
+        () => core.readNamespacedPod({ namespace, name: "runs-the-build" }),
+        (p) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed",
+        120_000,
+      ).catch(async (error) => {
+        const pod = await core.readNamespacedPod({ namespace, name: "runs-the-build" });
+        throw new Error(`${error}: ${JSON.stringify(pod.status)}`);
+      });
+      expect(ran.status?.phase).toBe("Succeeded");
+      expect(await core.readNamespacedPodLog({ namespace, name: "runs-the-build" })).toBe("weights");
 
       const everything = JSON.stringify([built, reused, await eventsIn(namespace), operator.logs]);
       for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])
