@@ -1,0 +1,48 @@
+/**
+ * An admission handler for a kind whose objects name Secrets: the Secrets an object names, a
+ * SubjectAccessReview per Secret as the request's user (secret-access.ts), and the kind's refusal
+ * naming the first field whose Secret that user may not get. The ImageBuild and Provider webhooks
+ * are this rule with their own references and messages.
+ */
+import type { RestClient } from "../kube/rest.ts";
+import { type AdmissionHandler, type AdmissionRequest, admit, refuse } from "./admission-review.ts";
+import { readableSecrets } from "./secret-access.ts";
+
+export interface SecretReferencingKind<T, Reference> {
+  /** The kind's name, for a request that carries none. */
+  kind: string;
+  references: (object: T) => Reference[];
+  /** The Secret names to review (each once). */
+  secrets: (references: Reference[]) => string[];
+  /** The refusal, or undefined when `user` may read every Secret in `readable`'s terms. */
+  refusal: (
+    references: Reference[],
+    readable: ReadonlySet<string>,
+    user: string,
+    namespace: string,
+  ) => string | undefined;
+}
+
+/** The handler, asking the API server as the operator (it needs `create` on subjectaccessreviews). */
+export function secretAdmission<T extends { spec?: unknown; metadata?: { namespace?: string } }, Reference>(
+  rest: Pick<RestClient, "request">,
+  rule: SecretReferencingKind<T, Reference>,
+): AdmissionHandler {
+  return async (request: AdmissionRequest) => {
+    const object = request.object as T | undefined;
+    const namespace = request.namespace ?? object?.metadata?.namespace;
+    if (!object?.spec || !namespace) return refuse(request.uid, `the request carries no ${rule.kind}`, 400);
+    const references = rule.references(object);
+    if (references.length === 0) return admit(request.uid);
+    const user = request.userInfo.username;
+    if (!user) return refuse(request.uid, "the request has no user to check the Secrets for");
+    const readable = await readableSecrets(
+      rest,
+      { ...request.userInfo, username: user },
+      namespace,
+      rule.secrets(references),
+    );
+    const refusal = rule.refusal(references, readable, user, namespace);
+    return refusal ? refuse(request.uid, refusal) : admit(request.uid);
+  };
+}
