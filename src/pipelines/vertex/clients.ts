@@ -8,6 +8,8 @@ import { secretType } from "../../kube/core-types.ts";
 import type { Client, KubeObject } from "../../kube/types.ts";
 import type { ProviderAt, ProviderConfig } from "../backend.ts";
 import { perClient } from "../kfp/per-client.ts";
+import { checkedAddress } from "../outbound-lookup.ts";
+import { listedHost, type OutboundPolicy } from "../outbound-policy.ts";
 import { keyText } from "../provider-ref.ts";
 import { type VertexSettings, vertexSettings } from "./settings.ts";
 
@@ -88,11 +90,31 @@ async function authOptions(client: Client, provider: ProviderConfig, settings: V
   return { authClient: asAuthClient(jwt) };
 }
 
-async function makeClients(client: Client, provider: ProviderConfig): Promise<Clients> {
-  const settings = vertexSettings(provider);
+/**
+ * Where the channel connects: a host the installer listed by name as it is (gRPC resolves it);
+ * any other to the address checked here, the host name kept for TLS and the `:authority`, so
+ * that a second resolution cannot lead it elsewhere.
+ */
+async function connectOptions(settings: VertexSettings, outbound: OutboundPolicy) {
+  const host = settings.apiEndpoint;
+  if (host.endsWith(".googleapis.com") || listedHost(outbound, host)) return { apiEndpoint: host };
+  const address = await checkedAddress(outbound, "spec.parameters.apiEndpoint", host);
+  return {
+    apiEndpoint: address,
+    "grpc.ssl_target_name_override": host,
+    "grpc.default_authority": host,
+  };
+}
+
+async function makeClients(
+  client: Client,
+  provider: ProviderConfig,
+  outbound: OutboundPolicy,
+): Promise<Clients> {
+  const settings = vertexSettings(provider, outbound);
   const { v1 } = await import("@google-cloud/aiplatform");
   const options = {
-    apiEndpoint: settings.apiEndpoint,
+    ...(await connectOptions(settings, outbound)),
     ...(settings.port ? { port: settings.port } : {}),
     projectId: settings.project,
     ...(await authOptions(client, provider, settings)),
@@ -122,17 +144,25 @@ export const ignoring =
     if (!codes.includes(grpcCode(error) ?? -1)) throw error;
   };
 
-export function vertexClients(client: Client, provider: ProviderConfig): Promise<Clients> {
+export function vertexClients(
+  client: Client,
+  provider: ProviderConfig,
+  outbound: OutboundPolicy,
+): Promise<Clients> {
   return clientsOf(client, provider, () => {
-    const clients = makeClients(client, provider);
+    const clients = makeClients(client, provider, outbound);
     clients.catch(() => clientsOf.forget(client, provider)); // a bad configuration is read again next time
     return clients;
   });
 }
 
 /** The clients of a Provider that may be gone (a delete or a poll): an error naming it when it is. */
-export function vertexClientsAt(client: Client, provider: ProviderAt): Promise<Clients> {
+export function vertexClientsAt(
+  client: Client,
+  provider: ProviderAt,
+  outbound: OutboundPolicy,
+): Promise<Clients> {
   if (!provider.config)
     throw new Error(`Provider ${keyText(provider.key)} no longer exists: Vertex AI cannot be reached`);
-  return vertexClients(client, provider.config);
+  return vertexClients(client, provider.config, outbound);
 }
