@@ -184,11 +184,6 @@ export function checkedUrl(policy: OutboundPolicy, field: string, text: string):
   return url;
 }
 
-/** Whether the installer named `host` (or its literal address's network) in the allow list. */
-export function listedHost(policy: OutboundPolicy, host: string): boolean {
-  return "listed" in hostVerdict(policy, host);
-}
-
 /** Whether a Provider in `namespace` may use the operator's ambient cloud credentials. */
 export const ambientAllowed = (policy: OutboundPolicy, namespace: string) =>
   policy.ambientNamespaces.has("*") || policy.ambientNamespaces.has(namespace);

@@ -8,8 +8,7 @@ import { secretType } from "../../kube/core-types.ts";
 import type { Client, KubeObject } from "../../kube/types.ts";
 import type { ProviderAt, ProviderConfig } from "../backend.ts";
 import { perClient } from "../kfp/per-client.ts";
-import { checkedAddress } from "../outbound-lookup.ts";
-import { listedHost, type OutboundPolicy } from "../outbound-policy.ts";
+import type { OutboundPolicy } from "../outbound-policy.ts";
 import { keyText } from "../provider-ref.ts";
 import { type VertexSettings, vertexSettings } from "./settings.ts";
 
@@ -90,22 +89,6 @@ async function authOptions(client: Client, provider: ProviderConfig, settings: V
   return { authClient: asAuthClient(jwt) };
 }
 
-/**
- * Where the channel connects: a host the installer listed by name as it is (gRPC resolves it);
- * any other to the address checked here, the host name kept for TLS and the `:authority`, so
- * that a second resolution cannot lead it elsewhere.
- */
-async function connectOptions(settings: VertexSettings, outbound: OutboundPolicy) {
-  const host = settings.apiEndpoint;
-  if (host.endsWith(".googleapis.com") || listedHost(outbound, host)) return { apiEndpoint: host };
-  const address = await checkedAddress(outbound, "spec.parameters.apiEndpoint", host);
-  return {
-    apiEndpoint: address,
-    "grpc.ssl_target_name_override": host,
-    "grpc.default_authority": host,
-  };
-}
-
 async function makeClients(
   client: Client,
   provider: ProviderConfig,
@@ -114,7 +97,9 @@ async function makeClients(
   const settings = vertexSettings(provider, outbound);
   const { v1 } = await import("@google-cloud/aiplatform");
   const options = {
-    ...(await connectOptions(settings, outbound)),
+    // Google's regional endpoint, or a host the installer listed (vertexSettings): a name listed is
+    // trusted with what it resolves to, so the channel resolves it itself
+    apiEndpoint: settings.apiEndpoint,
     ...(settings.port ? { port: settings.port } : {}),
     projectId: settings.project,
     ...(await authOptions(client, provider, settings)),
