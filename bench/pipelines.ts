@@ -14,6 +14,7 @@ import type { ProviderConfig, RunDefinition } from "../src/pipelines/backend.ts"
 import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { runBody } from "../src/pipelines/kfp/requests.ts";
+import { outboundPolicy } from "../src/pipelines/outbound-policy.ts";
 import { runFinalizerPolicyType } from "../src/pipelines/run-finalizer-policy.ts";
 import { providerConfig } from "../src/pipelines/sync/reconciler.ts";
 import { statusOf } from "../src/pipelines/sync/status.ts";
@@ -35,6 +36,8 @@ const namespaceType = {
   namespaced: false,
 };
 const concurrency = runController({ backends }).concurrency ?? 4;
+/** The bench's KFP and Vertex servers listen on loopback: the operator's outbound policy lets it through. */
+const loopbackAllowed = outboundPolicy({ allow: ["127.0.0.1"] });
 const group = "pipelines.slipway.dev/v1alpha1";
 
 const token = "bench-kfp-token";
@@ -127,7 +130,7 @@ async function vertexBench(server: VertexServer): Promise<BenchBackend> {
     type: "vertex",
     providerSpec,
     submit: async (run, provider) => {
-      const settings = vertexSettings(provider);
+      const settings = vertexSettings(provider, loopbackAllowed);
       const parent = locationName(settings);
       const pipelineJobId = vertexId(run.owner);
       // a plain client compiles the one Pipeline once, as the backend keeps it per version
@@ -260,7 +263,7 @@ async function setUp(api: Api, config: KubeConfig, namespace: string, backend: B
     metadata: { name: "train", namespace },
     spec: pipelineSpec(backend.type),
   });
-  const setup = await startPipelinesOperator(config);
+  const setup = await startPipelinesOperator(config, { outbound: { allow: ["127.0.0.1"] } });
   await until(
     "the Pipeline synchronized",
     async () => {
@@ -340,7 +343,7 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string, bac
   const requests = countOperatorRequests();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const operator = await startPipelinesOperator(config);
+  const operator = await startPipelinesOperator(config, { outbound: { allow: ["127.0.0.1"] } });
   await counter.done;
   const seconds = (performance.now() - started) / 1000;
   const cpuSeconds = cpuSecondsSince(cpu);

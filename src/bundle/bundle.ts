@@ -23,6 +23,11 @@ import {
   runtimePermissions,
 } from "../operator/rbac.ts";
 import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../operator/webhooks.ts";
+import {
+  ambientNamespacesVariable,
+  outboundAllowVariable,
+  outboundDenyVariable,
+} from "../pipelines/outbound-policy.ts";
 import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
 import { placeRunFinalizerPolicyBinding, runFinalizerPolicyObjects } from "./run-finalizer.ts";
 import { placeWebhookConfiguration, webhookArgs, webhookConfigurations, webhookService } from "./webhook.ts";
@@ -54,6 +59,16 @@ export interface BundleOptions {
   engineCrds?: BundleObject[];
   /** The ServiceAccounts a Provider may name (`namespace/name`, `*\/name`); default none. */
   providerServiceAccounts?: string[];
+  /**
+   * The operator's outbound policy (src/pipelines/outbound-policy.ts, docs/security.md): hosts or
+   * CIDRs a tenant-named endpoint may reach beyond the built-in refusals (loopback, link-local,
+   * unspecified); default none.
+   */
+  outboundAllow?: string[];
+  /** CIDRs refused unless allowed: the cluster's node and pod networks; default none. */
+  outboundDeny?: string[];
+  /** Namespaces whose vertex Providers may use the operator's ambient cloud credentials (`*`: all); default none. */
+  ambientCredentialsNamespaces?: string[];
   /** The Run finalizer policy, bound to the served namespaces (src/bundle/run-finalizer.ts). */
   runFinalizerPolicy?: boolean;
 }
@@ -64,6 +79,10 @@ export interface OperatorPodAdditions {
   volumeMounts?: V1VolumeMount[];
   volumes?: V1Volume[];
 }
+
+/** A comma-separated list's variable, only when the list has entries. */
+const listEnv = (name: string, entries: readonly string[] | undefined): V1EnvVar[] =>
+  entries?.length ? [{ name, value: entries.join(",") }] : [];
 
 export const defaultResources: V1ResourceRequirements = {
   requests: { cpu: "100m", memory: "128Mi" },
@@ -211,9 +230,10 @@ function deployment(options: BundleOptions): BundleObject {
                 { name: "LOG_LEVEL", value: options.logLevel },
                 // only when set: the API server drops an empty value, and kubectl apply would then
                 // report the Deployment "configured" on every apply
-                ...(options.providerServiceAccounts?.length
-                  ? [{ name: serviceAccountsVariable, value: options.providerServiceAccounts.join(",") }]
-                  : []),
+                ...listEnv(serviceAccountsVariable, options.providerServiceAccounts),
+                ...listEnv(outboundAllowVariable, options.outboundAllow),
+                ...listEnv(outboundDenyVariable, options.outboundDeny),
+                ...listEnv(ambientNamespacesVariable, options.ambientCredentialsNamespaces),
                 ...(additions.env ?? []),
               ],
               ports: [

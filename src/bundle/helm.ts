@@ -24,6 +24,12 @@ export interface ChartValues {
   allNamespaces: boolean;
   /** The ServiceAccounts a Provider may name (`namespace/name`, `*\/name`): the operator's allowlist. */
   providerServiceAccounts: string[];
+  /** The operator's outbound policy: hosts or CIDRs allowed (SLIPWAY_OUTBOUND_ALLOW). */
+  outboundAllow: string[];
+  /** The cluster's node and pod networks, refused unless allowed (SLIPWAY_OUTBOUND_DENY). */
+  outboundDeny: string[];
+  /** Namespaces allowed the operator's ambient cloud credentials (SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES). */
+  ambientCredentialsNamespaces: string[];
 }
 
 const valueKeys: (keyof ChartValues)[] = [
@@ -34,6 +40,9 @@ const valueKeys: (keyof ChartValues)[] = [
   "namespaces",
   "allNamespaces",
   "providerServiceAccounts",
+  "outboundAllow",
+  "outboundDeny",
+  "ambientCredentialsNamespaces",
 ];
 
 /** `repository:tag` split at the tag's colon (not a registry port's); the chart needs both parts. */
@@ -52,6 +61,9 @@ export function chartValues(options: BundleOptions): ChartValues {
     namespaces: Array.isArray(options.serves) ? options.serves : [],
     allNamespaces: options.serves === "all",
     providerServiceAccounts: options.providerServiceAccounts ?? [],
+    outboundAllow: options.outboundAllow ?? [],
+    outboundDeny: options.outboundDeny ?? [],
+    ambientCredentialsNamespaces: options.ambientCredentialsNamespaces ?? [],
   };
 }
 
@@ -65,7 +77,18 @@ const markers = {
   resources: "HELM-RESOURCES",
   servedNamespace: "HELM-SERVED-NAMESPACE",
   providerServiceAccounts: "HELM-PROVIDER-SERVICE-ACCOUNTS",
+  outboundAllow: "HELM-OUTBOUND-ALLOW",
+  outboundDeny: "HELM-OUTBOUND-DENY",
+  ambientCredentialsNamespaces: "HELM-AMBIENT-CREDENTIALS-NAMESPACES",
 } as const;
+
+/** The operator's list variables: rendered only when their value has entries. */
+const listVariables: [variable: string, key: keyof typeof markers][] = [
+  ["SLIPWAY_PROVIDER_SERVICE_ACCOUNTS", "providerServiceAccounts"],
+  ["SLIPWAY_OUTBOUND_ALLOW", "outboundAllow"],
+  ["SLIPWAY_OUTBOUND_DENY", "outboundDeny"],
+  ["SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES", "ambientCredentialsNamespaces"],
+];
 
 const expressions: [string, string][] = [
   [markers.namespace, "{{ .Release.Namespace }}"],
@@ -75,7 +98,10 @@ const expressions: [string, string][] = [
   [markers.logLevel, "{{ .Values.logLevel | quote }}"],
   [markers.version, "{{ .Chart.AppVersion | quote }}"],
   [markers.servedNamespace, "{{ . }}"],
-  [markers.providerServiceAccounts, '{{ join "," .Values.providerServiceAccounts | quote }}'],
+  ...listVariables.map(([, key]): [string, string] => [
+    markers[key],
+    `{{ join "," .Values.${key} | quote }}`,
+  ]),
 ];
 
 /** Markers that stand for a whole line (`key: MARKER` or `- MARKER`): it becomes these lines, indented like it. */
@@ -119,13 +145,17 @@ function tokenRuleTemplate(yaml: string): string {
 
 /** An object's YAML with its markers as template expressions. */
 function templateText(yaml: string): string {
-  return tokenRuleTemplate(yaml)
-    .replace(
-      // the allowlist's variable only when values name one (as the bundle: an empty env value is dropped by
-      // the API server, and apply would then change the Deployment every time)
-      /^( *)- name: SLIPWAY_PROVIDER_SERVICE_ACCOUNTS\n *value: HELM-PROVIDER-SERVICE-ACCOUNTS\n/m,
-      (entry) => `{{- if .Values.providerServiceAccounts }}\n${entry}{{- end }}\n`,
-    )
+  // a list's variable only when values name entries (as the bundle: an empty env value is dropped by
+  // the API server, and apply would then change the Deployment every time)
+  const listed = listVariables.reduce(
+    (text, [variable, key]) =>
+      text.replace(
+        new RegExp(`^( *)- name: ${variable}\\n *value: ${markers[key]}\\n`, "m"),
+        (entry) => `{{- if .Values.${key} }}\n${entry}{{- end }}\n`,
+      ),
+    tokenRuleTemplate(yaml),
+  );
+  return listed
     .replace(
       /^( *)(?:- |[\w-]+: )(HELM-[A-Z-]+)$/gm,
       (line, indent: string, marker: string) => blocks[marker]?.(indent).join("\n") ?? line,
@@ -238,6 +268,9 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
       resources: markers.resources as unknown as BundleOptions["resources"],
       operatorPod: buildsPodMarkers,
       providerServiceAccounts: [markers.providerServiceAccounts],
+      outboundAllow: [markers.outboundAllow],
+      outboundDeny: [markers.outboundDeny],
+      ambientCredentialsNamespaces: [markers.ambientCredentialsNamespaces],
     });
   const ownNamespace = marked(undefined);
   const files = new Map<string, string>();

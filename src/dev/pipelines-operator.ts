@@ -11,10 +11,11 @@ import { Manager } from "../kube/manager.ts";
 import { isNotFound, RestClient } from "../kube/rest.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { providerServiceAccountPolicy } from "../operator/controllers.ts";
-import { backends } from "../pipelines/backends.ts";
+import { backendsFor } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
-import type { EventDispatcher, EventsOptions } from "../pipelines/events/dispatcher.ts";
+import { EventDispatcher, type EventsOptions } from "../pipelines/events/dispatcher.ts";
+import { type OutboundSettings, outboundPolicy } from "../pipelines/outbound-policy.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 import { crdType, established } from "./crds.ts";
 
@@ -108,6 +109,8 @@ export interface PipelinesOperatorOptions {
   events?: EventsOptions | EventDispatcher;
   /** The operator's allowlist of the ServiceAccounts a Provider may name (SLIPWAY_PROVIDER_SERVICE_ACCOUNTS). */
   serviceAccounts?: readonly string[];
+  /** The operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW…): the tests' own backends on loopback must be allowed. */
+  outbound?: OutboundSettings;
 }
 
 /** The pipelines controllers in this process, as `slipway operator` runs them. */
@@ -115,13 +118,16 @@ export async function startPipelinesOperator(
   config: KubeConfig,
   options: PipelinesOperatorOptions = {},
 ): Promise<Manager> {
-  const { run, events, serviceAccounts = [] } = options;
+  const { run, serviceAccounts = [] } = options;
+  const outbound = outboundPolicy(options.outbound);
+  const events = options.events instanceof EventDispatcher ? options.events : { ...options.events, outbound };
   const manager = new Manager({
     kubeConfig: config,
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
   const policy = providerServiceAccountPolicy(serviceAccounts);
+  const backends = backendsFor(outbound);
   for (const controller of pipelineControllers({ backends, run, events, serviceAccounts: policy }))
     manager.add(controller);
   await manager.start();

@@ -1,9 +1,10 @@
 import type { BuildsConfig } from "../builds/config.ts";
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
-import { backends } from "../pipelines/backends.ts";
+import { backendsFor } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
+import { type OutboundPolicy, outboundPolicy } from "../pipelines/outbound-policy.ts";
 import {
   allowlistPolicy,
   eitherPolicy,
@@ -26,9 +27,12 @@ export function allControllers(
     events?: EventsOptions;
     /** The allowlist of ServiceAccounts a Provider may name (`namespace/name`, `*\/name`). */
     providerServiceAccounts?: string[];
+    /** What a tenant-named endpoint (kfp, vertex, event sink) may be; default: the built-in refusals only. */
+    outbound?: OutboundPolicy;
   } = {},
 ): ControllerSpec[] {
   const serviceAccounts = providerServiceAccountPolicy(options.providerServiceAccounts ?? []);
+  const outbound = options.outbound ?? outboundPolicy();
   return [
     ...platformControllers(),
     imageBuildController({
@@ -36,6 +40,10 @@ export function allControllers(
       devMode: options.devMode ?? false,
       overrideVoucher: platformBuildsVoucher,
     }),
-    ...pipelineControllers({ backends, events: options.events, serviceAccounts }),
+    ...pipelineControllers({
+      backends: backendsFor(outbound),
+      events: { ...options.events, outbound },
+      serviceAccounts,
+    }),
   ];
 }

@@ -6,6 +6,7 @@ import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
+import { outboundPolicyFromEnvironment } from "../pipelines/outbound-policy.ts";
 import {
   parseServiceAccountAllowlist,
   serviceAccountsVariable,
@@ -79,6 +80,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       devMode: devModeFromEnvironment(),
       events: eventsConfigFromEnvironment(),
       providerServiceAccounts: parseServiceAccountAllowlist(process.env[serviceAccountsVariable]),
+      outbound: outboundPolicyFromEnvironment(),
     });
   for (const spec of controllers) manager.add(spec);
   const webhooks =

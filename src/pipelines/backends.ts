@@ -7,11 +7,16 @@
  */
 import { argoBackend } from "./argo/backend.ts";
 import type { BackendRegistry } from "./backend.ts";
-import { kfpBackend } from "./kfp/backend.ts";
-import { vertexBackend } from "./vertex/backend.ts";
+import { kfpBackendFor } from "./kfp/backend.ts";
+import { type OutboundPolicy, outboundPolicy } from "./outbound-policy.ts";
+import { vertexBackendFor } from "./vertex/backend.ts";
 
-export const backends: BackendRegistry = {
+/** The backends, the remote ones (kfp, vertex) calling out only as the operator's outbound policy lets them. */
+export const backendsFor = (outbound: OutboundPolicy): BackendRegistry => ({
   argo: argoBackend,
-  kfp: kfpBackend,
-  vertex: vertexBackend,
-};
+  kfp: kfpBackendFor(outbound),
+  vertex: vertexBackendFor(outbound),
+});
+
+/** Under the default outbound policy. */
+export const backends: BackendRegistry = backendsFor(outboundPolicy());

@@ -8,6 +8,7 @@ import { pipelineKinds } from "../../src/apis/pipelines/index.ts";
 import { Api, startPipelinesOperator } from "../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../src/kube/manager.ts";
 import type { ResourceType } from "../../src/kube/types.ts";
+import type { OutboundSettings } from "../../src/pipelines/outbound-policy.ts";
 import { adminConfig, eventually } from "./cluster.ts";
 import { installCrds } from "./crds.ts";
 
@@ -29,9 +30,14 @@ export interface PipelinesTestbed {
 
 /**
  * Registers the suite's beforeAll/afterAll (nothing is started when `enabled` is false);
- * `serviceAccounts` is the operator's allowlist of the ServiceAccounts a Provider may name.
+ * `serviceAccounts` is the operator's allowlist of the ServiceAccounts a Provider may name,
+ * `outbound` its outbound policy (a test's own backends on 127.0.0.1 must be allowed there).
  */
-export function pipelinesTestbed(enabled = true, serviceAccounts: readonly string[] = []): PipelinesTestbed {
+export function pipelinesTestbed(
+  enabled = true,
+  serviceAccounts: readonly string[] = [],
+  outbound: OutboundSettings = {},
+): PipelinesTestbed {
   let api: Api | undefined;
   let operator: Manager | undefined;
   beforeAll(async () => {
@@ -41,6 +47,7 @@ export function pipelinesTestbed(enabled = true, serviceAccounts: readonly strin
     operator = await startPipelinesOperator(adminConfig(), {
       run: { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
       serviceAccounts,
+      outbound,
     });
   }, 120_000);
   afterAll(async () => {

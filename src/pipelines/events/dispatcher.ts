@@ -6,6 +6,7 @@
  * an attempt early.
  */
 import { setNewest } from "../../kube/bounded-map.ts";
+import type { OutboundPolicy } from "../outbound-policy.ts";
 import {
   type AttemptOutcome,
   afterAttempt,
@@ -17,7 +18,7 @@ import {
 } from "./delivery.ts";
 import { type CompletionIdentity, type DeliveryRecord, runCompletionEvent } from "./event.ts";
 import { EventMetrics } from "./metrics.ts";
-import type { Sink } from "./sinks.ts";
+import { type Sink, sinkName } from "./sinks.ts";
 import { type Send, transports } from "./transports.ts";
 
 export interface EventsOptions {
@@ -26,6 +27,11 @@ export interface EventsOptions {
   retry?: RetryPolicy;
   /** How long one attempt may take before it counts as failed. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * The operator's outbound policy, for the sinks a tenant names (a Provider's, a Run's); the
+   * operator's own sinks are the installer's and go unchecked. Unset: none checked (tests' own sends).
+   */
+  outbound?: OutboundPolicy;
 }
 
 /** How many (event, sink) decisions are remembered (oldest forgotten first). */
@@ -40,15 +46,17 @@ export class EventDispatcher {
   readonly #close: () => Promise<void>;
   readonly #now: () => number;
   readonly #decided = new Map<string, SinkDelivery>();
+  readonly #operatorSinkNames: ReadonlySet<string>;
 
   constructor(
     options: EventsOptions = {},
     deps: { send?: Send; metrics?: EventMetrics; now?: () => number } = {},
   ) {
     this.operatorSinks = options.sinks ?? [];
+    this.#operatorSinkNames = new Set(this.operatorSinks.map(sinkName));
     this.#retry = options.retry ?? defaultRetry;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    const made = deps.send ? undefined : transports();
+    const made = deps.send ? undefined : transports(options.outbound);
     this.#send = deps.send ?? (made?.send as Send);
     this.#close = made?.close ?? (async () => {});
     this.metrics = deps.metrics ?? new EventMetrics();
@@ -87,7 +95,12 @@ export class EventDispatcher {
     if (!isDue(delivery, this.#now())) return delivery;
     const sink = sinks.get(delivery.sink);
     const outcome: AttemptOutcome = sink
-      ? await this.#send(sink, runCompletionEvent(identity, record), this.#timeoutMs)
+      ? await this.#send(
+          sink,
+          runCompletionEvent(identity, record),
+          this.#timeoutMs,
+          !this.#operatorSinkNames.has(delivery.sink),
+        )
       : { ok: false, error: "the sink is no longer configured", permanent: true };
     const now = this.#now();
     const after = afterAttempt(delivery, outcome, now, this.#retry);

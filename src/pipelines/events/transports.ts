@@ -4,27 +4,41 @@
  * without the sink's address, so no credential of it reaches status, logs or Events.
  */
 import type { CloudEvent } from "cloudevents";
+import { type Dispatcher, fetch } from "undici";
+import { checkedAddress, checkedAgent } from "../outbound-lookup.ts";
+import { checkedUrl, type OutboundPolicy } from "../outbound-policy.ts";
 import type { AttemptOutcome } from "./delivery.ts";
 import { cloudEventsSdk } from "./event.ts";
 import type { Sink } from "./sinks.ts";
 
-export type Send = (sink: Sink, event: CloudEvent<unknown>, timeoutMs: number) => Promise<AttemptOutcome>;
+/** `checked`: a tenant's sink (a Provider's or a Run's), sent to only as the outbound policy allows. */
+export type Send = (
+  sink: Sink,
+  event: CloudEvent<unknown>,
+  timeoutMs: number,
+  checked?: boolean,
+) => Promise<AttemptOutcome>;
 
 /** 4xx but 408 (timeout) and 429 (too many requests): the sink refuses this event; sending it again will not help. */
 const refused = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
 
 function failure(error: unknown, timeoutMs: number): AttemptOutcome {
   const name = (error as Error)?.name;
+  const cause = (error as { cause?: Error })?.cause;
+  if (name === "OutboundRefused") return { ok: false, error: (error as Error).message, permanent: true };
+  if (cause?.name === "OutboundRefused") return { ok: false, error: cause.message, permanent: true };
   if (name === "TimeoutError" || name === "AbortError")
     return { ok: false, error: `no answer within ${timeoutMs} ms` };
-  const cause = (error as { cause?: { code?: string } })?.cause?.code;
-  return { ok: false, error: cause ? `connection failed (${cause})` : "connection failed" };
+  const code = (cause as { code?: string } | undefined)?.code;
+  return { ok: false, error: code ? `connection failed (${code})` : "connection failed" };
 }
 
+/** A redirect is not followed: the sink is where the event goes, not where it says to go next. */
 export async function sendHttp(
   url: string,
   event: CloudEvent<unknown>,
   timeoutMs: number,
+  dispatcher?: Dispatcher,
 ): Promise<AttemptOutcome> {
   const message = cloudEventsSdk().HTTP.binary(event);
   try {
@@ -33,6 +47,8 @@ export async function sendHttp(
       headers: message.headers as Record<string, string>,
       body: message.body as string,
       signal: AbortSignal.timeout(timeoutMs),
+      redirect: "manual",
+      ...(dispatcher ? { dispatcher } : {}),
     });
     await response.body?.cancel();
     if (response.ok) return { ok: true };
@@ -43,16 +59,39 @@ export async function sendHttp(
   }
 }
 
-/** A sender that keeps one NATS connection per server (opened on first use) and closes them on `close`. */
-export function transports(): { send: Send; close(): Promise<void> } {
+const sinkField = "eventSinks[].url";
+
+/**
+ * A sender that keeps one NATS connection per server (opened on first use) and closes them on
+ * `close`. A checked sink goes through `outbound`: its URL checked, its connection to a checked
+ * address (a NATS server's name resolved and checked first, the connection to that address).
+ */
+export function transports(outbound?: OutboundPolicy): { send: Send; close(): Promise<void> } {
   const nats = natsPublisher();
+  const agent = outbound && checkedAgent(outbound, sinkField);
   return {
-    send: (sink, event, timeoutMs) => {
-      if (sink.nats) return nats.publish(sink.nats.server, sink.nats.subject, event, timeoutMs);
-      return sendHttp(sink.url ?? "", event, timeoutMs);
+    send: async (sink, event, timeoutMs, checked = false) => {
+      const policy = checked ? outbound : undefined;
+      try {
+        if (sink.nats) {
+          const server = policy ? await checkedNatsServer(policy, sink.nats.server) : sink.nats.server;
+          return await nats.publish(server, sink.nats.subject, event, timeoutMs);
+        }
+        if (policy) checkedUrl(policy, sinkField, sink.url ?? "");
+        return await sendHttp(sink.url ?? "", event, timeoutMs, policy ? agent : undefined);
+      } catch (error) {
+        return failure(error, timeoutMs);
+      }
     },
     close: () => nats.close(),
   };
+}
+
+async function checkedNatsServer(outbound: OutboundPolicy, server: string): Promise<string> {
+  const url = new URL(server.replace(/^nats:/, "http:"));
+  const address = await checkedAddress(outbound, "eventSinks[].nats.server", url.hostname);
+  const host = address.includes(":") ? `[${address}]` : address;
+  return `nats://${host}:${url.port || "4222"}`;
 }
 
 type NatsConnection = Awaited<ReturnType<typeof import("@nats-io/transport-node").connect>>;

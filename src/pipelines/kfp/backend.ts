@@ -13,6 +13,7 @@ import type {
   ProviderAt,
   ProviderConfig,
 } from "../backend.ts";
+import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
 import { credentialPermissions } from "./auth.ts";
 import { compilePipeline } from "./compile.ts";
 import { type KfpRun, kfpRunCompletion } from "./completion.ts";
@@ -51,17 +52,19 @@ function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
 
 export class KfpBackend implements Backend {
   readonly #client: Client;
+  readonly #outbound: OutboundPolicy;
 
-  constructor(client: Client) {
+  constructor(client: Client, outbound: OutboundPolicy) {
     this.#client = client;
+    this.#outbound = outbound;
   }
 
   #connect(provider: ProviderConfig): KfpConnection {
-    return kfpConnection(this.#client, provider);
+    return kfpConnection(this.#client, provider, this.#outbound);
   }
 
   #at(provider: ProviderAt): KfpConnection {
-    return kfpConnectionAt(this.#client, provider);
+    return kfpConnectionAt(this.#client, provider, this.#outbound);
   }
 
   /** An authenticated call (list one pipeline, in the namespace when multi-user): the answer is the readiness. */
@@ -219,11 +222,15 @@ export class KfpBackend implements Backend {
   };
 }
 
-export const kfpBackend: BackendPlugin = {
-  create: (client) => new KfpBackend(client),
+/** The kfp backend calling only the endpoints the operator's outbound policy lets through. */
+export const kfpBackendFor = (outbound: OutboundPolicy): BackendPlugin => ({
+  create: (client) => new KfpBackend(client, outbound),
   writes: { pipeline: [], experiment: [], run: [], runSchedule: [] },
   readinessPermissions: [],
   callPermissions: credentialPermissions,
   // its calls need only callPermissions
-  scheduledRuns: { create: kfpScheduledRuns, permissions: [] },
-};
+  scheduledRuns: { create: (client) => kfpScheduledRuns(client, outbound), permissions: [] },
+});
+
+/** Under the default policy (nothing allowed beyond it). */
+export const kfpBackend: BackendPlugin = kfpBackendFor(outboundPolicy());

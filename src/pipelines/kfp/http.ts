@@ -1,7 +1,15 @@
 /**
- * JSON over HTTP to one KFP API server (REST v2beta1), with the Provider's bearer token. An error
- * names the endpoint, the call and KFP's message — the token is never part of it.
+ * JSON over HTTP to one KFP API server (REST v2beta1), with the Provider's bearer token, through the
+ * operator's outbound policy (each connection to a checked address; no redirect followed). An error
+ * names the endpoint, the call and the HTTP status with a reason of ours: never what the server
+ * answered (the endpoint is the tenant's choice, its answer must not come back through status or
+ * Events), nor the token.
  */
+import { STATUS_CODES } from "node:http";
+import { type Agent, fetch } from "undici";
+import { checkedAgent } from "../outbound-lookup.ts";
+import type { OutboundPolicy } from "../outbound-policy.ts";
+
 export class KfpError extends Error {
   override name = "KfpError";
   readonly status: number | undefined;
@@ -21,20 +29,16 @@ export interface KfpRequest {
 
 const timeoutMs = 30_000;
 
+/** Why the call got no answer: the policy's refusal as it is, else the error's code only. */
 function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const cause = (error as { cause?: { name?: string; code?: string; message?: string } })?.cause;
+  if (cause?.name === "OutboundRefused") return cause.message ?? "";
+  if ((error as Error)?.name === "TimeoutError") return `no answer within ${timeoutMs / 1000}s`;
+  return cause?.code ?? (error as Error)?.name ?? "connection failed";
 }
 
-/** KFP's error bodies are google.rpc.Status (`message`) or grpc-gateway's (`error`). */
-function messageOf(text: string): string {
-  try {
-    const body = JSON.parse(text) as { message?: string; error?: string };
-    return body.message ?? body.error ?? text;
-  } catch {
-    return text;
-  }
-}
+/** The status and its standard reason phrase (ours, not the server's): 503 Service Unavailable. */
+const statusText = (status: number) => `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ""}`;
 
 /** The bearer token of the calls; `forget` is told when KFP refused it (401). */
 export interface KfpToken {
@@ -45,10 +49,12 @@ export interface KfpToken {
 export class KfpHttp {
   readonly endpoint: string;
   readonly #token: KfpToken;
+  readonly #agent: Agent;
 
-  constructor(endpoint: string, token: KfpToken) {
+  constructor(endpoint: string, token: KfpToken, outbound: OutboundPolicy) {
     this.endpoint = endpoint;
     this.#token = token;
+    this.#agent = checkedAgent(outbound, "spec.parameters.endpoint");
   }
 
   async request<T>(method: string, path: string, request: KfpRequest = {}): Promise<T> {
@@ -58,7 +64,7 @@ export class KfpHttp {
       if (value !== undefined) url.searchParams.set(name, value);
     const call = `${method} ${path}`;
     const redact = (text: string) => (token ? text.split(token).join("<token>") : text);
-    let response: Response;
+    let response: Awaited<ReturnType<typeof fetch>>;
     try {
       response = await fetch(url, {
         method,
@@ -69,19 +75,22 @@ export class KfpHttp {
         },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal: AbortSignal.timeout(timeoutMs),
+        redirect: "manual",
+        dispatcher: this.#agent,
       });
     } catch (error) {
       throw new KfpError(redact(`KFP at ${this.endpoint}: ${call}: ${causeOf(error)}`));
     }
-    const text = await response.text();
     if (!response.ok) {
+      await response.body?.cancel();
       if (response.status === 401) this.#token.forget();
-      const message = messageOf(text).slice(0, 500);
+      const redirected = response.status >= 300 && response.status < 400 ? " (a redirect: not followed)" : "";
       throw new KfpError(
-        redact(`KFP at ${this.endpoint}: ${call} → ${response.status} ${message}`),
+        `KFP at ${this.endpoint}: ${call} → ${statusText(response.status)}${redirected}`,
         response.status,
       );
     }
+    const text = await response.text();
     return (text ? JSON.parse(text) : {}) as T;
   }
 }

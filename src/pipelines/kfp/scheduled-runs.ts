@@ -5,6 +5,7 @@
  */
 import type { Client } from "../../kube/types.ts";
 import type { ScheduledCompletion, ScheduledRuns } from "../events/scheduled.ts";
+import type { OutboundPolicy } from "../outbound-policy.ts";
 import { type KfpRun, kfpScheduledCompletions } from "./completion.ts";
 import { kfpConnectionAt } from "./connection.ts";
 import { api, scheduledRunsPage, scheduledRunsQuery } from "./requests.ts";
@@ -14,10 +15,10 @@ interface ListRuns {
   next_page_token?: string;
 }
 
-export function kfpScheduledRuns(client: Client): ScheduledRuns {
+export function kfpScheduledRuns(client: Client, outbound: OutboundPolicy): ScheduledRuns {
   return {
     async completed(provider, recurringRunId, wanted, since) {
-      const { http, settings } = kfpConnectionAt(client, provider);
+      const { http, settings } = kfpConnectionAt(client, provider, outbound);
       const found: ScheduledCompletion[] = [];
       let pageToken: string | undefined;
       for (let page = 0; page < scheduledRunsPage.pages; page += 1) {

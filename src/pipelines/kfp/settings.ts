@@ -1,8 +1,10 @@
 /**
  * A `kfp` Provider's `spec.parameters`, checked (pure): where its API is, the KFP namespace in
- * multi-user mode, and where the bearer token comes from. Bad input is an error naming the field.
+ * multi-user mode, and where the bearer token comes from. Bad input is an error naming the field;
+ * an endpoint the operator's outbound policy refuses too.
  */
 import type { ProviderConfig } from "../backend.ts";
+import { checkedUrl, type OutboundPolicy } from "../outbound-policy.ts";
 
 export type KfpAuth =
   | { type: "none" }
@@ -37,19 +39,18 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
     ? (value as Record<string, unknown>)
     : undefined;
 
-function endpointOf(value: unknown): string {
+/** The endpoint, checked against the operator's outbound policy (no fragment, no userinfo, no loopback…). */
+function endpointOf(value: unknown, outbound: OutboundPolicy): string {
   const endpoint = text(value, "endpoint");
   let url: URL;
   try {
-    url = new URL(endpoint);
-  } catch {
-    throw new SettingsError(`${field("endpoint")}: not a URL (http://host:port or https://host:port)`);
+    url = checkedUrl(outbound, field("endpoint"), endpoint);
+  } catch (error) {
+    throw new SettingsError((error as Error).message);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new SettingsError(`${field("endpoint")}: the scheme must be http or https, not ${url.protocol}`);
-  if (url.username || url.password || url.search)
+  if (url.search)
     throw new SettingsError(
-      `${field("endpoint")}: no credentials or query in the URL (use spec.parameters.auth)`,
+      `${field("endpoint")}: no query in the URL (use spec.parameters.auth for credentials)`,
     );
   return endpoint.replace(/\/+$/, "");
 }
@@ -79,11 +80,11 @@ function authOf(value: unknown): KfpAuth {
 }
 
 /** The settings, or a SettingsError naming the first bad field. */
-export function kfpSettings(provider: ProviderConfig): KfpSettings {
+export function kfpSettings(provider: ProviderConfig, outbound: OutboundPolicy): KfpSettings {
   const parameters = provider.spec.parameters ?? {};
   const namespace = parameters.namespace;
   return {
-    endpoint: endpointOf(parameters.endpoint),
+    endpoint: endpointOf(parameters.endpoint, outbound),
     ...(namespace === undefined ? {} : { namespace: text(namespace, "namespace", dnsName) }),
     auth: authOf(parameters.auth),
   };

@@ -17,6 +17,7 @@ import type {
   RunDefinition,
 } from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
+import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
 import {
   alreadyExists,
   type Clients,
@@ -45,21 +46,23 @@ const keptPipelineSpecs = 64;
 
 export class VertexBackend implements Backend {
   readonly #client: Client;
+  readonly #outbound: OutboundPolicy;
   readonly #now: () => number;
   /** pipelineSpecKey → the job's pipelineSpec: compiled once per Pipeline version, not per Run. */
   readonly #pipelineSpecs = new Map<string, Struct>();
 
-  constructor(client: Client, now: () => number = Date.now) {
+  constructor(client: Client, outbound: OutboundPolicy, now: () => number = Date.now) {
     this.#client = client;
+    this.#outbound = outbound;
     this.#now = now;
   }
 
   #clients(provider: ProviderConfig): Promise<Clients> {
-    return vertexClients(this.#client, provider);
+    return vertexClients(this.#client, provider, this.#outbound);
   }
 
   #at(provider: ProviderAt): Promise<Clients> {
-    return vertexClientsAt(this.#client, provider);
+    return vertexClientsAt(this.#client, provider, this.#outbound);
   }
 
   #pipelineSpec(run: RunDefinition, provider: ProviderConfig): Struct {
@@ -182,11 +185,15 @@ export class VertexBackend implements Backend {
   };
 }
 
-export const vertexBackend: BackendPlugin = {
-  create: (client) => new VertexBackend(client),
+/** The vertex backend calling only the endpoints the operator's outbound policy lets through. */
+export const vertexBackendFor = (outbound: OutboundPolicy): BackendPlugin => ({
+  create: (client) => new VertexBackend(client, outbound),
   writes: { pipeline: [], experiment: [], run: [], runSchedule: [] },
   readinessPermissions: [],
   callPermissions: [{ type: secretType, verbs: ["get"] }],
   // its calls need only callPermissions
-  scheduledRuns: { create: vertexScheduledRuns, permissions: [] },
-};
+  scheduledRuns: { create: (client) => vertexScheduledRuns(client, outbound), permissions: [] },
+});
+
+/** Under the default policy (nothing allowed beyond it). */
+export const vertexBackend: BackendPlugin = vertexBackendFor(outboundPolicy());

@@ -8,6 +8,7 @@ import { secretType } from "../../kube/core-types.ts";
 import type { Client, KubeObject } from "../../kube/types.ts";
 import type { ProviderAt, ProviderConfig } from "../backend.ts";
 import { perClient } from "../kfp/per-client.ts";
+import type { OutboundPolicy } from "../outbound-policy.ts";
 import { keyText } from "../provider-ref.ts";
 import { type VertexSettings, vertexSettings } from "./settings.ts";
 
@@ -88,10 +89,16 @@ async function authOptions(client: Client, provider: ProviderConfig, settings: V
   return { authClient: asAuthClient(jwt) };
 }
 
-async function makeClients(client: Client, provider: ProviderConfig): Promise<Clients> {
-  const settings = vertexSettings(provider);
+async function makeClients(
+  client: Client,
+  provider: ProviderConfig,
+  outbound: OutboundPolicy,
+): Promise<Clients> {
+  const settings = vertexSettings(provider, outbound);
   const { v1 } = await import("@google-cloud/aiplatform");
   const options = {
+    // Google's regional endpoint, or a host the installer listed (vertexSettings): a name listed is
+    // trusted with what it resolves to, so the channel resolves it itself
     apiEndpoint: settings.apiEndpoint,
     ...(settings.port ? { port: settings.port } : {}),
     projectId: settings.project,
@@ -122,17 +129,25 @@ export const ignoring =
     if (!codes.includes(grpcCode(error) ?? -1)) throw error;
   };
 
-export function vertexClients(client: Client, provider: ProviderConfig): Promise<Clients> {
+export function vertexClients(
+  client: Client,
+  provider: ProviderConfig,
+  outbound: OutboundPolicy,
+): Promise<Clients> {
   return clientsOf(client, provider, () => {
-    const clients = makeClients(client, provider);
+    const clients = makeClients(client, provider, outbound);
     clients.catch(() => clientsOf.forget(client, provider)); // a bad configuration is read again next time
     return clients;
   });
 }
 
 /** The clients of a Provider that may be gone (a delete or a poll): an error naming it when it is. */
-export function vertexClientsAt(client: Client, provider: ProviderAt): Promise<Clients> {
+export function vertexClientsAt(
+  client: Client,
+  provider: ProviderAt,
+  outbound: OutboundPolicy,
+): Promise<Clients> {
   if (!provider.config)
     throw new Error(`Provider ${keyText(provider.key)} no longer exists: Vertex AI cannot be reached`);
-  return vertexClients(client, provider.config);
+  return vertexClients(client, provider.config, outbound);
 }

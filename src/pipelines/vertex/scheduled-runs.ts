@@ -5,6 +5,7 @@
  */
 import type { Client } from "../../kube/types.ts";
 import type { ScheduledCompletion, ScheduledRuns } from "../events/scheduled.ts";
+import type { OutboundPolicy } from "../outbound-policy.ts";
 import { calling, vertexClientsAt } from "./clients.ts";
 import {
   scheduledJobsPage,
@@ -14,10 +15,10 @@ import {
 } from "./requests.ts";
 import { locationName } from "./settings.ts";
 
-export function vertexScheduledRuns(client: Client): ScheduledRuns {
+export function vertexScheduledRuns(client: Client, outbound: OutboundPolicy): ScheduledRuns {
   return {
     async completed(provider, scheduleName, wanted, since) {
-      const clients = await vertexClientsAt(client, provider);
+      const clients = await vertexClientsAt(client, provider, outbound);
       const parent = locationName(clients.settings);
       const found: ScheduledCompletion[] = [];
       let pageToken: string | undefined;

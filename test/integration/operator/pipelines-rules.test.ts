@@ -13,8 +13,9 @@ import { Api, installArgoCrds, type Obj } from "../../../src/dev/pipelines-opera
 import { freePorts } from "../../../src/dev/ports.ts";
 import type { ControllerSpec } from "../../../src/kube/types.ts";
 import { deriveRbac, runtimePermissions } from "../../../src/operator/rbac.ts";
-import { backends } from "../../../src/pipelines/backends.ts";
+import { backendsFor } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
+import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
@@ -32,6 +33,8 @@ import {
 type Any = any;
 
 const allowlist = ["*/runner", "*/kfp-client"];
+// the kfp endpoint is a closed port on 127.0.0.1: allowed, so that its token is read (or minted)
+const backends = backendsFor(outboundPolicy({ allow: ["127.0.0.1"] }));
 const controllers = (): ControllerSpec[] =>
   pipelineControllers({ backends, serviceAccounts: allowlistPolicy(allowlist) });
 const options = () => ({ ...bundleOptions(controllers()), providerServiceAccounts: allowlist });

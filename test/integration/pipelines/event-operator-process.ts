@@ -10,6 +10,8 @@ import { eventsConfigFromEnvironment } from "../../../src/pipelines/events/confi
 const config = new KubeConfig();
 config.loadFromFile(process.argv[2] ?? "");
 const operator = await startPipelinesOperator(config, {
+  // its sinks listen on 127.0.0.1: the operator's outbound policy must allow it (SLIPWAY_OUTBOUND_ALLOW)
+  outbound: { allow: ["127.0.0.1"] },
   run: { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
   events: eventsConfigFromEnvironment(),
 });

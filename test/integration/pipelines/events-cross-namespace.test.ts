@@ -25,6 +25,8 @@ beforeAll(async () => {
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
   operator = await startPipelinesOperator(adminConfig(), {
+    // its sinks listen on 127.0.0.1: the operator's outbound policy must allow it (SLIPWAY_OUTBOUND_ALLOW)
+    outbound: { allow: ["127.0.0.1"] },
     run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
   });
 });

@@ -12,8 +12,9 @@ import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { providerWebhookConfiguration } from "../../../src/pipelines/admission/configuration.ts";
 import { providerAdmissionPath } from "../../../src/pipelines/admission/review.ts";
-import { backends } from "../../../src/pipelines/backends.ts";
+import { backendsFor } from "../../../src/pipelines/backends.ts";
 import { providerController } from "../../../src/pipelines/controllers/provider.ts";
+import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { startOperatorWebhooks } from "../../support/admission-webhook.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
@@ -23,6 +24,9 @@ import { grantRole, serviceAccountConfig } from "../../support/service-account.t
 const crd = { group: ProviderKind.group, version: ProviderKind.version, plural: ProviderKind.plural };
 const adminToken = "admin-secret-value-5b0c2e7d9a";
 const teamToken = "team-kfp-token-81f4a6c3e2";
+// the tenant's listener is on 127.0.0.1: the operator's outbound policy allows it, so that what is
+// refused here is the Secret, not the address
+const backends = backendsFor(outboundPolicy({ allow: ["127.0.0.1"] }));
 const controllers = () => [providerController({ backends })];
 
 /** A ServiceAccount of `namespace` that may manage Providers (and `secretRules`, if any). */

@@ -36,6 +36,8 @@ beforeAll(async () => {
   await installArgoCrds(api);
   operatorSink = await startEventSink();
   operator = await startPipelinesOperator(adminConfig(), {
+    // its sinks listen on 127.0.0.1: the operator's outbound policy must allow it (SLIPWAY_OUTBOUND_ALLOW)
+    outbound: { allow: ["127.0.0.1"] },
     run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
     events: {
       sinks: [{ url: operatorSink.url }],

@@ -25,7 +25,8 @@ vi.hoisted(() => {
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-const bed = pipelinesTestbed();
+// its Vertex endpoint listens on 127.0.0.1, which the operator's outbound policy must allow
+const bed = pipelinesTestbed(true, [], { allow: ["127.0.0.1"] });
 const defaultCAs = getCACertificates("default");
 const email = "runner@slipway-test.iam.gserviceaccount.com";
 const keyId = "0123456789abcdef0123456789abcdef01234567";

@@ -16,7 +16,8 @@ import { type ConfigMapWatch, watchConfigMaps } from "./support.ts";
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-const bed = pipelinesTestbed();
+// its Vertex endpoint listens on 127.0.0.1, which the operator's outbound policy must allow
+const bed = pipelinesTestbed(true, [], { allow: ["127.0.0.1"] });
 const { create, synced } = bed;
 let vertex: VertexServer;
 let other: VertexServer;

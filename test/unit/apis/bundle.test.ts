@@ -136,6 +136,28 @@ describe("bundleFor", () => {
     expect(pod.serviceAccountName).toBe("slipway-operator");
   });
 
+  it("passes the installer's outbound policy to the operator (only the lists that have entries)", () => {
+    const env = (o: BundleOptions) =>
+      (find(bundleFor("ml", o), "Deployment")[0] as Any).spec.template.spec.containers[0].env
+        .map((e: Any) => e.name)
+        .filter((name: string) => /OUTBOUND|AMBIENT/.test(name));
+    expect(env(options())).toEqual([]);
+    const set = options({
+      outboundAllow: ["kfp.internal", "10.96.0.0/12"],
+      outboundDeny: ["10.244.0.0/16"],
+      ambientCredentialsNamespaces: ["ml"],
+    });
+    const container = (find(bundleFor("ml", set), "Deployment")[0] as Any).spec.template.spec.containers[0];
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        { name: "SLIPWAY_OUTBOUND_ALLOW", value: "kfp.internal,10.96.0.0/12" },
+        { name: "SLIPWAY_OUTBOUND_DENY", value: "10.244.0.0/16" },
+        { name: "SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES", value: "ml" },
+      ]),
+    );
+    expect(env(options({ outboundAllow: ["127.0.0.1"] }))).toEqual(["SLIPWAY_OUTBOUND_ALLOW"]);
+  });
+
   it("probes /healthz and /readyz on the port the metrics Service targets", () => {
     expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" });

@@ -12,6 +12,9 @@ import {
   runtimeParameters,
 } from "../../../src/pipelines/kfp/requests.ts";
 import { kfpSettings } from "../../../src/pipelines/kfp/settings.ts";
+import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
+
+const outbound = outboundPolicy();
 
 const provider = (parameters: Record<string, unknown>): ProviderConfig => ({
   key: { namespace: "ml", name: "kfp" },
@@ -57,6 +60,7 @@ describe("kfp Provider parameters", () => {
           namespace: "team-a",
           auth: { serviceAccountToken: { serviceAccount: "kfp-client" } },
         }),
+        outbound,
       ),
     ).toEqual({
       endpoint: "http://ml-pipeline.kubeflow:8888",
@@ -69,16 +73,24 @@ describe("kfp Provider parameters", () => {
       },
     });
     expect(
-      kfpSettings(provider({ endpoint: "https://kfp", auth: { bearerTokenSecret: { name: "t" } } })).auth,
+      kfpSettings(provider({ endpoint: "https://kfp", auth: { bearerTokenSecret: { name: "t" } } }), outbound)
+        .auth,
     ).toEqual({ type: "secret", name: "t", key: "token" });
   });
 
   it.each([
     [{}, "spec.parameters.endpoint: a non-empty string is required"],
     [{ endpoint: "kfp:8888" }, "spec.parameters.endpoint: the scheme must be http or https, not kfp:"],
+    [{ endpoint: "http://u:p@kfp" }, "spec.parameters.endpoint: no credentials (userinfo) in the URL"],
+    [{ endpoint: "http://kfp?x=1" }, "spec.parameters.endpoint: no query in the URL"],
+    [{ endpoint: "http://kfp#/apis/v1/anything" }, "spec.parameters.endpoint: no fragment (#) in the URL"],
     [
-      { endpoint: "http://u:p@kfp" },
-      "spec.parameters.endpoint: no credentials or query in the URL (use spec.parameters.auth)",
+      { endpoint: "http://127.0.0.1:9000" },
+      "spec.parameters.endpoint: 127.0.0.1 is loopback, not allowed by the operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW)",
+    ],
+    [
+      { endpoint: "http://169.254.169.254/computeMetadata/v1" },
+      "spec.parameters.endpoint: 169.254.169.254 is link-local (cloud metadata), not allowed by the operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW)",
     ],
     [{ endpoint: "http://kfp", namespace: "Team" }, "spec.parameters.namespace: must match"],
     [
@@ -93,7 +105,7 @@ describe("kfp Provider parameters", () => {
       "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer ≥ 600",
     ],
   ])("refuses %j naming the field", (parameters, message) => {
-    expect(() => kfpSettings(provider(parameters))).toThrow(message);
+    expect(() => kfpSettings(provider(parameters), outbound)).toThrow(message);
   });
 });
 

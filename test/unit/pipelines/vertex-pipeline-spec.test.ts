@@ -1,6 +1,7 @@
 /** The vertex job's pipelineSpec, kept per Pipeline version: what it depends on, and that a kept one is the job compiled per Run. */
 import { describe, expect, it } from "vitest";
 import type { ProviderConfig, RunDefinition } from "../../../src/pipelines/backend.ts";
+import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { pipelineJob, pipelineSpecKey, pipelineSpecOf } from "../../../src/pipelines/vertex/requests.ts";
 import { vertexSettings } from "../../../src/pipelines/vertex/settings.ts";
 
@@ -38,7 +39,7 @@ describe("the vertex pipelineSpec kept per Pipeline version", () => {
     const first = run("a", "v1");
     const kept = pipelineSpecOf(first, provider());
     const second = run("b", "v1");
-    const settings = vertexSettings(provider());
+    const settings = vertexSettings(provider(), outboundPolicy({ ambientCredentialsNamespaces: ["*"] }));
     expect(pipelineJob(second, provider(), settings, kept)).toEqual(
       pipelineJob(second, provider(), settings),
     );
