@@ -56,7 +56,7 @@ describe("the demo's sign-in token in the web UI", () => {
         image: "docker.io/library/python:3.11.2-slim",
         steps: [{ name: "train", command: ["python3", "-c", "print(1)"] }],
       });
-      await create(RunKind, namespace, "demo-1", { pipeline: "demo" });
+      await create(RunKind, namespace, "demo-1", { pipeline: "demo", provider: "slipway" });
 
       const pages: [string, string, string][] = [
         [`/builds?namespace=${namespace}`, "demo-model", "demo-user-builds"],
