@@ -26,7 +26,7 @@ export function checkedLookup(policy: OutboundPolicy, field: string) {
   return (host: string, options: { all?: boolean }, callback: LookupCallback) => {
     const verdict = hostVerdict(policy, host);
     if ("refused" in verdict) return callback(new OutboundRefused(refusal(field, host, verdict.refused)), []);
-    dnsLookup(host, { all: true }, (error, addresses) => {
+    (policy.resolver ?? dnsLookup)(host, { all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const refused =
         "listed" in verdict

@@ -8,6 +8,7 @@
  * A host name is checked again once resolved (outbound-lookup.ts), so DNS cannot turn a public name
  * into the operator's loopback.
  */
+import type { LookupAddress } from "node:dns";
 import { BlockList, isIP } from "node:net";
 
 export const outboundAllowVariable = "SLIPWAY_OUTBOUND_ALLOW";
@@ -21,13 +22,27 @@ export interface OutboundSettings {
   deny?: readonly string[];
   /** Namespaces whose vertex Providers may use the operator's ambient cloud credentials (`*`: all). */
   ambientCredentialsNamespaces?: readonly string[];
+  /**
+   * Who answers a host's addresses (default the system's resolver, `dns.lookup`). A test names its
+   * own, to be the DNS server that answers a name with a loopback address whatever the machine's
+   * /etc/hosts holds.
+   */
+  resolver?: HostResolver;
 }
+
+/** `dns.lookup(host, {all: true}, callback)`'s shape. */
+export type HostResolver = (
+  host: string,
+  options: { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface OutboundPolicy {
   readonly allowedHosts: ReadonlySet<string>;
   readonly allowedNetworks: BlockList;
   readonly deniedNetworks: BlockList;
   readonly ambientNamespaces: ReadonlySet<string>;
+  readonly resolver?: HostResolver;
 }
 
 interface Cidr {
@@ -97,6 +112,7 @@ export function outboundPolicy(settings: OutboundSettings = {}): OutboundPolicy 
     allowedNetworks: blockList(networks),
     deniedNetworks: blockList((settings.deny ?? []).flatMap((entry) => cidrOf(entry) ?? [])),
     ambientNamespaces: new Set(settings.ambientCredentialsNamespaces ?? []),
+    ...(settings.resolver ? { resolver: settings.resolver } : {}),
   };
 }
 

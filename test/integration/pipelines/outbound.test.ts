@@ -3,11 +3,10 @@
  * kfp endpoint or vertex apiEndpoint on the operator's loopback reaches nothing, a backend's answer
  * is not echoed into status or Events, a redirect is not followed, no signed JWT goes to a host
  * the installer did not list, and no ambient credentials outside the namespaces it named. The
- * operator here allows only `listed` (a name of /etc/hosts that resolves to 127.0.0.1), not
+ * operator here allows only `listed` (a name its resolver answers with 127.0.0.1), not
  * 127.0.0.1 itself.
  */
 import { generateKeyPairSync } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
@@ -17,6 +16,7 @@ import { secretType } from "../../../src/kube/core-types.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { issueServingCertificate } from "../../../src/webhook/certificates.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
+import { loopbackResolver } from "../../support/loopback-resolver.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
 
 // grpc-js reads its root certificates from this file, when set, instead of Node's default store
@@ -27,13 +27,8 @@ vi.hoisted(() => {
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-/** Names of /etc/hosts, not localhost, that resolve to 127.0.0.1: the first is listed, the second not. */
-const [listed, unlisted] = readFileSync("/etc/hosts", "utf8")
-  .split("\n")
-  .map((line) => line.trim().split(/\s+/))
-  .filter(([address]) => address === "127.0.0.1")
-  .flatMap(([, ...names]) => names)
-  .filter((name) => name !== "localhost" && !name.endsWith(".localhost"));
+/** Names that resolve to 127.0.0.1 (loopbackResolver, the operator's DNS here): the first is listed, the second not. */
+const [listed, unlisted] = ["kfp.listed.test", "kfp.unlisted.test"];
 
 const rule = "not allowed by the operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW)";
 const eventType = {
@@ -43,7 +38,7 @@ const eventType = {
   plural: "events",
   namespaced: true,
 };
-const bed = pipelinesTestbed(true, [], { allow: listed ? [listed] : [] });
+const bed = pipelinesTestbed(true, [], { allow: [listed], resolver: loopbackResolver(listed, unlisted) });
 const defaultCAs = getCACertificates("default");
 const accountKey = generateKeyPairSync("rsa", { modulusLength: 2048 });
 
@@ -80,11 +75,7 @@ beforeAll(async () => {
   redirector = await listen((_request, response) => {
     response.writeHead(302, { location: `http://127.0.0.1:${backend.port}/elsewhere` }).end();
   });
-  const certificate = await issueServingCertificate(
-    ["127.0.0.1", ...(listed ? [listed] : [])],
-    new Date(),
-    1,
-  );
+  const certificate = await issueServingCertificate(["127.0.0.1", listed], new Date(), 1);
   setDefaultCACertificates([...defaultCAs, certificate.caPem]);
   vertex = await startVertexServer({ tls: certificate, bearerKey: accountKey.publicKey });
 });
@@ -116,47 +107,42 @@ describe("the outbound policy of kfp endpoints", () => {
     expect((await notReady(ns, "name", kfp(`http://localhost:${backend.port}`))).message).toBe(
       `spec.parameters.endpoint: localhost is loopback, ${rule}`,
     );
-    if (unlisted) {
-      // resolved, then checked: the connection is never made
-      expect((await notReady(ns, "resolved", kfp(`http://${unlisted}:${backend.port}`))).message).toBe(
-        `KFP at http://${unlisted}:${backend.port}: GET /apis/v2beta1/pipelines: spec.parameters.endpoint: ${unlisted} is 127.0.0.1, loopback, ${rule}`,
-      );
-    }
-    expect(
-      (await notReady(ns, "fragment", kfp(`http://${listed ?? "kfp.example"}:${backend.port}/#`))).message,
-    ).toBe("spec.parameters.endpoint: no fragment (#) in the URL");
+    // resolved, then checked: the connection is never made
+    expect((await notReady(ns, "resolved", kfp(`http://${unlisted}:${backend.port}`))).message).toBe(
+      `KFP at http://${unlisted}:${backend.port}: GET /apis/v2beta1/pipelines: spec.parameters.endpoint: ${unlisted} is 127.0.0.1, loopback, ${rule}`,
+    );
+    expect((await notReady(ns, "fragment", kfp(`http://${listed}:${backend.port}/#`))).message).toBe(
+      "spec.parameters.endpoint: no fragment (#) in the URL",
+    );
     expect(backend.seen).toEqual([]);
   });
 
-  it.skipIf(!listed)(
-    "the answer of a backend is not echoed (only the status), a redirect not followed",
-    async () => {
-      const ns = await testNamespace("outbound");
-      const failing = await notReady(ns, "failing", {
-        type: "kfp",
-        parameters: { endpoint: `http://${listed}:${backend.port}` },
-      });
-      expect(failing.message).toBe(
-        `KFP at http://${listed}:${backend.port}: GET /apis/v2beta1/pipelines → 500 Internal Server Error`,
-      );
-      const redirected = await notReady(ns, "redirected", {
-        type: "kfp",
-        parameters: { endpoint: `http://${listed}:${redirector.port}` },
-      });
-      expect(redirected.message).toBe(
-        `KFP at http://${listed}:${redirector.port}: GET /apis/v2beta1/pipelines → 302 Found (a redirect: not followed)`,
-      );
-      expect(backend.seen.map((r) => r.url)).not.toContain("/elsewhere");
-      const written = await eventually(
-        "the Warning Events",
-        async () => JSON.stringify(await bed.api.list(eventType, ns)),
-        (text) => text.includes("302 Found"),
-      );
-      expect(`${written}${JSON.stringify(await bed.api.list(types.provider, ns))}`).not.toContain(
-        "internal-answer",
-      );
-    },
-  );
+  it("the answer of a backend is not echoed (only the status), a redirect not followed", async () => {
+    const ns = await testNamespace("outbound");
+    const failing = await notReady(ns, "failing", {
+      type: "kfp",
+      parameters: { endpoint: `http://${listed}:${backend.port}` },
+    });
+    expect(failing.message).toBe(
+      `KFP at http://${listed}:${backend.port}: GET /apis/v2beta1/pipelines → 500 Internal Server Error`,
+    );
+    const redirected = await notReady(ns, "redirected", {
+      type: "kfp",
+      parameters: { endpoint: `http://${listed}:${redirector.port}` },
+    });
+    expect(redirected.message).toBe(
+      `KFP at http://${listed}:${redirector.port}: GET /apis/v2beta1/pipelines → 302 Found (a redirect: not followed)`,
+    );
+    expect(backend.seen.map((r) => r.url)).not.toContain("/elsewhere");
+    const written = await eventually(
+      "the Warning Events",
+      async () => JSON.stringify(await bed.api.list(eventType, ns)),
+      (text) => text.includes("302 Found"),
+    );
+    expect(`${written}${JSON.stringify(await bed.api.list(types.provider, ns))}`).not.toContain(
+      "internal-answer",
+    );
+  });
 });
 
 describe("the outbound policy of vertex apiEndpoints and credentials", () => {
