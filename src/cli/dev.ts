@@ -167,9 +167,9 @@ export function registerDevCommands(program: Command): void {
         `team ${namespace}: ServiceAccount ${namespace}/${teamMember} (builds and pipelines, no Secrets), S3 Secret for builds`,
       );
       log(
-        "provider" in team && "name" in team.provider
+        "name" in team.provider
           ? `pipelines: spec.provider: ${team.provider.name} (it allows ${namespace})`
-          : `pipelines: ${(team.provider as { missing: string }).missing}`,
+          : `pipelines: ${team.provider.missing}`,
       );
       process.stdout.write(`${team.kubeconfig}\n`);
     });

@@ -21,8 +21,8 @@ import { probeHttp, waitFor } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import { freePorts } from "./ports.ts";
 import { isRunning, type ProcessRecord, startProcess, stopProcesses } from "./processes.ts";
-import { writeRegistryHosts } from "./real-node/config.ts";
 import { bridgeGateway } from "./real-node/network.ts";
+import { writeRegistryHosts } from "./real-node/node.ts";
 import {
   applyDevRelease,
   devReleaseObjects,

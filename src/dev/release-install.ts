@@ -16,7 +16,7 @@ import { writeServiceAccountKubeconfig } from "./kubeconfig.ts";
 export const devWebhookHost = "127.0.0.1";
 
 /** Kinds of the bundle that run the operator in a pod: a dev plane runs it as a process instead. */
-const podOnlyKinds = new Set(["Deployment", "Service", "PodDisruptionBudget"]);
+const podOnlyKinds = new Set(["Deployment", "Service"]);
 
 interface ServiceClientConfig {
   clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string };

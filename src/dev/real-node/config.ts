@@ -1,4 +1,3 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { packageRoot } from "../paths.ts";
 import type { Pki } from "../pki.ts";
@@ -232,11 +231,4 @@ export function realNodeApiserverArgs(pki: Pki): string[] {
     `--kubelet-certificate-authority=${pki.caCert}`,
     "--kubelet-preferred-address-types=InternalIP",
   ];
-}
-
-/** Lets the real node's containerd pull from dev's registry at `registry` (host:port). */
-export async function writeRegistryHosts(dir: string, registry: string): Promise<void> {
-  const hostDir = join(realNodePaths(dir).registryHosts, registry);
-  await mkdir(hostDir, { recursive: true });
-  await writeFile(join(hostDir, "hosts.toml"), registryHostsToml(registry));
 }

@@ -29,6 +29,7 @@ import {
   realNodePaths,
   realNodePortNames,
   realNodeSpecs,
+  registryHostsToml,
 } from "./config.ts";
 import { ensureLocalImages, importImages, localImageReferences } from "./images.ts";
 import { bridgeGateway, cniConfig, createNetwork, removeIptablesRules, removeNetwork } from "./network.ts";
@@ -262,4 +263,11 @@ export async function stopRealNode(dir: string, state: DevState, apiserverUp: bo
   const next = { ...state, processes: state.processes.filter((p) => !realNodeProcessNames.includes(p.name)) };
   if (next.realNode) next.realNode = { ...next.realNode, imported: [] };
   return next;
+}
+
+/** Lets the real node's containerd pull from dev's registry at `registry` (host:port). */
+export async function writeRegistryHosts(dir: string, registry: string): Promise<void> {
+  const hostDir = join(realNodePaths(dir).registryHosts, registry);
+  await mkdir(hostDir, { recursive: true });
+  await writeFile(join(hostDir, "hosts.toml"), registryHostsToml(registry));
 }

@@ -15,8 +15,8 @@ import { CoreV1Api } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
 import { uploadContext } from "../../../src/dev/build-server-children.ts";
-import { writeRegistryHosts } from "../../../src/dev/real-node/config.ts";
 import { bridgeGateway } from "../../../src/dev/real-node/network.ts";
+import { writeRegistryHosts } from "../../../src/dev/real-node/node.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import {
   buildNamespace,

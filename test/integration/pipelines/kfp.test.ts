@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../../src/dev/kfp-server.ts";
+import { eventType } from "../../../src/kube/runtime-types.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
@@ -18,13 +19,6 @@ type Any = any;
 const python = kfpPython();
 const token = "kfp-token-7f3a9c";
 const secretType = { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true };
-const eventType = {
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-};
 
 // its Providers name the ServiceAccount `pipeline-runner`, which the operator must allow; its KFP
 // servers listen on 127.0.0.1, which the operator's outbound policy must allow

@@ -13,6 +13,7 @@ import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-server.ts";
 import { secretType } from "../../../src/kube/core-types.ts";
+import { eventType } from "../../../src/kube/runtime-types.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { issueServingCertificate } from "../../../src/webhook/certificates.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
@@ -31,13 +32,6 @@ type Any = any;
 const [listed, unlisted] = ["kfp.listed.test", "kfp.unlisted.test"];
 
 const rule = "not allowed by the operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW)";
-const eventType = {
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-};
 const bed = pipelinesTestbed(true, [], { allow: [listed], resolver: loopbackResolver(listed, unlisted) });
 const defaultCAs = getCACertificates("default");
 const accountKey = generateKeyPairSync("rsa", { modulusLength: 2048 });

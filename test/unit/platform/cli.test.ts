@@ -10,6 +10,7 @@ import { UserError } from "../../../src/cli/run.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
 import { deepMerge } from "../../../src/kube/merge.ts";
 import { releaseCatalog } from "../../../src/platform/version-change.ts";
+import { defaultGlobals } from "./cli-globals.ts";
 
 /** A Platform running `version` (status), asked to run `requested` (spec). */
 const running = (version: string, requested = version) => ({
@@ -17,13 +18,7 @@ const running = (version: string, requested = version) => ({
   status: { version },
 });
 
-const globals = {
-  namespace: "slipway",
-  platform: "slipway",
-  output: "text" as const,
-  timeout: "15m",
-  wait: true,
-};
+const globals = defaultGlobals;
 
 describe("CLI decisions", () => {
   it("reads --set paths, with \\. for a dot inside a key and YAML values", () => {

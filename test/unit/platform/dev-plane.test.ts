@@ -7,6 +7,7 @@ import { platformSpecFromFlags } from "../../../src/cli/platform/install.ts";
 import { UserError } from "../../../src/cli/run.ts";
 import { realNodePlacement, realNodeStorageClass } from "../../../src/dev/real-node/objects.ts";
 import { realNodeInstallFlags, realNodeInstallSettings } from "../../../src/dev/real-node/platform-flags.ts";
+import { defaultGlobals } from "./cli-globals.ts";
 
 const withRealNode: DevPlane = { dir: "/work/.slipway/dev", realNode: true };
 const kwokOnly: DevPlane = {
@@ -14,13 +15,7 @@ const kwokOnly: DevPlane = {
   realNode: false,
   realNodeSkipped: "the real node of /other runs on this machine (one per machine)",
 };
-const globals = {
-  namespace: "slipway",
-  platform: "slipway",
-  output: "text" as const,
-  timeout: "15m",
-  wait: true,
-};
+const globals = defaultGlobals;
 
 describe("where install --dev puts the platform's pods", () => {
   it("with --real-node on a plane with a real node: the newest release placed on it, as the demo's flags say", () => {
