@@ -1,11 +1,27 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The integration files mostly wait on the control plane, so more of them run at once than the
+ * machine has cores (SLIPWAY_TEST_WORKERS overrides). They can: each works in namespaces of its own,
+ * and an operator a file starts for the whole cluster reconciles only that file's namespaces
+ * (test/support/cluster.ts `isOwnNamespace`).
+ */
+const integrationWorkers =
+  Number(process.env.SLIPWAY_TEST_WORKERS) || Math.max(3, availableParallelism() + 1);
 
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         test: {
@@ -16,6 +32,8 @@ export default defineConfig({
           globalSetup: ["test/support/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,
+          maxWorkers: integrationWorkers,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -9,7 +9,7 @@ import pino from "pino";
 import { resourcePath } from "../kube/keys.ts";
 import { Manager } from "../kube/manager.ts";
 import { isNotFound, RestClient } from "../kube/rest.ts";
-import type { KubeObject, ResourceType } from "../kube/types.ts";
+import type { ControllerSpec, KubeObject, ResourceType } from "../kube/types.ts";
 import { providerServiceAccountPolicy } from "../operator/controllers.ts";
 import { backendsFor } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
@@ -111,6 +111,22 @@ export interface PipelinesOperatorOptions {
   serviceAccounts?: readonly string[];
   /** The operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW…): the tests' own backends on loopback must be allowed. */
   outbound?: OutboundSettings;
+  /**
+   * Whose objects it reconciles (default: every namespace's). Test files that run side by side on one
+   * control plane each pass their own namespaces, so no file's operator writes another file's objects.
+   */
+  serves?: (namespace: string) => boolean;
+}
+
+/** `controller`, reconciling only the keys of namespaces `serves` accepts (the others are left alone). */
+function servingOnly(controller: ControllerSpec, serves: (namespace: string) => boolean): ControllerSpec {
+  return {
+    ...controller,
+    reconcile: (key, context) =>
+      key.namespace !== undefined && serves(key.namespace)
+        ? controller.reconcile(key, context)
+        : Promise.resolve(undefined),
+  };
 }
 
 /** The pipelines controllers in this process, as `slipway operator` runs them. */
@@ -129,7 +145,7 @@ export async function startPipelinesOperator(
   const policy = providerServiceAccountPolicy(serviceAccounts);
   const backends = backendsFor(outbound);
   for (const controller of pipelineControllers({ backends, run, events, serviceAccounts: policy }))
-    manager.add(controller);
+    manager.add(options.serves ? servingOnly(controller, options.serves) : controller);
   await manager.start();
   return manager;
 }

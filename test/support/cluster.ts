@@ -13,8 +13,18 @@ export function adminConfig(): KubeConfig {
  * A fresh namespace for the current test, deleted after it (deletion is not awaited to completion:
  * the namespace controller finishes it in the background).
  */
+/** The namespaces this test file created (each file has its own module state). */
+const ownNamespaces = new Set<string>();
+
+/**
+ * Whether `namespace` was made by this test file's `testNamespace`: the files run side by side on
+ * one control plane, and an operator a file starts for the whole cluster reconciles only these.
+ */
+export const isOwnNamespace = (namespace: string): boolean => ownNamespaces.has(namespace);
+
 export async function testNamespace(prefix = "t"): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString("hex")}`;
+  ownNamespaces.add(name);
   const core = adminConfig().makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name, labels: { "slipway.dev/test": "true" } } } });
   onTestFinished(async () => {

@@ -9,7 +9,7 @@ import { Api, startPipelinesOperator } from "../../src/dev/pipelines-operator.ts
 import type { Manager } from "../../src/kube/manager.ts";
 import type { ResourceType } from "../../src/kube/types.ts";
 import type { OutboundSettings } from "../../src/pipelines/outbound-policy.ts";
-import { adminConfig, eventually } from "./cluster.ts";
+import { adminConfig, eventually, isOwnNamespace } from "./cluster.ts";
 import { installCrds } from "./crds.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
@@ -45,6 +45,7 @@ export function pipelinesTestbed(
     api = new Api(adminConfig());
     await installCrds(pipelineKinds);
     operator = await startPipelinesOperator(adminConfig(), {
+      serves: isOwnNamespace,
       run: { completionPollSeconds: 1, defaultTtlSeconds: 3600 },
       serviceAccounts,
       outbound,

@@ -1,5 +1,6 @@
 /**
- * The pipelines operator as a process of its own, so a test can SIGKILL it: `node this.ts KUBECONFIG`
+ * The pipelines operator as a process of its own, so a test can SIGKILL it: `node this.ts KUBECONFIG NAMESPACE`
+ * (it reconciles that namespace's objects only)
  * with the operator's events configuration in $SLIPWAY_EVENTS_CONFIG (as `slipway operator` reads it)
  * and completions polled every second. Prints `ready` once its controllers run.
  */
@@ -9,7 +10,9 @@ import { eventsConfigFromEnvironment } from "../../../src/pipelines/events/confi
 
 const config = new KubeConfig();
 config.loadFromFile(process.argv[2] ?? "");
+const served = process.argv[3];
 const operator = await startPipelinesOperator(config, {
+  serves: (namespace) => namespace === served,
   // its sinks listen on 127.0.0.1: the operator's outbound policy must allow it (SLIPWAY_OUTBOUND_ALLOW)
   outbound: { allow: ["127.0.0.1"] },
   run: { completionPollSeconds: 1, defaultTtlSeconds: 3600 },

@@ -51,13 +51,17 @@ afterAll(async () => {
   await sink?.close();
 });
 
-/** Starts the operator process; resolves once its controllers run. */
-async function startOperator(): Promise<ChildProcess> {
+/** Starts the operator process for `namespace`; resolves once its controllers run. */
+async function startOperator(namespace: string): Promise<ChildProcess> {
   const node = join(packageRoot, "node_modules/node/bin/node");
-  const child = spawn(node, [join(import.meta.dirname, "event-operator-process.ts"), inject("kubeconfig")], {
-    env: { ...process.env, SLIPWAY_EVENTS_CONFIG: configFile },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    node,
+    [join(import.meta.dirname, "event-operator-process.ts"), inject("kubeconfig"), namespace],
+    {
+      env: { ...process.env, SLIPWAY_EVENTS_CONFIG: configFile },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
@@ -76,7 +80,7 @@ async function kill(child: ChildProcess) {
 
 it("SIGKILL between completion and delivery → delivered after the restart, same id; never sent again once acknowledged", async () => {
   const ns = await testNamespace("evr");
-  const first = await startOperator();
+  const first = await startOperator(ns);
   await createProvider(api, ns);
   await createPipeline(api, ns, "train");
   await createRun(api, ns, "ok", {});
@@ -95,7 +99,7 @@ it("SIGKILL between completion and delivery → delivered after the restart, sam
   expect(sink.received[0]?.event.id).toBe(record.id);
 
   sink.behaviour = {};
-  const second = await startOperator();
+  const second = await startOperator(ns);
   const delivered: Any = await eventually(
     "delivered by the new operator",
     () => api.get(types.run, ns, "ok"),
@@ -108,7 +112,7 @@ it("SIGKILL between completion and delivery → delivered after the restart, sam
   expect(acknowledged(sink).map((r) => r.event.id)).toEqual([record.id]);
   await kill(second);
 
-  await startOperator();
+  await startOperator(ns);
   await new Promise((resolve) => setTimeout(resolve, 3_000)); // its caches synced, the Run reconciled
   expect(sink.received.map((r) => [r.event.id, r.status])).toEqual([
     [record.id, 0],

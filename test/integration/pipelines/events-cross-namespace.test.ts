@@ -10,7 +10,7 @@ import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { types } from "../../../src/pipelines/types.ts";
-import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { createPipeline, createProvider, finishWorkflow, group } from "./event-support.ts";
 
@@ -25,6 +25,7 @@ beforeAll(async () => {
   await installCrds(pipelineKinds);
   await installArgoCrds(api);
   operator = await startPipelinesOperator(adminConfig(), {
+    serves: isOwnNamespace,
     // its sinks listen on 127.0.0.1: the operator's outbound policy must allow it (SLIPWAY_OUTBOUND_ALLOW)
     outbound: { allow: ["127.0.0.1"] },
     run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },

@@ -15,7 +15,7 @@ import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/p
 import type { Manager } from "../../../src/kube/manager.ts";
 import { EventDispatcher } from "../../../src/pipelines/events/dispatcher.ts";
 import { types } from "../../../src/pipelines/types.ts";
-import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import {
   createPipeline,
@@ -72,6 +72,7 @@ beforeAll(async () => {
     timeoutMs: 1_000,
   });
   operator = await startPipelinesOperator(adminConfig(), {
+    serves: isOwnNamespace,
     run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
     events: dispatcher,
   });

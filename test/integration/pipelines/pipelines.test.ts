@@ -9,7 +9,7 @@ import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/p
 import type { Manager } from "../../../src/kube/manager.ts";
 import { providerFilePath } from "../../../src/pipelines/argo/workflow.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
-import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { type ConfigMapWatch, renderProviders, watchConfigMaps } from "./support.ts";
 
@@ -26,6 +26,7 @@ beforeAll(async () => {
   await installArgoCrds(api);
   // its Providers name the ServiceAccount `runner`, which the operator must allow
   operator = await startPipelinesOperator(adminConfig(), {
+    serves: isOwnNamespace,
     run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
     serviceAccounts: ["*/runner"],
   });

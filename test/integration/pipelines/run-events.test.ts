@@ -8,7 +8,7 @@ import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { types } from "../../../src/pipelines/types.ts";
-import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { acknowledged, type EventSinkServer, startEventSink } from "./event-sink.ts";
 import {
@@ -36,6 +36,7 @@ beforeAll(async () => {
   await installArgoCrds(api);
   operatorSink = await startEventSink();
   operator = await startPipelinesOperator(adminConfig(), {
+    serves: isOwnNamespace,
     // its sinks listen on 127.0.0.1: the operator's outbound policy must allow it (SLIPWAY_OUTBOUND_ALLOW)
     outbound: { allow: ["127.0.0.1"] },
     run: { defaultTtlSeconds: 3600, completionPollSeconds: 1 },
