@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { AppsV1Api, CoreV1Api, type V1Container, type V1Pod } from "@kubernetes/client-node";
+import { AppsV1Api, CoreV1Api, DiscoveryV1Api, type V1Container, type V1Pod } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../src/dev/binaries.ts";
 import { up } from "../../src/dev/cluster.ts";
@@ -54,13 +54,34 @@ async function createPod(
   });
 }
 
-const podPhase = (namespace: string, name: string, phase: string) =>
-  eventually(
+/** What a person needs when a pod did not reach its phase: phase, container states, last log lines. */
+async function podReport(namespace: string, name: string): Promise<string> {
+  const pod = await core().readNamespacedPod({ namespace, name });
+  const states = (pod.status?.containerStatuses ?? []).map((c) => `${c.name}: ${JSON.stringify(c.state)}`);
+  const logs = await kubectl("logs", "-n", namespace, name, "--tail", "20").then(
+    ({ stdout }) => stdout,
+    (error: Error) => `(no logs: ${error.message})`,
+  );
+  return `pod ${name}: phase ${pod.status?.phase}; ${states.join("; ")}\nlast log lines:\n${logs}`;
+}
+
+/** Waits for the pod's `phase`; fails at once, with its report, when it ends in another phase. */
+async function podPhase(namespace: string, name: string, phase: string): Promise<V1Pod> {
+  const pod = await eventually(
     `pod ${name} ${phase}`,
     () => core().readNamespacedPod({ namespace, name }),
-    (pod) => pod.status?.phase === phase,
+    (pod) =>
+      pod.status?.phase === phase || pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded",
     90_000,
-  );
+  ).catch(async (error: Error) => {
+    throw new Error(`${error.message.split("\n")[0]}\n${await podReport(namespace, name)}`);
+  });
+  if (pod.status?.phase !== phase)
+    throw new Error(
+      `pod ${name} ended ${pod.status?.phase}, not ${phase}\n${await podReport(namespace, name)}`,
+    );
+  return pod;
+}
 
 describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
   it("runs a Deployment of the Slipway image to Available through its readiness probe, reachable by Service DNS name", {
@@ -106,10 +127,25 @@ describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped}
       180_000,
     );
 
-    // another pod resolves the Service by name (CoreDNS) and reaches it through its ClusterIP (kube-proxy);
-    // the fetch is bounded, so a connection that never answers fails the pod instead of hanging it
-    const client = `require("node:dns").lookup("web", (e, address) => { if (e) throw e; console.log("resolved " + address);
-      fetch("http://web/", { signal: AbortSignal.timeout(15000) }).then((r) => r.text()).then((t) => console.log(t)) })`;
+    // another pod resolves the Service by name (CoreDNS) and reaches it through its ClusterIP
+    // (kube-proxy). Both learn of the new Service and its endpoints a moment after the Deployment is
+    // Available (CoreDNS from its watch, kube-proxy on its next sync), so the client retries for a
+    // bounded while, as any client of a new Service must; every attempt is bounded, so a connection
+    // that never answers fails the pod instead of hanging it, and each failure is logged.
+    const ready = await eventually(
+      "Service web's endpoints ready",
+      () =>
+        adminConfig()
+          .makeApiClient(DiscoveryV1Api)
+          .listNamespacedEndpointSlice({ namespace, labelSelector: "kubernetes.io/service-name=web" }),
+      (slices) => slices.items.some((slice) => slice.endpoints?.some((e) => e.conditions?.ready)),
+    );
+    expect(ready.items.length).toBeGreaterThan(0);
+    const client = `const attempt = (left) => require("node:dns").promises.lookup("web")
+      .then(({ address }) => { console.log("resolved " + address); return fetch("http://web/", { signal: AbortSignal.timeout(5000) }); })
+      .then((r) => r.text()).then((t) => console.log(t))
+      .catch((e) => { console.log("attempt failed: " + (e.cause?.code ?? e.code ?? e.message)); if (left === 0) process.exit(1); return new Promise((r) => setTimeout(r, 1000)).then(() => attempt(left - 1)); });
+    attempt(30);`;
     await createPod(namespace, "client", {
       restartPolicy: "Never",
       containers: [container("client", client)],
