@@ -10,6 +10,7 @@ import {
   IngressTls,
   logLevels,
   podSettings,
+  TrustedProxies,
   Version,
   version,
 } from "./schemas.ts";
@@ -78,6 +79,7 @@ export const PlatformSpec = Type.Object(
           enabled: Type.Optional(Type.Boolean({ default: true })),
           className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
           tls: Type.Optional(IngressTls),
+          trustedProxies: Type.Optional(TrustedProxies),
         },
         { default: {} },
       ),

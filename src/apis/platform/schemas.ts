@@ -112,6 +112,28 @@ export const IngressTls = Type.Object(
   },
 );
 
+/**
+ * Addresses or CIDRs of the proxies in front of the api-server (`slipway server --trust-proxy`): only
+ * their `X-Forwarded-For` names the client its authentication-failure allowance is kept for.
+ */
+export const TrustedProxies = Type.Array(
+  Type.String({
+    maxLength: 64,
+    "x-kubernetes-validations": [
+      {
+        rule: "isIP(self) || isCIDR(self)",
+        message:
+          "spec.ingress.trustedProxies: each entry must be an IP address or a CIDR, e.g. 10.244.0.0/16",
+      },
+    ],
+  }),
+  {
+    maxItems: 32,
+    description:
+      "Proxies (IPs or CIDRs) whose X-Forwarded-For the api-server believes; unset: the cluster's networks the installer gave the operator, else the private ranges; [] believes none",
+  },
+);
+
 export const Version = Type.String({
   pattern: "^v?[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$",
   maxLength: 64,
