@@ -8,6 +8,7 @@ import {
   group,
   growOnlyQuantity,
   IngressTls,
+  ingressHost,
   logLevels,
   podSettings,
   TrustedProxies,
@@ -72,7 +73,9 @@ export const PlatformSpec = Type.Object(
     restartedAt: Type.Optional(
       Type.String({ maxLength: 64, description: "Changing it rolls every component in dependency order" }),
     ),
-    host: Type.Optional(Type.String({ maxLength: 253, description: "FQDN of the Ingress" })),
+    host: Type.Optional(
+      ingressHost("spec.host", "FQDN of the Ingress: every rule's host, and the TLS certificate's name"),
+    ),
     ingress: Type.Optional(
       Type.Object(
         {
