@@ -146,7 +146,8 @@ export const IngressTls = Type.Object(
  */
 export const TrustedProxies = Type.Array(
   Type.String({
-    maxLength: 64,
+    // the longest spelling of an address with its prefix (`ffff:…:255.255.255.255/128`) is 49
+    maxLength: 50,
     "x-kubernetes-validations": [
       {
         rule: "isIP(self) || isCIDR(self)",
@@ -156,7 +157,8 @@ export const TrustedProxies = Type.Array(
     ],
   }),
   {
-    maxItems: 32,
+    // joined into one argument of the api-server, which the Component CRD bounds at 1024 characters
+    maxItems: 16,
     description:
       "Proxies (IPs or CIDRs) whose X-Forwarded-For the api-server believes; unset: the cluster's networks the installer gave the operator, else the private ranges; [] believes none",
   },

@@ -35,6 +35,15 @@ describe("the api-server's trusted proxies", () => {
     expect(trustProxy({ ingress: { trustedProxies: [] } })).toBeUndefined();
   });
 
+  it("the longest list the CRD admits fits the Component's bound on one argument", () => {
+    const longest = Array.from(
+      { length: 16 },
+      (_, i) => `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.${i}/128`,
+    );
+    expect(longest.every((entry) => entry.length <= 50)).toBe(true);
+    expect(trustProxy({ ingress: { trustedProxies: longest } })?.length).toBeLessThanOrEqual(1024);
+  });
+
   it("without the Ingress nothing is trusted unless named; web never gets the flag", () => {
     expect(trustProxy({ ingress: { enabled: false } })).toBeUndefined();
     expect(trustProxy({ ingress: { enabled: false, trustedProxies: ["192.0.2.10"] } })).toBe("192.0.2.10");
