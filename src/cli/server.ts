@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
@@ -23,6 +24,26 @@ interface ServerFlags {
   hsts?: boolean;
 }
 
+/**
+ * `--trust-proxy a,b`: each entry an IP address or a CIDR (what the Platform's
+ * spec.ingress.trustedProxies renders); an error naming the flag and the entry otherwise.
+ */
+export function parseTrustProxy(text: string): string[] {
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = "", prefix, ...rest] = entry.split("/");
+    const family = isIP(address);
+    const max = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= max);
+    if (family === 0 || rest.length > 0 || !prefixOk)
+      throw new UserError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or a CIDR`);
+  }
+  return entries;
+}
+
 async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits, string>>) {
   let limits: ServerLimits;
   try {
@@ -42,7 +63,7 @@ async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits,
     prettyLogs: process.stdout.isTTY,
     limits,
     ...(flags.hsts ? { hsts: true } : {}),
-    ...(flags.trustProxy ? { trustProxy: flags.trustProxy.split(",").map((entry) => entry.trim()) } : {}),
+    ...(flags.trustProxy ? { trustProxy: parseTrustProxy(flags.trustProxy) } : {}),
   });
 }
 

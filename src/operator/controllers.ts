@@ -29,12 +29,14 @@ export function allControllers(
     providerServiceAccounts?: string[];
     /** What a tenant-named endpoint (kfp, vertex, event sink) may be; default: the built-in refusals only. */
     outbound?: OutboundPolicy;
+    /** The cluster's node and pod networks (the installer's SLIPWAY_OUTBOUND_DENY): the api-server's default trusted proxies. */
+    clusterNetworks?: readonly string[];
   } = {},
 ): ControllerSpec[] {
   const serviceAccounts = providerServiceAccountPolicy(options.providerServiceAccounts ?? []);
   const outbound = options.outbound ?? outboundPolicy();
   return [
-    ...platformControllers(),
+    ...platformControllers({ clusterNetworks: options.clusterNetworks ?? [] }),
     imageBuildController({
       config: options.builds,
       devMode: options.devMode ?? false,

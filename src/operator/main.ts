@@ -6,7 +6,10 @@ import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
-import { outboundPolicyFromEnvironment } from "../pipelines/outbound-policy.ts";
+import {
+  clusterNetworksFromEnvironment,
+  outboundPolicyFromEnvironment,
+} from "../pipelines/outbound-policy.ts";
 import {
   parseServiceAccountAllowlist,
   serviceAccountsVariable,
@@ -81,6 +84,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       events: eventsConfigFromEnvironment(),
       providerServiceAccounts: parseServiceAccountAllowlist(process.env[serviceAccountsVariable]),
       outbound: outboundPolicyFromEnvironment(),
+      clusterNetworks: clusterNetworksFromEnvironment(),
     });
   for (const spec of controllers) manager.add(spec);
   const webhooks =

@@ -120,13 +120,18 @@ export function outboundPolicy(settings: OutboundSettings = {}): OutboundPolicy 
 export function outboundPolicyFromEnvironment(env: NodeJS.ProcessEnv = process.env): OutboundPolicy {
   return outboundPolicy({
     allow: parseOutboundList(outboundAllowVariable, env[outboundAllowVariable], "allow"),
-    deny: parseOutboundList(outboundDenyVariable, env[outboundDenyVariable], "deny"),
+    deny: clusterNetworksFromEnvironment(env),
     ambientCredentialsNamespaces: parseOutboundList(
       ambientNamespacesVariable,
       env[ambientNamespacesVariable],
       "namespaces",
     ),
   });
+}
+
+/** The cluster's node and pod networks the installer named (SLIPWAY_OUTBOUND_DENY), as CIDRs. */
+export function clusterNetworksFromEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+  return parseOutboundList(outboundDenyVariable, env[outboundDenyVariable], "deny");
 }
 
 /** `[::1]` → `::1`; lower case; no trailing dot. */

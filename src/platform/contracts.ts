@@ -20,6 +20,8 @@ export interface RenderContext {
   release: Release;
   /** The component's own placement (the Platform's override of it), where its pods go. */
   placement?: Placement;
+  /** Proxies whose X-Forwarded-For the api-server believes (trusted-proxies.ts); none: no flag. */
+  trustedProxies?: readonly string[];
 }
 
 export interface Placement {
@@ -243,13 +245,14 @@ export const catalog: readonly CatalogComponent[] = [
   },
   // `slipway server` (src/cli/server.ts): --host 0.0.0.0 in a pod (loopback is the default), the
   // Platform it serves by --namespace/--platform; /healthz. Its ServiceAccount reviews tokens.
+  // --trust-proxy: behind the Ingress the client is in X-Forwarded-For (its failure allowance).
   {
     name: "api-server",
     workload: "Deployment",
     port: { name: "http", port: 8080 },
     readinessPath: "/healthz",
     livenessPath: "/healthz",
-    args: ({ platform, namespace }) => [
+    args: ({ platform, namespace, trustedProxies }) => [
       "server",
       "--host",
       "0.0.0.0",
@@ -259,6 +262,7 @@ export const catalog: readonly CatalogComponent[] = [
       namespace,
       "--platform",
       platform,
+      ...(trustedProxies?.length ? ["--trust-proxy", trustedProxies.join(",")] : []),
     ],
     env: () => [],
     volume: { name: "builder-cache", mountPath: "/cache", sizeField: "builderCacheSize" },

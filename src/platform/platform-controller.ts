@@ -12,7 +12,7 @@ import { findRelease, ownVersion, releases } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
 import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
 import { PlatformResources, platformProvider, providerType } from "./platform-resources.ts";
-import { type DesiredComponent, renderComponents } from "./render.ts";
+import { type DesiredComponent, type RenderOptions, renderComponents } from "./render.ts";
 import { types } from "./resource-types.ts";
 
 /** Held while Components are torn down in reverse dependency order. */
@@ -24,6 +24,7 @@ type Writer = StatusWriter<PlatformStatus>;
 interface PlatformDeps {
   writer: Writer;
   resources: PlatformResources;
+  render: RenderOptions;
 }
 
 async function reconcilePlatform(deps: PlatformDeps, key: ObjectKey, context: ReconcileContext) {
@@ -50,7 +51,7 @@ async function reconcilePlatform(deps: PlatformDeps, key: ObjectKey, context: Re
     return requeueAfterMs > 0 ? { requeueAfterMs } : undefined;
   }
   const namespace = key.namespace ?? "";
-  const desired = release ? renderComponents(key.name, namespace, platform.spec, release) : [];
+  const desired = release ? renderComponents(key.name, namespace, platform.spec, release, deps.render) : [];
   // the Secrets exist before any workload naming them; the Provider comes with the platform
   if (!deleting) await deps.resources.ensure(client, platform);
   const plan = planPlatform({
@@ -177,7 +178,10 @@ function writeStatus(
   return writer.write(context, platform, status, event);
 }
 
-export function platformController(resources: PlatformResources = new PlatformResources()): ControllerSpec {
+export function platformController(
+  resources: PlatformResources = new PlatformResources(),
+  render: RenderOptions = {},
+): ControllerSpec {
   // A status write reports these at once. The ready count, the component rows and the message are
   // refreshed at most once a second (each Component reports its own at once).
   const writer: Writer = new StatusWriter({
@@ -187,7 +191,7 @@ export function platformController(resources: PlatformResources = new PlatformRe
     name: "platform",
     for: types.platform,
     owns: [types.component],
-    reconcile: (key, context) => reconcilePlatform({ writer, resources }, key, context),
+    reconcile: (key, context) => reconcilePlatform({ writer, resources, render }, key, context),
     concurrency: 2,
     permissions: [
       { type: types.platform, verbs: ["patch", "update"] },

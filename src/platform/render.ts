@@ -7,6 +7,7 @@ import type { PlatformSpec } from "../apis/platform/platform.ts";
 import { type ComponentName, defaultSizes } from "../apis/platform/schemas.ts";
 import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
 import type { EnvVar, RenderContext } from "./contracts.ts";
+import { trustedProxies } from "./trusted-proxies.ts";
 
 export type ComponentSpec = SpecOf<typeof ComponentKind>;
 type Spec = Static<typeof PlatformSpec>;
@@ -24,6 +25,12 @@ export function isEnabled(spec: Spec, name: ComponentName): boolean {
   return spec.components?.[name]?.enabled !== false;
 }
 
+/** What the operator knows of the cluster, beyond the Platform. */
+export interface RenderOptions {
+  /** The cluster's node and pod networks, as the installer gave them (SLIPWAY_OUTBOUND_DENY). */
+  clusterNetworks?: readonly string[];
+}
+
 /**
  * The desired Components of the platform `platform` in `namespace` at `release`, in catalog order;
  * disabled components are left out.
@@ -33,8 +40,15 @@ export function renderComponents(
   namespace: string,
   spec: Spec,
   release: Release,
+  options: RenderOptions = {},
 ): DesiredComponent[] {
-  const context: RenderContext = { platform, namespace, release };
+  const proxies = trustedProxies(spec, options.clusterNetworks);
+  const context: RenderContext = {
+    platform,
+    namespace,
+    release,
+    ...(proxies.length ? { trustedProxies: proxies } : {}),
+  };
   return catalog
     .filter((entry) => isEnabled(spec, entry.name))
     .map((entry) => ({

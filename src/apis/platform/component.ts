@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { group, IngressTls, podSettings, version } from "./schemas.ts";
+import { group, IngressTls, ingressHost, podSettings, version } from "./schemas.ts";
 
 export const componentPhases = [
   "Pending",
@@ -99,7 +99,9 @@ export const ComponentSpec = Type.Object({
   ingress: Type.Optional(
     Type.Object({
       path: Type.String({ maxLength: 1024 }),
-      host: Type.Optional(Type.String({ maxLength: 253 })),
+      host: Type.Optional(
+        ingressHost("spec.ingress.host", "The Ingress rule's host (the Platform's spec.host)"),
+      ),
       className: Type.Optional(Type.String({ maxLength: 253 })),
       tls: Type.Optional(IngressTls),
     }),

@@ -8,8 +8,10 @@ import {
   group,
   growOnlyQuantity,
   IngressTls,
+  ingressHost,
   logLevels,
   podSettings,
+  TrustedProxies,
   Version,
   version,
 } from "./schemas.ts";
@@ -71,13 +73,16 @@ export const PlatformSpec = Type.Object(
     restartedAt: Type.Optional(
       Type.String({ maxLength: 64, description: "Changing it rolls every component in dependency order" }),
     ),
-    host: Type.Optional(Type.String({ maxLength: 253, description: "FQDN of the Ingress" })),
+    host: Type.Optional(
+      ingressHost("spec.host", "FQDN of the Ingress: every rule's host, and the TLS certificate's name"),
+    ),
     ingress: Type.Optional(
       Type.Object(
         {
           enabled: Type.Optional(Type.Boolean({ default: true })),
           className: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
           tls: Type.Optional(IngressTls),
+          trustedProxies: Type.Optional(TrustedProxies),
         },
         { default: {} },
       ),

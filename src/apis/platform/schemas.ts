@@ -82,6 +82,34 @@ export function growOnlyQuantity(field: string, defaultValue: string): TString {
 }
 
 const dnsSubdomain = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/** A DNS-1123 subdomain whose labels are at most 63 characters: what an Ingress rule's host is ([.]: no escape in CEL's quotes). */
+const dnsHost = "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?([.][a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$";
+/** The Ingress API refuses an IP address as a host (networking.k8s.io/v1 IngressRule.host). */
+const dottedNumbers = "^[0-9.]+$";
+
+/** Why `host` cannot be the Ingress's host (the rule `field`'s CEL rule states), or undefined. */
+export function ingressHostProblem(field: string, host: string): string | undefined {
+  if (host.length <= 253 && new RegExp(dnsHost).test(host) && !new RegExp(dottedNumbers).test(host))
+    return undefined;
+  return hostRuleMessage(field);
+}
+
+const hostRuleMessage = (field: string) =>
+  `${field} must be a DNS-1123 host name: lowercase letters, digits, '-' and '.', labels of at most 63 characters, not an IP address (e.g. ml.example.com)`;
+
+/** The Ingress's host (spec.rules[].host and the TLS certificate's name), refused by the API server unless a DNS name. */
+export const ingressHost = (field: string, description: string) =>
+  Type.String({
+    maxLength: 253,
+    description,
+    "x-kubernetes-validations": [
+      {
+        rule: `self.matches('${dnsHost}') && !self.matches('${dottedNumbers}')`,
+        message: hostRuleMessage(field),
+      },
+    ],
+  });
 const resourceName = (description: string) =>
   Type.String({ minLength: 1, maxLength: 253, pattern: dnsSubdomain, description });
 
@@ -109,6 +137,30 @@ export const IngressTls = Type.Object(
         message: "issuer and clusterIssuer: name at most one of them",
       },
     ],
+  },
+);
+
+/**
+ * Addresses or CIDRs of the proxies in front of the api-server (`slipway server --trust-proxy`): only
+ * their `X-Forwarded-For` names the client its authentication-failure allowance is kept for.
+ */
+export const TrustedProxies = Type.Array(
+  Type.String({
+    // the longest spelling of an address with its prefix (`ffff:…:255.255.255.255/128`) is 49
+    maxLength: 50,
+    "x-kubernetes-validations": [
+      {
+        rule: "isIP(self) || isCIDR(self)",
+        message:
+          "spec.ingress.trustedProxies: each entry must be an IP address or a CIDR, e.g. 10.244.0.0/16",
+      },
+    ],
+  }),
+  {
+    // joined into one argument of the api-server, which the Component CRD bounds at 1024 characters
+    maxItems: 16,
+    description:
+      "Proxies (IPs or CIDRs) whose X-Forwarded-For the api-server believes; unset: the cluster's networks the installer gave the operator, else the private ranges; [] believes none",
   },
 );
 

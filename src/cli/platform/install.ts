@@ -20,15 +20,15 @@ import {
 } from "./context.ts";
 import { type DevPlacement, devPlacement, devPlaneOf } from "./dev-plane.ts";
 import { followPlatform, reportDone } from "./follow.ts";
+import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
 import { createdNamespace, namespaceObject, withoutNamespaces } from "./install-namespace.ts";
 import { collect, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
 import { platformReleaseBundle, servedObjects } from "./operator-bundle.ts";
 import { knownVersion } from "./versions.ts";
 
-interface InstallFlags extends GlobalFlags {
+interface InstallFlags extends GlobalFlags, IngressFlags {
   version?: string;
-  host?: string;
   storageClass?: string;
   artifactsSize?: string;
   registrySize?: string;
@@ -65,14 +65,18 @@ export function platformSpecFromFlags(flags: InstallFlags): Record<string, unkno
   );
   const base: Record<string, unknown> = {
     version: knownVersion(flags.version ?? ownVersion),
-    ...(flags.host ? { host: flags.host } : {}),
+    ...ingressSpecFromFlags(flags),
     ...(flags.multiNode ? { singleNode: false } : {}),
     ...(Object.keys(storage).length ? { storage } : {}),
   };
-  return (flags.set ?? []).reduce<Record<string, unknown>>(
-    (spec, expression) => deepMerge(spec, setExpression(expression)),
+  const spec = (flags.set ?? []).reduce<Record<string, unknown>>(
+    (merged, expression) => deepMerge(merged, setExpression(expression)),
     base,
   );
+  // the CRD's rule too, but it would refuse the Platform only after the bundle is applied
+  if (flags.tlsSecret !== undefined && spec.host === undefined)
+    throw new UserError("--tls-secret needs --host: the name the certificate is for");
+  return spec;
 }
 
 async function install(given: InstallFlags): Promise<void> {
@@ -220,7 +224,11 @@ export function registerInstall(program: Command): void {
         .command("install")
         .description("install the platform into one namespace and wait until it is Running")
         .option("--version <version>", `the Slipway release (default ${ownVersion})`)
-        .option("--host <fqdn>", "host name of the Ingress")
+        .option("--host <fqdn>", "host name of the Ingress (every rule's host; the TLS certificate's name)")
+        .option(
+          "--tls-secret <name>",
+          "serve the Ingress over HTTPS with this kubernetes.io/tls Secret of the namespace (needs --host)",
+        )
         .option("--storage-class <name>", "storage class of the volumes (default: the cluster's default)")
         .option("--artifacts-size <quantity>", "size of the object store's volume (default 50Gi)")
         .option("--registry-size <quantity>", "size of the registry's volume (default 25Gi)")

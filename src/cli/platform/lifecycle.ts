@@ -13,6 +13,7 @@ import {
   withWaitFlags,
 } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
+import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
 import { applyBundleAndWait, operatorInCluster } from "./operator-bundle.ts";
 import { updateVersion } from "./versions.ts";
 
@@ -98,18 +99,28 @@ export function registerLifecycle(program: Command): void {
     program
       .command("update")
       .description(
-        "move the platform to another release, one dependency level at a time, and wait until Running",
+        "move the platform to another release (one dependency level at a time) or change its Ingress, and wait until Running",
       )
-      .requiredOption("--version <version>", "the release to run")
-      .option("--force", "allow a downgrade"),
-  ).action(async (flags: WaitFlags & { version: string; force?: boolean }) => {
+      .option("--version <version>", "the release to run")
+      .option("--force", "allow a downgrade")
+      .option("--host <fqdn>", "host name of the Ingress (every rule's host; the TLS certificate's name)")
+      .option("--tls-secret <name>", "serve the Ingress over HTTPS with this kubernetes.io/tls Secret")
+      .option("--no-tls", "serve the Ingress over plain HTTP (removes spec.ingress.tls)"),
+  ).action(async (flags: WaitFlags & IngressFlags & { version?: string; force?: boolean }) => {
+    const ingress = ingressSpecFromFlags(flags);
+    if (flags.version === undefined && Object.keys(ingress).length === 0)
+      throw new UserError("nothing to update: give --version, --host, --tls-secret or --no-tls");
     const context = new PlatformContext(flags);
     const platform = await context.requirePlatform();
+    if (flags.version === undefined) {
+      await change(flags, ingress, "Running", "changing the Ingress");
+      return;
+    }
     const version = updateVersion(platform, flags.version, flags.force ?? false);
     if (await operatorInCluster(context)) {
       await applyBundleAndWait(context, version, Date.now() + parseDuration(flags.timeout));
     }
-    await change(flags, { version }, "Running", `updating to ${version}`, version);
+    await change(flags, { ...ingress, version }, "Running", `updating to ${version}`, version);
   });
 
   waiting(

@@ -1,6 +1,7 @@
 /**
- * spec.ingress.tls on the real API server: the CRD's rules refuse TLS without a host and two issuers,
- * naming the field; the Ingress rendered from it passes the API server's validation (dry-run).
+ * spec.host and spec.ingress.tls on the real API server: the CRD's rules refuse a host that is no
+ * DNS name, TLS without a host and two issuers, naming the field; the Ingress rendered from them
+ * passes the API server's validation (dry-run).
  */
 import { ApiException } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +26,19 @@ async function refusal(write: Promise<unknown>): Promise<string> {
   const body = (error as ApiException<unknown>).body;
   return String((typeof body === "string" ? JSON.parse(body) : (body as { message?: string })).message);
 }
+
+describe("spec.host", () => {
+  it("is refused unless a DNS-1123 host name (no capitals, underscores or IP addresses), naming the field", async () => {
+    const namespace = await testNamespace("host");
+    for (const bad of ["ML.example.com", "ml_example.com", "10.0.0.1", "*.example.com", "ml.example.com."]) {
+      const message = await refusal(createPlatform(namespace, { host: bad }));
+      expect(message, bad).toContain("spec.host must be a DNS-1123 host name");
+    }
+    const tooLong = await refusal(createPlatform(namespace, { host: `${"a".repeat(64)}.example.com` }));
+    expect(tooLong).toContain("spec.host");
+    await createPlatform(namespace, { host: "ml.example.com" });
+  });
+});
 
 describe("spec.ingress.tls", () => {
   it("is refused without spec.host, and with both an issuer and a cluster issuer, naming the field", async () => {
@@ -71,12 +85,13 @@ describe("spec.ingress.tls", () => {
         };
         const accepted = await rest.request<{
           metadata: { annotations?: Record<string, string> };
-          spec: { tls?: unknown };
+          spec: { tls?: unknown; rules?: { host?: string }[] };
         }>("POST", `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses`, {
           body: renderIngress(resource),
           query: { dryRun: "All" },
         });
         expect(accepted.spec.tls).toEqual([{ hosts: ["ml.example.com"], secretName: "ml-tls" }]);
+        expect(accepted.spec.rules?.map((rule) => rule.host)).toEqual(["ml.example.com"]);
         expect(accepted.metadata.annotations?.["cert-manager.io/cluster-issuer"]).toBe("acme");
       }
     } finally {

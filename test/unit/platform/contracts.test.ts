@@ -149,7 +149,7 @@ describe("component contracts", () => {
     ).toBeUndefined();
   });
 
-  it("api-server binds every interface and serves its own Platform; web serves the UI alone", () => {
+  it("api-server binds every interface, serves its own Platform and believes the Ingress's X-Forwarded-For; web serves the UI alone", () => {
     expect(pod("api-server")?.containers[0]?.args).toEqual([
       "server",
       "--host",
@@ -160,6 +160,8 @@ describe("component contracts", () => {
       "team",
       "--platform",
       "lab",
+      "--trust-proxy",
+      "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7",
     ]);
     const web = pod("web")?.containers[0];
     expect(web?.args).toEqual(["server", "--ui-only", "--host", "0.0.0.0", "--port", "8080"]);
