@@ -13,6 +13,7 @@ import type { BlobUri } from "./blob-uri.ts";
 import { BoundedMap } from "./bounded-map.ts";
 import { type BuildJobInput, labels, timeoutSeconds } from "./build-job.ts";
 import { buildArgsSecretName, isCrossNamespace, ownsJob } from "./build-namespace.ts";
+import { slotHolder } from "./build-slots.ts";
 import { renderBuildahJob } from "./buildah-job.ts";
 import type { BuildsConfig } from "./config.ts";
 import type { RunObservation } from "./decide.ts";
@@ -37,7 +38,8 @@ export interface BuildBackend {
   readonly name: "kaniko" | "buildah" | "local";
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
   observe(target: RunTarget, context: ReconcileContext): Promise<{ run: RunObservation; pending: boolean }>;
-  running(context: ReconcileContext): number;
+  /** The namespace of each build slot its runs hold now (build-slots.ts). */
+  slotHolders(context: ReconcileContext): string[];
   /** The secret build arguments the operator itself must read for a run of `target` to start. */
   secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs>;
   /**
@@ -190,12 +192,12 @@ export class JobBackend implements BuildBackend {
     return observed;
   }
 
-  running(context: ReconcileContext): number {
+  /** Only Jobs of builds the cache holds, by uid: a look-alike with the builds' labels holds no slot. */
+  slotHolders(context: ReconcileContext): string[] {
     const jobs = context.cache.list<V1Job>(types.job, { labels: { [labels.component]: "image-build" } });
-    return jobs.filter(
-      (job) =>
-        !job.status?.conditions?.some((c) => ["Complete", "Failed"].includes(c.type) && c.status === "True"),
-    ).length;
+    const build = (namespace: string, name: string) =>
+      context.cache.get<ImageBuild>(types.imageBuild, { namespace, name });
+    return jobs.map((job) => slotHolder(job, build)).filter((namespace) => namespace !== undefined);
   }
 
   /**
@@ -267,6 +269,9 @@ export function localRunKey(target: Pick<RunTarget, "build" | "image">): string 
   return `${target.build.metadata.namespace ?? ""}/${formatImageReference(target.image)}`;
 }
 
+/** The namespace of a localRunKey (a namespace's name has no `/`). */
+const localRunNamespace = (key: string) => key.slice(0, key.indexOf("/"));
+
 export class LocalBackend implements BuildBackend {
   readonly name = "local";
   readonly #config: BuildsConfig;
@@ -285,8 +290,8 @@ export class LocalBackend implements BuildBackend {
     return { run: this.#builder.observe(localRunKey(target)), pending: false };
   }
 
-  running(): number {
-    return this.#builder.running();
+  slotHolders(): string[] {
+    return this.#builder.runningKeys().map(localRunNamespace);
   }
 
   secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs> {

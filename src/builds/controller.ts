@@ -86,7 +86,7 @@ async function reconcileBuild(
     name: overrideConfigMapName,
   });
   const vouched = configMap && voucher?.vouch(configMap, context.cache);
-  const gathered = observeBuild(build, wirings.for(namespace, configMap, vouched), context, new Date());
+  const gathered = observeBuild(build, wirings.for(namespace, configMap, vouched), new Date());
   const decided = await decideObserving(gathered, context);
   if ("pendingMs" in decided) return { requeueAfterMs: decided.pendingMs };
   return execute(executor, build, gathered, decided.decision, context);

@@ -5,6 +5,7 @@
  */
 import type { ImageBuildPhase, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
 import type { StatusEvent } from "../kube/status-writer.ts";
+import { claimSlot, queuedReason, type SlotUsage } from "./build-slots.ts";
 
 export type RegistryCheck =
   | { result: "exists"; digest: string }
@@ -77,12 +78,14 @@ export interface Observed extends Known {
   /** Memory limit of the build container, named when it is OOM-killed. */
   memoryLimit: string;
   job: JobRef;
-  /** Builds of this operator running now, and how many may. */
-  runningBuilds: number;
+  /** The ImageBuild's namespace: whose build slots it counts in. */
+  namespace: string;
   maxConcurrentBuilds: number;
   registry?: RegistryCheck;
   artifact?: ArtifactCheck;
   run?: RunObservation;
+  /** Who holds the build slots, and who waits: asked for only when a run is to start. */
+  slots?: SlotUsage;
   /** Asked for just before a run starts. */
   buildArgs?: BuildArgsCheck;
 }
@@ -104,7 +107,7 @@ export type FailureReason =
   | "InvalidBuildArgument";
 
 export type Decision =
-  | { kind: "observe"; what: "registry" | "artifact" | "run" | "buildArgs" }
+  | { kind: "observe"; what: "registry" | "artifact" | "run" | "slots" | "buildArgs" }
   | {
       kind: "act";
       /** Delete the Job / stop the local build of this reference. */
@@ -374,14 +377,14 @@ function launch(o: Observed, run: RunObservation): Decision {
       requeueAfterMs: pollMs,
     };
   }
-  if (o.runningBuilds >= o.maxConcurrentBuilds) {
-    const message = `waiting: ${o.runningBuilds} builds running (maxConcurrentBuilds ${o.maxConcurrentBuilds})`;
+  if (!o.slots) return { kind: "observe", what: "slots" };
+  const slot = claimSlot(o.slots, o.namespace, o.maxConcurrentBuilds);
+  if (!slot.granted)
     return {
       kind: "act",
-      status: nextStatus(o, "Pending", "Queued", message, {}),
+      status: nextStatus(o, "Pending", queuedReason, slot.message, {}),
       requeueAfterMs: waitForSlotMs,
     };
-  }
   if (!o.buildArgs) return { kind: "observe", what: "buildArgs" };
   if (o.buildArgs.result === "invalid") return fail(o, "InvalidBuildArgument", o.buildArgs.message);
   return {

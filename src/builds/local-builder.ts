@@ -133,6 +133,11 @@ export class LocalBuilder {
     return this.#running.size;
   }
 
+  /** The keys of the runs running now. */
+  runningKeys(): string[] {
+    return [...this.#running.keys()];
+  }
+
   logs(key: string): string {
     return (this.#run(key)?.log ?? []).join("\n");
   }

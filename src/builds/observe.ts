@@ -6,12 +6,14 @@
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import { shortHash } from "../kube/canonical.ts";
 import type { ReconcileContext } from "../kube/types.ts";
-import type { RunTarget, SecretArgs } from "./backends.ts";
+import type { BuildBackend, RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { buildResources, timeoutSeconds } from "./build-job.ts";
 import { isCrossNamespace, jobNameFor, jobNamespace } from "./build-namespace.ts";
+import { countPerNamespace, queuedBuild, type SlotUsage } from "./build-slots.ts";
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
+import { types } from "./resource-types.ts";
 import {
   dockerfileRefusal,
   imageRefusal,
@@ -62,16 +64,11 @@ function referenceOf(build: ImageBuild, wiring: Wiring): ImageReference {
 }
 
 /** What every decision of `build` reads; a blocker when no build can be attempted. */
-export function observeBuild(
-  build: ImageBuild,
-  wired: WiringResult,
-  context: ReconcileContext,
-  now: Date,
-): Gathered {
+export function observeBuild(build: ImageBuild, wired: WiringResult, now: Date): Gathered {
   const known = { generation: build.metadata.generation ?? 0, status: build.status, now };
   if ("blocker" in wired) return { blocked: { ...known, blocker: wired.blocker } };
   const { wiring } = wired;
-  const { config, backend } = wiring;
+  const { config } = wiring;
   let image: ImageReference;
   try {
     image = referenceOf(build, wiring);
@@ -108,10 +105,19 @@ export function observeBuild(
     timeoutSeconds: timeoutSeconds(build, config),
     memoryLimit: buildResources(build, config).limits.memory ?? "none",
     job: { namespace, name: target.jobName },
-    runningBuilds: backend.running(context),
+    namespace: buildNamespace,
     maxConcurrentBuilds: config.maxConcurrentBuilds,
   };
   return { observed, wiring, target, secretArgs: {} };
+}
+
+/** The build slots held (by the backend's runs) and the builds waiting for one, `build` aside. */
+function slotUsage(backend: BuildBackend, build: ImageBuild, context: ReconcileContext): SlotUsage {
+  const waiting = context.cache
+    .list<ImageBuild>(types.imageBuild)
+    .filter((other) => other.metadata.uid !== build.metadata.uid && queuedBuild(other))
+    .map((other) => other.metadata.namespace ?? "");
+  return { held: countPerNamespace(backend.slotHolders(context)), waiting: countPerNamespace(waiting) };
 }
 
 /** `pendingMs`: the run's outcome is not fully visible yet; look again after that long. */
@@ -131,6 +137,7 @@ export async function decideObserving(gathered: Gathered, context: ReconcileCont
       observed.registry = await access.checkImage(context.client, target.namespace, target.image);
     else if (decision.what === "artifact")
       observed.artifact = await access.checkArtifact(context.client, target.namespace, target.artifact);
+    else if (decision.what === "slots") observed.slots = slotUsage(backend, target.build, context);
     else if (decision.what === "buildArgs") {
       const read: SecretArgs = await backend.secretArgs(target, context);
       if ("values" in read) gathered.secretArgs = read.values;

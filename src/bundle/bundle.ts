@@ -289,12 +289,31 @@ const namedAfterNamespace = new Set([
   "MutatingAdmissionPolicyBinding",
 ]);
 
+/** The resource of a cluster-wide object named after the namespace, as RBAC names it (`validatingwebhookconfigurations`). */
+const pluralOf = (object: BundleObject) => `${object.kind ?? ""}s`.toLowerCase();
+
+/**
+ * A rule limited by name to the bundle's own cluster-wide objects (its webhook configurations)
+ * follows their rename; names of anything else stay.
+ */
+function placedRuleNames(
+  rule: PolicyRule,
+  own: Set<string>,
+  placedName: (name: string) => string,
+): PolicyRule {
+  if (!rule.resourceNames) return rule;
+  const names = rule.resourceNames.map((name) =>
+    rule.resources.some((resource) => own.has(`${resource}/${name}`)) ? placedName(name) : name,
+  );
+  return { ...rule, resourceNames: names };
+}
+
 /**
  * Puts a bundle into `namespace`: a namespace-free one (the template) or one placed before (e.g.
  * deploy/slipway.yaml, in `slipway`; its Namespace object says where). Objects of the bundle's
  * namespace (or of none) move there, ServiceAccount subjects point there, the Namespace object is
  * renamed, and the bundle's cluster-wide RBAC and webhook configuration are named after it so installs in two namespaces do
- * not share one ClusterRole(Binding). Role references to a ClusterRole of the bundle follow the
+ * not share one ClusterRole(Binding); rules limited to those configurations' names follow. Role references to a ClusterRole of the bundle follow the
  * rename; built-in ones (e.g. system:auth-delegator) stay. Roles in other namespaces (those the
  * operator serves) stay where they are.
  */
@@ -302,6 +321,11 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
   const prior = objects.find((o) => o.kind === "Namespace")?.metadata?.name;
   const ownClusterRoles = new Set(
     objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata?.name ?? ""),
+  );
+  const ownNamed = new Set(
+    objects
+      .filter((o) => namedAfterNamespace.has(o.kind ?? "") && o.kind !== "ClusterRole")
+      .map((o) => `${pluralOf(o)}/${o.metadata?.name ?? ""}`),
   );
   const baseName = (name: string) =>
     prior && name.endsWith(`-${prior}`) ? name.slice(0, -prior.length - 1) : name;
@@ -327,6 +351,10 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
       const policyName = placedName(String((object.spec as { policyName?: string }).policyName));
       return placeRunFinalizerPolicyBinding(placed, policyName, prior ?? "", namespace);
     }
+    if (kind === "ClusterRole" && Array.isArray(object.rules))
+      placed.rules = (object.rules as PolicyRule[]).map((rule) =>
+        placedRuleNames(rule, ownNamed, placedName),
+      );
     const roleRef = object.roleRef as { kind: string; name: string } | undefined;
     if (roleRef?.kind === "ClusterRole" && ownClusterRoles.has(roleRef.name)) {
       placed.roleRef = { ...roleRef, name: placedName(roleRef.name) };

@@ -6,20 +6,23 @@
  * namespace they are placed in (inNamespace).
  */
 import { imageBuildWebhookConfiguration } from "../builds/admission/configuration.ts";
-import { webhookPort } from "../operator/webhooks.ts";
+import {
+  providerWebhookConfigurationName,
+  webhookConfigurationName,
+  webhookConfigurationNames,
+  webhookPort,
+} from "../operator/webhooks.ts";
 import { providerWebhookConfiguration } from "../pipelines/admission/configuration.ts";
 import type { WebhookConfigurationOptions } from "../webhook/configuration.ts";
 import type { BundleObject } from "./bundle.ts";
 
 export const webhookServiceName = "slipway-operator-webhook";
-export const webhookConfigurationName = "slipway-imagebuilds";
-export const providerWebhookConfigurationName = "slipway-providers";
 
 /** The operator's webhook flags; the pod's namespace completes the names (the kubelet expands $(POD_NAMESPACE)). */
 export const webhookArgs = [
   `--webhook-port=${webhookPort}`,
   `--webhook-hosts=${webhookServiceName}.$(POD_NAMESPACE).svc`,
-  `--webhook-configuration=${[webhookConfigurationName, providerWebhookConfigurationName].map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
+  `--webhook-configuration=${webhookConfigurationNames.map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
 ];
 
 export function webhookService(

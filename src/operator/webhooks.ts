@@ -16,6 +16,14 @@ import { WebhookRunner } from "../webhook/runner.ts";
 export const webhookSecretName = "slipway-operator-webhook-tls";
 /** The port the operator serves its webhooks on in a pod. */
 export const webhookPort = 9443;
+/**
+ * The bundle's ValidatingWebhookConfigurations (src/bundle/webhook.ts), before placing: each install
+ * names them after its namespace (`slipway-imagebuilds-<namespace>`), and so does the operator's RBAC
+ * on them (the bundle's inNamespace renames both).
+ */
+export const webhookConfigurationName = "slipway-imagebuilds";
+export const providerWebhookConfigurationName = "slipway-providers";
+export const webhookConfigurationNames = [webhookConfigurationName, providerWebhookConfigurationName];
 
 export interface OperatorWebhookOptions {
   port: number;
@@ -49,7 +57,7 @@ export function operatorWebhooks(
   });
 }
 
-const webhookConfigurationType: ResourceType = {
+export const webhookConfigurationType: ResourceType = {
   group: "admissionregistration.k8s.io",
   version: "v1",
   kind: "ValidatingWebhookConfiguration",
@@ -73,9 +81,13 @@ export const webhookSecretPermissions: Permission[] = [
   { type: secretType, verbs: ["create"] },
 ];
 
-/** Everything serving the webhooks needs: its Secret, the configurations' caBundle, the reviews as the requester. */
+/**
+ * Everything serving the webhooks needs: its Secret, the caBundle of the bundle's own configurations
+ * (read and patched by name: the operator lists, watches and creates none, the verbs RBAC cannot
+ * limit by name), the reviews as the requester. No right on MutatingWebhookConfigurations at all.
+ */
 export const webhookPermissions: Permission[] = [
   ...webhookSecretPermissions,
-  { type: webhookConfigurationType, verbs: ["get", "patch"] },
+  { type: webhookConfigurationType, verbs: ["get", "patch"], resourceNames: webhookConfigurationNames },
   { type: subjectAccessReviewType, verbs: ["create"] },
 ];

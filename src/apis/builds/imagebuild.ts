@@ -33,11 +33,13 @@ export const durationPattern = "^([0-9]+(h|m|s))+$";
 export const maxTimeout = "168h";
 
 /**
- * Label key prefixes and keys a build may not set on its Job and pod: the operator's own (they tie a
- * Job to its build), Kubernetes' (kubernetes.io, k8s.io and their subdomains) and the Job controller's.
+ * Label keys a build may not set on its Job and pod: those of the operator's own domain (they tie a
+ * Job to its build, and the platform's NetworkPolicies select pods by them), Kubernetes' (kubernetes.io,
+ * k8s.io, x-k8s.io and their subdomains: `app.kubernetes.io/*` marks a build's pod for the registry's
+ * and object store's NetworkPolicies), Argo's (a pipeline step's `workflows.argoproj.io/workflow`
+ * admits it to MLflow) and the Job controller's.
  */
-export const reservedLabelPrefixes = ["builds.slipway.dev/", "slipway.dev/", "app.kubernetes.io/"];
-export const reservedLabelDomains = ["kubernetes.io", "k8s.io"];
+export const reservedLabelDomains = ["slipway.dev", "kubernetes.io", "k8s.io", "x-k8s.io", "argoproj.io"];
 export const reservedLabelKeys = ["job-name", "controller-uid"];
 
 const labelKeyPattern =
@@ -50,7 +52,6 @@ export function reservedLabelKey(key: string): boolean {
   const domain = slash >= 0 ? key.slice(0, slash) : "";
   return (
     reservedLabelKeys.includes(key) ||
-    reservedLabelPrefixes.some((prefix) => key.startsWith(prefix)) ||
     reservedLabelDomains.some((d) => domain === d || domain.endsWith(`.${d}`))
   );
 }
@@ -58,7 +59,6 @@ export function reservedLabelKey(key: string): boolean {
 const celList = (values: string[]) => `[${values.map((v) => `'${v}'`).join(", ")}]`;
 const reservedLabelRule = [
   `!self.exists(k, k in ${celList(reservedLabelKeys)}`,
-  `|| ${celList(reservedLabelPrefixes)}.exists(p, k.startsWith(p))`,
   `|| (k.contains('/') && ${celList(reservedLabelDomains)}.exists(d, k.split('/')[0] == d || k.split('/')[0].endsWith('.' + d))))`,
 ].join(" ");
 
@@ -158,7 +158,7 @@ export const ImageBuildSpec = Type.Object({
           },
           {
             rule: reservedLabelRule,
-            message: `label keys ${reservedLabelKeys.join(", ")}, prefixes ${reservedLabelPrefixes.join(", ")} and the domains ${reservedLabelDomains.join(", ")} are reserved`,
+            message: `label keys ${reservedLabelKeys.join(", ")} and those of the domains ${reservedLabelDomains.join(", ")} (and their subdomains) are reserved`,
             reason: "FieldValueForbidden",
           },
         ],

@@ -2,11 +2,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { ApiException, CustomObjectsApi } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { allKinds } from "../../../src/apis/index.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { gadgetKind } from "../../support/gadget.ts";
+import { slipwaySelectorKeys } from "../../support/selector-keys.ts";
 
 const run = promisify(execFile);
 const kubectl = (...args: string[]) =>
@@ -119,5 +121,31 @@ describe("generated CRDs", () => {
     );
     expect(message).toContain("spec.mode");
     expect(message).toContain('spec.mode: Unsupported value: "turbo": supported values: "fast", "safe"');
+  });
+
+  it("refuse an ImageBuild's spec.labels setting a key the NetworkPolicies or build Jobs select by, naming the field and the rule", async () => {
+    await installCrds([ImageBuildKind]);
+    const namespace = await testNamespace("ib-labels");
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    const build = (name: string, labels: Record<string, string>) => ({
+      group: ImageBuildKind.group,
+      version: ImageBuildKind.version,
+      namespace,
+      plural: ImageBuildKind.plural,
+      body: {
+        apiVersion: ImageBuildKind.apiVersion,
+        kind: ImageBuildKind.kind,
+        metadata: { name },
+        spec: { project: "p", name: "n", version: "v1", artifactUri: "s3://models/p/v1", labels },
+      },
+    });
+    const keys = slipwaySelectorKeys();
+    expect(keys).toContain("workflows.argoproj.io/workflow");
+    for (const key of keys) {
+      const message = await refusal(api.createNamespacedCustomObject(build("b", { [key]: "x" })));
+      expect(message, key).toMatch(/spec\.labels: Forbidden: label keys .* are reserved/);
+      expect(message, key).toContain("argoproj.io");
+    }
+    await api.createNamespacedCustomObject(build("ok", { team: "risk", "example.com/cost-center": "ml-42" }));
   });
 });

@@ -8,18 +8,29 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoreV1Api, CustomObjectsApi, EventsV1Api } from "@kubernetes/client-node";
+import {
+  AdmissionregistrationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  type V1ValidatingWebhookConfiguration,
+} from "@kubernetes/client-node";
 import pino from "pino";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { allKinds } from "../../../src/apis/index.ts";
+import { imageBuildWebhookConfiguration } from "../../../src/builds/admission/configuration.ts";
+import { imageBuildAdmissionPath } from "../../../src/builds/admission/review.ts";
 import { bundleFor, operatorName } from "../../../src/bundle/bundle.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { ownerReference } from "../../../src/kube/owners.ts";
+import { ApiError, RestClient } from "../../../src/kube/rest.ts";
 import type { ControllerSpec, KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { deriveRbac, type PolicyRule } from "../../../src/operator/rbac.ts";
+import { webhookSecretName } from "../../../src/operator/webhooks.ts";
+import { startOperatorWebhooks } from "../../support/admission-webhook.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { gadgetKind, gadgetType } from "../../support/gadget.ts";
@@ -255,5 +266,62 @@ describe("slipway operator with every controller and only the release bundle's R
       throw new Error(`${error.message}\noperator output:\n${output.slice(-3000)}`);
     });
     expect(metrics).not.toMatch(/rest_client_requests_total\{[^}]*code="403"/);
+  });
+});
+
+describe("the operator's rights on webhook configurations", () => {
+  it("keeps the caBundle of the bundle's own configurations, and may neither read nor patch one of another name", async () => {
+    const namespace = await testNamespace("rbac-webhook");
+    const { read } = await startOperatorWebhooks(
+      namespace,
+      [gadgetController],
+      [
+        {
+          name: "slipway-imagebuilds",
+          path: imageBuildAdmissionPath,
+          configuration: imageBuildWebhookConfiguration,
+        },
+      ],
+    );
+    const secret = await adminConfig()
+      .makeApiClient(CoreV1Api)
+      .readNamespacedSecret({ namespace, name: webhookSecretName });
+    expect((await read()).webhooks?.[0]?.clientConfig?.caBundle).toBe(secret.data?.["ca.crt"]);
+
+    const admission = adminConfig().makeApiClient(AdmissionregistrationV1Api);
+    const other = `slipway-imagebuilds-${namespace}-other`;
+    const body = imageBuildWebhookConfiguration({
+      name: other,
+      clientConfig: { url: "https://127.0.0.1:1/validate/imagebuilds" },
+      namespaces: [namespace],
+    }) as V1ValidatingWebhookConfiguration;
+    await admission.createValidatingWebhookConfiguration({ body });
+    onTestFinished(() => admission.deleteValidatingWebhookConfiguration({ name: other }).then(() => {}));
+
+    const operator = new RestClient(await serviceAccountConfig(adminConfig(), namespace, operatorName));
+    onTestFinished(() => operator.close());
+    const path = `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${other}`;
+    const status = (request: Promise<unknown>) =>
+      request.then(
+        () => 200,
+        (error: unknown) => (error instanceof ApiError ? error.status : 0),
+      );
+    expect(await status(operator.request("GET", path))).toBe(403);
+    expect(
+      await status(
+        operator.request("PATCH", path, {
+          contentType: "application/merge-patch+json",
+          body: { webhooks: [{ name: body.webhooks?.[0]?.name, failurePolicy: "Ignore" }] },
+        }),
+      ),
+    ).toBe(403);
+    expect(
+      await status(
+        operator.request("GET", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations"),
+      ),
+    ).toBe(403);
+    expect(
+      (await admission.readValidatingWebhookConfiguration({ name: other })).webhooks?.[0]?.failurePolicy,
+    ).toBe("Fail");
   });
 });

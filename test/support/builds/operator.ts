@@ -20,6 +20,7 @@ export interface BuildOperator {
 }
 
 /**
+ * `namespaces`: the operator serves these (instead of `namespace` alone), as one serving a list.
  * `allNamespaces`: the cache watches every namespace (as an operator must to see Jobs in a
  * buildNamespace) while only `namespace`'s ImageBuilds are reconciled, leaving other tests' alone.
  */
@@ -27,7 +28,7 @@ export async function startBuildOperator(
   namespace: string,
   config: unknown,
   localBuilder?: LocalBuilder,
-  options: { allNamespaces?: boolean; devMode?: boolean } = {},
+  options: { allNamespaces?: boolean; devMode?: boolean; namespaces?: string[] } = {},
 ): Promise<BuildOperator> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -50,7 +51,7 @@ export async function startBuildOperator(
   }
   const manager = new Manager({
     kubeConfig: adminConfig(),
-    ...(options.allNamespaces ? {} : { namespace }),
+    ...(options.allNamespaces ? {} : options.namespaces ? { namespaces: options.namespaces } : { namespace }),
     fieldManager: "slipway-builds-test",
     log: pino({ level: "debug" }, sink),
   });

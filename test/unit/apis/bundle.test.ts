@@ -63,12 +63,13 @@ const find = (objects: BundleObject[], kind: string) => objects.filter((o) => o.
 // biome-ignore lint/suspicious/noExplicitAny: test drills into plain objects
 type Any = any;
 
-/** The admission webhook's: the configurations' caBundle, reviews as the requester. */
-const webhookClusterRules = [
+/** The admission webhook's: the caBundle of the bundle's own configurations (by name), reviews as the requester. */
+const webhookClusterRules = (namespace: string) => [
   {
     apiGroups: ["admissionregistration.k8s.io"],
     resources: ["validatingwebhookconfigurations"],
     verbs: ["get", "patch"],
+    resourceNames: [`slipway-imagebuilds-${namespace}`, `slipway-providers-${namespace}`],
   },
   { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
 ];
@@ -176,7 +177,7 @@ describe("bundleFor", () => {
       name: "slipway-operator",
     });
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
-    expect((find(objects, "ClusterRole")[0] as Any).rules).toEqual(webhookClusterRules);
+    expect((find(objects, "ClusterRole")[0] as Any).rules).toEqual(webhookClusterRules("ml"));
   });
 
   it("adds a ClusterRole(Binding) named after the namespace only for cluster-scoped kinds", () => {
@@ -185,7 +186,7 @@ describe("bundleFor", () => {
     expect(clusterRole.metadata.name).toBe("slipway-operator-ml");
     expect(clusterRole.rules).toEqual([
       { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch"] },
-      ...webhookClusterRules,
+      ...webhookClusterRules("ml"),
     ]);
     const binding = find(withNodes, "ClusterRoleBinding")[0] as Any;
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "slipway-operator", namespace: "ml" }]);
@@ -195,6 +196,36 @@ describe("bundleFor", () => {
 
   it("moves a bundle placed before (deploy/slipway.yaml, in slipway) into another namespace as if placed there at once", () => {
     expect(inNamespace(bundleFor("slipway", readingNodes), "ml")).toEqual(bundleFor("ml", readingNodes));
+  });
+
+  it("grants rights on webhook configurations only by the names of the bundle's own, wherever it is placed and however it serves", () => {
+    const bundles = [
+      bundleFor("ml", options()),
+      bundleFor("ml", options({ serves: "all" })),
+      bundleFor("ml", options({ serves: ["team-a"] })),
+      inNamespace(bundleFor("slipway", options()), "ml"),
+    ];
+    for (const bundle of bundles) {
+      const own = bundle
+        .filter(
+          (o) => o.kind === "ValidatingWebhookConfiguration" || o.kind === "MutatingWebhookConfiguration",
+        )
+        .map((o) => o.metadata?.name)
+        .sort();
+      expect(own).toEqual(["slipway-imagebuilds-ml", "slipway-providers-ml"]);
+      const rules = bundle
+        .filter((o) => o.kind === "Role" || o.kind === "ClusterRole")
+        .flatMap((o) => o.rules as Any[])
+        .filter((rule) => rule.resources.some((r: string) => /webhookconfigurations/.test(r)));
+      expect(rules).toEqual([
+        {
+          apiGroups: ["admissionregistration.k8s.io"],
+          resources: ["validatingwebhookconfigurations"],
+          verbs: ["get", "patch"],
+          resourceNames: own,
+        },
+      ]);
+    }
   });
 
   it("serving a list of namespaces: a Role in each, the leader Lease's Role in its own, and the list as flags", () => {
@@ -235,7 +266,7 @@ describe("bundleFor", () => {
     }
     const container = (find(placed, "Deployment")[0] as Any).spec.template.spec.containers[0];
     expect(container.args).toContain("--namespaces=team-a,team-b");
-    expect((find(placed, "ClusterRole")[0] as Any).rules).toEqual(webhookClusterRules);
+    expect((find(placed, "ClusterRole")[0] as Any).rules).toEqual(webhookClusterRules("ops"));
   });
 
   it("serving all namespaces: one ClusterRole with every rule, bound to the operator, and --all-namespaces", () => {

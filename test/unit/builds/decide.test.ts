@@ -22,8 +22,9 @@ function observed(overrides: Partial<Observed> = {}): Observed {
     timeoutSeconds: 600,
     memoryLimit: "8Gi",
     job,
-    runningBuilds: 0,
+    namespace: "team-a",
     maxConcurrentBuilds: 10,
+    slots: { held: new Map(), waiting: new Map() },
     ...overrides,
   };
 }
@@ -164,7 +165,7 @@ describe("decide: a new build", () => {
         registry: { result: "missing" },
         artifact: { result: "exists" },
         run: { state: "absent" },
-        runningBuilds: 10,
+        slots: { held: new Map([["team-b", 10]]), waiting: new Map() },
       },
       "Pending",
       "Queued",
@@ -187,6 +188,47 @@ describe("decide: a new build", () => {
       expect(Boolean(decision.deleteRun)).toBe(deleteRun);
     });
   }
+
+  it("asks who holds the build slots only when a run is to start: never for an image that exists", () => {
+    const toStart = {
+      registry: { result: "missing" },
+      artifact: { result: "exists" },
+      run: { state: "absent" },
+    } as const;
+    expect(decide(observed({ ...toStart, slots: undefined }))).toEqual({ kind: "observe", what: "slots" });
+    const reused = act(
+      decide(observed({ registry: { result: "exists", digest: "sha256:1" }, slots: undefined })),
+    );
+    expect(reused.status?.phase).toBe("Succeeded");
+    const joined = act(
+      decide(observed({ ...toStart, run: { state: "running", attempts: 1 }, slots: undefined })),
+    );
+    expect(joined.startRun).toBe(true);
+  });
+
+  it("a namespace at its fair share waits while another namespace's build waits, naming the rule", () => {
+    const decision = act(
+      decide(
+        observed({
+          registry: { result: "missing" },
+          artifact: { result: "exists" },
+          run: { state: "absent" },
+          slots: {
+            held: new Map([
+              ["team-a", 5],
+              ["team-b", 4],
+            ]),
+            waiting: new Map([["team-b", 3]]),
+          },
+        }),
+      ),
+    );
+    expect(decision.status).toMatchObject({ phase: "Pending" });
+    expect(decision.status?.conditions?.[0]?.reason).toBe("Queued");
+    expect(decision.status?.message).toBe(
+      "waiting: namespace team-a holds 5 of 10 build slots, its fair share while builds of other namespaces wait (maxConcurrentBuilds 10)",
+    );
+  });
 
   it("records the digest and reused when the image exists, with no run", () => {
     const decision = act(decide(observed({ registry: { result: "exists", digest: "sha256:abc" } })));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { reservedLabelKey } from "../../../src/apis/builds/imagebuild.ts";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import { jobLabels } from "../../../src/builds/build-job.ts";
 import { bundleFor, defaultResources } from "../../../src/bundle/bundle.ts";
@@ -11,6 +12,7 @@ import {
   renderNetworkPolicies,
 } from "../../../src/platform/network-policies.ts";
 import { renderComponents } from "../../../src/platform/render.ts";
+import { slipwaySelectorKeys } from "../../support/selector-keys.ts";
 
 const release = findRelease("0.2.0");
 if (!release) throw new Error("release 0.2.0 missing");
@@ -131,3 +133,21 @@ function matches(peer: Record<string, unknown>, podLabels: Record<string, string
   const selector = (peer as { podSelector: { matchLabels: Record<string, string> } }).podSelector;
   return Object.entries(selector.matchLabels).every(([key, value]) => podLabels[key] === value);
 }
+
+describe("the label keys the NetworkPolicies and build Jobs select by", () => {
+  it("are all reserved in an ImageBuild's spec.labels (a build pod cannot pass for a pipeline step or a component)", () => {
+    const keys = slipwaySelectorKeys();
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        "workflows.argoproj.io/workflow",
+        labels.component,
+        "app.kubernetes.io/component",
+        "app.kubernetes.io/managed-by",
+        "kubernetes.io/metadata.name",
+      ]),
+    );
+    expect(keys.filter((key) => !reservedLabelKey(key))).toEqual([]);
+    expect(reservedLabelKey("team")).toBe(false);
+    expect(reservedLabelKey("example.com/cost-center")).toBe(false);
+  });
+});
