@@ -6,6 +6,7 @@
  * namespace they are placed in (inNamespace).
  */
 import { imageBuildWebhookConfiguration } from "../builds/admission/configuration.ts";
+import { overrideWebhookConfiguration } from "../builds/admission/override-configuration.ts";
 import { webhookPort } from "../operator/webhooks.ts";
 import { providerWebhookConfiguration } from "../pipelines/admission/configuration.ts";
 import type { WebhookConfigurationOptions } from "../webhook/configuration.ts";
@@ -14,12 +15,13 @@ import type { BundleObject } from "./bundle.ts";
 export const webhookServiceName = "slipway-operator-webhook";
 export const webhookConfigurationName = "slipway-imagebuilds";
 export const providerWebhookConfigurationName = "slipway-providers";
+export const overrideWebhookConfigurationName = "slipway-builds-overrides";
 
 /** The operator's webhook flags; the pod's namespace completes the names (the kubelet expands $(POD_NAMESPACE)). */
 export const webhookArgs = [
   `--webhook-port=${webhookPort}`,
   `--webhook-hosts=${webhookServiceName}.$(POD_NAMESPACE).svc`,
-  `--webhook-configuration=${[webhookConfigurationName, providerWebhookConfigurationName].map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
+  `--webhook-configuration=${[webhookConfigurationName, providerWebhookConfigurationName, overrideWebhookConfigurationName].map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
 ];
 
 export function webhookService(
@@ -51,6 +53,7 @@ export function webhookConfigurations(
   return [
     imageBuildWebhookConfiguration(options(webhookConfigurationName)),
     providerWebhookConfiguration(options(providerWebhookConfigurationName)),
+    overrideWebhookConfiguration(options(overrideWebhookConfigurationName)),
   ] as BundleObject[];
 }
 

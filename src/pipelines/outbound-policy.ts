@@ -20,7 +20,7 @@ export interface OutboundSettings {
   allow?: readonly string[];
   /** CIDRs refused unless allowed: the cluster's node and pod networks. */
   deny?: readonly string[];
-  /** Namespaces whose vertex Providers may use the operator's ambient cloud credentials (`*`: all). */
+  /** Namespaces whose vertex Providers and builds overrides' stores may use the operator's ambient cloud credentials (`*`: all). */
   ambientCredentialsNamespaces?: readonly string[];
   /**
    * Who answers a host's addresses (default the system's resolver, `dns.lookup`). A test names its
@@ -200,6 +200,6 @@ export function checkedUrl(policy: OutboundPolicy, field: string, text: string):
   return url;
 }
 
-/** Whether a Provider in `namespace` may use the operator's ambient cloud credentials. */
+/** Whether `namespace` (a vertex Provider, a builds override's store) may use the operator's ambient cloud credentials. */
 export const ambientAllowed = (policy: OutboundPolicy, namespace: string) =>
   policy.ambientNamespaces.has("*") || policy.ambientNamespaces.has(namespace);
