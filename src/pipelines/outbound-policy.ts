@@ -9,6 +9,7 @@
  * into the operator's loopback.
  */
 import type { LookupAddress } from "node:dns";
+import { STATUS_CODES } from "node:http";
 import { BlockList, isIP } from "node:net";
 
 export const outboundAllowVariable = "SLIPWAY_OUTBOUND_ALLOW";
@@ -203,3 +204,17 @@ export function checkedUrl(policy: OutboundPolicy, field: string, text: string):
 /** Whether `namespace` (a vertex Provider, a builds override's store) may use the operator's ambient cloud credentials. */
 export const ambientAllowed = (policy: OutboundPolicy, namespace: string) =>
   policy.ambientNamespaces.has("*") || policy.ambientNamespaces.has(namespace);
+
+/**
+ * What a tenant learns of a backend's answer: the status and its standard reason phrase (ours, not
+ * the server's), e.g. `503 Service Unavailable`.
+ */
+export const statusReason = (status: number) =>
+  `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ""}`;
+
+/**
+ * What a tenant learns when a call it addressed got no HTTP answer: one fixed reason, whatever
+ * happened (refused, reset, unresolvable, timed out), so the operator cannot be used to tell open,
+ * closed and filtered ports apart.
+ */
+export const unreachable = "not reached (no HTTP answer)";
