@@ -36,7 +36,6 @@ function causeOf(error: unknown): string {
   return cause?.code ?? (error as Error)?.name ?? "connection failed";
 }
 
-
 /** The bearer token of the calls; `forget` is told when KFP refused it (401). */
 export interface KfpToken {
   get(): Promise<string | undefined>;
