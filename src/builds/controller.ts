@@ -21,7 +21,7 @@ import { deleteTiedJobs } from "./job-cleanup.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { BuildMetrics } from "./metrics.ts";
 import { decideObserving, observeBuild } from "./observe.ts";
-import { overrideConfigMapName, type Vouching } from "./override.ts";
+import { type AmbientCredentials, overrideConfigMapName, type Vouching } from "./override.ts";
 import { types } from "./resource-types.ts";
 import { SecretReader } from "./secrets.ts";
 import { Wirings } from "./wiring.ts";
@@ -48,6 +48,8 @@ export interface ImageBuildControllerDeps {
   devMode?: boolean;
   /** None: an override is judged by the operator's configuration alone. */
   overrideVoucher?: OverrideVoucher;
+  /** Where a store an override chooses may be served by the operator's ambient credentials; default nowhere. */
+  ambientCredentials?: AmbientCredentials;
 }
 
 /** Builds of the namespace an override ConfigMap change concerns: those not finished, and those it failed. */
@@ -104,6 +106,7 @@ export function imageBuildController(
     metrics,
     ...(deps.localBuilder ? { localBuilder: deps.localBuilder } : {}),
     devMode: deps.devMode ?? false,
+    ...(deps.ambientCredentials ? { ambientCredentials: deps.ambientCredentials } : {}),
   });
   const executor: Executor = { writer: new StatusWriter<ImageBuildStatus>(), secrets, metrics };
   const voucher = deps.overrideVoucher;

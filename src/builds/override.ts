@@ -134,6 +134,49 @@ export function vouchedConfig(
   return { ...base, tenancy: { ...base.tenancy, allowedHosts, namespaces } };
 }
 
+/**
+ * Where the operator's own (ambient) cloud credentials may serve a namespace's chosen store: the
+ * installer's per-namespace setting, the one vertex Providers obey (the operator wires it from its
+ * outbound policy).
+ */
+export interface AmbientCredentials {
+  allows: (namespace: string) => boolean;
+  /** The setting that would allow it, named in a refusal. */
+  setting: string;
+}
+
+/** No namespace may have its store served by the operator's ambient credentials. */
+export const noAmbientCredentials: AmbientCredentials = {
+  allows: () => false,
+  setting: "SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES",
+};
+
+/** The store's type when it is the cloud's own (no endpoint) reached without a credentials Secret: with the ambient credentials. */
+export function ambientStore(storage: BuildsConfig["storage"]): "s3" | "gcs" | undefined {
+  if (!storage) return undefined;
+  const section = storage.type === "s3" ? storage.s3 : storage.gcs;
+  return section.credentialsSecret || section.endpoint ? undefined : storage.type;
+}
+
+/**
+ * A namespace that chooses its own store (one the platform's configuration does not already name)
+ * gets the operator's ambient credentials only where the installer allows them for it.
+ */
+function ambientRefusal(
+  config: BuildsConfig,
+  platform: BuildsConfig,
+  namespace: string,
+  ambient: AmbientCredentials,
+): Refusal | undefined {
+  const type = ambientStore(config.storage);
+  if (!type || ambient.allows(namespace)) return undefined;
+  if (JSON.stringify(config.storage) === JSON.stringify(platform.storage)) return undefined;
+  return {
+    field: `storage.${type}.credentialsSecret`,
+    rule: `none given for the cloud's own store, so the operator would use its ambient cloud credentials, which the installer does not allow for namespace ${namespace} (${ambient.setting})`,
+  };
+}
+
 /** `config`: the namespace's; `platform`: the operator's as it applies to this namespace (vouchedConfig). */
 export type OverrideResult = { config: BuildsConfig; platform: BuildsConfig } | { error: string };
 
@@ -142,12 +185,14 @@ export type OverrideResult = { config: BuildsConfig; platform: BuildsConfig } | 
  * undefined), else the merged and validated one, or an error naming the ConfigMap and the field.
  * `vouched`: what the ConfigMap's owner vouches for, if a trusted one controls it, or why a claimed
  * owner is not trusted (added to a refusal: the ordinary rule refused, the owner did not lift it).
+ * `ambient`: where the operator's ambient cloud credentials may serve a store the namespace chooses.
  */
 export function applyOverride(
   base: BuildsConfig,
   namespace: string,
   data: Record<string, string> | undefined,
   vouched?: Vouching,
+  ambient: AmbientCredentials = noAmbientCredentials,
 ): OverrideResult {
   if (data === undefined) return { config: base, platform: base };
   const text = data[overrideKey];
@@ -170,11 +215,16 @@ export function applyOverride(
     const distrust = vouched && "untrusted" in vouched ? ` (not vouched for: ${vouched.untrusted})` : "";
     return { error: `${where}: ${forbidden.field}: ${forbidden.rule}${distrust}` };
   }
+  let config: BuildsConfig;
   try {
-    return { config: parseBuildsConfig(deepMerge(platform as unknown as Json, parsed)), platform };
+    config = parseBuildsConfig(deepMerge(platform as unknown as Json, parsed));
   } catch (error) {
     if (error instanceof ConfigError)
       return { error: `${where}: ${error.message.replace(/^builds configuration: /, "")}` };
     throw error;
   }
+  const ambientRefused =
+    "storage" in parsed ? ambientRefusal(config, platform, namespace, ambient) : undefined;
+  if (ambientRefused) return { error: `${where}: ${ambientRefused.field}: ${ambientRefused.rule}` };
+  return { config, platform };
 }

@@ -10,7 +10,7 @@ import { type BuildsConfig, configEnvironmentVariable, devModeEnvironmentVariabl
 import type { Blocked } from "./decide.ts";
 import { LocalBuilder } from "./local-builder.ts";
 import type { BuildMetrics } from "./metrics.ts";
-import { applyOverride, type Vouching } from "./override.ts";
+import { type AmbientCredentials, applyOverride, noAmbientCredentials, type Vouching } from "./override.ts";
 import type { SecretReader } from "./secrets.ts";
 
 export interface Wiring {
@@ -39,6 +39,7 @@ export class Wirings {
   readonly #secrets: SecretReader;
   readonly #metrics: BuildMetrics;
   readonly #devMode: boolean;
+  readonly #ambient: AmbientCredentials;
   #baseWiring: Wiring | undefined;
   /** Per namespace with an override ConfigMap: its resourceVersion and what its owner vouches for, and what they made. */
   readonly #overrides = new Map<string, { version: string; result: WiringResult }>();
@@ -51,8 +52,10 @@ export class Wirings {
     metrics: BuildMetrics;
     localBuilder?: LocalBuilder;
     devMode?: boolean;
+    ambientCredentials?: AmbientCredentials;
   }) {
     this.#devMode = options.devMode ?? false;
+    this.#ambient = options.ambientCredentials ?? noAmbientCredentials;
     this.#base = options.base;
     this.#secrets = options.secrets;
     this.#metrics = options.metrics;
@@ -74,7 +77,7 @@ export class Wirings {
     const version = `${configMap.metadata?.resourceVersion ?? ""} ${JSON.stringify(vouched ?? null)}`;
     const known = this.#overrides.get(namespace);
     if (known?.version === version) return known.result;
-    const overridden = applyOverride(this.#base, namespace, configMap.data ?? {}, vouched);
+    const overridden = applyOverride(this.#base, namespace, configMap.data ?? {}, vouched, this.#ambient);
     const result: WiringResult =
       "error" in overridden
         ? { blocker: { reason: "InvalidOverride", message: overridden.error } }

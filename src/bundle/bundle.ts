@@ -67,7 +67,7 @@ export interface BundleOptions {
   outboundAllow?: string[];
   /** CIDRs refused unless allowed: the cluster's node and pod networks; default none. */
   outboundDeny?: string[];
-  /** Namespaces whose vertex Providers may use the operator's ambient cloud credentials (`*`: all); default none. */
+  /** Namespaces whose vertex Providers and builds overrides' stores may use the operator's ambient cloud credentials (`*`: all); default none. */
   ambientCredentialsNamespaces?: string[];
   /** The Run finalizer policy, bound to the served namespaces (src/bundle/run-finalizer.ts). */
   runFinalizerPolicy?: boolean;

@@ -6,7 +6,9 @@
  * namespace they are placed in (inNamespace).
  */
 import { imageBuildWebhookConfiguration } from "../builds/admission/configuration.ts";
+import { overrideWebhookConfiguration } from "../builds/admission/override-configuration.ts";
 import {
+  overrideWebhookConfigurationName,
   providerWebhookConfigurationName,
   webhookConfigurationName,
   webhookConfigurationNames,
@@ -54,6 +56,7 @@ export function webhookConfigurations(
   return [
     imageBuildWebhookConfiguration(options(webhookConfigurationName)),
     providerWebhookConfiguration(options(providerWebhookConfigurationName)),
+    overrideWebhookConfiguration(options(overrideWebhookConfigurationName)),
   ] as BundleObject[];
 }
 

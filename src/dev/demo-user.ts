@@ -17,8 +17,14 @@ const name = "slipway-demo-user";
 /** What the demo makes besides the Platform, which the demo user reads (the UI's pages). */
 export const demoMadeKinds = [ImageBuildKind, PipelineKind, RunKind, ProviderKind];
 
-/** The metadata an update could use to have the Platform deleted or held: frozen like the spec. */
-const frozenMetadata = ["ownerReferences", "finalizers"];
+/**
+ * The metadata an update could use to have the Platform deleted or held (ownerReferences to a
+ * missing owner, finalizers nobody removes), or to change how others select and read it (labels,
+ * annotations: the operator reads none of a Platform's today, but the UI, `kubectl` selectors and
+ * whatever an installer adds may): frozen like the spec. The rest of metadata is immutable or the
+ * API server's own (resourceVersion, generation, managedFields: every update changes them).
+ */
+const frozenMetadata = ["ownerReferences", "finalizers", "labels", "annotations"];
 
 /** A policy rule: `parent.field` of the update equals the stored one (both absent counts as equal). */
 const unchanged = (parent: "spec" | "metadata", field: string) => ({
@@ -35,8 +41,7 @@ export const demoUsername = (namespace: string) => `system:serviceaccount:${name
  * demo made (ImageBuilds, Pipelines, Runs, Providers: the UI's pages) and patch the Platform, and a
  * ValidatingAdmissionPolicy that lets its updates of a Platform change nothing of the spec but
  * `spec.version` (RBAC cannot grant one field). One rule per field of the spec, generated from its
- * schema, so a refusal names the field; and one per metadata field through which an update could
- * delete the Platform or hold it forever (ownerReferences to a missing owner, finalizers).
+ * schema, so a refusal names the field; and one per metadata field of frozenMetadata.
  */
 export function demoUserObjects(namespace: string): KubernetesObject[] {
   const policy = `${name}-${namespace}`;

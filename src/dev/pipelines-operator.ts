@@ -10,12 +10,12 @@ import { resourcePath } from "../kube/keys.ts";
 import { Manager } from "../kube/manager.ts";
 import { isNotFound, RestClient } from "../kube/rest.ts";
 import type { ControllerSpec, KubeObject, ResourceType } from "../kube/types.ts";
-import { providerServiceAccountPolicy } from "../operator/controllers.ts";
 import { backendsFor } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { RunOptions } from "../pipelines/controllers/run.ts";
 import { EventDispatcher, type EventsOptions } from "../pipelines/events/dispatcher.ts";
 import { type OutboundSettings, outboundPolicy } from "../pipelines/outbound-policy.ts";
+import { allowlistPolicy } from "../pipelines/provider-service-accounts.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 import { crdType, established } from "./crds.ts";
 
@@ -142,7 +142,10 @@ export async function startPipelinesOperator(
     fieldManager: "slipway-pipelines",
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
-  const policy = providerServiceAccountPolicy(serviceAccounts);
+  // the allowlist alone: without the platform controllers there are no Platforms to own a Provider,
+  // and the Platform's own account (platformPipelinesAccount) would hold the Provider controller
+  // until the Platform CRD is served
+  const policy = allowlistPolicy(serviceAccounts);
   const backends = backendsFor(outbound);
   for (const controller of pipelineControllers({ backends, run, events, serviceAccounts: policy }))
     manager.add(options.serves ? servingOnly(controller, options.serves) : controller);

@@ -8,3 +8,11 @@ export const secretType: ResourceType = {
   plural: "secrets",
   namespaced: true,
 };
+
+export const configMapType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "ConfigMap",
+  plural: "configmaps",
+  namespaced: true,
+};

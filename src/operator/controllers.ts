@@ -4,7 +4,12 @@ import type { ControllerSpec } from "../kube/types.ts";
 import { backendsFor } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
-import { type OutboundPolicy, outboundPolicy } from "../pipelines/outbound-policy.ts";
+import {
+  ambientAllowed,
+  ambientNamespacesVariable,
+  type OutboundPolicy,
+  outboundPolicy,
+} from "../pipelines/outbound-policy.ts";
 import {
   allowlistPolicy,
   eitherPolicy,
@@ -41,6 +46,11 @@ export function allControllers(
       config: options.builds,
       devMode: options.devMode ?? false,
       overrideVoucher: platformBuildsVoucher,
+      // one setting for the operator's ambient cloud credentials: vertex Providers and build stores
+      ambientCredentials: {
+        allows: (namespace) => ambientAllowed(outbound, namespace),
+        setting: ambientNamespacesVariable,
+      },
     }),
     ...pipelineControllers({
       backends: backendsFor(outbound),

@@ -1,10 +1,11 @@
 /**
  * The operator's admission webhooks (ImageBuilds' Secret build arguments, Providers' Secret
- * parameters) on a WebhookRunner, and what serving them needs from the API server: the operator's
+ * parameters, the builds override ConfigMap's Secrets) on a WebhookRunner, and what serving them needs from the API server: the operator's
  * permissions, the names of its Secret.
  */
 
 import type { Logger } from "pino";
+import { overrideAdmission, overrideAdmissionPath } from "../builds/admission/override-review.ts";
 import { imageBuildAdmission, imageBuildAdmissionPath } from "../builds/admission/review.ts";
 import { secretType } from "../kube/core-types.ts";
 import type { RestClient } from "../kube/rest.ts";
@@ -23,7 +24,12 @@ export const webhookPort = 9443;
  */
 export const webhookConfigurationName = "slipway-imagebuilds";
 export const providerWebhookConfigurationName = "slipway-providers";
-export const webhookConfigurationNames = [webhookConfigurationName, providerWebhookConfigurationName];
+export const overrideWebhookConfigurationName = "slipway-builds-overrides";
+export const webhookConfigurationNames = [
+  webhookConfigurationName,
+  providerWebhookConfigurationName,
+  overrideWebhookConfigurationName,
+];
 
 export interface OperatorWebhookOptions {
   port: number;
@@ -49,6 +55,7 @@ export function operatorWebhooks(
     handlers: {
       [imageBuildAdmissionPath]: imageBuildAdmission(rest),
       [providerAdmissionPath]: providerAdmission(rest),
+      [overrideAdmissionPath]: overrideAdmission(rest),
     },
     port: options.port,
     host: options.host,

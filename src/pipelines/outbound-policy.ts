@@ -9,6 +9,7 @@
  * into the operator's loopback.
  */
 import type { LookupAddress } from "node:dns";
+import { STATUS_CODES } from "node:http";
 import { BlockList, isIP } from "node:net";
 
 export const outboundAllowVariable = "SLIPWAY_OUTBOUND_ALLOW";
@@ -20,7 +21,7 @@ export interface OutboundSettings {
   allow?: readonly string[];
   /** CIDRs refused unless allowed: the cluster's node and pod networks. */
   deny?: readonly string[];
-  /** Namespaces whose vertex Providers may use the operator's ambient cloud credentials (`*`: all). */
+  /** Namespaces whose vertex Providers and builds overrides' stores may use the operator's ambient cloud credentials (`*`: all). */
   ambientCredentialsNamespaces?: readonly string[];
   /**
    * Who answers a host's addresses (default the system's resolver, `dns.lookup`). A test names its
@@ -205,6 +206,20 @@ export function checkedUrl(policy: OutboundPolicy, field: string, text: string):
   return url;
 }
 
-/** Whether a Provider in `namespace` may use the operator's ambient cloud credentials. */
+/** Whether `namespace` (a vertex Provider, a builds override's store) may use the operator's ambient cloud credentials. */
 export const ambientAllowed = (policy: OutboundPolicy, namespace: string) =>
   policy.ambientNamespaces.has("*") || policy.ambientNamespaces.has(namespace);
+
+/**
+ * What a tenant learns of a backend's answer: the status and its standard reason phrase (ours, not
+ * the server's), e.g. `503 Service Unavailable`.
+ */
+export const statusReason = (status: number) =>
+  `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ""}`;
+
+/**
+ * What a tenant learns when a call it addressed got no HTTP answer: one fixed reason, whatever
+ * happened (refused, reset, unresolvable, timed out), so the operator cannot be used to tell open,
+ * closed and filtered ports apart.
+ */
+export const unreachable = "not reached (no HTTP answer)";

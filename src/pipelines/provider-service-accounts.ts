@@ -9,11 +9,16 @@
  */
 import type { Provider } from "../apis/pipelines/provider.ts";
 import type { ConditionInput } from "../kube/conditions.ts";
+import type { Cache, ResourceType } from "../kube/types.ts";
 
 export const serviceAccountsVariable = "SLIPWAY_PROVIDER_SERVICE_ACCOUNTS";
 
 /** Whether `provider` may name ServiceAccount `serviceAccount` (of its own namespace). */
-export type ServiceAccountPolicy = (provider: Provider, serviceAccount: string) => boolean;
+export interface ServiceAccountPolicy {
+  (provider: Provider, serviceAccount: string, cache: Pick<Cache, "get">): boolean;
+  /** What it reads from `cache` (the Provider controller caches these kinds). */
+  reads?: ResourceType[];
+}
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -52,14 +57,21 @@ export function allowlistPolicy(entries: readonly string[]): ServiceAccountPolic
 export const namespaceDefaultAccount = "default";
 
 /** Whether `provider` may name `serviceAccount`: its namespace's `default` always, any other as `policy` says. */
-function mayName(provider: Provider, serviceAccount: string, policy: ServiceAccountPolicy): boolean {
-  return serviceAccount === namespaceDefaultAccount || policy(provider, serviceAccount);
+function mayName(
+  provider: Provider,
+  serviceAccount: string,
+  policy: ServiceAccountPolicy,
+  cache: Pick<Cache, "get">,
+): boolean {
+  return serviceAccount === namespaceDefaultAccount || policy(provider, serviceAccount, cache);
 }
 
-export const eitherPolicy =
-  (...policies: ServiceAccountPolicy[]): ServiceAccountPolicy =>
-  (provider, serviceAccount) =>
-    policies.some((policy) => policy(provider, serviceAccount));
+export function eitherPolicy(...policies: ServiceAccountPolicy[]): ServiceAccountPolicy {
+  const either: ServiceAccountPolicy = (provider, serviceAccount, cache) =>
+    policies.some((policy) => policy(provider, serviceAccount, cache));
+  either.reads = policies.flatMap((policy) => policy.reads ?? []);
+  return either;
+}
 
 /** Every ServiceAccount the Provider names, with the field that names it. */
 export function namedServiceAccounts(provider: Provider): { field: string; name: string }[] {
@@ -80,8 +92,12 @@ export const acceptedConditionType = "ProviderAccepted";
 export const notAllowedReason = "ServiceAccountNotAllowed";
 
 /** ProviderAccepted: False naming the first field whose ServiceAccount the policy refuses. */
-export function acceptedCondition(provider: Provider, policy: ServiceAccountPolicy): ConditionInput {
-  const refused = namedServiceAccounts(provider).find(({ name }) => !mayName(provider, name, policy));
+export function acceptedCondition(
+  provider: Provider,
+  policy: ServiceAccountPolicy,
+  cache: Pick<Cache, "get">,
+): ConditionInput {
+  const refused = namedServiceAccounts(provider).find(({ name }) => !mayName(provider, name, policy, cache));
   if (refused) {
     return {
       type: acceptedConditionType,

@@ -1,8 +1,8 @@
 /**
  * An admission handler for a kind whose objects name Secrets: the Secrets an object names, a
  * SubjectAccessReview per Secret as the request's user (secret-access.ts), and the kind's refusal
- * naming the first field whose Secret that user may not get. The ImageBuild and Provider webhooks
- * are this rule with their own references and messages.
+ * naming the first field whose Secret that user may not get. The ImageBuild, Provider and builds
+ * override (ConfigMap) webhooks are this rule with their own references and messages.
  */
 import type { RestClient } from "../kube/rest.ts";
 import { type AdmissionHandler, type AdmissionRequest, admit, refuse } from "./admission-review.ts";
@@ -11,6 +11,8 @@ import { readableSecrets } from "./secret-access.ts";
 export interface SecretReferencingKind<T, Reference> {
   /** The kind's name, for a request that carries none. */
   kind: string;
+  /** Whether the request's object is one of the kind's (default: it has a `spec`). */
+  carried?: (object: T) => boolean;
   references: (object: T) => Reference[];
   /** The Secret names to review (each once). */
   secrets: (references: Reference[]) => string[];
@@ -24,14 +26,16 @@ export interface SecretReferencingKind<T, Reference> {
 }
 
 /** The handler, asking the API server as the operator (it needs `create` on subjectaccessreviews). */
-export function secretAdmission<T extends { spec?: unknown; metadata?: { namespace?: string } }, Reference>(
+export function secretAdmission<T extends { metadata?: { namespace?: string } }, Reference>(
   rest: Pick<RestClient, "request">,
   rule: SecretReferencingKind<T, Reference>,
 ): AdmissionHandler {
   return async (request: AdmissionRequest) => {
     const object = request.object as T | undefined;
     const namespace = request.namespace ?? object?.metadata?.namespace;
-    if (!object?.spec || !namespace) return refuse(request.uid, `the request carries no ${rule.kind}`, 400);
+    const carried = rule.carried ?? ((candidate: T) => (candidate as { spec?: unknown }).spec !== undefined);
+    if (!object || !carried(object) || !namespace)
+      return refuse(request.uid, `the request carries no ${rule.kind}`, 400);
     const references = rule.references(object);
     if (references.length === 0) return admit(request.uid);
     const user = request.userInfo.username;

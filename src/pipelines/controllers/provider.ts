@@ -87,7 +87,7 @@ async function reconcileProvider(
 ) {
   const provider = context.cache.get<Provider>(types.provider, key);
   if (!provider) return undefined;
-  const accepted = acceptedCondition(provider, deps.serviceAccounts ?? noServiceAccounts);
+  const accepted = acceptedCondition(provider, deps.serviceAccounts ?? noServiceAccounts, context.cache);
   const others = [accepted, allNamespacesCondition(provider)];
   const type = provider.spec.type;
   const plugin = Object.hasOwn(deps.backends, type) ? deps.backends[type] : undefined;
@@ -109,6 +109,7 @@ export function providerController(deps: ProviderDeps): ControllerSpec {
   return {
     name: "provider",
     for: types.provider,
+    ...(deps.serviceAccounts?.reads?.length ? { reads: deps.serviceAccounts.reads } : {}),
     reconcile: (key, context) => reconcileProvider({ ...deps, writer }, key, context),
     permissions: [
       { type: types.provider, verbs: ["patch", "update"], subresource: "status" },

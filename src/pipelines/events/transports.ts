@@ -1,12 +1,13 @@
 /**
  * Sending one CloudEvent to one sink (I/O): HTTP binary mode (`ce-*` headers, JSON body) or a NATS
  * publish with the same headers, confirmed by a flush (the server has it). What went wrong is said
- * without the sink's address, so no credential of it reaches status, logs or Events.
+ * without the sink's address, so no credential of it reaches status, logs or Events, and for a
+ * tenant's sink as a status code or one fixed reason of ours (failure).
  */
 import type { CloudEvent } from "cloudevents";
 import { type Dispatcher, fetch } from "undici";
 import { checkedAddress, checkedAgent } from "../outbound-lookup.ts";
-import { checkedUrl, type OutboundPolicy } from "../outbound-policy.ts";
+import { checkedUrl, type OutboundPolicy, statusReason, unreachable } from "../outbound-policy.ts";
 import type { AttemptOutcome } from "./delivery.ts";
 import { cloudEventsSdk } from "./event.ts";
 import type { Sink } from "./sinks.ts";
@@ -22,11 +23,18 @@ export type Send = (
 /** 4xx but 408 (timeout) and 429 (too many requests): the sink refuses this event; sending it again will not help. */
 const refused = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
 
-function failure(error: unknown, timeoutMs: number): AttemptOutcome {
+/**
+ * What an attempt that got no HTTP answer reports: the outbound policy's refusal as it is; for a
+ * tenant's sink (`checked`) one fixed reason (a tenant must not learn which of refused, reset,
+ * unresolvable or silent its address was: that is a port scan through the operator); for the
+ * installer's own sinks the error's code.
+ */
+function failure(error: unknown, timeoutMs: number, checked: boolean): AttemptOutcome {
   const name = (error as Error)?.name;
   const cause = (error as { cause?: Error })?.cause;
   if (name === "OutboundRefused") return { ok: false, error: (error as Error).message, permanent: true };
   if (cause?.name === "OutboundRefused") return { ok: false, error: cause.message, permanent: true };
+  if (checked) return { ok: false, error: unreachable };
   if (name === "TimeoutError" || name === "AbortError")
     return { ok: false, error: `no answer within ${timeoutMs} ms` };
   const code = (cause as { code?: string } | undefined)?.code;
@@ -39,6 +47,7 @@ export async function sendHttp(
   event: CloudEvent<unknown>,
   timeoutMs: number,
   dispatcher?: Dispatcher,
+  checked = false,
 ): Promise<AttemptOutcome> {
   const message = cloudEventsSdk().HTTP.binary(event);
   try {
@@ -52,10 +61,11 @@ export async function sendHttp(
     });
     await response.body?.cancel();
     if (response.ok) return { ok: true };
-    const error = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    // the standard phrase, not the server's: what it answers never reaches status
+    const error = `HTTP ${statusReason(response.status)}`;
     return { ok: false, error, ...(refused(response.status) ? { permanent: true } : {}) };
   } catch (error) {
-    return failure(error, timeoutMs);
+    return failure(error, timeoutMs, checked);
   }
 }
 
@@ -75,12 +85,12 @@ export function transports(outbound?: OutboundPolicy): { send: Send; close(): Pr
       try {
         if (sink.nats) {
           const server = policy ? await checkedNatsServer(policy, sink.nats.server) : sink.nats.server;
-          return await nats.publish(server, sink.nats.subject, event, timeoutMs);
+          return await nats.publish(server, sink.nats.subject, event, timeoutMs, checked);
         }
         if (policy) checkedUrl(policy, sinkField, sink.url ?? "");
-        return await sendHttp(sink.url ?? "", event, timeoutMs, policy ? agent : undefined);
+        return await sendHttp(sink.url ?? "", event, timeoutMs, policy ? agent : undefined, checked);
       } catch (error) {
-        return failure(error, timeoutMs);
+        return failure(error, timeoutMs, checked);
       }
     },
     close: () => nats.close(),
@@ -116,6 +126,7 @@ function natsPublisher() {
       subject: string,
       event: CloudEvent<unknown>,
       timeoutMs: number,
+      checked: boolean,
     ): Promise<AttemptOutcome> {
       try {
         const { headers: natsHeaders } = await import("@nats-io/transport-node");
@@ -128,7 +139,7 @@ function natsPublisher() {
         await withTimeout(nc.flush(), timeoutMs);
         return { ok: true };
       } catch (error) {
-        return failure(error, timeoutMs);
+        return failure(error, timeoutMs, checked);
       }
     },
     async close() {

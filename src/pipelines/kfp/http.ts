@@ -5,10 +5,9 @@
  * answered (the endpoint is the tenant's choice, its answer must not come back through status or
  * Events), nor the token.
  */
-import { STATUS_CODES } from "node:http";
 import { type Agent, fetch } from "undici";
 import { checkedAgent } from "../outbound-lookup.ts";
-import type { OutboundPolicy } from "../outbound-policy.ts";
+import { type OutboundPolicy, statusReason } from "../outbound-policy.ts";
 
 export class KfpError extends Error {
   override name = "KfpError";
@@ -36,9 +35,6 @@ function causeOf(error: unknown): string {
   if ((error as Error)?.name === "TimeoutError") return `no answer within ${timeoutMs / 1000}s`;
   return cause?.code ?? (error as Error)?.name ?? "connection failed";
 }
-
-/** The status and its standard reason phrase (ours, not the server's): 503 Service Unavailable. */
-const statusText = (status: number) => `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ""}`;
 
 /** The bearer token of the calls; `forget` is told when KFP refused it (401). */
 export interface KfpToken {
@@ -86,7 +82,7 @@ export class KfpHttp {
       if (response.status === 401) this.#token.forget();
       const redirected = response.status >= 300 && response.status < 400 ? " (a redirect: not followed)" : "";
       throw new KfpError(
-        `KFP at ${this.endpoint}: ${call} → ${statusText(response.status)}${redirected}`,
+        `KFP at ${this.endpoint}: ${call} → ${statusReason(response.status)}${redirected}`,
         response.status,
       );
     }

@@ -92,6 +92,12 @@ describe("the demo user", () => {
     expect(lastRefusal).toContain("metadata.ownerReferences may not be changed by the demo user");
     expect(await patchMetadata({ finalizers: ["example.org/never"] })).toBe(403);
     expect(lastRefusal).toContain("metadata.finalizers may not be changed by the demo user");
+    expect(await patchMetadata({ labels: { "app.kubernetes.io/part-of": "other" } })).toBe(403);
+    expect(lastRefusal).toContain("metadata.labels may not be changed by the demo user");
+    expect(await patchMetadata({ annotations: { "example.org/note": "x" } })).toBe(403);
+    expect(lastRefusal).toContain("metadata.annotations may not be changed by the demo user");
+    // an update that carries the metadata unchanged (the UI's version change) is the version change
+    expect(await patch({ version: "0.1.0" })).toBe(200);
     // 429 while the API server's watch cache of a new CRD initializes; the answer after it is the rule's
     for (const kind of demoMade) {
       const list = () =>
@@ -145,8 +151,9 @@ describe("the demo user", () => {
     };
     expect(stored.spec).toMatchObject({ version: "0.1.0", stopped: false, allowImageOverrides: false });
     expect(stored.spec.components).toEqual({});
-    expect(
-      (stored as { metadata?: { ownerReferences?: unknown } }).metadata?.ownerReferences,
-    ).toBeUndefined();
+    const metadata = (stored as { metadata?: Record<string, unknown> }).metadata;
+    expect(metadata?.ownerReferences).toBeUndefined();
+    expect(metadata?.annotations).toBeUndefined();
+    expect(metadata?.labels).toBeUndefined();
   });
 });

@@ -69,7 +69,11 @@ const webhookClusterRules = (namespace: string) => [
     apiGroups: ["admissionregistration.k8s.io"],
     resources: ["validatingwebhookconfigurations"],
     verbs: ["get", "patch"],
-    resourceNames: [`slipway-imagebuilds-${namespace}`, `slipway-providers-${namespace}`],
+    resourceNames: [
+      `slipway-builds-overrides-${namespace}`,
+      `slipway-imagebuilds-${namespace}`,
+      `slipway-providers-${namespace}`,
+    ],
   },
   { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
 ];
@@ -80,7 +84,7 @@ describe("bundleFor", () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
 
-  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services and the webhook configurations (ImageBuilds, Providers), all in the namespace", () => {
+  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services and the webhook configurations (ImageBuilds, Providers, the builds override), all in the namespace", () => {
     expect(objects.map((o) => o.kind)).toEqual([
       "Namespace",
       "CustomResourceDefinition",
@@ -92,6 +96,7 @@ describe("bundleFor", () => {
       "Deployment",
       "Service",
       "Service",
+      "ValidatingWebhookConfiguration",
       "ValidatingWebhookConfiguration",
       "ValidatingWebhookConfiguration",
     ]);
@@ -212,7 +217,7 @@ describe("bundleFor", () => {
         )
         .map((o) => o.metadata?.name)
         .sort();
-      expect(own).toEqual(["slipway-imagebuilds-ml", "slipway-providers-ml"]);
+      expect(own).toEqual(["slipway-builds-overrides-ml", "slipway-imagebuilds-ml", "slipway-providers-ml"]);
       const rules = bundle
         .filter((o) => o.kind === "Role" || o.kind === "ClusterRole")
         .flatMap((o) => o.rules as Any[])

@@ -95,7 +95,7 @@ describe("the bundle's webhook configuration", () => {
   it("is named after the namespace it is placed in and points at its Service there, for that namespace's builds", () => {
     const webhookOf = (object: BundleObject | undefined) =>
       ((object?.webhooks ?? []) as Record<string, unknown>[])[0];
-    const [placed, providers] = inNamespace(webhookConfigurations({}, undefined), "ml");
+    const [placed, providers, overrides] = inNamespace(webhookConfigurations({}, undefined), "ml");
     const webhook = webhookOf(placed);
     expect(placed?.metadata?.name).toBe("slipway-imagebuilds-ml");
     expect(webhook).toMatchObject({
@@ -115,9 +115,21 @@ describe("the bundle's webhook configuration", () => {
       ],
       namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", values: ["ml"] }] },
     });
-    // the operator keeps the caBundle of both
+    // the builds override: ConfigMaps, but only the override's data (matchConditions)
+    expect(overrides?.metadata?.name).toBe("slipway-builds-overrides-ml");
+    expect(webhookOf(overrides)).toMatchObject({
+      name: "secret-override.builds.slipway.dev",
+      failurePolicy: "Fail",
+      clientConfig: { service: { namespace: "ml", path: "/validate/builds-overrides" } },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], operations: ["CREATE", "UPDATE"] }],
+      matchConditions: [
+        { name: "builds-override", expression: expect.stringContaining("== 'slipway-builds'") },
+        { name: "data-written" },
+      ],
+    });
+    // the operator keeps the caBundle of all three
     expect(webhookArgs).toContain(
-      "--webhook-configuration=slipway-imagebuilds-$(POD_NAMESPACE),slipway-providers-$(POD_NAMESPACE)",
+      "--webhook-configuration=slipway-imagebuilds-$(POD_NAMESPACE),slipway-providers-$(POD_NAMESPACE),slipway-builds-overrides-$(POD_NAMESPACE)",
     );
     // placed again (a manifest of namespace ml installed in ops): its Namespace object says where it was
     const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: "ml" } };

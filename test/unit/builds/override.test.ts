@@ -118,4 +118,37 @@ describe("per-namespace override of the builds configuration", () => {
       override("storage: {type: gcs, gcs: {endpoint: 'https://gcs.internal:443'}}\n", allowing),
     ).toHaveProperty("config");
   });
+
+  it("a store the namespace chooses on the operator's ambient cloud credentials only where the installer allows them for it", () => {
+    const ambient = (allowed: string[]) => ({
+      allows: (namespace: string) => allowed.includes(namespace),
+      setting: "SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES",
+    });
+    // the sample's gcs section has a key Secret: without it, the cloud's store with the operator's own credentials
+    const keyless = parseBuildsConfig({ ...base, storage: { ...base.storage, gcs: {} } });
+    const gcs = "storage: {type: gcs}\n";
+    expect(override(gcs, keyless)).toEqual({
+      error: `${where}: storage.gcs.credentialsSecret: none given for the cloud's own store, so the operator would use its ambient cloud credentials, which the installer does not allow for namespace team-a (SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES)`,
+    });
+    expect(
+      applyOverride(keyless, "team-a", { "config.yaml": gcs }, undefined, ambient(["team-b"])),
+    ).toHaveProperty("error");
+    expect(
+      applyOverride(keyless, "team-a", { "config.yaml": gcs }, undefined, ambient(["team-a"])),
+    ).toMatchObject({ config: { storage: { type: "gcs", gcs: {} } } });
+    // s3 without an endpoint is AWS's own store, signed with the ambient chain
+    const gcsPlatform = parseBuildsConfig({ ...base, storage: { ...base.storage, type: "gcs", s3: {} } });
+    expect(override("storage: {type: s3}\n", gcsPlatform)).toEqual({
+      error: expect.stringContaining(`${where}: storage.s3.credentialsSecret: none given`),
+    });
+    // with its own key Secret, an emulator's endpoint, or the platform's own store restated: no ambient credentials chosen
+    expect(override("storage: {type: gcs, gcs: {credentialsSecret: team-key}}\n", keyless)).toHaveProperty(
+      "config",
+    );
+    expect(
+      override("storage: {type: gcs, gcs: {endpoint: 'http://minio.storage:9000'}}\n", keyless),
+    ).toHaveProperty("config");
+    const platformAmbient = parseBuildsConfig({ ...base, storage: { type: "gcs", gcs: {} } });
+    expect(override(gcs, platformAmbient)).toHaveProperty("config");
+  });
 });

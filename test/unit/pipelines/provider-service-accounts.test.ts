@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Provider } from "../../../src/apis/pipelines/provider.ts";
+import type { Cache, ResourceType } from "../../../src/kube/types.ts";
 import {
   acceptedCondition,
   allowlistPolicy,
@@ -8,6 +9,17 @@ import {
   parseServiceAccountAllowlist,
 } from "../../../src/pipelines/provider-service-accounts.ts";
 import { platformPipelinesAccount } from "../../../src/platform/pipelines-account.ts";
+
+/** A cache holding `platforms` (none by default). */
+const cacheOf = (...platforms: { name: string; uid: string }[]): Pick<Cache, "get"> => ({
+  get: <T>(type: ResourceType, key: { namespace?: string; name: string }) =>
+    type.kind === "Platform"
+      ? (platforms
+          .filter((p) => p.name === key.name && key.namespace === "ml")
+          .map((p) => ({ metadata: { name: p.name, namespace: "ml", uid: p.uid } }))[0] as T | undefined)
+      : undefined,
+});
+const noCache = cacheOf();
 
 const provider = (
   spec: Partial<Provider["spec"]>,
@@ -32,10 +44,10 @@ describe("the allowlist of Provider ServiceAccounts", () => {
 
   it("an entry allows its name in its namespace only; */name in every namespace", () => {
     const policy = allowlistPolicy(["ml/runner", "*/shared"]);
-    expect(policy(provider({}), "runner")).toBe(true);
-    expect(policy(provider({}, { namespace: "team" }), "runner")).toBe(false);
-    expect(policy(provider({}, { namespace: "team" }), "shared")).toBe(true);
-    expect(policy(provider({}), "default")).toBe(false);
+    expect(policy(provider({}), "runner", noCache)).toBe(true);
+    expect(policy(provider({}, { namespace: "team" }), "runner", noCache)).toBe(false);
+    expect(policy(provider({}, { namespace: "team" }), "shared", noCache)).toBe(true);
+    expect(policy(provider({}), "default", noCache)).toBe(false);
   });
 
   it("a Provider names spec.serviceAccount and a kfp token's ServiceAccount; ProviderAccepted names the refused field", () => {
@@ -48,20 +60,20 @@ describe("the allowlist of Provider ServiceAccounts", () => {
       "spec.serviceAccount",
       "spec.parameters.auth.serviceAccountToken.serviceAccount",
     ]);
-    expect(acceptedCondition(kfp, allowlistPolicy(["ml/runner"]))).toEqual({
+    expect(acceptedCondition(kfp, allowlistPolicy(["ml/runner"]), noCache)).toEqual({
       type: "ProviderAccepted",
       status: "False",
       reason: "ServiceAccountNotAllowed",
       message:
         "spec.parameters.auth.serviceAccountToken.serviceAccount: ServiceAccount ml/kfp-admin is not on the operator's allowlist of Provider ServiceAccounts (SLIPWAY_PROVIDER_SERVICE_ACCOUNTS)",
     });
-    expect(acceptedCondition(provider({}), allowlistPolicy([])).status).toBe("True");
+    expect(acceptedCondition(provider({}), allowlistPolicy([]), noCache).status).toBe("True");
   });
 
   it("the namespace's default ServiceAccount is allowed named or omitted, for workflows and a kfp token; any other needs the allowlist", () => {
     const none = allowlistPolicy([]);
-    expect(acceptedCondition(provider({}), none).status).toBe("True");
-    expect(acceptedCondition(provider({ serviceAccount: "default" }), none)).toMatchObject({
+    expect(acceptedCondition(provider({}), none, noCache).status).toBe("True");
+    expect(acceptedCondition(provider({ serviceAccount: "default" }), none, noCache)).toMatchObject({
       status: "True",
       reason: "Accepted",
     });
@@ -69,16 +81,18 @@ describe("the allowlist of Provider ServiceAccounts", () => {
       type: "kfp",
       parameters: { auth: { serviceAccountToken: { serviceAccount: "default" } } },
     });
-    expect(acceptedCondition(kfpWithDefaultToken, none).status).toBe("True");
-    expect(acceptedCondition(provider({ serviceAccount: "runner" }), none)).toMatchObject({
+    expect(acceptedCondition(kfpWithDefaultToken, none, noCache).status).toBe("True");
+    expect(acceptedCondition(provider({ serviceAccount: "runner" }), none, noCache)).toMatchObject({
       status: "False",
       reason: "ServiceAccountNotAllowed",
       message: expect.stringContaining("spec.serviceAccount: ServiceAccount ml/runner is not on"),
     });
-    expect(acceptedCondition(provider({ serviceAccount: "default-admin" }), none).status).toBe("False");
+    expect(acceptedCondition(provider({ serviceAccount: "default-admin" }), none, noCache).status).toBe(
+      "False",
+    );
   });
 
-  it("a Platform's own Provider may name that Platform's pipelines ServiceAccount, nothing else", () => {
+  it("a Platform's own Provider may name that Platform's pipelines ServiceAccount, nothing else; the reference's uid must be that Platform's", () => {
     const owner = {
       apiVersion: "platform.slipway.dev/v1alpha1",
       kind: "Platform",
@@ -88,11 +102,16 @@ describe("the allowlist of Provider ServiceAccounts", () => {
     };
     const own = provider({}, { name: "slipway", ownerReferences: [owner] });
     const policy = eitherPolicy(allowlistPolicy([]), platformPipelinesAccount);
-    expect(policy(own, "slipway-pipelines")).toBe(true);
-    expect(policy(own, "slipway-api-server")).toBe(false);
-    expect(policy(provider({}, { name: "other", ownerReferences: [owner] }), "slipway-pipelines")).toBe(
-      false,
-    );
-    expect(policy(provider({}, { name: "slipway" }), "slipway-pipelines")).toBe(false);
+    const platform = cacheOf({ name: "slipway", uid: "u" });
+    expect(policy.reads?.map((type) => type.kind)).toEqual(["Platform"]);
+    expect(policy(own, "slipway-pipelines", platform)).toBe(true);
+    expect(policy(own, "slipway-api-server", platform)).toBe(false);
+    expect(
+      policy(provider({}, { name: "other", ownerReferences: [owner] }), "slipway-pipelines", platform),
+    ).toBe(false);
+    expect(policy(provider({}, { name: "slipway" }), "slipway-pipelines", platform)).toBe(false);
+    // a reference copied with the Platform's kind and name but another uid, or to a Platform that is not there
+    expect(policy(own, "slipway-pipelines", cacheOf({ name: "slipway", uid: "another" }))).toBe(false);
+    expect(policy(own, "slipway-pipelines", noCache)).toBe(false);
   });
 });

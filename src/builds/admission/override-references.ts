@@ -1,0 +1,65 @@
+/**
+ * The rule of the builds override admission webhook (pure): the override ConfigMap (override.ts)
+ * may name a Secret — the registry's push credentials, the blob store's — only if the user who
+ * creates or changes it may `get` that Secret itself, since the operator mounts it into the
+ * namespace's build pods (Kaniko's RUN steps can read it) and sends it to the registry and the
+ * store. The references are read from `config.yaml` with the parser the operator uses, so the
+ * webhook sees the Secrets the operator would.
+ */
+import type { V1ConfigMap } from "@kubernetes/client-node";
+import { parseYaml } from "../../kube/yaml.ts";
+import { overrideConfigMapName, overrideKey } from "../override.ts";
+
+/** Where under `config.yaml` the override names a Secret of its namespace. */
+export const overrideSecretPaths = [
+  ["registry", "credentialsSecret"],
+  ["storage", "s3", "credentialsSecret"],
+  ["storage", "gcs", "credentialsSecret"],
+] as const;
+
+export interface OverrideSecretReference {
+  /** The field, e.g. `registry.credentialsSecret`. */
+  field: string;
+  secret: string;
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+/**
+ * The Secrets the override names, in the order of overrideSecretPaths. Text that is not a YAML
+ * mapping names none: the operator refuses such an override whole (InvalidOverride), so it mounts
+ * nothing from it.
+ */
+export function overrideSecretReferences(configMap: Pick<V1ConfigMap, "data">): OverrideSecretReference[] {
+  const text = configMap.data?.[overrideKey];
+  if (text === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch {
+    return [];
+  }
+  return overrideSecretPaths.flatMap((path) => {
+    let value: unknown = parsed;
+    for (const key of path) value = record(value)?.[key];
+    return typeof value === "string" && value !== "" ? [{ field: path.join("."), secret: value }] : [];
+  });
+}
+
+/**
+ * The refusal naming the first field whose Secret `user` may not get (`readable`: the Secrets it
+ * may), or undefined when it may read them all.
+ */
+export function overrideSecretRefusal(
+  references: OverrideSecretReference[],
+  readable: ReadonlySet<string>,
+  user: string,
+  namespace: string,
+): string | undefined {
+  const refused = references.find((reference) => !readable.has(reference.secret));
+  if (!refused) return undefined;
+  return `ConfigMap ${overrideConfigMapName}, ${overrideKey}: ${refused.field}: user ${user} may not get Secret ${namespace}/${refused.secret}; the builds override may name a Secret only if whoever creates or changes the ConfigMap may read it (the operator mounts it into the namespace's build pods)`;
+}
