@@ -5,6 +5,12 @@
  * the pushed digest as its termination message. Each step is one command: the image needs no shell.
  * Pure: (build, config) → Job.
  *
+ * Only steps that run no tenant code hold the push credential: `build` runs the Dockerfile's RUN
+ * steps, so it has no credential at all (a RUN step could read it and push over any image). The
+ * build's `baseImage` is pulled before it, with the credential, by the init container `pull` (the
+ * platform's registry answers no anonymous pull); `build` then uses that copy (`--pull=missing`) and
+ * pulls any other `FROM` image anonymously.
+ *
  * Unprivileged, in buildah's documented rootless mode for a pod (buildah's
  * docs/tutorials/05-openshift-rootless-build.md): a non-root user with subordinate id ranges (the
  * image's /etc/subuid and /etc/subgid), `--isolation chroot` (no OCI runtime inside the pod) and
@@ -55,12 +61,26 @@ function storageOptions(): string[] {
   return [`--root=${storageDir}/storage`, `--runroot=${storageDir}/run`, "--storage-driver=vfs"];
 }
 
-/** Options of both steps that reach the registry: plain HTTP, the docker config of the push Secret. */
-function registryOptions(input: BuildJobInput): string[] {
+/** Plain HTTP: every step that reaches the registry. */
+function tlsOptions(input: BuildJobInput): string[] {
+  return input.config.registry.insecure ? ["--tls-verify=false"] : [];
+}
+
+/** The docker config of the push Secret: only for the steps that run no tenant code (`pull`, `push`). */
+function credentialOptions(input: BuildJobInput): string[] {
   return [
-    ...(input.config.registry.insecure ? ["--tls-verify=false"] : []),
+    ...tlsOptions(input),
     ...(pushCredentialsSecret(input) ? [`--authfile=${registrySecretDir}/config.json`] : []),
   ];
+}
+
+/** The image the `pull` step fetches with the credential: the build's base, when there is a credential to pull it with. */
+function prePulledBase(input: BuildJobInput): string | undefined {
+  return pushCredentialsSecret(input) ? input.build.spec.baseImage : undefined;
+}
+
+function pullArgs(input: BuildJobInput, base: string): string[] {
+  return [...storageOptions(), "pull", "--quiet", ...credentialOptions(input), base];
 }
 
 function budArgs(input: BuildJobInput): string[] {
@@ -73,7 +93,9 @@ function budArgs(input: BuildJobInput): string[] {
     `--tag=${formatImageReference(input.image)}`,
     // A secret argument is named only: buildah reads its value from the environment, set from the Secret.
     ...buildArgValues(build).map((value) => `--build-arg=${value}`),
-    ...registryOptions(input),
+    // the base `pull` fetched: not looked up again (a newer-check would need the credential)
+    ...(prePulledBase(input) ? ["--pull=missing"] : []),
+    ...tlsOptions(input),
     ...config.buildah.extraArgs,
     workspace,
   ];
@@ -85,7 +107,7 @@ function pushArgs(input: BuildJobInput): string[] {
     ...storageOptions(),
     "push",
     `--digestfile=${terminationLog}`,
-    ...registryOptions(input),
+    ...credentialOptions(input),
     reference,
     `docker://${reference}`,
   ];
@@ -131,16 +153,13 @@ export function renderBuildahJob(input: BuildJobInput): V1Job {
   if (!config.storage) throw new Error("renderBuildahJob: no blob store configured");
   const { volumes: podVolumes, registryMounts } = volumes(input);
   const workspaceMount = { name: "workspace", mountPath: workspace, readOnly: true };
-  const build = buildahContainer(
-    "build",
-    input,
-    budArgs(input),
-    [workspaceMount, ...registryMounts],
-    secretBuildArgEnv(input),
-  );
+  // no registry credential: this step runs the Dockerfile's RUN steps
+  const build = buildahContainer("build", input, budArgs(input), [workspaceMount], secretBuildArgEnv(input));
+  const base = prePulledBase(input);
+  const pull = base ? [buildahContainer("pull", input, pullArgs(input, base), registryMounts, [])] : [];
   const push = buildahContainer("push", input, pushArgs(input), registryMounts, []);
   return renderBuildJob(input, {
-    initContainers: [build],
+    initContainers: [...pull, build],
     containers: [push],
     volumes: podVolumes,
   });
