@@ -113,19 +113,24 @@ function pushArgs(input: BuildJobInput): string[] {
   ];
 }
 
-function volumes(input: BuildJobInput): { volumes: V1Volume[]; registryMounts: V1VolumeMount[] } {
-  const { config } = input;
+/** The push credentials' mount, if there is a credential: only for the steps that run no tenant code. */
+function credentialMounts(input: BuildJobInput): V1VolumeMount[] {
   const registry = registryCredentialsVolume(input);
+  return registry ? [{ name: registry.name, mountPath: registrySecretDir, readOnly: true }] : [];
+}
+
+function volumes(input: BuildJobInput): V1Volume[] {
+  const { config } = input;
   const list: V1Volume[] = [
     { name: "workspace", emptyDir: {} },
     { name: "buildah-storage", emptyDir: {} },
   ];
-  for (const volume of [registry, config.storage && storageCredentialsVolume(config.storage)])
+  for (const volume of [
+    registryCredentialsVolume(input),
+    config.storage && storageCredentialsVolume(config.storage),
+  ])
     if (volume) list.push(volume);
-  const registryMounts = registry
-    ? [{ name: registry.name, mountPath: registrySecretDir, readOnly: true }]
-    : [];
-  return { volumes: list, registryMounts };
+  return list;
 }
 
 function buildahContainer(
@@ -148,10 +153,29 @@ function buildahContainer(
   };
 }
 
+/**
+ * The steps that push an image another step left as a docker archive (Kaniko's `--tar-path`): init
+ * container `load` reads it into buildah's storage (`buildah pull docker-archive:…`, which names the
+ * image by the archive's tag, the reference), container `push` pushes it as the buildah Job does, with
+ * the credential. Neither runs tenant code; `archiveMount` is the archive's volume, read-only.
+ */
+export function archivePushSteps(
+  input: BuildJobInput,
+  archive: string,
+  archiveMount: V1VolumeMount,
+): { load: V1Container; push: V1Container; storage: V1Volume } {
+  const loadArgs = [...storageOptions(), "pull", "--quiet", `docker-archive:${archive}`];
+  return {
+    load: buildahContainer("load", input, loadArgs, [{ ...archiveMount, readOnly: true }], []),
+    push: buildahContainer("push", input, pushArgs(input), credentialMounts(input), []),
+    storage: { name: "buildah-storage", emptyDir: {} },
+  };
+}
+
 export function renderBuildahJob(input: BuildJobInput): V1Job {
   const { config } = input;
   if (!config.storage) throw new Error("renderBuildahJob: no blob store configured");
-  const { volumes: podVolumes, registryMounts } = volumes(input);
+  const registryMounts = credentialMounts(input);
   const workspaceMount = { name: "workspace", mountPath: workspace, readOnly: true };
   // no registry credential: this step runs the Dockerfile's RUN steps
   const build = buildahContainer("build", input, budArgs(input), [workspaceMount], secretBuildArgEnv(input));
@@ -161,6 +185,6 @@ export function renderBuildahJob(input: BuildJobInput): V1Job {
   return renderBuildJob(input, {
     initContainers: [...pull, build],
     containers: [push],
-    volumes: podVolumes,
+    volumes: volumes(input),
   });
 }
