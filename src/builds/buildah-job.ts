@@ -5,6 +5,12 @@
  * the pushed digest as its termination message. Each step is one command: the image needs no shell.
  * Pure: (build, config) → Job.
  *
+ * Only steps that run no tenant code hold the push credential: `build` runs the Dockerfile's RUN
+ * steps, so it has no credential at all (a RUN step could read it and push over any image). The
+ * build's `baseImage` is pulled before it, with the credential, by the init container `pull` (the
+ * platform's registry answers no anonymous pull); `build` then uses that copy (`--pull=missing`) and
+ * pulls any other `FROM` image anonymously.
+ *
  * Unprivileged, in buildah's documented rootless mode for a pod (buildah's
  * docs/tutorials/05-openshift-rootless-build.md): a non-root user with subordinate id ranges (the
  * image's /etc/subuid and /etc/subgid), `--isolation chroot` (no OCI runtime inside the pod) and
@@ -55,12 +61,26 @@ function storageOptions(): string[] {
   return [`--root=${storageDir}/storage`, `--runroot=${storageDir}/run`, "--storage-driver=vfs"];
 }
 
-/** Options of both steps that reach the registry: plain HTTP, the docker config of the push Secret. */
-function registryOptions(input: BuildJobInput): string[] {
+/** Plain HTTP: every step that reaches the registry. */
+function tlsOptions(input: BuildJobInput): string[] {
+  return input.config.registry.insecure ? ["--tls-verify=false"] : [];
+}
+
+/** The docker config of the push Secret: only for the steps that run no tenant code (`pull`, `push`). */
+function credentialOptions(input: BuildJobInput): string[] {
   return [
-    ...(input.config.registry.insecure ? ["--tls-verify=false"] : []),
+    ...tlsOptions(input),
     ...(pushCredentialsSecret(input) ? [`--authfile=${registrySecretDir}/config.json`] : []),
   ];
+}
+
+/** The image the `pull` step fetches with the credential: the build's base, when there is a credential to pull it with. */
+function prePulledBase(input: BuildJobInput): string | undefined {
+  return pushCredentialsSecret(input) ? input.build.spec.baseImage : undefined;
+}
+
+function pullArgs(input: BuildJobInput, base: string): string[] {
+  return [...storageOptions(), "pull", "--quiet", ...credentialOptions(input), base];
 }
 
 function budArgs(input: BuildJobInput): string[] {
@@ -73,7 +93,9 @@ function budArgs(input: BuildJobInput): string[] {
     `--tag=${formatImageReference(input.image)}`,
     // A secret argument is named only: buildah reads its value from the environment, set from the Secret.
     ...buildArgValues(build).map((value) => `--build-arg=${value}`),
-    ...registryOptions(input),
+    // the base `pull` fetched: not looked up again (a newer-check would need the credential)
+    ...(prePulledBase(input) ? ["--pull=missing"] : []),
+    ...tlsOptions(input),
     ...config.buildah.extraArgs,
     workspace,
   ];
@@ -85,25 +107,30 @@ function pushArgs(input: BuildJobInput): string[] {
     ...storageOptions(),
     "push",
     `--digestfile=${terminationLog}`,
-    ...registryOptions(input),
+    ...credentialOptions(input),
     reference,
     `docker://${reference}`,
   ];
 }
 
-function volumes(input: BuildJobInput): { volumes: V1Volume[]; registryMounts: V1VolumeMount[] } {
-  const { config } = input;
+/** The push credentials' mount, if there is a credential: only for the steps that run no tenant code. */
+function credentialMounts(input: BuildJobInput): V1VolumeMount[] {
   const registry = registryCredentialsVolume(input);
+  return registry ? [{ name: registry.name, mountPath: registrySecretDir, readOnly: true }] : [];
+}
+
+function volumes(input: BuildJobInput): V1Volume[] {
+  const { config } = input;
   const list: V1Volume[] = [
     { name: "workspace", emptyDir: {} },
     { name: "buildah-storage", emptyDir: {} },
   ];
-  for (const volume of [registry, config.storage && storageCredentialsVolume(config.storage)])
+  for (const volume of [
+    registryCredentialsVolume(input),
+    config.storage && storageCredentialsVolume(config.storage),
+  ])
     if (volume) list.push(volume);
-  const registryMounts = registry
-    ? [{ name: registry.name, mountPath: registrySecretDir, readOnly: true }]
-    : [];
-  return { volumes: list, registryMounts };
+  return list;
 }
 
 function buildahContainer(
@@ -126,22 +153,38 @@ function buildahContainer(
   };
 }
 
+/**
+ * The steps that push an image another step left as a docker archive (Kaniko's `--tar-path`): init
+ * container `load` reads it into buildah's storage (`buildah pull docker-archive:…`, which names the
+ * image by the archive's tag, the reference), container `push` pushes it as the buildah Job does, with
+ * the credential. Neither runs tenant code; `archiveMount` is the archive's volume, read-only.
+ */
+export function archivePushSteps(
+  input: BuildJobInput,
+  archive: string,
+  archiveMount: V1VolumeMount,
+): { load: V1Container; push: V1Container; storage: V1Volume } {
+  const loadArgs = [...storageOptions(), "pull", "--quiet", `docker-archive:${archive}`];
+  return {
+    load: buildahContainer("load", input, loadArgs, [{ ...archiveMount, readOnly: true }], []),
+    push: buildahContainer("push", input, pushArgs(input), credentialMounts(input), []),
+    storage: { name: "buildah-storage", emptyDir: {} },
+  };
+}
+
 export function renderBuildahJob(input: BuildJobInput): V1Job {
   const { config } = input;
   if (!config.storage) throw new Error("renderBuildahJob: no blob store configured");
-  const { volumes: podVolumes, registryMounts } = volumes(input);
+  const registryMounts = credentialMounts(input);
   const workspaceMount = { name: "workspace", mountPath: workspace, readOnly: true };
-  const build = buildahContainer(
-    "build",
-    input,
-    budArgs(input),
-    [workspaceMount, ...registryMounts],
-    secretBuildArgEnv(input),
-  );
+  // no registry credential: this step runs the Dockerfile's RUN steps
+  const build = buildahContainer("build", input, budArgs(input), [workspaceMount], secretBuildArgEnv(input));
+  const base = prePulledBase(input);
+  const pull = base ? [buildahContainer("pull", input, pullArgs(input, base), registryMounts, [])] : [];
   const push = buildahContainer("push", input, pushArgs(input), registryMounts, []);
   return renderBuildJob(input, {
-    initContainers: [build],
+    initContainers: [...pull, build],
     containers: [push],
-    volumes: podVolumes,
+    volumes: volumes(input),
   });
 }

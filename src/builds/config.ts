@@ -107,7 +107,7 @@ export const KanikoConfig = Fields(
 /** Slipway's buildah image (tools/images/buildah/image.sh): Debian's buildah 1.28 set up for rootless builds. */
 export const defaultBuildahImage = "ghcr.io/slipway-dev/buildah:1.28.2";
 
-/** The buildah Job; the rest of its pod (resources, placement, service account, TTL) is under `kaniko`. */
+/** The buildah Job, and the steps that push a Kaniko Job's image (kaniko-job.ts); the rest of its pod (resources, placement, service account, TTL) is under `kaniko`. */
 export const BuildahConfig = Fields(
   {
     image: Type.String({ minLength: 1, default: defaultBuildahImage }),

@@ -1,7 +1,13 @@
 /**
  * The Kaniko Job that builds one image reference: an init container fills a shared workspace from
- * the blob store, Kaniko builds it and pushes with the registry credentials. Pure: (build, config) → Job.
- * The Job around the Kaniko container is the shared one of build-job.ts.
+ * the blob store, Kaniko builds it. Pure: (build, config) → Job. The Job around the Kaniko container
+ * is the shared one of build-job.ts.
+ *
+ * Kaniko runs the Dockerfile's RUN steps in its own container, so that container never holds a docker
+ * push credential: with one, Kaniko builds with `--no-push --tar-path` into an emptyDir and the
+ * buildah steps of buildah-job.ts (`archivePushSteps`: `load`, then `push`, no tenant code) push the
+ * archive with it. Without a credential (a registry that takes anonymous pushes) Kaniko pushes itself.
+ * A Google key (`registry.type: google`) is still Kaniko's own: buildah cannot push with it.
  */
 import type {
   V1Container,
@@ -25,11 +31,15 @@ import {
   storageCredentialsVolume,
   workspace,
 } from "./build-job.ts";
+import { archivePushSteps } from "./buildah-job.ts";
 import type { BuildsConfig } from "./config.ts";
 import { formatImageReference, registryPrefix } from "./naming.ts";
 import { namespacePrefix } from "./tenancy.ts";
 
 const cacheDir = "/cache";
+/** Where Kaniko leaves the image for the push steps when it does not push: the `image` emptyDir. */
+const imageDir = "/image";
+const imageArchive = `${imageDir}/image.tar`;
 
 /**
  * As restrictive as Kaniko allows. Kaniko's executor runs as root in its own container and executes
@@ -54,6 +64,11 @@ export const kanikoSecurityContext: V1SecurityContext = {
 
 export type KanikoJobInput = BuildJobInput;
 
+/** Does a separate step push (a docker credential, which Kaniko's RUN steps could read), not Kaniko? */
+export function pushesSeparately(input: KanikoJobInput): boolean {
+  return input.config.registry.type === "docker" && pushCredentialsSecret(input) !== undefined;
+}
+
 /** The layer cache of the namespace's builds, under its own prefix: one namespace cannot feed another's builds layers. */
 function defaultCacheRepository(build: ImageBuild, config: BuildsConfig): string {
   const prefix = namespacePrefix(config, build.metadata.namespace ?? "default");
@@ -69,26 +84,25 @@ function kanikoArgs(input: KanikoJobInput): string[] {
     // A secret argument is named only: Kaniko reads its value from the environment, set from the Secret.
     ...buildArgValues(build).map((value) => `--build-arg=${value}`),
   ];
+  const separately = pushesSeparately(input);
+  if (separately) args.push("--no-push", `--tar-path=${imageArchive}`);
   if (config.kaniko.cache.enabled) {
-    args.push(
-      "--cache=true",
-      `--cache-repo=${config.kaniko.cache.repository ?? defaultCacheRepository(build, config)}`,
-    );
+    // the layer cache is pushed from the build, where no push credential may be
+    if (!separately)
+      args.push(
+        "--cache=true",
+        `--cache-repo=${config.kaniko.cache.repository ?? defaultCacheRepository(build, config)}`,
+      );
     if (config.kaniko.cache.volumeClaim) args.push(`--cache-dir=${cacheDir}`);
   }
   if (config.registry.insecure) args.push("--insecure", "--insecure-pull");
   return [...args, ...config.kaniko.extraArgs];
 }
 
-/** Where Kaniko finds the push credentials: its docker config directory, or Google's key file. */
+/** Where Kaniko finds a Google key it pushes with; a docker credential is never Kaniko's (pushesSeparately). */
 function registryCredentials(input: KanikoJobInput): { mounts: V1VolumeMount[]; env: V1EnvVar[] } {
-  const { config } = input;
-  if (!pushCredentialsSecret(input)) return { mounts: [], env: [] };
-  if (config.registry.type === "docker")
-    return {
-      mounts: [{ name: "registry-credentials", mountPath: "/kaniko/.docker", readOnly: true }],
-      env: [],
-    };
+  if (input.config.registry.type !== "google" || !pushCredentialsSecret(input))
+    return { mounts: [], env: [] };
   return {
     mounts: [{ name: "registry-credentials", mountPath: registrySecretDir, readOnly: true }],
     env: [{ name: "GOOGLE_APPLICATION_CREDENTIALS", value: `${registrySecretDir}/key.json` }],
@@ -131,9 +145,13 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
     volumeMounts: kanikoMounts,
     ...(env.length ? { env } : {}),
   };
+  if (!pushesSeparately(input))
+    return renderBuildJob(input, { initContainers: [], containers: [kaniko], volumes });
+  const archiveMount = { name: "image", mountPath: imageDir };
+  const { load, push, storage } = archivePushSteps(input, imageArchive, archiveMount);
   return renderBuildJob(input, {
-    initContainers: [],
-    containers: [kaniko],
-    volumes,
+    initContainers: [{ ...kaniko, volumeMounts: [...kanikoMounts, archiveMount] }, load],
+    containers: [push],
+    volumes: [...volumes, { name: archiveMount.name, emptyDir: {} }, storage],
   });
 }

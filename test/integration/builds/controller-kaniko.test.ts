@@ -155,8 +155,10 @@ describe("ImageBuild controller, Kaniko backend", () => {
       backoffLimit: 1,
     });
     const build = await waitForPhase(namespace, "scorer", "Failed");
+    // kwok's stage fails the pod's regular container: with a push credential that is `push`, after
+    // the init container `kaniko` (src/builds/kaniko-job.ts); a real Kaniko failure names `kaniko`
     expect(build.status?.message).toBe(
-      "build failed after 2 attempts: kaniko: error building image: COPY failed: model.txt not found",
+      "build failed after 2 attempts: push: error building image: COPY failed: model.txt not found",
     );
     await eventually(
       "the Job's two failed pods counted",
@@ -249,7 +251,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
     await startBuildOperator(namespace, buildsConfig(servers));
     const build = await waitForPhase(namespace, "scorer", "Failed");
     expect(build.status?.message).toBe(
-      `build failed after 1 attempts: kaniko: ${accessKeyId}:[redacted] [redacted] [redacted]`,
+      `build failed after 1 attempts: push: ${accessKeyId}:[redacted] [redacted] [redacted]`,
     );
     const written = JSON.stringify([build.status, await eventsIn(namespace)]);
     for (const secret of [secretAccessKey, registryUser.password, modelKey])

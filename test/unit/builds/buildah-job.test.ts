@@ -68,7 +68,6 @@ describe("the buildah Job", () => {
       `--tag=${reference}`,
       "--build-arg=MODEL_FORMAT=onnx",
       "--build-arg=PIP_TOKEN",
-      "--authfile=/secrets/registry/config.json",
       "/workspace",
     ]);
     expect(build?.env).toContainEqual({
@@ -96,9 +95,55 @@ describe("the buildah Job", () => {
     });
     const credentials = { name: "registry-credentials", mountPath: "/secrets/registry", readOnly: true };
     expect(push?.volumeMounts).toContainEqual(credentials);
-    expect(build?.volumeMounts).toContainEqual(credentials);
+    expect(build?.volumeMounts).not.toContainEqual(credentials);
     expect(push?.volumeMounts).toContainEqual({ name: "buildah-storage", mountPath: "/var/lib/buildah" });
     expect(build?.volumeMounts).toContainEqual({ name: "buildah-storage", mountPath: "/var/lib/buildah" });
+  });
+
+  for (const baseImage of [undefined, "registry.example.com/ml/ml/base:1"])
+    it(`${baseImage ? "with" : "without"} a base image: the push credential is in no step that runs the Dockerfile, only in those that pull the base and push`, () => {
+      const job = render(withCredentials, sampleBuild(baseImage ? { baseImage } : {}));
+      const all = containers(job);
+      const holders = Object.values(all)
+        .filter(
+          (c) =>
+            (c.volumeMounts ?? []).some((m) => m.name === "registry-credentials") ||
+            (c.args ?? []).some((a) => a.startsWith("--authfile")),
+        )
+        .map((c) => c.name);
+      expect(holders).toEqual(baseImage ? ["pull", "push"] : ["push"]);
+      const bud = Object.values(all).filter((c) => c.args?.includes("bud"));
+      expect(bud.map((c) => c.name)).toEqual(["build"]);
+      expect(JSON.stringify(bud)).not.toMatch(/registry-creds|registry-credentials|\/secrets\/registry/);
+    });
+
+  it("pulls the base image with the credential before the build, which then uses that copy", () => {
+    const base = "registry.example.com/ml/ml/base:1";
+    const job = render(withCredentials, sampleBuild({ baseImage: base }));
+    const pod = job.spec?.template.spec;
+    expect(pod?.initContainers?.map((c) => c.name)).toEqual(["fetch-artifact", "pull", "build"]);
+    const { pull, build } = containers(job);
+    expect(pull?.command).toEqual(["buildah"]);
+    expect(pull?.args).toEqual([
+      ...storage,
+      "pull",
+      "--quiet",
+      "--authfile=/secrets/registry/config.json",
+      base,
+    ]);
+    expect(pull?.volumeMounts).toEqual([
+      { name: "buildah-storage", mountPath: "/var/lib/buildah" },
+      { name: "registry-credentials", mountPath: "/secrets/registry", readOnly: true },
+    ]);
+    expect(pull?.env).toEqual([{ name: "BUILDAH_ISOLATION", value: "chroot" }]);
+    expect(build?.args).toContain("--pull=missing");
+    expect(build?.args).toContain(`--build-arg=BASE_IMAGE=${base}`);
+  });
+
+  it("with no registry credential, no pull step: the build pulls its base itself", () => {
+    const job = render({ ...withCredentials, credentials: false }, sampleBuild({ baseImage: "python:3.12" }));
+    expect(job.spec?.template.spec?.initContainers?.map((c) => c.name)).toEqual(["fetch-artifact", "build"]);
+    expect(containers(job).build?.args).not.toContain("--pull=missing");
   });
 
   it("fetches the artifact with the Kaniko Job's init step", () => {

@@ -1,6 +1,16 @@
+import type { V1Container, V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { defaultFetcherImage } from "../../../src/builds/config.ts";
+import { defaultBuildahImage, defaultFetcherImage } from "../../../src/builds/config.ts";
 import { combinations, renderSample, sampleBuild } from "../../support/builds/samples.ts";
+
+const storage = ["--root=/var/lib/buildah/storage", "--runroot=/var/lib/buildah/run", "--storage-driver=vfs"];
+
+function containers(job: V1Job): Record<string, V1Container> {
+  const pod = job.spec?.template.spec;
+  return Object.fromEntries(
+    [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].map((c) => [c.name, c]),
+  );
+}
 
 describe("the Kaniko Job", () => {
   for (const combination of combinations) {
@@ -30,23 +40,70 @@ describe("the Kaniko Job", () => {
     expect(pod?.volumes?.find((v) => v.name === "storage-credentials")?.secret?.secretName).toBe("gcs-key");
   });
 
-  it("mounts a dockerconfigjson Secret as Kaniko's config.json", () => {
-    const pod = renderSample({ registry: "docker", storage: "s3", credentials: true }).spec?.template.spec;
+  it("with a docker credential: Kaniko builds without pushing and holds no credential; only the steps that push the archive have it", () => {
+    const job = renderSample({ registry: "docker", storage: "s3", credentials: true });
+    const pod = job.spec?.template.spec;
+    expect(pod?.initContainers?.map((c) => c.name)).toEqual(["fetch-artifact", "kaniko", "load"]);
+    expect(pod?.containers.map((c) => c.name)).toEqual(["push"]);
+    const { kaniko, load, push } = containers(job);
+    const holders = Object.values(containers(job))
+      .filter((c) => JSON.stringify(c).match(/registry-credentials|\/kaniko\/\.docker|authfile/))
+      .map((c) => c.name);
+    expect(holders).toEqual(["push"]);
+    expect(kaniko?.args).toEqual(
+      expect.arrayContaining([
+        "--destination=registry.example.com/ml/ml/fraud-scorer:v1",
+        "--no-push",
+        "--tar-path=/image/image.tar",
+      ]),
+    );
+    // the layer cache would be pushed from the build: none without a credential there
+    expect(kaniko?.args?.some((a) => a.startsWith("--cache"))).toBe(false);
+    expect(kaniko?.volumeMounts).toContainEqual({ name: "image", mountPath: "/image" });
+    expect(load?.image).toBe(defaultBuildahImage);
+    expect([...(load?.command ?? []), ...(load?.args ?? [])]).toEqual([
+      "buildah",
+      ...storage,
+      "pull",
+      "--quiet",
+      "docker-archive:/image/image.tar",
+    ]);
+    expect(load?.volumeMounts).toContainEqual({ name: "image", mountPath: "/image", readOnly: true });
+    expect([...(push?.command ?? []), ...(push?.args ?? [])]).toEqual([
+      "buildah",
+      ...storage,
+      "push",
+      "--digestfile=/dev/termination-log",
+      "--authfile=/secrets/registry/config.json",
+      "registry.example.com/ml/ml/fraud-scorer:v1",
+      "docker://registry.example.com/ml/ml/fraud-scorer:v1",
+    ]);
+    expect(push?.volumeMounts).toContainEqual({
+      name: "registry-credentials",
+      mountPath: "/secrets/registry",
+      readOnly: true,
+    });
     expect(pod?.volumes).toContainEqual({
       name: "registry-credentials",
       secret: { secretName: "registry-creds", items: [{ key: ".dockerconfigjson", path: "config.json" }] },
     });
-    expect(pod?.containers[0]?.volumeMounts).toContainEqual({
-      name: "registry-credentials",
-      mountPath: "/kaniko/.docker",
-      readOnly: true,
-    });
+    for (const step of [load, push]) expect(step?.securityContext?.runAsNonRoot).toBe(true);
     expect(pod?.initContainers?.[0]?.envFrom).toEqual([{ secretRef: { name: "s3-creds" } }]);
   });
 
+  it("without a credential, or with a Google key (buildah cannot push with one), Kaniko pushes itself", () => {
+    for (const combination of [
+      { registry: "docker", storage: "s3", credentials: false },
+      { registry: "google", storage: "s3", credentials: true },
+    ] as const) {
+      const pod = renderSample(combination).spec?.template.spec;
+      expect(pod?.containers.map((c) => c.name)).toEqual(["kaniko"]);
+      expect(pod?.containers[0]?.args).not.toContain("--no-push");
+    }
+  });
+
   it("passes secret build args through env from the Secret, never as a literal", () => {
-    const kaniko = renderSample({ registry: "docker", storage: "s3", credentials: true }).spec?.template.spec
-      ?.containers[0];
+    const { kaniko } = containers(renderSample({ registry: "docker", storage: "s3", credentials: true }));
     expect(kaniko?.args).toContain("--build-arg=MODEL_FORMAT=onnx");
     expect(kaniko?.args).toContain("--build-arg=PIP_TOKEN");
     expect(kaniko?.args?.some((a) => a.startsWith("--build-arg=PIP_TOKEN="))).toBe(false);
