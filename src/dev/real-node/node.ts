@@ -13,8 +13,10 @@ import {
 } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 import type { Binaries } from "../binaries.ts";
+import { describeObject } from "../describe-object.ts";
 import { type Probe, probeHttp, waitFor } from "../health.ts";
 import { signCertificate } from "../pki.ts";
+import { describeWithLogs } from "../pod-logs.ts";
 import { freePorts } from "../ports.ts";
 import { stopProcesses } from "../processes.ts";
 import type { DevState, RealNodeState } from "../state.ts";
@@ -186,7 +188,18 @@ async function waitForClusterDns(kubeconfig: string, timeoutMs: number): Promise
         .catch(() => ({ items: [] }));
       return clusterDnsReadiness(slices.items);
     },
-    { timeoutMs, intervalMs: 250 },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      // CoreDNS's pods, their states and last log lines: why it is not ready
+      explain: async () =>
+        describeWithLogs(
+          config,
+          await config
+            .makeApiClient(CoreV1Api)
+            .listNamespacedPod({ namespace: "kube-system", labelSelector: "k8s-app=kube-dns" }),
+        ),
+    },
   );
 }
 
@@ -220,7 +233,11 @@ export async function waitForRealNodeReady(kubeconfig: string, timeoutMs: number
       const node = await core.readNode({ name: realNodeName }).catch(() => undefined);
       return { ok: isReady(node), detail: node ? "registered, not Ready" : "not registered" };
     },
-    { timeoutMs, intervalMs: 250 },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      explain: async () => describeObject(await core.readNode({ name: realNodeName })),
+    },
   );
 }
 
