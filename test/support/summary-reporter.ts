@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
-import type { Reporter, SerializedError, TestModule } from "vitest/node";
+import type { Reporter, SerializedError, TestModule, Vitest } from "vitest/node";
+import { judgeSkips, type SkippedTest } from "./allowed-skips.ts";
 
 export interface RunSummary {
   passed: number;
@@ -93,6 +94,28 @@ export function slowestLines(files: ReadonlyArray<FileDuration>, count = 10): st
   ];
 }
 
+/** Every skipped test with its reason (from `skipFor` or `ctx.skip(note)`); a module that failed skips nothing. */
+export function skippedTests(testModules: ReadonlyArray<TestModule>, root: string): SkippedTest[] {
+  return testModules.flatMap((module) =>
+    module.state() === "failed" && module.errors().length > 0
+      ? []
+      : [...module.children.allTests()].flatMap((test) => {
+          const result = test.result();
+          if (result.state !== "skipped") return [];
+          const reason = test.meta().skipReason ?? result.note;
+          return [{ name: `${relative(root, module.moduleId)} › ${test.fullName}`, reason }];
+        }),
+  );
+}
+
+/** A run that selects tests (`-t`, `.only`) skips the others without a reason. */
+function isFiltered(testModules: ReadonlyArray<TestModule>, namePattern: unknown): boolean {
+  if (namePattern) return true;
+  return testModules.some((module) =>
+    [...module.children.allTests()].some((test) => test.options.mode === "only"),
+  );
+}
+
 interface Report {
   /** Summed file durations in seconds per phase. */
   filePhases: Record<Phase, number>;
@@ -106,17 +129,23 @@ function writeReport(report: Report, path: string): void {
 }
 
 /**
- * Ends the run with one plain summary line, after the ten slowest files; writes each file's
- * duration to the report.
+ * Ends the run with one plain summary line, after the ten slowest files and every skipped test with its
+ * reason; writes each file's duration to the report. A test skipped for a reason not on the list
+ * (test/support/allowed-skips.ts) fails the run.
  */
 export default class SummaryReporter implements Reporter {
   private readonly started = Date.now();
   private readonly root: string;
   private readonly path: string | undefined;
+  private namePattern: unknown;
 
   constructor(options: { root?: string; reportPath?: string | false } = {}) {
     this.root = options.root ?? process.cwd();
     this.path = options.reportPath === false ? undefined : (options.reportPath ?? reportPath);
+  }
+
+  onInit(vitest: Vitest): void {
+    this.namePattern = vitest.config.testNamePattern;
   }
 
   onTestRunEnd(
@@ -130,6 +159,11 @@ export default class SummaryReporter implements Reporter {
         this.path,
       );
     const lines = files.length ? ["", ...slowestLines(files)] : [];
+    const skips = judgeSkips(skippedTests(testModules, this.root), {
+      filtered: isFiltered(testModules, this.namePattern),
+    });
+    if (skips.lines.length) lines.push("", ...skips.lines);
+    if (skips.fails) process.exitCode = 1;
     lines.push("", summaryLine(summarize(testModules), unhandledErrors.length));
     process.stdout.write(`${lines.join("\n")}\n`);
   }

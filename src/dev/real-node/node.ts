@@ -42,6 +42,7 @@ import {
   realNodeStorageObjects,
   realNodeVolumeCount,
 } from "./objects.ts";
+import { realNodeHeldBy, realNodeTurnedOff } from "./skip-reasons.ts";
 import { drainRealNode, killShims, removeContainers, unmountUnder } from "./teardown.ts";
 import { freeReleasedVolumes } from "./volumes.ts";
 
@@ -77,15 +78,11 @@ export async function decideRealNode(
   wanted: boolean,
   binaries: Binaries,
 ): Promise<DevState> {
-  const reason = wanted ? realNodePreflight(binaries) : "turned off (--no-real-node or SLIPWAY_REAL_NODE=0)";
+  const reason = wanted ? realNodePreflight(binaries) : realNodeTurnedOff;
   if (reason) return { ...state, realNodeSkipped: reason };
   await writeState(dir, state);
   const claim = await claimRealNode(dir);
-  if (!claim.ok)
-    return {
-      ...state,
-      realNodeSkipped: `the real node of ${claim.holder} runs on this machine (one per machine)`,
-    };
+  if (!claim.ok) return { ...state, realNodeSkipped: realNodeHeldBy(claim.holder) };
   const allocated = await freePorts(realNodePortNames.length);
   const ports = Object.fromEntries(
     realNodePortNames.map((name, i) => [name, allocated[i]]),
