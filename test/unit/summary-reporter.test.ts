@@ -1,16 +1,24 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { startVitest } from "vitest/node";
 import { externalCluster } from "../support/allowed-skips.ts";
 import SummaryReporter, {
   type FileDuration,
+  parsePhases,
   phaseOf,
+  phasesLine,
   phaseTotals,
   slowestLines,
   summaryLine,
 } from "../support/summary-reporter.ts";
 
 const fixtures = fileURLToPath(new URL("fixtures/summary-reporter", import.meta.url));
+const timed = fileURLToPath(new URL("../../tools/test/timed.sh", import.meta.url));
 
 /**
  * Runs vitest on fixture files (passes.check.ts passes one and skips one, fails-on-import one fails on
@@ -21,7 +29,7 @@ async function summaryOfFixtures(
   include = ["passes.check.ts", "fails-*.check.ts"],
 ): Promise<{ lines: string[]; exitCode: number | string | undefined }> {
   const printed: string[] = [];
-  const reporter = new SummaryReporter({ root: fixtures, reportPath: false });
+  const reporter = new SummaryReporter({ root: fixtures, reportPath: false, phasesPath: "" });
   const write = process.stdout.write;
   let exitCode: number | string | undefined;
   const capture = {
@@ -105,5 +113,45 @@ describe("the summary reporter", () => {
       "      4.5 s  test/e2e/b.test.ts",
       "      1.5 s  test/unit/a.test.ts",
     ]);
+  });
+
+  it("merges the phases tools/test/timed.sh timed (with each one's exit status) into the report", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "slipway-phases-"));
+    try {
+      const phasesPath = join(dir, "phases.jsonl");
+      const env = { ...process.env, SLIPWAY_TEST_PHASES: phasesPath };
+      await promisify(execFile)(timed, ["typecheck", "true"], { env });
+      const failed = await promisify(execFile)(timed, ["lint", "sh", "-c", "exit 3"], { env }).catch(
+        (e) => e,
+      );
+      expect(failed.code).toBe(3);
+      const phases = parsePhases(`${await readFile(phasesPath, "utf8")}not json\n`);
+      expect(phases.map(({ phase, exit }) => ({ phase, exit }))).toEqual([
+        { phase: "typecheck", exit: 0 },
+        { phase: "lint", exit: 3 },
+      ]);
+      expect(phases.every((p) => p.seconds >= 0 && p.seconds < 10)).toBe(true);
+
+      const reportPath = join(dir, "report.json");
+      const write = process.stdout.write;
+      const printed: string[] = [];
+      process.stdout.write = ((chunk: string) => printed.push(chunk) > 0) as typeof process.stdout.write;
+      try {
+        new SummaryReporter({ root: fixtures, reportPath, phasesPath }).onTestRunEnd([], []);
+      } finally {
+        process.stdout.write = write;
+      }
+      const report = JSON.parse(await readFile(reportPath, "utf8"));
+      expect(report.phases).toEqual(phases);
+      expect(printed.join("")).toMatch(/phases: typecheck \d+\.\d s, lint \d+\.\d s, vitest \d+\.\d s\n/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("prints every phase's wall time, vitest's last", () => {
+    expect(phasesLine([{ phase: "set-up", seconds: 3.24, exit: 0 }], 610)).toBe(
+      "phases: set-up 3.2 s, vitest 610.0 s",
+    );
   });
 });
