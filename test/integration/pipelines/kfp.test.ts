@@ -328,12 +328,18 @@ describe(
         await kfp.finishRun(ok.run_id, "SUCCEEDED", undefined, "2026-01-01T01:00:05Z");
         await kfp.finishRun(bad.run_id, "FAILED", undefined, "2026-01-01T02:00:07Z");
         const where = { namespace: ns, provider: "kfp", schedule: "hourly" };
-        await scheduledEventsOnce(sink, { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed" }, where);
+        await scheduledEventsOnce(
+          sink,
+          { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed" },
+          where,
+          bed.operator,
+        );
         await kfp.finishRun(running.run_id, "CANCELED", undefined, "2026-01-01T03:00:01Z");
         await scheduledEventsOnce(
           sink,
           { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed", [running.run_id]: "Failed" },
           where,
+          bed.operator,
         );
         const recorded: Any = await bed.api.get(types.runSchedule, ns, "hourly");
         expect(recorded.status.events.map((e: Any) => e.runId).sort()).toEqual(
