@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { realNodeHeldBy, realNodeTurnedOff } from "../../src/dev/real-node/skip-reasons.ts";
 import { externalCluster, isAllowedSkip, judgeSkips, skipFor } from "../support/allowed-skips.ts";
@@ -7,6 +8,9 @@ describe("the allowed skips", () => {
     expect(isAllowedSkip(realNodeHeldBy("/work/main/.slipway/dev"))).toBe(true);
     expect(isAllowedSkip(realNodeTurnedOff)).toBe(true);
     expect(isAllowedSkip(externalCluster)).toBe(true);
+    // the set-up gives the external-cluster reason in its own words: the same ones
+    const setup = readFileSync(new URL("../support/global-setup.ts", import.meta.url), "utf8");
+    expect(setup).toContain(`"${externalCluster}"`);
   });
 
   it("refuse a missing tool set-up installs, or a machine that cannot run the real node", () => {
