@@ -11,6 +11,7 @@ import {
   type Ports,
   portNames,
 } from "./components.ts";
+import { describeObject } from "./describe-object.ts";
 import { type Probe, probeApiserver, probeEtcd, waitFor } from "./health.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createPki } from "./pki.ts";
@@ -210,7 +211,11 @@ async function waitForNodesReady(kubeconfig: string, timeoutMs: number): Promise
       const ready = nodes.filter(isReady).length;
       return { ok: nodes.length > 0 && ready === nodes.length, detail: `${ready}/${nodes.length} Ready` };
     },
-    { timeoutMs, intervalMs: 250 },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      explain: async () => describeObject((await api.listNode()).items.filter((n) => !isReady(n))),
+    },
   );
 }
 

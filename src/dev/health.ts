@@ -60,11 +60,14 @@ function probeTls(url: string, files: { ca: string; cert: string; key: string })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `probe` until it succeeds; fails with the last detail after `timeoutMs`, or at once if `alive()` turns false. */
+/**
+ * Polls `probe` until it succeeds; fails with the last detail after `timeoutMs` (and what `explain` says
+ * then, e.g. the pods' states and logs), or at once if `alive()` turns false.
+ */
 export async function waitFor(
   what: string,
   probe: () => Promise<Probe>,
-  options: { timeoutMs: number; alive?: () => boolean; intervalMs?: number },
+  options: { timeoutMs: number; alive?: () => boolean; intervalMs?: number; explain?: () => Promise<string> },
 ): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   let last: Probe = { ok: false, detail: "not probed" };
@@ -74,5 +77,10 @@ export async function waitFor(
     if (options.alive && !options.alive()) throw new Error(`${what} exited (last probe: ${last.detail})`);
     await sleep(options.intervalMs ?? 200);
   }
-  throw new Error(`${what} not ready after ${options.timeoutMs / 1000}s (last probe: ${last.detail})`);
+  const explained = options.explain
+    ? await options.explain().catch((error: Error) => `(${error.message})`)
+    : "";
+  throw new Error(
+    `${what} not ready after ${options.timeoutMs / 1000}s (last probe: ${last.detail})${explained ? `\n${explained}` : ""}`,
+  );
 }

@@ -40,15 +40,21 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #controller: string;
   readonly #instance: string;
   readonly #log: Logger;
+  readonly #now: () => Date;
   readonly #recorded = new Map<string, Recorded>();
   readonly #pending: Pending[] = [];
   #draining: Promise<void> | undefined;
 
-  constructor(rest: RestClient, options: { controller: string; instance: string; log: Logger }) {
+  /** `now`: the clock events are stamped by (default the system's); tests step it instead of waiting. */
+  constructor(
+    rest: RestClient,
+    options: { controller: string; instance: string; log: Logger; now?: () => Date },
+  ) {
     this.#rest = rest;
     this.#controller = options.controller;
     this.#instance = options.instance;
     this.#log = options.log;
+    this.#now = options.now ?? (() => new Date());
   }
 
   event(object: KubeObject, type: "Normal" | "Warning", reason: string, message: string): void {
@@ -56,7 +62,7 @@ export class KubeEventRecorder implements EventRecorder {
       this.#log.warn({ reason }, "event dropped: too many pending events");
       return;
     }
-    this.#pending.push({ object, type, reason, note: message.slice(0, 1024), at: new Date() });
+    this.#pending.push({ object, type, reason, note: message.slice(0, 1024), at: this.#now() });
     this.#draining ??= this.#drain().finally(() => {
       this.#draining = undefined;
     });

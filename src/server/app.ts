@@ -36,6 +36,8 @@ export interface ServerOptions {
   limits?: Partial<ServerLimits>;
   /** How bearer tokens are checked (default: TokenReview as `kubeConfig`); tests front it to count reviews. */
   reviewToken?: TokenReviewer;
+  /** The clock the token cache's TTL is read by (default Date.now); tests step it instead of waiting. */
+  now?: () => number;
   /**
    * Proxies whose `X-Forwarded-For` names the client (addresses or CIDRs, as Fastify's trustProxy):
    * the failure rate limit is per client, and behind an Ingress every client is the proxy otherwise.
@@ -150,6 +152,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     ttlMs: tokenTtlMs,
     entries: limits.tokenCacheEntries,
     ...(options.reviewToken ? { review: options.reviewToken } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   const failures = new FailureLimiter(limits.authFailuresPerMinute);
   await app.register(

@@ -1,6 +1,6 @@
 /**
  * Real containers on the shared control plane's real node (containerd, runc, the kubelet, kube-proxy,
- * CoreDNS): what kwok's fake nodes cannot show. Skipped, with the reason in the name, when the shared
+ * CoreDNS): what kwok's fake nodes cannot show. Skipped, with the reason (test/support/allowed-skips.ts), when the shared
  * plane has no real node (SLIPWAY_REAL_NODE=0, or another directory on this machine runs the one real node).
  */
 import { execFile } from "node:child_process";
@@ -25,6 +25,7 @@ import { stopRealNode } from "../../src/dev/real-node/node.ts";
 import { realNodePlacement, realNodeStorageClass } from "../../src/dev/real-node/objects.ts";
 import { mountsUnder, shimPids } from "../../src/dev/real-node/teardown.ts";
 import { type DevState, readState, writeState } from "../../src/dev/state.ts";
+import { skipFor } from "../support/allowed-skips.ts";
 import { privateDev } from "../support/cli.ts";
 import { adminConfig, eventually, testNamespace } from "../support/cluster.ts";
 
@@ -83,7 +84,7 @@ async function podPhase(namespace: string, name: string, phase: string): Promise
   return pod;
 }
 
-describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
+describe("the real node", skipFor(skipped), () => {
   it("runs a Deployment of the Slipway image to Available through its readiness probe, reachable by Service DNS name", {
     timeout: 240_000,
   }, async () => {
@@ -239,7 +240,7 @@ describe.skipIf(skipped !== "")(`the real node${skipped ? ` (skipped: ${skipped}
 // One real node per machine: the shared plane's steps aside (stopRealNode, as `dev down` does), a
 // private directory runs `slipway dev up` + `dev down` with it, then the shared one is started again.
 // Last in this file, so the tests above have run on the shared one first.
-describe.skipIf(skipped !== "")(`dev down of a real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
+describe("dev down of a real node", skipFor(skipped), () => {
   it("leaves no process, network device, mount, network namespace or iptables chain behind", {
     timeout: 900_000,
   }, async () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { inject, onTestFinished } from "vitest";
+import { describeObject, podsIn } from "../../src/dev/describe-object.ts";
+import { describeWithLogs } from "../../src/dev/pod-logs.ts";
 
 /** A client configuration for the test run's control plane (admin credentials). */
 export function adminConfig(): KubeConfig {
@@ -35,7 +37,10 @@ export async function testNamespace(prefix = "t"): Promise<string> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `read` until `accept` holds for its result; on timeout fails with the last value seen. */
+/**
+ * Polls `read` until `accept` holds for its result; on timeout fails with the last value seen, described
+ * for a person (src/dev/describe-object.ts: phase, conditions, container states, a pod's last log lines).
+ */
 export async function eventually<T>(
   what: string,
   read: () => Promise<T>,
@@ -54,6 +59,16 @@ export async function eventually<T>(
     }
     await sleep(200);
   }
-  const seen = last === undefined ? String(lastError) : JSON.stringify(last).slice(0, 2000);
-  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last seen: ${seen}`);
+  const seen = last === undefined ? String(lastError) : await describeLast(last);
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last seen:\n${seen}`);
+}
+
+/** The last value for a timeout message; a pod's logs only where there are pods and a control plane. */
+async function describeLast(value: unknown): Promise<string> {
+  if (podsIn(value).length === 0) return describeObject(value);
+  try {
+    return await describeWithLogs(adminConfig(), value);
+  } catch {
+    return describeObject(value);
+  }
 }

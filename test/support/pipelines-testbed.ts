@@ -24,6 +24,8 @@ export interface PipelinesTestbed {
   /** The admin client (once the suite's beforeAll ran). */
   readonly api: Api;
   create(type: ResourceType, namespace: string, name: string, spec: Any): Promise<void>;
+  /** The in-process pipelines operator (once the suite's beforeAll ran). */
+  readonly operator: Manager;
   /** Waits for Synchronized=Succeeded at `generation`; the resource as then read. */
   synced(type: ResourceType, namespace: string, name: string, generation?: number): Promise<Any>;
 }
@@ -59,6 +61,10 @@ export function pipelinesTestbed(
     get api() {
       if (!api) throw new Error("the pipelines testbed is not started (its beforeAll has not run)");
       return api;
+    },
+    get operator() {
+      if (!operator) throw new Error("the pipelines testbed is not started (its beforeAll has not run)");
+      return operator;
     },
     create: async (type, namespace, name, spec) => {
       await bed.api.create(type, { apiVersion: group, kind: type.kind, metadata: { name, namespace }, spec });

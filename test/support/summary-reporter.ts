@@ -1,6 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
-import type { Reporter, SerializedError, TestModule } from "vitest/node";
+import type { Reporter, SerializedError, TestModule, Vitest } from "vitest/node";
+import { judgeSkips, type SkippedTest } from "./allowed-skips.ts";
 
 export interface RunSummary {
   passed: number;
@@ -42,8 +43,37 @@ export function summaryLine(summary: RunSummary, unhandledErrors = 0): string {
   return outside.length ? `${counts} (${outside.join("; ")})` : counts;
 }
 
-/** Where every run writes its durations (the phases outside vitest — set-up, typecheck, lint — are not timed yet). */
+/**
+ * Where every run writes its durations; a run of `make test` adds the phases it timed before vitest
+ * (set-up, typecheck, lint: tools/test/timed.sh, in the file $SLIPWAY_TEST_PHASES names).
+ */
 export const reportPath = ".slipway/test-report.json";
+
+export interface OutsidePhase {
+  phase: string;
+  seconds: number;
+  exit: number;
+}
+
+/** The phases tools/test/timed.sh wrote, one JSON line each; a line that is not one is left out. */
+export function parsePhases(text: string): OutsidePhase[] {
+  return text.split("\n").flatMap((line) => {
+    try {
+      const parsed = JSON.parse(line) as Partial<OutsidePhase>;
+      return typeof parsed.phase === "string" && typeof parsed.seconds === "number"
+        ? [{ phase: parsed.phase, seconds: parsed.seconds, exit: parsed.exit ?? 0 }]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** One line of every phase's wall time, vitest's last: `phases: set-up 3.2 s, …, vitest 610.0 s`. */
+export function phasesLine(outside: readonly OutsidePhase[], vitestSeconds: number): string {
+  const all = [...outside, { phase: "vitest", seconds: vitestSeconds }];
+  return `phases: ${all.map((p) => `${p.phase} ${p.seconds.toFixed(1)} s`).join(", ")}`;
+}
 
 export type Phase = "unit" | "integration" | "e2e";
 
@@ -93,7 +123,31 @@ export function slowestLines(files: ReadonlyArray<FileDuration>, count = 10): st
   ];
 }
 
+/** Every skipped test with its reason (from `skipFor` or `ctx.skip(note)`); a module that failed skips nothing. */
+export function skippedTests(testModules: ReadonlyArray<TestModule>, root: string): SkippedTest[] {
+  return testModules.flatMap((module) =>
+    module.state() === "failed" && module.errors().length > 0
+      ? []
+      : [...module.children.allTests()].flatMap((test) => {
+          const result = test.result();
+          if (result.state !== "skipped") return [];
+          const reason = test.meta().skipReason ?? result.note;
+          return [{ name: `${relative(root, module.moduleId)} › ${test.fullName}`, reason }];
+        }),
+  );
+}
+
+/** A run that selects tests (`-t`, `.only`) skips the others without a reason. */
+function isFiltered(testModules: ReadonlyArray<TestModule>, namePattern: unknown): boolean {
+  if (namePattern) return true;
+  return testModules.some((module) =>
+    [...module.children.allTests()].some((test) => test.options.mode === "only"),
+  );
+}
+
 interface Report {
+  /** Wall times of the phases `make test` ran before vitest (tools/test/timed.sh); empty outside it. */
+  phases: OutsidePhase[];
   /** Summed file durations in seconds per phase. */
   filePhases: Record<Phase, number>;
   vitestWallSeconds: number;
@@ -106,17 +160,25 @@ function writeReport(report: Report, path: string): void {
 }
 
 /**
- * Ends the run with one plain summary line, after the ten slowest files; writes each file's
- * duration to the report.
+ * Ends the run with one plain summary line, after the ten slowest files and every skipped test with its
+ * reason; writes each file's duration to the report. A test skipped for a reason not on the list
+ * (test/support/allowed-skips.ts) fails the run.
  */
 export default class SummaryReporter implements Reporter {
   private readonly started = Date.now();
   private readonly root: string;
   private readonly path: string | undefined;
+  private readonly phasesPath: string | undefined;
+  private namePattern: unknown;
 
-  constructor(options: { root?: string; reportPath?: string | false } = {}) {
+  constructor(options: { root?: string; reportPath?: string | false; phasesPath?: string } = {}) {
     this.root = options.root ?? process.cwd();
     this.path = options.reportPath === false ? undefined : (options.reportPath ?? reportPath);
+    this.phasesPath = options.phasesPath ?? process.env.SLIPWAY_TEST_PHASES;
+  }
+
+  onInit(vitest: Vitest): void {
+    this.namePattern = vitest.config.testNamePattern;
   }
 
   onTestRunEnd(
@@ -124,12 +186,20 @@ export default class SummaryReporter implements Reporter {
     unhandledErrors: ReadonlyArray<SerializedError>,
   ): void {
     const files = fileDurations(testModules, this.root);
+    const phases =
+      this.phasesPath && existsSync(this.phasesPath)
+        ? parsePhases(readFileSync(this.phasesPath, "utf8"))
+        : [];
+    const vitestWallSeconds = (Date.now() - this.started) / 1000;
     if (this.path)
-      writeReport(
-        { filePhases: phaseTotals(files), vitestWallSeconds: (Date.now() - this.started) / 1000, files },
-        this.path,
-      );
+      writeReport({ phases, filePhases: phaseTotals(files), vitestWallSeconds, files }, this.path);
     const lines = files.length ? ["", ...slowestLines(files)] : [];
+    if (phases.length) lines.push("", phasesLine(phases, vitestWallSeconds));
+    const skips = judgeSkips(skippedTests(testModules, this.root), {
+      filtered: isFiltered(testModules, this.namePattern),
+    });
+    if (skips.lines.length) lines.push("", ...skips.lines);
+    if (skips.fails) process.exitCode = 1;
     lines.push("", summaryLine(summarize(testModules), unhandledErrors.length));
     process.stdout.write(`${lines.join("\n")}\n`);
   }

@@ -13,8 +13,10 @@ import {
 } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 import type { Binaries } from "../binaries.ts";
+import { describeObject } from "../describe-object.ts";
 import { type Probe, probeHttp, waitFor } from "../health.ts";
 import { signCertificate } from "../pki.ts";
+import { describeWithLogs } from "../pod-logs.ts";
 import { freePorts } from "../ports.ts";
 import { stopProcesses } from "../processes.ts";
 import type { DevState, RealNodeState } from "../state.ts";
@@ -40,6 +42,7 @@ import {
   realNodeStorageObjects,
   realNodeVolumeCount,
 } from "./objects.ts";
+import { realNodeHeldBy, realNodeTurnedOff } from "./skip-reasons.ts";
 import { drainRealNode, killShims, removeContainers, unmountUnder } from "./teardown.ts";
 import { freeReleasedVolumes } from "./volumes.ts";
 
@@ -75,15 +78,11 @@ export async function decideRealNode(
   wanted: boolean,
   binaries: Binaries,
 ): Promise<DevState> {
-  const reason = wanted ? realNodePreflight(binaries) : "turned off (--no-real-node or SLIPWAY_REAL_NODE=0)";
+  const reason = wanted ? realNodePreflight(binaries) : realNodeTurnedOff;
   if (reason) return { ...state, realNodeSkipped: reason };
   await writeState(dir, state);
   const claim = await claimRealNode(dir);
-  if (!claim.ok)
-    return {
-      ...state,
-      realNodeSkipped: `the real node of ${claim.holder} runs on this machine (one per machine)`,
-    };
+  if (!claim.ok) return { ...state, realNodeSkipped: realNodeHeldBy(claim.holder) };
   const allocated = await freePorts(realNodePortNames.length);
   const ports = Object.fromEntries(
     realNodePortNames.map((name, i) => [name, allocated[i]]),
@@ -186,7 +185,18 @@ async function waitForClusterDns(kubeconfig: string, timeoutMs: number): Promise
         .catch(() => ({ items: [] }));
       return clusterDnsReadiness(slices.items);
     },
-    { timeoutMs, intervalMs: 250 },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      // CoreDNS's pods, their states and last log lines: why it is not ready
+      explain: async () =>
+        describeWithLogs(
+          config,
+          await config
+            .makeApiClient(CoreV1Api)
+            .listNamespacedPod({ namespace: "kube-system", labelSelector: "k8s-app=kube-dns" }),
+        ),
+    },
   );
 }
 
@@ -220,7 +230,11 @@ export async function waitForRealNodeReady(kubeconfig: string, timeoutMs: number
       const node = await core.readNode({ name: realNodeName }).catch(() => undefined);
       return { ok: isReady(node), detail: node ? "registered, not Ready" : "not registered" };
     },
-    { timeoutMs, intervalMs: 250 },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      explain: async () => describeObject(await core.readNode({ name: realNodeName })),
+    },
   );
 }
 

@@ -18,6 +18,7 @@ import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import { bridgeGateway } from "../../../src/dev/real-node/network.ts";
 import { writeRegistryHosts } from "../../../src/dev/real-node/node.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
+import { skipFor } from "../../support/allowed-skips.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -97,122 +98,119 @@ async function layersText(registry: string, repository: string, tag: string): Pr
   return texts.join("\n");
 }
 
-describe.skipIf(skipped !== "")(
-  `the buildah backend on the real node${skipped ? ` (skipped: ${skipped})` : ""}`,
-  () => {
-    const servers = useBuildServers(bridgeGateway);
+describe("the buildah backend on the real node", skipFor(skipped), () => {
+  const servers = useBuildServers(bridgeGateway);
 
-    it("builds from the artifact in MinIO and pushes; the manifest exists; a second build of the reference is reused with no Job", {
-      timeout: 480_000,
-    }, async () => {
-      const namespace = await buildNamespace(servers);
-      await opaqueSecret(namespace, "model", { key: secretArg });
-      const registry = servers.registry.address;
-      const base = await pushBusyboxBase(registry);
-      const artifactUri = await uploadContext(servers, `${namespace}/scorer`, {
-        Dockerfile: [
-          "ARG BASE_IMAGE",
-          "FROM $BASE_IMAGE",
-          "ARG MODEL_KEY",
-          'RUN ["/bin/busybox", "sh", "-c", "echo built-by-uid-$(/bin/busybox id -u) > /built.txt && /bin/busybox chown 42:42 /built.txt"]',
-          "COPY model.txt /model/model.txt",
-          "",
-        ].join("\n"),
-        "model.txt": "weights",
-      });
-      const operator = await startBuildOperator(
-        namespace,
-        buildsConfig(servers, { backend: "buildah", kaniko: { ...realNodePlacement() } }),
-      );
-      const client = new RegistryClient({ registry, insecure: true, credentials: async () => registryUser });
-      const tag = `buildah-${namespace}`;
-      // tenancy: a namespace's images go under its own prefix (tenancy.repositoryPrefix, default `<namespace>/`)
-      const repository = `${namespace}/fraud-scorer`;
-      expect(await client.manifestDigest(repository, tag)).toBeUndefined();
-      const spec = {
-        project: "fraud",
-        name: "scorer",
-        version: tag,
-        artifactUri,
-        baseImage: base,
-        buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
-      };
-
-      await createImageBuild(namespace, "scorer", spec);
-      const built = await waitForPhase(namespace, "scorer", "Succeeded", 420_000);
-      const digest = await client.manifestDigest(repository, tag);
-      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-      expect(built.status).toMatchObject({
-        reused: false,
-        digest,
-        image: `${registry}/${repository}:${tag}`,
-      });
-      expect(await layersText(registry, repository, tag)).toContain("built-by-uid-0");
-
-      const [job, ...more] = await jobsIn(namespace);
-      expect(more).toEqual([]);
-      const pod = job?.spec?.template.spec;
-      expect(pod?.containers[0]?.securityContext?.capabilities).toEqual({
-        drop: ["ALL"],
-        add: ["SETUID", "SETGID"],
-      });
-      const pods = await adminConfig()
-        .makeApiClient(CoreV1Api)
-        .listNamespacedPod({ namespace, labelSelector: `job-name=${job?.metadata?.name}` });
-      const succeeded = pods.items.find((p) => p.status?.phase === "Succeeded");
-      expect(succeeded?.status?.containerStatuses?.[0]?.state?.terminated?.message).toBe(digest);
-
-      await createImageBuild(namespace, "scorer-again", { ...spec });
-      const reused = await waitForPhase(namespace, "scorer-again", "Succeeded", 60_000);
-      expect(reused.status).toMatchObject({ reused: true, digest });
-      expect((await jobsIn(namespace)).map((j) => j.metadata?.uid)).toEqual([job?.metadata?.uid]);
-
-      // a pod of the namespace pulls what was built from the registry on the bridge (the node's
-      // containerd through the hosts file `slipway dev up` writes for dev's registry) and runs it
-      await writeRegistryHosts(inject("devDir"), registry);
-      const core = adminConfig().makeApiClient(CoreV1Api);
-      const auth = Buffer.from(credentials).toString("base64");
-      await core.createNamespacedSecret({
-        namespace,
-        body: {
-          metadata: { name: "pull" },
-          type: "kubernetes.io/dockerconfigjson",
-          stringData: { ".dockerconfigjson": JSON.stringify({ auths: { [registry]: { auth } } }) },
-        },
-      });
-      await core.createNamespacedPod({
-        namespace,
-        body: {
-          metadata: { name: "runs-the-build" },
-          spec: {
-            ...realNodePlacement(),
-            restartPolicy: "Never",
-            imagePullSecrets: [{ name: "pull" }],
-            containers: [
-              {
-                name: "main",
-                image: `${registry}/${repository}:${tag}`,
-                command: ["/bin/busybox", "cat", "/model/model.txt"],
-              },
-            ],
-          },
-        },
-      });
-      const ran = await eventually(
-        "pod runs-the-build Succeeded",
-        () => core.readNamespacedPod({ namespace, name: "runs-the-build" }),
-        (p) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed",
-        120_000,
-      ).catch(async (error) => {
-        const pod = await core.readNamespacedPod({ namespace, name: "runs-the-build" });
-        throw new Error(`${error}: ${JSON.stringify(pod.status)}`);
-      });
-      expect(ran.status?.phase).toBe("Succeeded");
-      expect(await core.readNamespacedPodLog({ namespace, name: "runs-the-build" })).toBe("weights");
-
-      const everything = JSON.stringify([built, reused, await eventsIn(namespace), operator.logs]);
-      for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])
-        expect(everything).not.toContain(secret);
+  it("builds from the artifact in MinIO and pushes; the manifest exists; a second build of the reference is reused with no Job", {
+    timeout: 480_000,
+  }, async () => {
+    const namespace = await buildNamespace(servers);
+    await opaqueSecret(namespace, "model", { key: secretArg });
+    const registry = servers.registry.address;
+    const base = await pushBusyboxBase(registry);
+    const artifactUri = await uploadContext(servers, `${namespace}/scorer`, {
+      Dockerfile: [
+        "ARG BASE_IMAGE",
+        "FROM $BASE_IMAGE",
+        "ARG MODEL_KEY",
+        'RUN ["/bin/busybox", "sh", "-c", "echo built-by-uid-$(/bin/busybox id -u) > /built.txt && /bin/busybox chown 42:42 /built.txt"]',
+        "COPY model.txt /model/model.txt",
+        "",
+      ].join("\n"),
+      "model.txt": "weights",
     });
-  },
-);
+    const operator = await startBuildOperator(
+      namespace,
+      buildsConfig(servers, { backend: "buildah", kaniko: { ...realNodePlacement() } }),
+    );
+    const client = new RegistryClient({ registry, insecure: true, credentials: async () => registryUser });
+    const tag = `buildah-${namespace}`;
+    // tenancy: a namespace's images go under its own prefix (tenancy.repositoryPrefix, default `<namespace>/`)
+    const repository = `${namespace}/fraud-scorer`;
+    expect(await client.manifestDigest(repository, tag)).toBeUndefined();
+    const spec = {
+      project: "fraud",
+      name: "scorer",
+      version: tag,
+      artifactUri,
+      baseImage: base,
+      buildArgs: [{ name: "MODEL_KEY", valueFrom: { secretKeyRef: { name: "model", key: "key" } } }],
+    };
+
+    await createImageBuild(namespace, "scorer", spec);
+    const built = await waitForPhase(namespace, "scorer", "Succeeded", 420_000);
+    const digest = await client.manifestDigest(repository, tag);
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(built.status).toMatchObject({
+      reused: false,
+      digest,
+      image: `${registry}/${repository}:${tag}`,
+    });
+    expect(await layersText(registry, repository, tag)).toContain("built-by-uid-0");
+
+    const [job, ...more] = await jobsIn(namespace);
+    expect(more).toEqual([]);
+    const pod = job?.spec?.template.spec;
+    expect(pod?.containers[0]?.securityContext?.capabilities).toEqual({
+      drop: ["ALL"],
+      add: ["SETUID", "SETGID"],
+    });
+    const pods = await adminConfig()
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace, labelSelector: `job-name=${job?.metadata?.name}` });
+    const succeeded = pods.items.find((p) => p.status?.phase === "Succeeded");
+    expect(succeeded?.status?.containerStatuses?.[0]?.state?.terminated?.message).toBe(digest);
+
+    await createImageBuild(namespace, "scorer-again", { ...spec });
+    const reused = await waitForPhase(namespace, "scorer-again", "Succeeded", 60_000);
+    expect(reused.status).toMatchObject({ reused: true, digest });
+    expect((await jobsIn(namespace)).map((j) => j.metadata?.uid)).toEqual([job?.metadata?.uid]);
+
+    // a pod of the namespace pulls what was built from the registry on the bridge (the node's
+    // containerd through the hosts file `slipway dev up` writes for dev's registry) and runs it
+    await writeRegistryHosts(inject("devDir"), registry);
+    const core = adminConfig().makeApiClient(CoreV1Api);
+    const auth = Buffer.from(credentials).toString("base64");
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: "pull" },
+        type: "kubernetes.io/dockerconfigjson",
+        stringData: { ".dockerconfigjson": JSON.stringify({ auths: { [registry]: { auth } } }) },
+      },
+    });
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: "runs-the-build" },
+        spec: {
+          ...realNodePlacement(),
+          restartPolicy: "Never",
+          imagePullSecrets: [{ name: "pull" }],
+          containers: [
+            {
+              name: "main",
+              image: `${registry}/${repository}:${tag}`,
+              command: ["/bin/busybox", "cat", "/model/model.txt"],
+            },
+          ],
+        },
+      },
+    });
+    const ran = await eventually(
+      "pod runs-the-build Succeeded",
+      () => core.readNamespacedPod({ namespace, name: "runs-the-build" }),
+      (p) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed",
+      120_000,
+    ).catch(async (error) => {
+      const pod = await core.readNamespacedPod({ namespace, name: "runs-the-build" });
+      throw new Error(`${error}: ${JSON.stringify(pod.status)}`);
+    });
+    expect(ran.status?.phase).toBe("Succeeded");
+    expect(await core.readNamespacedPodLog({ namespace, name: "runs-the-build" })).toBe("weights");
+
+    const everything = JSON.stringify([built, reused, await eventsIn(namespace), operator.logs]);
+    for (const secret of [secretArg, registryUser.password, servers.s3.secretAccessKey])
+      expect(everything).not.toContain(secret);
+  });
+});

@@ -22,6 +22,7 @@ import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
+import { skipFor } from "../../support/allowed-skips.ts";
 import { createImageBuild, waitForPhase } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 import { platformRegistry, startPlatformBuilds } from "./real-build.ts";
@@ -164,150 +165,148 @@ async function runChecks(namespace: string, token: string): Promise<Record<strin
   return JSON.parse(line.slice("RESULT ".length));
 }
 
-describe
-  .skipIf(skipped !== "")
-  .sequential(`the platform on the real node${skipped ? ` (skipped: ${skipped})` : ""}`, () => {
-    let namespace: string;
-    let removeNamespace: () => Promise<void>;
-    let operator: OperatorProcess;
+describe.sequential("the platform on the real node", skipFor(skipped), () => {
+  let namespace: string;
+  let removeNamespace: () => Promise<void>;
+  let operator: OperatorProcess;
 
-    beforeAll(async () => {
-      ({ name: namespace, remove: removeNamespace } = await suiteNamespace("realplat"));
-      operator = startOperator(namespace, { lean: true });
-    });
-
-    afterAll(async () => {
-      await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "5m").catch(() => {});
-      await operator?.kill();
-      await removeNamespace?.();
-    });
-
-    it("installs to Running for real; every service works with the generated credentials and refuses without", {
-      timeout: 1_200_000,
-    }, async () => {
-      const install = await cli(
-        namespace,
-        "install",
-        "--dev",
-        "--version",
-        "0.2.0",
-        ...realNodeInstallFlags(),
-        "--timeout",
-        "15m",
-      );
-      expect(install.stderr, install.stdout).toBe("");
-      expect(install.code).toBe(0);
-      expect((await readPlatform(namespace)).status).toMatchObject({ phase: "Running", ready: "7/7" });
-
-      const results = await runChecks(namespace, await readerToken(namespace));
-      expect(results.login).toBe("ok");
-      expect(results.wrongLogin).toMatch(/password authentication failed/);
-      expect(results.noPasswordLogin).not.toBe("ok");
-      expect((results.experiment as unknown[])[0]).toBe(200);
-      expect(results.experimentInPostgres).toEqual(["e2e"]);
-      expect(results.artifactUpload).toBe(200);
-      expect(results.objects).toContainEqual(expect.stringMatching(/^mlflow\/e2e\/model\.txt$/));
-      expect(results.anonymousPush).toBe(401);
-      expect(results.authenticatedPushStart).toBe(202);
-      expect(results.authenticatedPush).toBe(201);
-      expect(results.apiAnonymous).toBe(401);
-      expect(results.api).toEqual([200, "Running"]);
-      expect(results.ui).toEqual([200, true, false]);
-    });
-
-    it("runs a Pipeline on the platform's own Provider: the real Argo controller's step pods, its status, the artifact in the object store", {
-      timeout: 900_000,
-    }, async () => {
-      const provider = (await readPlatform(namespace)).status?.provider;
-      expect(provider).toBe("slipway");
-      const pipelines = await startPipelinesController(namespace);
-      try {
-        // the demo's pipeline (make demo runs the same steps)
-        const run = await runDemoPipeline(adminConfig(), { namespace, platform: provider ?? "" }, "0.2.0");
-        const workflowName = `${namespace}.demo-1`;
-        const workflow = await readWorkflow(namespace, workflowName);
-        // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
-        expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
-        expect(run.status?.completionState).toBe("Succeeded");
-        const writers = (workflow.metadata?.managedFields ?? []).map((f: { manager?: string }) => f.manager);
-        expect(writers).toContain("workflow-controller");
-        const pods = await workflowPods(namespace, workflowName);
-        expect(
-          pods.map((pod) => pod.metadata?.annotations?.["workflows.argoproj.io/node-name"]).sort(),
-        ).toEqual([`${workflowName}.evaluate`, `${workflowName}.train`]);
-        for (const pod of pods) {
-          expect(pod.spec?.nodeName).toBe(realNodeName);
-          const main = pod.status?.containerStatuses?.find((c) => c.name === "main");
-          expect(main?.state?.terminated?.exitCode).toBe(0);
-        }
-        const [artifact] = run.status?.artifacts ?? [];
-        expect(artifact?.name).toBe("model");
-        expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
-        const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
-        expect(content).toContain(`trained; tracking http://slipway-mlflow.${namespace}.svc:5000`);
-      } finally {
-        await pipelines.stop();
-      }
-    });
-
-    it("builds with the in-cluster buildah backend from the platform's object store into its registry, no further configuration; the same reference again is reused with no Job", {
-      timeout: 900_000,
-    }, async () => {
-      const override = await core().readNamespacedConfigMap({ namespace, name: overrideConfigMapName });
-      expect(override.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Platform", controller: true });
-      const builds = await startPlatformBuilds(namespace);
-      try {
-        const { client, password } = await platformRegistry(namespace);
-        const repository = `${namespace}/demo-model`;
-        expect(await client.manifestDigest(repository, "v1")).toBeUndefined();
-        // the demo's build (make demo runs the same step): its context uploaded to the platform's object store
-        const built = await buildDemoImage(adminConfig(), { namespace, platform: "slipway" });
-        expect(built.spec.artifactUri).toBe("s3://slipway/demo/model");
-        const digest = await client.manifestDigest(repository, "v1");
-        expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-        expect(built.status).toMatchObject({
-          phase: "Succeeded",
-          reused: false,
-          digest,
-          image: `slipway-registry.${namespace}.svc:5000/${repository}:v1`,
-        });
-        const jobs = async () =>
-          (await adminConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items.map(
-            (job) => job.metadata?.name,
-          );
-        const [job, ...more] = await jobs();
-        expect(more).toEqual([]);
-
-        await createImageBuild(namespace, "model-again", { ...built.spec });
-        const reused = await waitForPhase(namespace, "model-again", "Succeeded", 120_000);
-        expect(reused.status).toMatchObject({ reused: true, digest });
-        expect(await jobs()).toEqual([job]);
-        expect(JSON.stringify([built, reused, builds.logs])).not.toContain(password);
-      } finally {
-        await builds.stop();
-      }
-    });
-
-    it("a component broken for real makes patch exit 1 naming it and its pod's reason; fixing it returns to Running", {
-      timeout: 1_200_000,
-    }, async () => {
-      const broken = await cli(
-        namespace,
-        "patch",
-        "--set",
-        'components.mlflow.env=[{name: MLFLOW_BACKEND_STORE_URI, value: "nosuchscheme://nowhere"}]',
-        "--timeout",
-        "10m",
-      );
-      expect(broken.code).toBe(1);
-      expect(broken.stderr).toMatch(
-        /platform slipway failed: mlflow: pod slipway-mlflow-[\w-]+: CrashLoopBackOff/,
-      );
-      // the container's own last words (its termination message), not only the kubelet's back-off
-      expect(broken.stderr).toMatch(/nosuchscheme/);
-
-      const fixed = await cli(namespace, "patch", "--set", "components.mlflow.env=[]", "--timeout", "10m");
-      expect(fixed.code, fixed.stderr).toBe(0);
-      expect((await readPlatform(namespace)).status?.phase).toBe("Running");
-    });
+  beforeAll(async () => {
+    ({ name: namespace, remove: removeNamespace } = await suiteNamespace("realplat"));
+    operator = startOperator(namespace, { lean: true });
   });
+
+  afterAll(async () => {
+    await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "5m").catch(() => {});
+    await operator?.kill();
+    await removeNamespace?.();
+  });
+
+  it("installs to Running for real; every service works with the generated credentials and refuses without", {
+    timeout: 1_200_000,
+  }, async () => {
+    const install = await cli(
+      namespace,
+      "install",
+      "--dev",
+      "--version",
+      "0.2.0",
+      ...realNodeInstallFlags(),
+      "--timeout",
+      "15m",
+    );
+    expect(install.stderr, install.stdout).toBe("");
+    expect(install.code).toBe(0);
+    expect((await readPlatform(namespace)).status).toMatchObject({ phase: "Running", ready: "7/7" });
+
+    const results = await runChecks(namespace, await readerToken(namespace));
+    expect(results.login).toBe("ok");
+    expect(results.wrongLogin).toMatch(/password authentication failed/);
+    expect(results.noPasswordLogin).not.toBe("ok");
+    expect((results.experiment as unknown[])[0]).toBe(200);
+    expect(results.experimentInPostgres).toEqual(["e2e"]);
+    expect(results.artifactUpload).toBe(200);
+    expect(results.objects).toContainEqual(expect.stringMatching(/^mlflow\/e2e\/model\.txt$/));
+    expect(results.anonymousPush).toBe(401);
+    expect(results.authenticatedPushStart).toBe(202);
+    expect(results.authenticatedPush).toBe(201);
+    expect(results.apiAnonymous).toBe(401);
+    expect(results.api).toEqual([200, "Running"]);
+    expect(results.ui).toEqual([200, true, false]);
+  });
+
+  it("runs a Pipeline on the platform's own Provider: the real Argo controller's step pods, its status, the artifact in the object store", {
+    timeout: 900_000,
+  }, async () => {
+    const provider = (await readPlatform(namespace)).status?.provider;
+    expect(provider).toBe("slipway");
+    const pipelines = await startPipelinesController(namespace);
+    try {
+      // the demo's pipeline (make demo runs the same steps)
+      const run = await runDemoPipeline(adminConfig(), { namespace, platform: provider ?? "" }, "0.2.0");
+      const workflowName = `${namespace}.demo-1`;
+      const workflow = await readWorkflow(namespace, workflowName);
+      // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
+      expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+      expect(run.status?.completionState).toBe("Succeeded");
+      const writers = (workflow.metadata?.managedFields ?? []).map((f: { manager?: string }) => f.manager);
+      expect(writers).toContain("workflow-controller");
+      const pods = await workflowPods(namespace, workflowName);
+      expect(
+        pods.map((pod) => pod.metadata?.annotations?.["workflows.argoproj.io/node-name"]).sort(),
+      ).toEqual([`${workflowName}.evaluate`, `${workflowName}.train`]);
+      for (const pod of pods) {
+        expect(pod.spec?.nodeName).toBe(realNodeName);
+        const main = pod.status?.containerStatuses?.find((c) => c.name === "main");
+        expect(main?.state?.terminated?.exitCode).toBe(0);
+      }
+      const [artifact] = run.status?.artifacts ?? [];
+      expect(artifact?.name).toBe("model");
+      expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
+      const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
+      expect(content).toContain(`trained; tracking http://slipway-mlflow.${namespace}.svc:5000`);
+    } finally {
+      await pipelines.stop();
+    }
+  });
+
+  it("builds with the in-cluster buildah backend from the platform's object store into its registry, no further configuration; the same reference again is reused with no Job", {
+    timeout: 900_000,
+  }, async () => {
+    const override = await core().readNamespacedConfigMap({ namespace, name: overrideConfigMapName });
+    expect(override.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Platform", controller: true });
+    const builds = await startPlatformBuilds(namespace);
+    try {
+      const { client, password } = await platformRegistry(namespace);
+      const repository = `${namespace}/demo-model`;
+      expect(await client.manifestDigest(repository, "v1")).toBeUndefined();
+      // the demo's build (make demo runs the same step): its context uploaded to the platform's object store
+      const built = await buildDemoImage(adminConfig(), { namespace, platform: "slipway" });
+      expect(built.spec.artifactUri).toBe("s3://slipway/demo/model");
+      const digest = await client.manifestDigest(repository, "v1");
+      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(built.status).toMatchObject({
+        phase: "Succeeded",
+        reused: false,
+        digest,
+        image: `slipway-registry.${namespace}.svc:5000/${repository}:v1`,
+      });
+      const jobs = async () =>
+        (await adminConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items.map(
+          (job) => job.metadata?.name,
+        );
+      const [job, ...more] = await jobs();
+      expect(more).toEqual([]);
+
+      await createImageBuild(namespace, "model-again", { ...built.spec });
+      const reused = await waitForPhase(namespace, "model-again", "Succeeded", 120_000);
+      expect(reused.status).toMatchObject({ reused: true, digest });
+      expect(await jobs()).toEqual([job]);
+      expect(JSON.stringify([built, reused, builds.logs])).not.toContain(password);
+    } finally {
+      await builds.stop();
+    }
+  });
+
+  it("a component broken for real makes patch exit 1 naming it and its pod's reason; fixing it returns to Running", {
+    timeout: 1_200_000,
+  }, async () => {
+    const broken = await cli(
+      namespace,
+      "patch",
+      "--set",
+      'components.mlflow.env=[{name: MLFLOW_BACKEND_STORE_URI, value: "nosuchscheme://nowhere"}]',
+      "--timeout",
+      "10m",
+    );
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(
+      /platform slipway failed: mlflow: pod slipway-mlflow-[\w-]+: CrashLoopBackOff/,
+    );
+    // the container's own last words (its termination message), not only the kubelet's back-off
+    expect(broken.stderr).toMatch(/nosuchscheme/);
+
+    const fixed = await cli(namespace, "patch", "--set", "components.mlflow.env=[]", "--timeout", "10m");
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await readPlatform(namespace)).status?.phase).toBe("Running");
+  });
+});

@@ -15,6 +15,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { operatorQuiet, reconcileCounter } from "../../support/reconciles.ts";
 
 describe("per-namespace override: ConfigMap slipway-builds", () => {
   const servers = useBuildServers();
@@ -35,7 +36,7 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
       `ov-${namespace}`,
       registryUser,
     );
-    await startBuildOperator(namespace, buildsConfig(servers));
+    const { manager } = await startBuildOperator(namespace, buildsConfig(servers));
     await createImageBuild(namespace, "scorer", {
       project: "fraud",
       name: "scorer",
@@ -49,6 +50,7 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
     );
 
     // the ConfigMap changes but stays just as invalid: the failure is not written or reported again
+    const reconciles = reconcileCounter(manager, "imagebuild");
     await core.replaceNamespacedConfigMap({
       name: "slipway-builds",
       namespace,
@@ -57,7 +59,12 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
         metadata: { name: "slipway-builds", labels: { touched: "1" } },
       },
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await eventually(
+      "the build reconciled with the changed ConfigMap",
+      async () => reconciles(namespace, "scorer"),
+      (n) => n >= 1,
+    );
+    await operatorQuiet(manager, ["imagebuild"]);
     expect((await readImageBuild(namespace, "scorer")).status?.completedAt).toBe(failed.status?.completedAt);
     // the runtime's recorder (events.k8s.io) reports a repeat in the first Event's series.count
     const warnings = (await events.listNamespacedEvent({ namespace })).items.filter(

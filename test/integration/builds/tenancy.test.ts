@@ -25,6 +25,7 @@ import {
 } from "../../support/builds/operator.ts";
 import { startRealmRegistry } from "../../support/builds/token-server.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { operatorQuiet } from "../../support/reconciles.ts";
 
 const overrideConfigMap = (namespace: string, yaml: string) =>
   adminConfig()
@@ -183,7 +184,7 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     const config = buildsConfig(servers, {
       kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
     });
-    await startBuildOperator(namespace, config);
+    const { manager } = await startBuildOperator(namespace, config);
     const version = `join-${namespace}`;
     await createImageBuild(namespace, "first", spec(artifactUri, version));
     const first = await waitForPhase(namespace, "first", "Building");
@@ -191,7 +192,7 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     const second = await waitForPhase(namespace, "second", "Failed", 30_000);
     expect(second.status?.job).toEqual(first.status?.job);
     expect(second.status?.message).toContain("the Job it joined (another build's) is left running");
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await operatorQuiet(manager, ["imagebuild"]); // the failed build's reconciles are done
     expect((await jobsIn(namespace)).map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
     expect((await readImageBuild(namespace, "first")).status?.phase).toBe("Building");
   });

@@ -187,8 +187,13 @@ describe("a controller on the real API server", () => {
       async () => reconciled.length,
       (n) => n >= 1,
     );
-    // give a retry every chance to happen: a backoff would start at 5 ms
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // a retry would be queued or delayed (a backoff starts at 5 ms): the queue holds nothing at all
+    const queue = manager.controller("widget")?.queue;
+    await eventually(
+      "the widget queue empty, nothing delayed",
+      async () => ({ queued: queue?.length, inFlight: queue?.inFlight.size, delayed: queue?.delayed }),
+      (q) => q.queued === 0 && q.inFlight === 0 && q.delayed === 0,
+    );
     expect(reconciled).toEqual([`${namespace}/bad`]);
     const errors = await manager.metrics.reconcileErrors.get();
     expect(errors.values[0]?.value).toBe(1);

@@ -112,7 +112,12 @@ test("stop() lets the in-flight reconcile finish and takes no new work", async (
   );
   const stopping = manager.stop();
   await api.create(widget(namespace, "second", 1));
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // the cache (still watching while the reconcile finishes) saw it: a wrong start would follow at once
+  await eventually(
+    "the cache has the second widget",
+    async () => manager.cache.get(widgetType, { namespace, name: "second" }),
+    (object) => object !== undefined,
+  );
   release();
   await stopping;
   expect(finished).toEqual(["first"]);

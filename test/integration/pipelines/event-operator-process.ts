@@ -2,11 +2,13 @@
  * The pipelines operator as a process of its own, so a test can SIGKILL it: `node this.ts KUBECONFIG NAMESPACE`
  * (it reconciles that namespace's objects only)
  * with the operator's events configuration in $SLIPWAY_EVENTS_CONFIG (as `slipway operator` reads it)
- * and completions polled every second. Prints `ready` once its controllers run.
+ * and completions polled every second. Prints `ready` once its controllers run, then its Run
+ * controller's activity (test/support/reconciles.ts) as `activity {…}` lines, every 100 ms.
  */
 import { KubeConfig } from "@kubernetes/client-node";
 import { startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import { eventsConfigFromEnvironment } from "../../../src/pipelines/events/config.ts";
+import { activityOf } from "../../support/reconciles.ts";
 
 const config = new KubeConfig();
 config.loadFromFile(process.argv[2] ?? "");
@@ -19,4 +21,7 @@ const operator = await startPipelinesOperator(config, {
   events: eventsConfigFromEnvironment(),
 });
 process.stdout.write("ready\n");
+setInterval(async () => {
+  process.stdout.write(`activity ${JSON.stringify(await activityOf(operator, ["run"]))}\n`);
+}, 100).unref();
 process.once("SIGTERM", () => void operator.stop().then(() => process.exit(0)));

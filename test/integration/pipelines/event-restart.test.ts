@@ -14,6 +14,7 @@ import { Api, installArgoCrds } from "../../../src/dev/pipelines-operator.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import type { Activity } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer, startEventSink } from "./event-sink.ts";
 import {
   createPipeline,
@@ -51,6 +52,9 @@ afterAll(async () => {
   await sink?.close();
 });
 
+/** The last activity each operator process printed (event-operator-process.ts). */
+const activities = new Map<ChildProcess, Activity>();
+
 /** Starts the operator process for `namespace`; resolves once its controllers run. */
 async function startOperator(namespace: string): Promise<ChildProcess> {
   const node = join(packageRoot, "node_modules/node/bin/node");
@@ -64,6 +68,13 @@ async function startOperator(namespace: string): Promise<ChildProcess> {
   );
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    const last = chunk
+      .toString()
+      .match(/^activity (.+)$/gm)
+      ?.at(-1);
+    if (last) activities.set(child, JSON.parse(last.slice("activity ".length)));
   });
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
@@ -112,8 +123,13 @@ it("SIGKILL between completion and delivery → delivered after the restart, sam
   expect(acknowledged(sink).map((r) => r.event.id)).toEqual([record.id]);
   await kill(second);
 
-  await startOperator(ns);
-  await new Promise((resolve) => setTimeout(resolve, 3_000)); // its caches synced, the Run reconciled
+  const third = await startOperator(ns);
+  // its first reconciles (every Run its cache listed, this one too) are done
+  await eventually(
+    "the third operator's first reconciles done",
+    async () => activities.get(third),
+    (a) => a !== undefined && a.reconciles > 0 && a.pending === 0,
+  );
   expect(sink.received.map((r) => [r.event.id, r.status])).toEqual([
     [record.id, 0],
     [record.id, 202],

@@ -2,8 +2,10 @@
 
 import { expect } from "vitest";
 import type { Api } from "../../../src/dev/pipelines-operator.ts";
+import type { Manager } from "../../../src/kube/manager.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { eventually } from "../../support/cluster.ts";
+import { reconcileCounter } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer } from "./event-sink.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
@@ -99,13 +101,14 @@ export const succeededRunData = (namespace: string, name: string, runId: string)
 
 /**
  * Waits until `sink` acknowledged one event per run of `expected` (run id → status), then checks
- * each came once, as a completion of RunSchedule `schedule` on Provider `provider`, and that more
- * polls send nothing again. The SDK's parser refused no request.
+ * each came once, as a completion of RunSchedule `schedule` on Provider `provider`, and that two more
+ * polls of it by `operator` send nothing again. The SDK's parser refused no request.
  */
 export async function scheduledEventsOnce(
   sink: EventSinkServer,
   expected: Record<string, "Succeeded" | "Failed">,
   where: { namespace: string; provider: string; schedule: string },
+  operator: Manager,
 ) {
   const count = Object.keys(expected).length;
   await eventually(
@@ -113,7 +116,12 @@ export async function scheduledEventsOnce(
     async () => acknowledged(sink),
     (l) => l.length >= count,
   );
-  await new Promise((resolve) => setTimeout(resolve, 2_500)); // more polls: nothing reported twice
+  const polls = reconcileCounter(operator, "runschedule");
+  await eventually(
+    "two more polls",
+    async () => polls(where.namespace, where.schedule),
+    (n) => n >= 2,
+  );
   const data = acknowledged(sink).map((r) => r.event.data as Any);
   expect(Object.fromEntries(data.map((d) => [d.runId, d.status]))).toEqual(expected);
   expect(data).toHaveLength(count);

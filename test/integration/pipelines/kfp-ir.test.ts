@@ -10,6 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compilePipeline, irJson, type KfpPipeline } from "../../../src/pipelines/kfp/compile.ts";
+import { skipFor } from "../../support/allowed-skips.ts";
 import { slipway } from "../../support/cli.ts";
 import {
   arbitraryPipelineSpec,
@@ -129,57 +130,57 @@ function withoutDocumentedDifferences(ir: Record<string, unknown>): Record<strin
 }
 
 const python = kfpPython();
-if (!python)
-  console.warn(
-    `[kfp-ir] the KFP SDK ${kfpVersion} is not installed: run ${setupScript} (the SDK checks are skipped)`,
-  );
 
-describe.skipIf(!python)(`Slipway's KFP IR and the KFP SDK ${kfpVersion}`, () => {
-  const broken = JSON.parse(slipwayIr(pipelines[0] as KfpPipeline));
-  broken.deploymentSpec.executors["exec-hello"].container.resources = { cpuLimits: "1" };
-  const wrongType = JSON.parse(slipwayIr(pipelines[0] as KfpPipeline));
-  wrongType.root.dag.tasks.hello.dependentTasks = "split";
-  let judged: Judged[];
-  beforeAll(async () => {
-    judged = await judgeWithSdk(python as string, [
-      ...[...pipelines, ...randomPipelines].map((pipeline) => ({
-        ir: slipwayIr(pipeline),
-        program: dslProgram(pipeline),
-      })),
-      { ir: JSON.stringify(broken) },
-      { ir: JSON.stringify(wrongType) },
-    ]);
-  }, 300_000);
+describe(
+  `Slipway's KFP IR and the KFP SDK ${kfpVersion}`,
+  skipFor(python ? "" : `the KFP SDK ${kfpVersion} is not installed: run ${setupScript}`),
+  () => {
+    const broken = JSON.parse(slipwayIr(pipelines[0] as KfpPipeline));
+    broken.deploymentSpec.executors["exec-hello"].container.resources = { cpuLimits: "1" };
+    const wrongType = JSON.parse(slipwayIr(pipelines[0] as KfpPipeline));
+    wrongType.root.dag.tasks.hello.dependentTasks = "split";
+    let judged: Judged[];
+    beforeAll(async () => {
+      judged = await judgeWithSdk(python as string, [
+        ...[...pipelines, ...randomPipelines].map((pipeline) => ({
+          ir: slipwayIr(pipeline),
+          program: dslProgram(pipeline),
+        })),
+        { ir: JSON.stringify(broken) },
+        { ir: JSON.stringify(wrongType) },
+      ]);
+    }, 300_000);
 
-  for (const [i, pipeline] of [...pipelines, ...randomPipelines].entries())
-    it(`${pipeline.name}: loads with the SDK and equals what kfp compiles from kfp.dsl`, () => {
-      const { ours, theirs, error } = judged[i] as Judged;
-      expect(error).toBeUndefined();
-      expect(theirs?.ir.sdkVersion).toBe(`kfp-${kfpVersion}`);
-      expect(withoutDocumentedDifferences(ours?.ir ?? {})).toEqual(
-        withoutDocumentedDifferences(theirs?.ir ?? {}),
-      );
-      expect(ours?.inputs).toEqual(theirs?.inputs);
-      expect(ours?.name).toBe(theirs?.name);
+    for (const [i, pipeline] of [...pipelines, ...randomPipelines].entries())
+      it(`${pipeline.name}: loads with the SDK and equals what kfp compiles from kfp.dsl`, () => {
+        const { ours, theirs, error } = judged[i] as Judged;
+        expect(error).toBeUndefined();
+        expect(theirs?.ir.sdkVersion).toBe(`kfp-${kfpVersion}`);
+        expect(withoutDocumentedDifferences(ours?.ir ?? {})).toEqual(
+          withoutDocumentedDifferences(theirs?.ir ?? {}),
+        );
+        expect(ours?.inputs).toEqual(theirs?.inputs);
+        expect(ours?.name).toBe(theirs?.name);
+      });
+
+    it("the SDK sees each parameter's type and default", () => {
+      const typed = judged[pipelines.findIndex((p) => p.name === "typed-parameters")] as Judged;
+      expect(typed.ours?.inputs).toEqual({
+        dataset: { type: "String", default: "s3://data/train.csv", optional: true },
+        epochs: { type: "Integer", default: 10, optional: true },
+        learning_rate: { type: "Float", default: 0.001, optional: true },
+        shuffle: { type: "Boolean", default: true, optional: true },
+        run_id: { type: "String", default: null, optional: false },
+      });
     });
 
-  it("the SDK sees each parameter's type and default", () => {
-    const typed = judged[pipelines.findIndex((p) => p.name === "typed-parameters")] as Judged;
-    expect(typed.ours?.inputs).toEqual({
-      dataset: { type: "String", default: "s3://data/train.csv", optional: true },
-      epochs: { type: "Integer", default: 10, optional: true },
-      learning_rate: { type: "Float", default: 0.001, optional: true },
-      shuffle: { type: "Boolean", default: true, optional: true },
-      run_id: { type: "String", default: null, optional: false },
+    it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
+      const cases = pipelines.length + randomPipelines.length;
+      expect(judged[cases]?.error).toMatch(/cpuLimits/);
+      expect(judged[cases + 1]?.error).toMatch(/dependentTasks|dependent_tasks/);
     });
-  });
-
-  it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
-    const cases = pipelines.length + randomPipelines.length;
-    expect(judged[cases]?.error).toMatch(/cpuLimits/);
-    expect(judged[cases + 1]?.error).toMatch(/dependentTasks|dependent_tasks/);
-  });
-});
+  },
+);
 
 describe("slipway pipelines compile", () => {
   let dir: string;

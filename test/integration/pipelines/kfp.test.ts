@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../../src/dev/kfp-server.ts";
 import { eventType } from "../../../src/kube/runtime-types.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
+import { skipFor } from "../../support/allowed-skips.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
 import { startEventSink } from "./event-sink.ts";
@@ -103,302 +104,316 @@ afterAll(async () => {
   await Promise.all([kfp?.stop(), other?.stop()]);
 });
 
-describe.skipIf(!python)(`the kfp backend (test KFP server; without the kfp venv run ${setupScript})`, () => {
-  it("Ready only when KFP answered this configuration; resources wait for a Provider that is not Ready", async () => {
-    const ns = await namespace();
-    const noEndpoint: Any = await provider(ns, { type: "kfp", parameters: {} }, "broken", "False");
-    expect(condition(noEndpoint, "Ready").message).toBe(
-      "spec.parameters.endpoint: a non-empty string is required",
-    );
+describe(
+  "the kfp backend (test KFP server)",
+  skipFor(python ? "" : `no kfp venv: run ${setupScript}`),
+  () => {
+    it("Ready only when KFP answered this configuration; resources wait for a Provider that is not Ready", async () => {
+      const ns = await namespace();
+      const noEndpoint: Any = await provider(ns, { type: "kfp", parameters: {} }, "broken", "False");
+      expect(condition(noEndpoint, "Ready").message).toBe(
+        "spec.parameters.endpoint: a non-empty string is required",
+      );
 
-    const wrong: Any = await provider(ns, kfpSpec(kfp, "wrong"), "kfp", "False");
-    expect(condition(wrong, "Ready").message).toBe(
-      `KFP at ${kfp.endpoint}: GET /apis/v2beta1/pipelines → 401 Unauthorized`,
-    );
-    // KFP's answer (its body) is never copied into the status or an Event: the endpoint is the tenant's choice
-    const warnings = await eventually(
-      "the Warning Event",
-      async () => JSON.stringify(await bed.api.list(eventType, ns)),
-      (text) => text.includes("→ 401 Unauthorized"),
-    );
-    expect(warnings).not.toContain("no valid bearer token");
-    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
-    const waiting: Any = await eventually(
-      "the Pipeline waits for the Provider",
-      () => bed.api.get(types.pipeline, ns, "train"),
-      (p: Any) => condition(p, "ProviderAccepted")?.reason === "ProviderNotReady",
-    );
-    expect(condition(waiting, "ProviderAccepted").message).toBe(
-      `spec.provider: Provider ${ns}/kfp is not Ready: ${condition(wrong, "Ready").message}`,
-    );
-    expect((await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.train`)).toEqual([]);
-
-    // the right key: Ready for the new generation, and the Pipeline goes ahead (the Provider is watched)
-    await bed.api.mergePatch(types.provider, ns, "kfp", { spec: { parameters: kfpSpec(kfp).parameters } });
-    await eventually(
-      "Provider Ready",
-      () => bed.api.get(types.provider, ns, "kfp"),
-      (p: Any) => condition(p, "Ready")?.status === "True" && condition(p, "Ready").observedGeneration === 2,
-    );
-    await synced(types.pipeline, ns, "train");
-    await expectClean(ns);
-  });
-
-  it("Pipeline → pipeline + a version per Slipway version; Experiment; Run → run of that version; completion; deletes", async () => {
-    const ns = await namespace();
-    const ready: Any = await provider(ns, kfpSpec(kfp));
-    expect(condition(ready, "Ready").message).toBe(`KFP at ${kfp.endpoint} answered`);
-    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
-    const first: Any = await synced(types.pipeline, ns, "train");
-    expect(first.metadata.finalizers).toContain(finalizer);
-    const [pipelineId, firstVersion] = first.status.provider.id.split("/");
-    const pipeline = (await kfp.state()).pipelines[pipelineId];
-    expect(pipeline).toMatchObject({
-      display_name: `${ns}.train`,
-      description: `Slipway Pipeline ${ns}/train`,
-    });
-    const version = (await kfp.state()).versions[firstVersion];
-    expect(version.display_name).toBe(first.status.version);
-    expect(version.pipeline_spec.pipelineInfo.name).toBe("train");
-    expect(Object.keys(version.pipeline_spec.root.dag.tasks).sort()).toEqual(["prepare", "train"]);
-
-    await bed.api.mergePatch(types.pipeline, ns, "train", {
-      spec: { steps: pipelineSpec("kfp", "2").steps },
-    });
-    const second: Any = await synced(types.pipeline, ns, "train", 2);
-    const [samePipeline, secondVersion] = second.status.provider.id.split("/");
-    expect(samePipeline).toBe(pipelineId);
-    expect(secondVersion).not.toBe(firstVersion);
-    const versions = (await kfpObjects(kfp, "versions")).filter((v) => v.pipeline_id === pipelineId);
-    expect(versions.map((v) => v.display_name).sort()).toEqual(
-      [first.status.version, second.status.version].sort(),
-    );
-
-    await create(types.experiment, ns, "tuning", { provider: "kfp", description: "learning rates" });
-    const experiment: Any = await synced(types.experiment, ns, "tuning");
-    await create(types.run, ns, "ok", {
-      provider: "kfp",
-      pipeline: "train",
-      experimentName: "tuning",
-      parameters: [{ name: "epochs", value: "7" }],
-      artifacts: [{ name: "model", path: "train:model" }],
-    });
-    await create(types.run, ns, "bad", { provider: "kfp", pipeline: "train" });
-    const ok: Any = await synced(types.run, ns, "ok");
-    const run = (await kfp.state()).runs[ok.status.provider.id];
-    expect(run).toMatchObject({
-      display_name: `${ns}.ok`,
-      experiment_id: experiment.status.provider.id,
-      pipeline_version_reference: { pipeline_id: pipelineId, pipeline_version_id: secondVersion },
-      runtime_config: { parameters: { epochs: 7 }, pipeline_root: "gs://bucket/root" },
-      service_account: "pipeline-runner",
-    });
-    const bad: Any = await synced(types.run, ns, "bad");
-    // one KFP run per Run, whatever copies of it were reconciled (KFP does not create by name)
-    const runNames = (await kfpObjects(kfp, "runs"))
-      .map((r) => r.display_name)
-      .filter((n) => n.startsWith(`${ns}.`));
-    expect(runNames.sort()).toEqual([`${ns}.bad`, `${ns}.ok`]);
-
-    await kfp.finishRun(ok.status.provider.id, "SUCCEEDED", [
-      { display_name: "train", task_id: "t1", outputs: { model: { artifact_ids: ["42"] } } },
-    ]);
-    await kfp.finishRun(bad.status.provider.id, "FAILED");
-    const succeeded: Any = await eventually(
-      "Run ok completed",
-      () => bed.api.get(types.run, ns, "ok"),
-      (r: Any) => r.status.completionState !== undefined,
-    );
-    expect(succeeded.status).toMatchObject({
-      completionState: "Succeeded",
-      artifacts: [{ name: "model", location: "mlmd://artifacts/42" }],
-    });
-    expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
-    await eventually(
-      "Run bad completed Failed",
-      () => bed.api.get(types.run, ns, "bad"),
-      (r: Any) => r.status.completionState === "Failed",
-    );
-
-    for (const [type, name] of [
-      [types.run, "ok"],
-      [types.run, "bad"],
-      [types.experiment, "tuning"],
-      [types.pipeline, "train"],
-    ] as const)
-      await bed.api.delete(type, ns, name);
-    await eventually(
-      "every KFP object deleted with its resource",
-      async () => [
-        ...(await kfpObjects(kfp, "runs")).filter((r) => r.display_name.startsWith(`${ns}.`)),
-        ...(await kfpObjects(kfp, "experiments")).filter((e) => e.display_name === `${ns}.tuning`),
-        ...(await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.train`),
-        ...((await bed.api.get(types.pipeline, ns, "train")) ? ["the Pipeline"] : []),
-      ],
-      (left) => left.length === 0,
-    );
-    await expectClean(ns);
-  });
-
-  it("RunSchedule → recurring run (6-field cron, start/end, max concurrency, catch-up); a change replaces it; delete removes it", async () => {
-    const ns = await namespace();
-    await provider(ns, kfpSpec(kfp));
-    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
-    await synced(types.pipeline, ns, "train");
-    await create(types.runSchedule, ns, "nightly", {
-      provider: "kfp",
-      pipeline: "train",
-      parameters: [{ name: "dataset", value: "gs://data/nightly" }],
-      schedule: {
-        cronExpression: "30 2 * * *",
-        startTime: "2026-01-01T00:00:00Z",
-        endTime: "2030-01-01T00:00:00Z",
-      },
-      maxConcurrency: 3,
-      catchUp: true,
-    });
-    const first: Any = await synced(types.runSchedule, ns, "nightly");
-    const recurring = (await kfp.state()).recurringRuns[first.status.provider.id];
-    expect(recurring).toMatchObject({
-      display_name: `${ns}.nightly`,
-      max_concurrency: "3",
-      no_catchup: false,
-      mode: "ENABLE",
-      trigger: {
-        cron_schedule: {
-          cron: "0 30 2 * * *",
-          start_time: "2026-01-01T00:00:00Z",
-          end_time: "2030-01-01T00:00:00Z",
-        },
-      },
-      runtime_config: { parameters: { dataset: "gs://data/nightly" } },
-    });
-
-    await bed.api.mergePatch(types.runSchedule, ns, "nightly", {
-      spec: { schedule: { cronExpression: "@hourly" }, catchUp: null, maxConcurrency: null },
-    });
-    const second: Any = await synced(types.runSchedule, ns, "nightly", 2);
-    expect(second.status.provider.id).not.toBe(first.status.provider.id);
-    const recurringRuns = await kfpObjects(kfp, "recurringRuns");
-    const mine = recurringRuns.filter((r) => r.display_name === `${ns}.nightly`);
-    expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({
-      max_concurrency: "1",
-      no_catchup: true,
-      trigger: { cron_schedule: { cron: "@hourly" } },
-    });
-
-    await bed.api.delete(types.runSchedule, ns, "nightly");
-    await eventually(
-      "the recurring run deleted",
-      async () => (await kfpObjects(kfp, "recurringRuns")).filter((r) => r.display_name === `${ns}.nightly`),
-      (left) => left.length === 0,
-    );
-    await expectClean(ns);
-  });
-
-  it("the runs a recurring run starts, Succeeded and Failed: each completion delivered once to a 127.0.0.1 sink (SDK parser), none missed", async () => {
-    const ns = await namespace();
-    const sink = await startEventSink();
-    try {
-      await create(types.provider, ns, "kfp", { ...kfpSpec(kfp), eventSinks: [{ url: sink.url }] });
+      const wrong: Any = await provider(ns, kfpSpec(kfp, "wrong"), "kfp", "False");
+      expect(condition(wrong, "Ready").message).toBe(
+        `KFP at ${kfp.endpoint}: GET /apis/v2beta1/pipelines → 401 Unauthorized`,
+      );
+      // KFP's answer (its body) is never copied into the status or an Event: the endpoint is the tenant's choice
+      const warnings = await eventually(
+        "the Warning Event",
+        async () => JSON.stringify(await bed.api.list(eventType, ns)),
+        (text) => text.includes("→ 401 Unauthorized"),
+      );
+      expect(warnings).not.toContain("no valid bearer token");
       await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+      const waiting: Any = await eventually(
+        "the Pipeline waits for the Provider",
+        () => bed.api.get(types.pipeline, ns, "train"),
+        (p: Any) => condition(p, "ProviderAccepted")?.reason === "ProviderNotReady",
+      );
+      expect(condition(waiting, "ProviderAccepted").message).toBe(
+        `spec.provider: Provider ${ns}/kfp is not Ready: ${condition(wrong, "Ready").message}`,
+      );
+      expect((await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.train`)).toEqual(
+        [],
+      );
+
+      // the right key: Ready for the new generation, and the Pipeline goes ahead (the Provider is watched)
+      await bed.api.mergePatch(types.provider, ns, "kfp", { spec: { parameters: kfpSpec(kfp).parameters } });
+      await eventually(
+        "Provider Ready",
+        () => bed.api.get(types.provider, ns, "kfp"),
+        (p: Any) =>
+          condition(p, "Ready")?.status === "True" && condition(p, "Ready").observedGeneration === 2,
+      );
       await synced(types.pipeline, ns, "train");
-      await create(types.runSchedule, ns, "hourly", {
+      await expectClean(ns);
+    });
+
+    it("Pipeline → pipeline + a version per Slipway version; Experiment; Run → run of that version; completion; deletes", async () => {
+      const ns = await namespace();
+      const ready: Any = await provider(ns, kfpSpec(kfp));
+      expect(condition(ready, "Ready").message).toBe(`KFP at ${kfp.endpoint} answered`);
+      await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+      const first: Any = await synced(types.pipeline, ns, "train");
+      expect(first.metadata.finalizers).toContain(finalizer);
+      const [pipelineId, firstVersion] = first.status.provider.id.split("/");
+      const pipeline = (await kfp.state()).pipelines[pipelineId];
+      expect(pipeline).toMatchObject({
+        display_name: `${ns}.train`,
+        description: `Slipway Pipeline ${ns}/train`,
+      });
+      const version = (await kfp.state()).versions[firstVersion];
+      expect(version.display_name).toBe(first.status.version);
+      expect(version.pipeline_spec.pipelineInfo.name).toBe("train");
+      expect(Object.keys(version.pipeline_spec.root.dag.tasks).sort()).toEqual(["prepare", "train"]);
+
+      await bed.api.mergePatch(types.pipeline, ns, "train", {
+        spec: { steps: pipelineSpec("kfp", "2").steps },
+      });
+      const second: Any = await synced(types.pipeline, ns, "train", 2);
+      const [samePipeline, secondVersion] = second.status.provider.id.split("/");
+      expect(samePipeline).toBe(pipelineId);
+      expect(secondVersion).not.toBe(firstVersion);
+      const versions = (await kfpObjects(kfp, "versions")).filter((v) => v.pipeline_id === pipelineId);
+      expect(versions.map((v) => v.display_name).sort()).toEqual(
+        [first.status.version, second.status.version].sort(),
+      );
+
+      await create(types.experiment, ns, "tuning", { provider: "kfp", description: "learning rates" });
+      const experiment: Any = await synced(types.experiment, ns, "tuning");
+      await create(types.run, ns, "ok", {
         provider: "kfp",
         pipeline: "train",
-        schedule: { cronExpression: "0 * * * *" },
+        experimentName: "tuning",
+        parameters: [{ name: "epochs", value: "7" }],
+        artifacts: [{ name: "model", path: "train:model" }],
       });
-      const schedule: Any = await synced(types.runSchedule, ns, "hourly");
-      const recurringRunId = schedule.status.provider.id;
-      // KFP's scheduled-workflow controller starts runs; its persistence agent reports them finished
-      const [ok, bad, running] = [
-        await kfp.startScheduledRun(recurringRunId),
-        await kfp.startScheduledRun(recurringRunId),
-        await kfp.startScheduledRun(recurringRunId),
-      ];
-      await kfp.finishRun(ok.run_id, "SUCCEEDED", undefined, "2026-01-01T01:00:05Z");
-      await kfp.finishRun(bad.run_id, "FAILED", undefined, "2026-01-01T02:00:07Z");
-      const where = { namespace: ns, provider: "kfp", schedule: "hourly" };
-      await scheduledEventsOnce(sink, { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed" }, where);
-      await kfp.finishRun(running.run_id, "CANCELED", undefined, "2026-01-01T03:00:01Z");
-      await scheduledEventsOnce(
-        sink,
-        { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed", [running.run_id]: "Failed" },
-        where,
-      );
-      const recorded: Any = await bed.api.get(types.runSchedule, ns, "hourly");
-      expect(recorded.status.events.map((e: Any) => e.runId).sort()).toEqual(
-        [ok.run_id, bad.run_id, running.run_id].sort(),
-      );
-      // the list call as sent: by this recurring run's id (other tests' RunSchedules are tracked too)
-      const filters = (await kfp.requests())
-        .filter((r) => r.method === "GET" && r.path === "/apis/v2beta1/runs")
-        .map((r) => JSON.parse(r.query.filter[0]).predicates);
-      expect(filters.find((p) => p[0].string_value === recurringRunId)?.[0]).toEqual({
-        key: "recurring_run_id",
-        operation: "EQUALS",
-        string_value: recurringRunId,
+      await create(types.run, ns, "bad", { provider: "kfp", pipeline: "train" });
+      const ok: Any = await synced(types.run, ns, "ok");
+      const run = (await kfp.state()).runs[ok.status.provider.id];
+      expect(run).toMatchObject({
+        display_name: `${ns}.ok`,
+        experiment_id: experiment.status.provider.id,
+        pipeline_version_reference: { pipeline_id: pipelineId, pipeline_version_id: secondVersion },
+        runtime_config: { parameters: { epochs: 7 }, pipeline_root: "gs://bucket/root" },
+        service_account: "pipeline-runner",
       });
+      const bad: Any = await synced(types.run, ns, "bad");
+      // one KFP run per Run, whatever copies of it were reconciled (KFP does not create by name)
+      const runNames = (await kfpObjects(kfp, "runs"))
+        .map((r) => r.display_name)
+        .filter((n) => n.startsWith(`${ns}.`));
+      expect(runNames.sort()).toEqual([`${ns}.bad`, `${ns}.ok`]);
+
+      await kfp.finishRun(ok.status.provider.id, "SUCCEEDED", [
+        { display_name: "train", task_id: "t1", outputs: { model: { artifact_ids: ["42"] } } },
+      ]);
+      await kfp.finishRun(bad.status.provider.id, "FAILED");
+      const succeeded: Any = await eventually(
+        "Run ok completed",
+        () => bed.api.get(types.run, ns, "ok"),
+        (r: Any) => r.status.completionState !== undefined,
+      );
+      expect(succeeded.status).toMatchObject({
+        completionState: "Succeeded",
+        artifacts: [{ name: "model", location: "mlmd://artifacts/42" }],
+      });
+      expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
+      await eventually(
+        "Run bad completed Failed",
+        () => bed.api.get(types.run, ns, "bad"),
+        (r: Any) => r.status.completionState === "Failed",
+      );
+
+      for (const [type, name] of [
+        [types.run, "ok"],
+        [types.run, "bad"],
+        [types.experiment, "tuning"],
+        [types.pipeline, "train"],
+      ] as const)
+        await bed.api.delete(type, ns, name);
+      await eventually(
+        "every KFP object deleted with its resource",
+        async () => [
+          ...(await kfpObjects(kfp, "runs")).filter((r) => r.display_name.startsWith(`${ns}.`)),
+          ...(await kfpObjects(kfp, "experiments")).filter((e) => e.display_name === `${ns}.tuning`),
+          ...(await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.train`),
+          ...((await bed.api.get(types.pipeline, ns, "train")) ? ["the Pipeline"] : []),
+        ],
+        (left) => left.length === 0,
+      );
       await expectClean(ns);
-    } finally {
-      await sink.close();
-    }
-  });
-
-  it("changing the Provider moves a Pipeline from one KFP to another", async () => {
-    const ns = await namespace();
-    await provider(ns, kfpSpec(kfp), "first");
-    await provider(ns, kfpSpec(other), "second");
-    await create(types.pipeline, ns, "train", pipelineSpec("first"));
-    await synced(types.pipeline, ns, "train");
-    const mine = (server: KfpServer) =>
-      kfpObjects(server, "pipelines").then((list) => list.filter((p) => p.display_name === `${ns}.train`));
-    expect(await mine(kfp)).toHaveLength(1);
-    await bed.api.mergePatch(types.pipeline, ns, "train", { spec: { provider: "second" } });
-    const moved: Any = await synced(types.pipeline, ns, "train", 2);
-    expect(moved.status.provider.name).toBe(`${ns}/second`);
-    expect(await mine(kfp)).toHaveLength(0);
-    expect(await mine(other)).toHaveLength(1);
-    await expectClean(ns, [kfp, other]);
-  });
-
-  it("a KFP failure → Failed with the endpoint and the HTTP status (not KFP's answer), retried with backoff until it succeeds", async () => {
-    const ns = await namespace();
-    await provider(ns, kfpSpec(kfp));
-    await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
-    await synced(types.pipeline, ns, "train");
-    await kfp.failNext(1, 503); // one failure is recorded as attempt 1 (its status write is not lost to the finalizer patch)
-    await create(types.run, ns, "flaky", { provider: "kfp", pipeline: "train" });
-    const failed: Any = await eventually(
-      "Run Failed",
-      () => bed.api.get(types.run, ns, "flaky"),
-      (r: Any) => r?.status?.state === "Failed",
-    );
-    expect(condition(failed, "Synchronized").message).toBe(
-      `create failed (attempt 1): KFP at ${kfp.endpoint}: POST /apis/v2beta1/runs → 503 Service Unavailable; retrying in 5s`,
-    );
-    const recovered: Any = await eventually(
-      "Run created after the retries",
-      () => bed.api.get(types.run, ns, "flaky"),
-      (r: Any) => r.status.state === "Succeeded",
-      40_000,
-    );
-    expect(recovered.status.failedAttempts).toBeUndefined();
-    // a parameter the Pipeline does not have never reaches KFP: refused naming the field
-    await create(types.run, ns, "typo", {
-      provider: "kfp",
-      pipeline: "train",
-      parameters: [{ name: "epoch", value: "1" }],
     });
-    const typo: Any = await eventually(
-      "Run typo Failed",
-      () => bed.api.get(types.run, ns, "typo"),
-      (r: Any) => r?.status?.state === "Failed",
-    );
-    expect(condition(typo, "Synchronized").message).toMatch(
-      /^create failed \(attempt 1\): spec.parameters\[epoch\]: Pipeline train has no such parameter; retrying in 5s$/,
-    );
-    await expectClean(ns);
-  });
-});
+
+    it("RunSchedule → recurring run (6-field cron, start/end, max concurrency, catch-up); a change replaces it; delete removes it", async () => {
+      const ns = await namespace();
+      await provider(ns, kfpSpec(kfp));
+      await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+      await synced(types.pipeline, ns, "train");
+      await create(types.runSchedule, ns, "nightly", {
+        provider: "kfp",
+        pipeline: "train",
+        parameters: [{ name: "dataset", value: "gs://data/nightly" }],
+        schedule: {
+          cronExpression: "30 2 * * *",
+          startTime: "2026-01-01T00:00:00Z",
+          endTime: "2030-01-01T00:00:00Z",
+        },
+        maxConcurrency: 3,
+        catchUp: true,
+      });
+      const first: Any = await synced(types.runSchedule, ns, "nightly");
+      const recurring = (await kfp.state()).recurringRuns[first.status.provider.id];
+      expect(recurring).toMatchObject({
+        display_name: `${ns}.nightly`,
+        max_concurrency: "3",
+        no_catchup: false,
+        mode: "ENABLE",
+        trigger: {
+          cron_schedule: {
+            cron: "0 30 2 * * *",
+            start_time: "2026-01-01T00:00:00Z",
+            end_time: "2030-01-01T00:00:00Z",
+          },
+        },
+        runtime_config: { parameters: { dataset: "gs://data/nightly" } },
+      });
+
+      await bed.api.mergePatch(types.runSchedule, ns, "nightly", {
+        spec: { schedule: { cronExpression: "@hourly" }, catchUp: null, maxConcurrency: null },
+      });
+      const second: Any = await synced(types.runSchedule, ns, "nightly", 2);
+      expect(second.status.provider.id).not.toBe(first.status.provider.id);
+      const recurringRuns = await kfpObjects(kfp, "recurringRuns");
+      const mine = recurringRuns.filter((r) => r.display_name === `${ns}.nightly`);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({
+        max_concurrency: "1",
+        no_catchup: true,
+        trigger: { cron_schedule: { cron: "@hourly" } },
+      });
+
+      await bed.api.delete(types.runSchedule, ns, "nightly");
+      await eventually(
+        "the recurring run deleted",
+        async () =>
+          (await kfpObjects(kfp, "recurringRuns")).filter((r) => r.display_name === `${ns}.nightly`),
+        (left) => left.length === 0,
+      );
+      await expectClean(ns);
+    });
+
+    it("the runs a recurring run starts, Succeeded and Failed: each completion delivered once to a 127.0.0.1 sink (SDK parser), none missed", async () => {
+      const ns = await namespace();
+      const sink = await startEventSink();
+      try {
+        await create(types.provider, ns, "kfp", { ...kfpSpec(kfp), eventSinks: [{ url: sink.url }] });
+        await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+        await synced(types.pipeline, ns, "train");
+        await create(types.runSchedule, ns, "hourly", {
+          provider: "kfp",
+          pipeline: "train",
+          schedule: { cronExpression: "0 * * * *" },
+        });
+        const schedule: Any = await synced(types.runSchedule, ns, "hourly");
+        const recurringRunId = schedule.status.provider.id;
+        // KFP's scheduled-workflow controller starts runs; its persistence agent reports them finished
+        const [ok, bad, running] = [
+          await kfp.startScheduledRun(recurringRunId),
+          await kfp.startScheduledRun(recurringRunId),
+          await kfp.startScheduledRun(recurringRunId),
+        ];
+        await kfp.finishRun(ok.run_id, "SUCCEEDED", undefined, "2026-01-01T01:00:05Z");
+        await kfp.finishRun(bad.run_id, "FAILED", undefined, "2026-01-01T02:00:07Z");
+        const where = { namespace: ns, provider: "kfp", schedule: "hourly" };
+        await scheduledEventsOnce(
+          sink,
+          { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed" },
+          where,
+          bed.operator,
+        );
+        await kfp.finishRun(running.run_id, "CANCELED", undefined, "2026-01-01T03:00:01Z");
+        await scheduledEventsOnce(
+          sink,
+          { [ok.run_id]: "Succeeded", [bad.run_id]: "Failed", [running.run_id]: "Failed" },
+          where,
+          bed.operator,
+        );
+        const recorded: Any = await bed.api.get(types.runSchedule, ns, "hourly");
+        expect(recorded.status.events.map((e: Any) => e.runId).sort()).toEqual(
+          [ok.run_id, bad.run_id, running.run_id].sort(),
+        );
+        // the list call as sent: by this recurring run's id (other tests' RunSchedules are tracked too)
+        const filters = (await kfp.requests())
+          .filter((r) => r.method === "GET" && r.path === "/apis/v2beta1/runs")
+          .map((r) => JSON.parse(r.query.filter[0]).predicates);
+        expect(filters.find((p) => p[0].string_value === recurringRunId)?.[0]).toEqual({
+          key: "recurring_run_id",
+          operation: "EQUALS",
+          string_value: recurringRunId,
+        });
+        await expectClean(ns);
+      } finally {
+        await sink.close();
+      }
+    });
+
+    it("changing the Provider moves a Pipeline from one KFP to another", async () => {
+      const ns = await namespace();
+      await provider(ns, kfpSpec(kfp), "first");
+      await provider(ns, kfpSpec(other), "second");
+      await create(types.pipeline, ns, "train", pipelineSpec("first"));
+      await synced(types.pipeline, ns, "train");
+      const mine = (server: KfpServer) =>
+        kfpObjects(server, "pipelines").then((list) => list.filter((p) => p.display_name === `${ns}.train`));
+      expect(await mine(kfp)).toHaveLength(1);
+      await bed.api.mergePatch(types.pipeline, ns, "train", { spec: { provider: "second" } });
+      const moved: Any = await synced(types.pipeline, ns, "train", 2);
+      expect(moved.status.provider.name).toBe(`${ns}/second`);
+      expect(await mine(kfp)).toHaveLength(0);
+      expect(await mine(other)).toHaveLength(1);
+      await expectClean(ns, [kfp, other]);
+    });
+
+    it("a KFP failure → Failed with the endpoint and the HTTP status (not KFP's answer), retried with backoff until it succeeds", async () => {
+      const ns = await namespace();
+      await provider(ns, kfpSpec(kfp));
+      await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+      await synced(types.pipeline, ns, "train");
+      await kfp.failNext(1, 503); // one failure is recorded as attempt 1 (its status write is not lost to the finalizer patch)
+      await create(types.run, ns, "flaky", { provider: "kfp", pipeline: "train" });
+      const failed: Any = await eventually(
+        "Run Failed",
+        () => bed.api.get(types.run, ns, "flaky"),
+        (r: Any) => r?.status?.state === "Failed",
+      );
+      expect(condition(failed, "Synchronized").message).toBe(
+        `create failed (attempt 1): KFP at ${kfp.endpoint}: POST /apis/v2beta1/runs → 503 Service Unavailable; retrying in 5s`,
+      );
+      const recovered: Any = await eventually(
+        "Run created after the retries",
+        () => bed.api.get(types.run, ns, "flaky"),
+        (r: Any) => r.status.state === "Succeeded",
+        40_000,
+      );
+      expect(recovered.status.failedAttempts).toBeUndefined();
+      // a parameter the Pipeline does not have never reaches KFP: refused naming the field
+      await create(types.run, ns, "typo", {
+        provider: "kfp",
+        pipeline: "train",
+        parameters: [{ name: "epoch", value: "1" }],
+      });
+      const typo: Any = await eventually(
+        "Run typo Failed",
+        () => bed.api.get(types.run, ns, "typo"),
+        (r: Any) => r?.status?.state === "Failed",
+      );
+      expect(condition(typo, "Synchronized").message).toMatch(
+        /^create failed \(attempt 1\): spec.parameters\[epoch\]: Pipeline train has no such parameter; retrying in 5s$/,
+      );
+      await expectClean(ns);
+    });
+  },
+);

@@ -10,6 +10,7 @@ import type { Manager } from "../../../src/kube/manager.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { operatorQuiet, reconcileCounter } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer, startEventSink } from "./event-sink.ts";
 import {
   createPipeline,
@@ -135,7 +136,7 @@ describe("run-completion events", () => {
       run: { namespace: ns, name: "bad" },
       status: "Failed",
     });
-    await new Promise((resolve) => setTimeout(resolve, 2_000)); // more polls and reconciles: nothing sent twice
+    await operatorQuiet(operator, ["run"]); // the reconciles after the deliveries' status writes: nothing sent twice
     expect(idsOf(healthy)).toEqual([record.id, failed.status.events[0].id]);
     expect(idsOf(operatorSink).filter((id) => id === record.id)).toHaveLength(1);
     expect(healthy.invalid).toEqual([]);
@@ -261,7 +262,13 @@ describe("run-completion events", () => {
     expect(new Set(recorded.status.events.map((e: Any) => e.id)).size).toBe(3);
     const marked: Any = await api.get(types.workflow, ns, later);
     expect(marked.metadata.annotations["pipelines.slipway.dev/completion-recorded"]).toBe("true");
-    await new Promise((resolve) => setTimeout(resolve, 2_000)); // more polls: nothing reported twice
+    // two more polls of the RunSchedule: nothing reported twice
+    const polls = reconcileCounter(operator, "runschedule");
+    await eventually(
+      "two more polls",
+      async () => polls(ns, schedule.metadata.name),
+      (n) => n >= 2,
+    );
     expect(acknowledged(healthy)).toHaveLength(3);
   });
 });

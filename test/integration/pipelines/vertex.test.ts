@@ -239,12 +239,18 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
       vertex.finishJob(ok as string, "PIPELINE_STATE_SUCCEEDED", undefined, 1767229205);
       vertex.finishJob(bad as string, "PIPELINE_STATE_FAILED", undefined, 1767232807);
       const where = { namespace: ns, provider: "vertex", schedule: "nightly" };
-      await scheduledEventsOnce(sink, { [ok as string]: "Succeeded", [bad as string]: "Failed" }, where);
+      await scheduledEventsOnce(
+        sink,
+        { [ok as string]: "Succeeded", [bad as string]: "Failed" },
+        where,
+        bed.operator,
+      );
       vertex.finishJob(running as string, "PIPELINE_STATE_CANCELLED", undefined, 1767236401);
       await scheduledEventsOnce(
         sink,
         { [ok as string]: "Succeeded", [bad as string]: "Failed", [running as string]: "Failed" },
         where,
+        bed.operator,
       );
       // the list call as sent for this Schedule (other tests' RunSchedules are tracked too)
       const lists = vertex.requests.filter(

@@ -228,14 +228,25 @@ describe("slipway server under abuse: event streams", () => {
 
   it("closes a stream once its token stops being valid (reviewed again at the token cache's TTL)", async () => {
     const namespace = await testNamespace("abuse");
-    const { url, app } = await startServerApp(namespace, { limits: { tokenCacheSeconds: 1 } });
+    const counted = countedReviews();
+    const { url, app } = await startServerApp(namespace, {
+      reviewToken: counted.review,
+      limits: { tokenCacheSeconds: 1 },
+    });
     const token = await serviceAccountToken(namespace, "leaver");
     await grantRole(namespace, "leaver", "leaver-builds", [
       { apiGroups: [ImageBuildKind.group], resources: ["imagebuilds"], verbs: ["list", "watch"] },
     ]);
     const stream = await openStream(`${url}/api/v1/watch/namespaces/${namespace}/imagebuilds`, token);
     expect(stream.response.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const reviewsOfToken = () => counted.reviewed.filter((reviewed) => reviewed === token).length;
+    const opened = reviewsOfToken();
+    // the second re-review has started: the first one's verdict (valid) was applied to the stream
+    await eventually(
+      "two re-reviews of the stream's token",
+      async () => reviewsOfToken(),
+      (n) => n >= opened + 2,
+    );
     expect(app.eventStreams.size).toBe(1); // a valid token keeps its stream through re-reviews
 
     await adminConfig()

@@ -60,10 +60,12 @@ describe("REST routes of the pipeline pages", () => {
 
   it("history: the Pipeline's transitions from its Events (newest first, with versions); only the status without events rights", async () => {
     const { api, pipeline, call } = await setup({ events: true });
+    let at = Date.now();
     const recorder = new KubeEventRecorder(api.rest, {
       controller: "slipway.dev/pipelines",
       instance: "test",
       log: pino({ level: "silent" }),
+      now: () => new Date(at),
     });
     const stored = { ...pipeline, apiVersion, kind: "Pipeline" };
     recorder.event(
@@ -72,7 +74,7 @@ describe("REST routes of the pipeline pages", () => {
       "Succeeded",
       "Creating → Succeeded: created provider argo as train-a (version 1a2b)",
     );
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    at += 1100; // the second transition a second later
     recorder.event(
       stored,
       "Normal",
