@@ -9,7 +9,8 @@ parameters are checked against the version's root input definitions, as KFP's AP
 Usage: python kfp-server.py [--token T] [--namespace NS]   (prints "listening <port>")
 Test controls under /test: GET /test/state, GET /test/requests, POST /test/runs/<id> {state,
 finished_at, task_details}, POST /test/recurringruns/<id>/runs (starts a run of that recurring run,
-as KFP's scheduled-workflow controller would), POST /test/fail {count, status}.
+as KFP's scheduled-workflow controller would), POST /test/fail {count, status, method?, path?}
+(only requests of that method and path fail, when given: the operator's other calls go on).
 """
 
 import argparse
@@ -106,7 +107,7 @@ class State:
         self.pipelines, self.versions, self.experiments = {}, {}, {}
         self.runs, self.recurring = {}, {}
         self.requests, self.violations = [], []
-        self.failures = {"count": 0, "status": 503}
+        self.failures = {"count": 0, "status": 503, "method": None, "path": None}
 
     def require_namespace(self, body, what):
         if self.namespace and body.get("namespace") != self.namespace:
@@ -400,7 +401,12 @@ def control(state, method, parts, body):
         case ("POST", ["recurringruns", key, "runs"]):
             return start_scheduled_run(state, key)
         case ("POST", ["fail"]):
-            state.failures = {"count": int(body.get("count", 1)), "status": int(body.get("status", 503))}
+            state.failures = {
+                "count": int(body.get("count", 1)),
+                "status": int(body.get("status", 503)),
+                "method": body.get("method"),
+                "path": body.get("path"),
+            }
             return state.failures
     raise KfpError(404, f"no test route {method} {'/'.join(parts)}")
 
@@ -451,8 +457,13 @@ class Handler(BaseHTTPRequestHandler):
                 )
                 if self.token and parts != ["healthz"] and authorization != f"Bearer {self.token}":
                     raise KfpError(401, "Unauthenticated: no valid bearer token")
-                if state.failures["count"] > 0:
-                    state.failures["count"] -= 1
+                failures = state.failures
+                if (
+                    failures["count"] > 0
+                    and failures["method"] in (None, self.command)
+                    and failures["path"] in (None, url.path)
+                ):
+                    failures["count"] -= 1
                     raise KfpError(state.failures["status"], "injected failure")
                 payload, type_name = route(state, self.command, parts, query, body)
                 if type_name:

@@ -33,8 +33,8 @@ export interface KfpServer {
   finishRun(id: string, state: string, taskDetails?: Any[], finishedAt?: string): Promise<void>;
   /** Starts a run of the recurring run, as KFP's scheduled-workflow controller would; the run. */
   startScheduledRun(recurringRunId: string): Promise<Any>;
-  /** The next `count` API requests fail with `status`. */
-  failNext(count: number, status?: number): Promise<void>;
+  /** The next `count` API requests (of `only`'s method and path, when given) fail with `status`. */
+  failNext(count: number, status?: number, only?: { method: string; path: string }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -88,8 +88,8 @@ export async function startKfpServer(
       });
     },
     startScheduledRun: (recurringRunId) => control("POST", `recurringruns/${recurringRunId}/runs`, {}),
-    failNext: async (count, status = 503) => {
-      await control("POST", "fail", { count, status });
+    failNext: async (count, status = 503, only) => {
+      await control("POST", "fail", { count, status, ...only });
     },
     stop: async () => {
       if (child.exitCode !== null) return;
