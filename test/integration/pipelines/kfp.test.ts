@@ -383,9 +383,9 @@ describe(
       await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
       await synced(types.pipeline, ns, "train");
       // the run's create fails once (not whichever request comes next: the operator polls other objects
-    // of the file's earlier tests too); the failure is recorded as attempt 1 (its status write is not
-    // lost to the finalizer patch)
-    await kfp.failNext(1, 503, { method: "POST", path: "/apis/v2beta1/runs" });
+      // of the file's earlier tests too); the failure is recorded as attempt 1 (its status write is not
+      // lost to the finalizer patch)
+      await kfp.failNext(1, 503, { method: "POST", path: "/apis/v2beta1/runs" });
       await create(types.run, ns, "flaky", { provider: "kfp", pipeline: "train" });
       const failed: Any = await eventually(
         "Run Failed",
