@@ -142,11 +142,11 @@ describe("the real node", skipFor(skipped), () => {
       (slices) => slices.items.some((slice) => slice.endpoints?.some((e) => e.conditions?.ready)),
     );
     expect(ready.items.length).toBeGreaterThan(0);
-    const client = `const attempt = (left) => require("node:dns").promises.lookup("web")
+    const client = `const attempt = (n) => require("node:dns").promises.lookup("web")
       .then(({ address }) => { console.log("resolved " + address); return fetch("http://web/", { signal: AbortSignal.timeout(5000) }); })
       .then((r) => r.text()).then((t) => console.log(t))
-      .catch((e) => { console.log("attempt failed: " + (e.cause?.code ?? e.code ?? e.message)); if (left === 0) process.exit(1); return new Promise((r) => setTimeout(r, 1000)).then(() => attempt(left - 1)); });
-    attempt(30);`;
+      .catch((e) => { console.log("attempt failed: " + (e.cause?.code ?? e.code ?? e.message)); if (n === 30) process.exit(1); return new Promise((r) => setTimeout(r, Math.min(250 * 2 ** n, 2000))).then(() => attempt(n + 1)); });
+    attempt(0);`;
     await createPod(namespace, "client", {
       restartPolicy: "Never",
       containers: [container("client", client)],
