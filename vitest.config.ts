@@ -10,6 +10,20 @@ import { defineConfig } from "vitest/config";
 const integrationWorkers =
   Number(process.env.SLIPWAY_TEST_WORKERS) || Math.max(3, availableParallelism() + 1);
 
+/** Files that take something every other file uses away for a while: they run one at a time, after the rest. */
+const alone = [
+  "test/e2e/real-node-teardown.test.ts", // steps the shared plane's real node aside (one per machine)
+];
+
+const controlPlane: { environment: string; globalSetup: string[]; testTimeout: number; hookTimeout: number } =
+  {
+    environment: "node",
+    // one control plane per test run, shared by every file (see test/support/global-setup.ts)
+    globalSetup: ["test/support/global-setup.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+  };
+
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts"],
@@ -25,15 +39,21 @@ export default defineConfig({
       },
       {
         test: {
+          ...controlPlane,
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
-          environment: "node",
-          // one control plane per test run, shared by every file (see test/support/control-plane.ts)
-          globalSetup: ["test/support/global-setup.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 300_000,
+          exclude: alone,
           maxWorkers: integrationWorkers,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...controlPlane,
+          name: "integration-alone",
+          include: alone,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -4,29 +4,15 @@
  * plane has no real node (SLIPWAY_REAL_NODE=0, or another directory on this machine runs the one real node).
  */
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { AppsV1Api, CoreV1Api, DiscoveryV1Api, type V1Container, type V1Pod } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { binaryPaths } from "../../src/dev/binaries.ts";
 import { up } from "../../src/dev/cluster.ts";
-import { isRunning } from "../../src/dev/processes.ts";
-import { claimRealNode } from "../../src/dev/real-node/claim.ts";
-import { realNodePaths } from "../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../src/dev/real-node/images.ts";
-import {
-  bridgeName,
-  leftoverChains,
-  leftoverDevices,
-  podNetworkNamespaces,
-} from "../../src/dev/real-node/network.ts";
-import { stopRealNode } from "../../src/dev/real-node/node.ts";
 import { realNodePlacement, realNodeStorageClass } from "../../src/dev/real-node/objects.ts";
-import { mountsUnder, shimPids } from "../../src/dev/real-node/teardown.ts";
-import { type DevState, readState, writeState } from "../../src/dev/state.ts";
 import { skipFor } from "../support/allowed-skips.ts";
-import { privateDev } from "../support/cli.ts";
 import { adminConfig, eventually, testNamespace } from "../support/cluster.ts";
 
 const run = promisify(execFile);
@@ -234,44 +220,5 @@ describe("the real node", skipFor(skipped), () => {
       (pv) => pv.status?.phase === "Available",
     );
     expect(readdirSync(freed.spec?.hostPath?.path ?? "")).toEqual([]);
-  });
-});
-
-// One real node per machine: the shared plane's steps aside (stopRealNode, as `dev down` does), a
-// private directory runs `slipway dev up` + `dev down` with it, then the shared one is started again.
-// Last in this file, so the tests above have run on the shared one first.
-describe("dev down of a real node", skipFor(skipped), () => {
-  it("leaves no process, network device, mount, network namespace or iptables chain behind", {
-    timeout: 900_000,
-  }, async () => {
-    const shared = inject("devDir");
-    // while the shared plane holds the machine's real node, no other directory gets one
-    expect(await claimRealNode(join(shared, "..", "another"))).toEqual({ ok: false, holder: shared });
-    const sharedState = await readState(shared);
-    if (!sharedState) throw new Error(`no state in ${shared}`);
-    await writeState(shared, await stopRealNode(shared, sharedState, true));
-    try {
-      const { dir, dev } = await privateDev("slipway-real-node-", { realNode: true });
-      const started = await dev("up", "--nodes", "1");
-      expect(started.code, started.stderr).toBe(0);
-      const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as DevState;
-      const names = state.processes.map((p) => p.name);
-      expect(names).toEqual(expect.arrayContaining(["containerd", "kubelet", "kube-proxy"]));
-      expect(await leftoverDevices()).toContain(bridgeName);
-      const socket = realNodePaths(dir).containerdSocket;
-      expect(shimPids(socket).length).toBeGreaterThan(0); // CoreDNS runs
-
-      const stopped = await dev("down");
-      expect(stopped.code, stopped.stderr).toBe(0);
-      for (const p of state.processes) expect(isRunning(p), `${p.name} still running`).toBe(false);
-      expect(shimPids(socket)).toEqual([]);
-      expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), dir)).toEqual([]);
-      expect(await leftoverDevices()).toEqual([]);
-      expect(await podNetworkNamespaces()).toEqual([]);
-      expect(await leftoverChains()).toEqual([]);
-      expect(existsSync(dir)).toBe(false);
-    } finally {
-      await up({ dir: shared });
-    }
   });
 });
