@@ -20,7 +20,8 @@ import { pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-te
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-const bed = pipelinesTestbed();
+// the test Vertex endpoint listens on 127.0.0.1: the operator's outbound policy must allow it
+const bed = pipelinesTestbed(true, [], { allow: ["127.0.0.1"] });
 let vertex: VertexServer;
 /** The policy objects installed by the current test (cluster-wide: removed after it). */
 let installed: Any[] = [];
