@@ -346,7 +346,8 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
     if (namedAfterNamespace.has(kind) && object.metadata?.name) {
       placed.metadata = { ...object.metadata, name: placedName(object.metadata.name) };
     }
-    if (kind === "ValidatingWebhookConfiguration") return placeWebhookConfiguration(placed, namespace);
+    if (kind === "ValidatingWebhookConfiguration")
+      return placeWebhookConfiguration(placed, namespace, operatorName);
     if (kind === "MutatingAdmissionPolicyBinding") {
       const policyName = placedName(String((object.spec as { policyName?: string }).policyName));
       return placeRunFinalizerPolicyBinding(placed, policyName, prior ?? "", namespace);

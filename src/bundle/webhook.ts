@@ -53,11 +53,38 @@ export function webhookConfigurations(
     clientConfig: { service: { name: webhookServiceName, port: 443 } },
     ...(serves === "all" ? {} : { namespaces: serves ?? [""] }),
   });
+  const override = overrideWebhookConfiguration(options(overrideWebhookConfigurationName));
   return [
     imageBuildWebhookConfiguration(options(webhookConfigurationName)),
     providerWebhookConfiguration(options(providerWebhookConfigurationName)),
-    overrideWebhookConfiguration(options(overrideWebhookConfigurationName)),
+    {
+      ...override,
+      webhooks: override.webhooks?.map((webhook) => ({
+        ...webhook,
+        matchConditions: [...(webhook.matchConditions ?? []), notTheOperator("", "")],
+      })),
+    },
   ] as BundleObject[];
+}
+
+interface MatchCondition {
+  name: string;
+  expression: string;
+}
+
+const notTheOperatorName = "not-the-operator";
+
+/**
+ * The builds override's webhook skips the operator's own writes: the platform controller writes its
+ * namespace's override naming the Secrets it generated itself, and must not wait on (or, while its
+ * pod is not yet serving, be refused by) a review of rights it holds. By exact user name: the
+ * ServiceAccount of the namespace the bundle is placed in (inNamespace fills both in).
+ */
+function notTheOperator(namespace: string, serviceAccount: string): MatchCondition {
+  return {
+    name: notTheOperatorName,
+    expression: `request.userInfo.username != 'system:serviceaccount:${namespace}:${serviceAccount}'`,
+  };
 }
 
 interface NamespaceSelector {
@@ -67,6 +94,7 @@ interface NamespaceSelector {
 interface PlacedWebhook {
   clientConfig?: { service?: { namespace?: string } };
   namespaceSelector?: NamespaceSelector;
+  matchConditions?: MatchCondition[];
 }
 
 /** A namespace selector with the value `own` (the namespace a bundle was placed in, or none) replaced by `namespace`. */
@@ -85,7 +113,11 @@ export function placedSelector(
 }
 
 /** A webhook configuration placed in `namespace`: its Service there, and the own-namespace selector with it. */
-export function placeWebhookConfiguration(object: BundleObject, namespace: string): BundleObject {
+export function placeWebhookConfiguration(
+  object: BundleObject,
+  namespace: string,
+  serviceAccount: string,
+): BundleObject {
   const webhooks = (object.webhooks as PlacedWebhook[] | undefined) ?? [];
   return {
     ...object,
@@ -94,8 +126,12 @@ export function placeWebhookConfiguration(object: BundleObject, namespace: strin
       if (!service) return webhook;
       const own = service.namespace ?? "";
       const selector = webhook.namespaceSelector;
+      const conditions = webhook.matchConditions?.map((condition) =>
+        condition.name === notTheOperatorName ? notTheOperator(namespace, serviceAccount) : condition,
+      );
       return {
         ...webhook,
+        ...(conditions ? { matchConditions: conditions } : {}),
         clientConfig: { ...webhook.clientConfig, service: { ...service, namespace } },
         ...(selector ? { namespaceSelector: placedSelector(selector, own, namespace) } : {}),
       };

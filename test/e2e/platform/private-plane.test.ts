@@ -204,7 +204,7 @@ describe.sequential("a platform on its own control plane", () => {
     );
     operator = startOperator(namespace, { kubeconfig: operatorConfig });
     const running = await cli("status", "--wait", "Running", "--timeout", "3m");
-    expect(running.code, running.stderr).toBe(0);
+    expect(running.code, `${running.stderr}\nthe operator's last output:\n${operator.output().slice(-4_000)}`).toBe(0);
 
     const update = await cli("update", "--version", ownVersion, "--timeout", "3m");
     expect(update.code, update.stderr).toBe(0);

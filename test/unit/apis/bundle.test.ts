@@ -299,6 +299,19 @@ describe("bundleFor", () => {
   });
 });
 
+describe("the builds override's webhook", () => {
+  const conditionsOf = (bundle: ReturnType<typeof bundleFor>) =>
+    (bundle.find((o) => o.metadata?.name?.startsWith("slipway-builds-overrides-")) as Any).webhooks[0]
+      .matchConditions as { name: string; expression: string }[];
+
+  it("skips the writes of exactly the operator's ServiceAccount of the namespace it is placed in (its own override names the Secrets it generated)", () => {
+    for (const bundle of [bundleFor("ml", options()), inNamespace(bundleFor("slipway", options()), "ml")])
+      expect(conditionsOf(bundle).find((c) => c.name === "not-the-operator")?.expression).toBe(
+        "request.userInfo.username != 'system:serviceaccount:ml:slipway-operator'",
+      );
+  });
+});
+
 describe("splitImage", () => {
   it("splits at the tag's colon, not a registry port's", () => {
     expect(splitImage("registry.local:5000/slipway:1.2.3")).toEqual({

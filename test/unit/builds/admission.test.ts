@@ -125,6 +125,10 @@ describe("the bundle's webhook configuration", () => {
       matchConditions: [
         { name: "builds-override", expression: expect.stringContaining("== 'slipway-builds'") },
         { name: "data-written" },
+        {
+          name: "not-the-operator",
+          expression: expect.stringContaining("system:serviceaccount:ml:slipway-operator'"),
+        },
       ],
     });
     // the operator keeps the caBundle of all three
