@@ -7,6 +7,7 @@
 import type { RestClient } from "../kube/rest.ts";
 import { type AdmissionHandler, type AdmissionRequest, admit, refuse } from "./admission-review.ts";
 import { readableSecrets } from "./secret-access.ts";
+import { firstUnreadable, type NamedSecret, secretsToReview } from "./secret-references.ts";
 
 export interface SecretReferencingKind<T, Reference> {
   /** The kind's name, for a request that carries none. */
@@ -14,22 +15,15 @@ export interface SecretReferencingKind<T, Reference> {
   /** Whether the request's object is one of the kind's (default: it has a `spec`). */
   carried?: (object: T) => boolean;
   references: (object: T) => Reference[];
-  /** The Secret names to review (each once). */
-  secrets: (references: Reference[]) => string[];
-  /** The refusal, or undefined when `user` may read every Secret in `readable`'s terms. */
-  refusal: (
-    references: Reference[],
-    readable: ReadonlySet<string>,
-    user: string,
-    namespace: string,
-  ) => string | undefined;
+  /** The refusal naming `refused`, the first reference whose Secret `user` may not get. */
+  refusal: (refused: Reference, user: string, namespace: string) => string;
 }
 
 /** The handler, asking the API server as the operator (it needs `create` on subjectaccessreviews). */
-export function secretAdmission<T extends { metadata?: { namespace?: string } }, Reference>(
-  rest: Pick<RestClient, "request">,
-  rule: SecretReferencingKind<T, Reference>,
-): AdmissionHandler {
+export function secretAdmission<
+  T extends { metadata?: { namespace?: string } },
+  Reference extends NamedSecret,
+>(rest: Pick<RestClient, "request">, rule: SecretReferencingKind<T, Reference>): AdmissionHandler {
   return async (request: AdmissionRequest) => {
     const object = request.object as T | undefined;
     const namespace = request.namespace ?? object?.metadata?.namespace;
@@ -44,9 +38,9 @@ export function secretAdmission<T extends { metadata?: { namespace?: string } },
       rest,
       { ...request.userInfo, username: user },
       namespace,
-      rule.secrets(references),
+      secretsToReview(references),
     );
-    const refusal = rule.refusal(references, readable, user, namespace);
-    return refusal ? refuse(request.uid, refusal) : admit(request.uid);
+    const refused = firstUnreadable(references, readable);
+    return refused ? refuse(request.uid, rule.refusal(refused, user, namespace)) : admit(request.uid);
   };
 }

@@ -7,6 +7,7 @@
  * webhook sees the Secrets the operator would.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
+import { plainObject } from "../../kube/plain-object.ts";
 import { parseYaml } from "../../kube/yaml.ts";
 import { overrideConfigMapName, overrideKey } from "../override.ts";
 
@@ -22,11 +23,6 @@ export interface OverrideSecretReference {
   field: string;
   secret: string;
 }
-
-const record = (value: unknown): Record<string, unknown> | undefined =>
-  value && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 
 /**
  * The Secrets the override names, in the order of overrideSecretPaths. Text that is not a YAML
@@ -44,22 +40,16 @@ export function overrideSecretReferences(configMap: Pick<V1ConfigMap, "data">): 
   }
   return overrideSecretPaths.flatMap((path) => {
     let value: unknown = parsed;
-    for (const key of path) value = record(value)?.[key];
+    for (const key of path) value = plainObject(value)?.[key];
     return typeof value === "string" && value !== "" ? [{ field: path.join("."), secret: value }] : [];
   });
 }
 
-/**
- * The refusal naming the first field whose Secret `user` may not get (`readable`: the Secrets it
- * may), or undefined when it may read them all.
- */
+/** The refusal naming the field whose Secret `user` may not get. */
 export function overrideSecretRefusal(
-  references: OverrideSecretReference[],
-  readable: ReadonlySet<string>,
+  refused: OverrideSecretReference,
   user: string,
   namespace: string,
-): string | undefined {
-  const refused = references.find((reference) => !readable.has(reference.secret));
-  if (!refused) return undefined;
+): string {
   return `ConfigMap ${overrideConfigMapName}, ${overrideKey}: ${refused.field}: user ${user} may not get Secret ${namespace}/${refused.secret}; the builds override may name a Secret only if whoever creates or changes the ConfigMap may read it (the operator mounts it into the namespace's build pods)`;
 }

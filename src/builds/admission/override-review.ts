@@ -20,6 +20,5 @@ export const overrideAdmission = (rest: Pick<RestClient, "request">): AdmissionH
     kind: "ConfigMap",
     carried: (configMap) => configMap.kind === "ConfigMap",
     references: overrideSecretReferences,
-    secrets: (references) => [...new Set(references.map((reference) => reference.secret))],
     refusal: overrideSecretRefusal,
   });

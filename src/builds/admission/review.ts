@@ -8,7 +8,7 @@ import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import type { AdmissionHandler } from "../../webhook/admission-review.ts";
 import { secretAdmission } from "../../webhook/secret-admission.ts";
-import { secretReferences, secretRefusal, secretsToReview } from "./secret-references.ts";
+import { secretReferences, secretRefusal } from "./secret-references.ts";
 
 /** The path the API server posts ImageBuild reviews to. */
 export const imageBuildAdmissionPath = "/validate/imagebuilds";
@@ -17,6 +17,5 @@ export const imageBuildAdmission = (rest: Pick<RestClient, "request">): Admissio
   secretAdmission<ImageBuild, ReturnType<typeof secretReferences>[number]>(rest, {
     kind: "ImageBuild",
     references: secretReferences,
-    secrets: secretsToReview,
     refusal: secretRefusal,
   });

@@ -19,22 +19,7 @@ export function secretReferences(build: Pick<ImageBuild, "spec">): SecretReferen
   );
 }
 
-/** The Secrets to ask about, each once. */
-export function secretsToReview(references: SecretReference[]): string[] {
-  return [...new Set(references.map((reference) => reference.secret))];
-}
-
-/**
- * The refusal naming the first build argument whose Secret `user` may not get (`readable`: the
- * Secrets it may), or undefined when it may read them all.
- */
-export function secretRefusal(
-  references: SecretReference[],
-  readable: ReadonlySet<string>,
-  user: string,
-  namespace: string,
-): string | undefined {
-  const refused = references.find((reference) => !readable.has(reference.secret));
-  if (!refused) return undefined;
+/** The refusal naming the build argument whose Secret `user` may not get. */
+export function secretRefusal(refused: SecretReference, user: string, namespace: string): string {
   return `spec.buildArgs[${refused.index}] (${refused.argument}): user ${user} may not get Secret ${refused.secret} in namespace ${namespace}; a build argument may take a Secret only if whoever creates or changes the ImageBuild may read it`;
 }

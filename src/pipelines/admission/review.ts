@@ -21,6 +21,5 @@ export const providerAdmission = (rest: Pick<RestClient, "request">): AdmissionH
   secretAdmission<Provider, ProviderSecretReference>(rest, {
     kind: "Provider",
     references: providerSecretReferences,
-    secrets: (references) => [...new Set(references.map((reference) => reference.secret))],
     refusal: providerSecretRefusal,
   });

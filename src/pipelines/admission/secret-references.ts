@@ -4,6 +4,7 @@
  * webhook admits a reference only from a user who may `get` that Secret.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
+import { plainObject } from "../../kube/plain-object.ts";
 
 /**
  * Where under `spec.parameters` a Provider names a Secret of its namespace (`{name, key}`): kfp's
@@ -21,16 +22,11 @@ export interface ProviderSecretReference {
   secret: string;
 }
 
-const record = (value: unknown): Record<string, unknown> | undefined =>
-  value && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-
 /** The Secrets `provider` names, in the order of secretParameterPaths; a name that is not a string is none (the backend refuses it). */
 export function providerSecretReferences(provider: Pick<Provider, "spec">): ProviderSecretReference[] {
-  const parameters = record(provider.spec?.parameters);
+  const parameters = plainObject(provider.spec?.parameters);
   return secretParameterPaths.flatMap(([section, reference]) => {
-    const name = record(record(parameters?.[section])?.[reference])?.name;
+    const name = plainObject(plainObject(parameters?.[section])?.[reference])?.name;
     return typeof name === "string" && name !== ""
       ? [{ field: `spec.parameters.${section}.${reference}.name`, secret: name }]
       : [];
@@ -46,17 +42,11 @@ export function secretReferencesExpression(): string {
   return `has(object.spec.parameters) && (${named.join(" || ")})`;
 }
 
-/**
- * The refusal naming the first field whose Secret `user` may not get (`readable`: the Secrets it
- * may), or undefined when it may read them all.
- */
+/** The refusal naming the field whose Secret `user` may not get. */
 export function providerSecretRefusal(
-  references: ProviderSecretReference[],
-  readable: ReadonlySet<string>,
+  refused: ProviderSecretReference,
   user: string,
   namespace: string,
-): string | undefined {
-  const refused = references.find((reference) => !readable.has(reference.secret));
-  if (!refused) return undefined;
+): string {
   return `${refused.field}: user ${user} may not get Secret ${namespace}/${refused.secret}; a Provider may name a Secret only if whoever creates or changes its spec may read it (the operator sends its value to the Provider's endpoint)`;
 }

@@ -3,6 +3,8 @@
  * multi-user mode, and where the bearer token comes from. Bad input is an error naming the field;
  * an endpoint the operator's outbound policy refuses too.
  */
+
+import { plainObject } from "../../kube/plain-object.ts";
 import type { ProviderConfig } from "../backend.ts";
 import { checkedUrl, type OutboundPolicy } from "../outbound-policy.ts";
 
@@ -34,11 +36,6 @@ function text(value: unknown, path: string, rule: RegExp | undefined = undefined
   return value;
 }
 
-const record = (value: unknown): Record<string, unknown> | undefined =>
-  value && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-
 /** The endpoint, checked against the operator's outbound policy (no fragment, no userinfo, no loopback…). */
 function endpointOf(value: unknown, outbound: OutboundPolicy): string {
   const endpoint = text(value, "endpoint");
@@ -57,9 +54,9 @@ function endpointOf(value: unknown, outbound: OutboundPolicy): string {
 
 function authOf(value: unknown): KfpAuth {
   if (value === undefined) return { type: "none" };
-  const auth = record(value);
-  const secret = record(auth?.bearerTokenSecret);
-  const token = record(auth?.serviceAccountToken);
+  const auth = plainObject(value);
+  const secret = plainObject(auth?.bearerTokenSecret);
+  const token = plainObject(auth?.serviceAccountToken);
   if (!auth || Boolean(secret) === Boolean(token))
     throw new SettingsError(`${field("auth")}: exactly one of bearerTokenSecret or serviceAccountToken`);
   if (secret)
