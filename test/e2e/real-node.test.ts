@@ -117,7 +117,7 @@ describe("the real node", skipFor(skipped), () => {
     // another pod resolves the Service by name (CoreDNS) and reaches it through its ClusterIP
     // (kube-proxy). Both learn of the new Service and its endpoints a moment after the Deployment is
     // Available (CoreDNS from its watch, kube-proxy on its next sync), so the client retries for a
-    // bounded while, as any client of a new Service must; every attempt is bounded, so a connection
+    // bounded while (150 attempts, 200 ms apart), as any client of a new Service must; every attempt is bounded, so a connection
     // that never answers fails the pod instead of hanging it, and each failure is logged.
     const ready = await eventually(
       "Service web's endpoints ready",
@@ -131,7 +131,7 @@ describe("the real node", skipFor(skipped), () => {
     const client = `const attempt = (n) => require("node:dns").promises.lookup("web")
       .then(({ address }) => { console.log("resolved " + address); return fetch("http://web/", { signal: AbortSignal.timeout(5000) }); })
       .then((r) => r.text()).then((t) => console.log(t))
-      .catch((e) => { console.log("attempt failed: " + (e.cause?.code ?? e.code ?? e.message)); if (n === 30) process.exit(1); return new Promise((r) => setTimeout(r, Math.min(250 * 2 ** n, 2000))).then(() => attempt(n + 1)); });
+      .catch((e) => { console.log("attempt failed: " + (e.cause?.code ?? e.code ?? e.message)); if (n === 150) process.exit(1); return new Promise((r) => setTimeout(r, 200)).then(() => attempt(n + 1)); });
     attempt(0);`;
     await createPod(namespace, "client", {
       restartPolicy: "Never",
