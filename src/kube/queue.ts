@@ -18,14 +18,16 @@ export interface Timers {
 }
 
 /**
- * The longest delay a timer can wait: Node runs any setTimeout above 2^31-1 ms after 1 ms, so an
- * unclamped far-off requeue (a TTL of weeks) turns into a busy loop.
+ * The longest any key waits before it is reconciled again: 1,000 s, the ceiling of client-go's
+ * per-item backoff (and of RateLimiter here). A farther requeue (a TTL of weeks) comes back at the
+ * clamp and is re-decided then, which costs one reconcile per 16 minutes; unclamped, a delay above
+ * 2^31-1 ms would be run by Node's setTimeout after 1 ms, a busy loop.
  */
-export const maxDelayMs = 2 ** 31 - 1;
+export const maxDelayMs = 1_000_000;
 
-/** A requeue delay Node's timers honour: a longer wait comes back at the clamp and is re-decided then. */
+/** A requeue delay within [0, maxDelayMs]. */
 export function clampDelay(ms: number): number {
-  if (Number.isNaN(ms)) return 0;
+  if (Number.isNaN(ms) || ms < 0) return 0;
   return Math.min(ms, maxDelayMs);
 }
 

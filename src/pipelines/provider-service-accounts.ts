@@ -24,7 +24,10 @@ const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** Parses the comma-separated allowlist; an entry that is not `namespace/name` or `*\/name` is an error naming it. */
-export function parseServiceAccountAllowlist(text: string | undefined): string[] {
+export function parseServiceAccountAllowlist(
+  text: string | undefined,
+  source: string = serviceAccountsVariable,
+): string[] {
   const entries = (text ?? "")
     .split(",")
     .map((entry) => entry.trim())
@@ -33,7 +36,7 @@ export function parseServiceAccountAllowlist(text: string | undefined): string[]
     const [namespace = "", name = "", ...rest] = entry.split("/");
     if (rest.length > 0 || !(namespace === "*" || dnsLabel.test(namespace)) || !dnsSubdomain.test(name)) {
       throw new Error(
-        `${serviceAccountsVariable}: ${JSON.stringify(entry)} is not namespace/name or */name (a ServiceAccount a Provider may name)`,
+        `${source}: ${JSON.stringify(entry)} is not namespace/name or */name (a ServiceAccount a Provider may name)`,
       );
     }
   }

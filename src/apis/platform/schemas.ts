@@ -49,7 +49,8 @@ export const Toleration = Type.Object(
     effect: Type.Optional(
       Type.Union([Type.Literal("NoSchedule"), Type.Literal("PreferNoSchedule"), Type.Literal("NoExecute")]),
     ),
-    tolerationSeconds: Type.Optional(Type.Integer()),
+    // a year at most: the CRDs bound every duration
+    tolerationSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
   },
   { description: "A Pod toleration" },
 );

@@ -22,12 +22,17 @@ import { type DevPlacement, devPlacement, devPlaneOf } from "./dev-plane.ts";
 import { followPlatform, reportDone } from "./follow.ts";
 import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
 import { createdNamespace, namespaceObject, withoutNamespaces } from "./install-namespace.ts";
+import {
+  type InstallerPolicyFlags,
+  installerPolicyFromFlags,
+  withInstallerPolicyFlags,
+} from "./installer-policy.ts";
 import { collect, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
 import { platformReleaseBundle, servedObjects } from "./operator-bundle.ts";
 import { knownVersion } from "./versions.ts";
 
-interface InstallFlags extends GlobalFlags, IngressFlags {
+interface InstallFlags extends GlobalFlags, IngressFlags, InstallerPolicyFlags {
   version?: string;
   storageClass?: string;
   artifactsSize?: string;
@@ -95,6 +100,11 @@ async function install(given: InstallFlags): Promise<void> {
     : { flags: {} };
   const flags: InstallFlags = { ...given, ...placement.flags };
   const spec = platformSpecFromFlags(flags);
+  const policy = installerPolicyFromFlags(flags);
+  if (flags.dev && Object.keys(policy).length > 0)
+    throw new UserError(
+      "the operator's policy flags (--provider-service-accounts, --outbound-*, --ambient-credentials-namespaces) need the operator in the cluster: with --dev it runs outside, configured by its own environment (docs/security.md)",
+    );
   const timeoutMs = parseDuration(flags.timeout);
   const existing = await readCrdAware(context);
   if (existing) {
@@ -113,7 +123,7 @@ async function install(given: InstallFlags): Promise<void> {
   // the api-server's right to review tokens, for this platform's name
   const binding = inNamespace(grantsFor(flags.platform)(ownVersion), context.namespace) as KubeObject[];
   const serves = servesFromFlags(flags);
-  const bundle = await platformReleaseBundle(context, serves);
+  const bundle = await platformReleaseBundle(context, serves, policy);
   // Slipway's and the workflow engine's
   const crds = await writableCrds(context, bundle);
   const objects: KubeObject[] = flags.dev
@@ -218,7 +228,7 @@ async function waitForCrd(context: PlatformContext): Promise<void> {
 }
 
 export function registerInstall(program: Command): void {
-  withWaitFlags(
+  const command = withWaitFlags(
     withGlobalFlags(
       program
         .command("install")
@@ -251,5 +261,6 @@ export function registerInstall(program: Command): void {
           collect,
         ),
     ),
-  ).action(install);
+  );
+  withInstallerPolicyFlags(command).action(install);
 }

@@ -2,7 +2,7 @@
  * `slipway update` with the operator in the cluster: applies this release's bundle (CRD changes
  * included) and waits for the operator Deployment's rollout before the Platform's version changes.
  */
-import type { V1Deployment } from "@kubernetes/client-node";
+import type { V1Container, V1Deployment } from "@kubernetes/client-node";
 import { type BundleOptions, operatorName, servesFromArgs } from "../../bundle/bundle.ts";
 import { grantsFor } from "../../bundle/grants.ts";
 import { ApiError } from "../../kube/rest.ts";
@@ -13,6 +13,7 @@ import { workloadRolloutUnfinished, workloadView } from "../../platform/componen
 import { UserError } from "../run.ts";
 import type { PlatformContext } from "./context.ts";
 import { sleep } from "./follow.ts";
+import { type InstallerPolicy, installerPolicyFromEnv } from "./installer-policy.ts";
 
 const operatorDeployment = (namespace: string): KubeObject => ({
   apiVersion: "apps/v1",
@@ -22,21 +23,27 @@ const operatorDeployment = (namespace: string): KubeObject => ({
 
 /**
  * This release's bundle for the context's namespace, granting the api-server of the context's
- * platform, its operator serving `serves` (default: its own namespace).
+ * platform, its operator serving `serves` (default: its own namespace) with the installer's `policy`.
  */
 export async function platformReleaseBundle(
   context: PlatformContext,
   serves?: BundleOptions["serves"],
+  policy: InstallerPolicy = {},
 ): Promise<KubeObject[]> {
   const { releaseBundle } = await import("../../bundle/release.ts");
-  const options = { grants: grantsFor(context.flags.platform), ...(serves ? { serves } : {}) };
+  const options = { grants: grantsFor(context.flags.platform), ...(serves ? { serves } : {}), ...policy };
   return releaseBundle(context.namespace, options) as KubeObject[];
+}
+
+/** The operator Deployment's container; undefined when it does not run in the cluster. */
+async function operatorContainer(context: PlatformContext): Promise<V1Container | undefined> {
+  const deployment = await context.read<V1Deployment>(operatorDeployment(context.namespace));
+  return deployment?.spec?.template.spec?.containers[0];
 }
 
 /** The operator Deployment's container arguments; undefined when it does not run in the cluster. */
 export async function operatorArgs(context: PlatformContext): Promise<string[] | undefined> {
-  const deployment = await context.read<V1Deployment>(operatorDeployment(context.namespace));
-  return deployment?.spec?.template.spec?.containers[0]?.args;
+  return (await operatorContainer(context))?.args;
 }
 
 /** False when the operator runs outside the cluster (`install --dev`): then there is no bundle to apply. */
@@ -50,10 +57,11 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
       `this CLI carries the bundle of release ${ownVersion}, not ${version}: use the ${version} CLI to update the operator`,
     );
   }
-  // the operator keeps serving the namespaces it was installed for
-  const args = await operatorArgs(context);
-  const serves = args ? servesFromArgs(args) : undefined;
-  for (const object of await servedObjects(context, await platformReleaseBundle(context, serves)))
+  // the operator keeps serving the namespaces it was installed for, with the installer's policy
+  const container = await operatorContainer(context);
+  const serves = container?.args ? servesFromArgs(container.args) : undefined;
+  const policy = installerPolicyFromEnv(container?.env);
+  for (const object of await servedObjects(context, await platformReleaseBundle(context, serves, policy)))
     await context.apply(object as KubeObject);
   context.say(`applied the ${version} release bundle; waiting for the operator`);
   for (;;) {

@@ -52,6 +52,9 @@ function endpointOf(value: unknown, outbound: OutboundPolicy): string {
   return endpoint.replace(/\/+$/, "");
 }
 
+/** The longest token the operator asks for (a day): tokens are refreshed before they expire anyway. */
+const maxTokenSeconds = 86_400;
+
 function authOf(value: unknown): KfpAuth {
   if (value === undefined) return { type: "none" };
   const auth = plainObject(value);
@@ -66,8 +69,10 @@ function authOf(value: unknown): KfpAuth {
       key: text(secret.key ?? "token", "auth.bearerTokenSecret.key", /^[-._a-zA-Z0-9]+$/),
     };
   const seconds = token?.expirationSeconds ?? 3600;
-  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 600)
-    throw new SettingsError(`${field("auth.serviceAccountToken.expirationSeconds")}: an integer ≥ 600`);
+  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 600 || seconds > maxTokenSeconds)
+    throw new SettingsError(
+      `${field("auth.serviceAccountToken.expirationSeconds")}: an integer from 600 to ${maxTokenSeconds}`,
+    );
   return {
     type: "serviceAccountToken",
     serviceAccount: text(token?.serviceAccount, "auth.serviceAccountToken.serviceAccount", dnsName),

@@ -112,12 +112,48 @@ async function makeClients(
 }
 
 /** A Vertex call whose error names the endpoint and the call (the client's message has the gRPC status). */
+/**
+ * gRPC's status code names (https://grpc.github.io/grpc/core/md_doc_statuscodes.html), in code order:
+ * what a failed call reports instead of the backend's own text.
+ */
+const grpcStatusNames = [
+  "OK",
+  "CANCELLED",
+  "UNKNOWN",
+  "INVALID_ARGUMENT",
+  "DEADLINE_EXCEEDED",
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "PERMISSION_DENIED",
+  "RESOURCE_EXHAUSTED",
+  "FAILED_PRECONDITION",
+  "ABORTED",
+  "OUT_OF_RANGE",
+  "UNIMPLEMENTED",
+  "INTERNAL",
+  "UNAVAILABLE",
+  "DATA_LOSS",
+  "UNAUTHENTICATED",
+];
+
+/**
+ * How a failed call is reported: its gRPC status (code and name), never the text the backend or the
+ * auth library sent with it — what a backend answers never reaches status or Events. A failure
+ * without a gRPC status (the channel or the token exchange) says only that.
+ */
+export function callFailure(error: unknown): string {
+  const code = grpcCode(error);
+  if (typeof code === "number" && Number.isInteger(code))
+    return `gRPC status ${code} ${grpcStatusNames[code] ?? "unknown code"}`;
+  return "failed before a gRPC status (connection or credentials)";
+}
+
+/** Runs one call; a failure names the endpoint, the call and its gRPC status, keeping the code. */
 export async function calling<T>(clients: Clients, call: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const wrapped = new Error(`Vertex AI at ${clients.settings.apiEndpoint}: ${call}: ${message}`);
+    const wrapped = new Error(`Vertex AI at ${clients.settings.apiEndpoint}: ${call}: ${callFailure(error)}`);
     Object.assign(wrapped, { code: grpcCode(error) });
     throw wrapped;
   }

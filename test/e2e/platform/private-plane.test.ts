@@ -204,9 +204,41 @@ describe.sequential("a platform on its own control plane", () => {
     timeout: 300_000,
   }, async () => {
     await operator.kill(); // the one of the tests above
-    const install = await cli("install", "--version", "0.0.9", "--no-wait");
+    const bad = await cli("install", "--version", "0.0.9", "--no-wait", "--outbound-deny", "kfp.internal");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe('error: --outbound-deny: "kfp.internal" is not a CIDR');
+    const install = await cli(
+      "install",
+      "--version",
+      "0.0.9",
+      "--no-wait",
+      "--outbound-allow",
+      "10.96.0.0/12,kfp.internal",
+      "--outbound-deny",
+      "10.244.0.0/16",
+      "--ambient-credentials-namespaces",
+      "ml",
+      "--provider-service-accounts",
+      "ml/runner",
+    );
     expect(install.code, install.stderr).toBe(0);
     expect(install.stdout).toContain("applied the release bundle");
+    const policyEnv = async () => {
+      const deployment = await config
+        .makeApiClient(AppsV1Api)
+        .readNamespacedDeployment({ name: operatorName, namespace });
+      const env = deployment.spec?.template.spec?.containers[0]?.env ?? [];
+      return Object.fromEntries(
+        env.filter((e) => e.name.startsWith("SLIPWAY_")).map((e) => [e.name, e.value]),
+      );
+    };
+    const installerPolicy = {
+      SLIPWAY_OUTBOUND_ALLOW: "10.96.0.0/12,kfp.internal",
+      SLIPWAY_OUTBOUND_DENY: "10.244.0.0/16",
+      SLIPWAY_AMBIENT_CREDENTIALS_NAMESPACES: "ml",
+      SLIPWAY_PROVIDER_SERVICE_ACCOUNTS: "ml/runner",
+    };
+    expect(await policyEnv()).toMatchObject(installerPolicy);
     // The pod of the bundle's Deployment is only simulated here (kwok): its process runs beside the
     // cluster instead, with the identity the pod would have (a token of the bundle's ServiceAccount).
     operator = startOperator(namespace, { kubeconfig: await operatorKubeconfig() });
@@ -219,6 +251,8 @@ describe.sequential("a platform on its own control plane", () => {
     const update = await cli("update", "--version", ownVersion, "--timeout", "3m");
     expect(update.code, update.stderr).toBe(0);
     expect(update.stdout).toContain(`applied the ${ownVersion} release bundle; waiting for the operator`);
+    // the update keeps the installer's policy
+    expect(await policyEnv()).toMatchObject(installerPolicy);
     const platform = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
       group: "platform.slipway.dev",
       version: "v1alpha1",

@@ -4,6 +4,7 @@ import { ApiException, CustomObjectsApi } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { allKinds } from "../../../src/apis/index.ts";
+import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
@@ -147,5 +148,33 @@ describe("generated CRDs", () => {
       expect(message, key).toContain("argoproj.io");
     }
     await api.createNamespacedCustomObject(build("ok", { team: "risk", "example.com/cost-center": "ml-42" }));
+  });
+
+  it("refuse a toleration held for more than a year (every duration is bounded), naming the field", async () => {
+    await installCrds([PlatformKind]);
+    const namespace = await testNamespace("tolerations");
+    const api = adminConfig().makeApiClient(CustomObjectsApi);
+    const platform = (name: string, tolerationSeconds: number) => ({
+      group: PlatformKind.group,
+      version: PlatformKind.version,
+      namespace,
+      plural: PlatformKind.plural,
+      body: {
+        apiVersion: PlatformKind.apiVersion,
+        kind: PlatformKind.kind,
+        metadata: { name },
+        spec: {
+          components: {
+            postgres: {
+              tolerations: [{ key: "spot", operator: "Exists", effect: "NoExecute", tolerationSeconds }],
+            },
+          },
+        },
+      },
+    });
+    const message = await refusal(api.createNamespacedCustomObject(platform("forever", 31_536_001)));
+    expect(message).toContain("spec.components.postgres.tolerations[0].tolerationSeconds");
+    expect(message).toContain("less than or equal to 31536000");
+    await api.createNamespacedCustomObject(platform("a-day", 86_400));
   });
 });

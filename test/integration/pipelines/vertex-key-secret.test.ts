@@ -140,7 +140,7 @@ describe("the vertex backend with a service account key Secret (TLS, bearer JWTs
     const ready = condition(provider, "Ready");
     expect(ready).toMatchObject({ status: "False" });
     expect(ready.message).toBe(
-      "Vertex AI at 127.0.0.1: GetLocation projects/slipway-test/locations/europe-west4: 16 UNAUTHENTICATED: the bearer JWT is not signed by the service account's key",
+      "Vertex AI at 127.0.0.1: GetLocation projects/slipway-test/locations/europe-west4: gRPC status 16 UNAUTHENTICATED",
     );
     expect(outbound.outside()).toEqual([]);
   });

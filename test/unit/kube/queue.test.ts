@@ -111,9 +111,13 @@ describe("WorkQueue", () => {
     expect(drain(queue)).toEqual(["a"]);
   });
 
-  test("a delay beyond what Node's timers hold is clamped: the key comes back at the clamp, not at once", () => {
-    expect(clampDelay(2_147_484_000)).toBe(maxDelayMs);
-    expect(clampDelay(Number.POSITIVE_INFINITY)).toBe(maxDelayMs);
+  test("every delay is clamped to 1,000 s (client-go's ceiling): a far-off key comes back at the clamp, not at once", () => {
+    expect(maxDelayMs).toBe(1_000_000);
+    expect(clampDelay(2_147_484_000)).toBe(1_000_000);
+    expect(clampDelay(1_000_001)).toBe(1_000_000);
+    expect(clampDelay(Number.POSITIVE_INFINITY)).toBe(1_000_000);
+    expect(clampDelay(Number.NaN)).toBe(0);
+    expect(clampDelay(-5)).toBe(0);
     expect(clampDelay(1000)).toBe(1000);
     const timers = new FakeTimers();
     const asked: number[] = [];

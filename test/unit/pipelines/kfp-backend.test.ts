@@ -102,7 +102,14 @@ describe("kfp Provider parameters", () => {
         endpoint: "http://kfp",
         auth: { serviceAccountToken: { serviceAccount: "a", expirationSeconds: 60 } },
       },
-      "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer ≥ 600",
+      "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer from 600 to 86400",
+    ],
+    [
+      {
+        endpoint: "http://kfp",
+        auth: { serviceAccountToken: { serviceAccount: "a", expirationSeconds: 86_401 } },
+      },
+      "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer from 600 to 86400",
     ],
   ])("refuses %j naming the field", (parameters, message) => {
     expect(() => kfpSettings(provider(parameters), outbound)).toThrow(message);
