@@ -13,6 +13,8 @@ export interface Received {
   at: number;
   /** What the sink answered (0: nothing, it hung). */
   status: number;
+  /** When it answered (epoch ms; absent while it has not). */
+  answeredAt?: number;
 }
 
 export interface SinkBehaviour {
@@ -67,8 +69,10 @@ export async function startEventSink(behaviour: SinkBehaviour = {}): Promise<Eve
       return; // the client gives up (its timeout) or the server closes
     }
     const status = current.always ?? (requests <= (current.failFirst ?? 0) ? 503 : 202);
-    sink.received.push({ event, at, status });
+    const received: Received = { event, at, status };
+    sink.received.push(received);
     if (current.delayMs) await new Promise((resolve) => setTimeout(resolve, current.delayMs));
+    received.answeredAt = Date.now();
     response.writeHead(status).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
