@@ -1,14 +1,17 @@
 /**
- * `slipway dev down` of a real node leaves nothing behind. The machine has one real node, so this
- * takes the shared plane's aside for a while: it runs alone, after every other integration file
- * (the `integration-alone` project of vitest.config.ts), never beside tests that need that node.
+ * `slipway dev down` of a real node leaves nothing behind. The machine has one real node, the shared
+ * plane's, so this file runs alone after every other integration file (the `integration-alone`
+ * project of vitest.config.ts) and takes that node down the way `dev down` does (stopRealNode, the
+ * first step of `down`; the rest of `down` — the control plane's processes and the directory — is
+ * dev-cli.test.ts's). Nothing needs the node afterwards; a plane that outlives the run (it was running
+ * before, or SLIPWAY_TEST_KEEP=1) gets it back.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { up } from "../../src/dev/cluster.ts";
 import { isRunning } from "../../src/dev/processes.ts";
-import { claimRealNode } from "../../src/dev/real-node/claim.ts";
+import { claimRealNode, realNodeHolder, releaseRealNode } from "../../src/dev/real-node/claim.ts";
 import { realNodePaths } from "../../src/dev/real-node/config.ts";
 import {
   bridgeName,
@@ -16,48 +19,47 @@ import {
   leftoverDevices,
   podNetworkNamespaces,
 } from "../../src/dev/real-node/network.ts";
-import { stopRealNode } from "../../src/dev/real-node/node.ts";
+import { realNodeProcessNames, stopRealNode } from "../../src/dev/real-node/node.ts";
 import { mountsUnder, shimPids } from "../../src/dev/real-node/teardown.ts";
-import { type DevState, readState, writeState } from "../../src/dev/state.ts";
+import { readState, writeState } from "../../src/dev/state.ts";
 import { skipFor } from "../support/allowed-skips.ts";
-import { privateDev } from "../support/cli.ts";
 
 const skipped = inject("realNodeSkipped");
 
-// One real node per machine: the shared plane's steps aside (stopRealNode, as `dev down` does), a
-// private directory runs `slipway dev up` + `dev down` with it, then the shared one is started again.
 describe("dev down of a real node", skipFor(skipped), () => {
   it("leaves no process, network device, mount, network namespace or iptables chain behind", {
-    timeout: 900_000,
+    timeout: 300_000,
   }, async () => {
     const shared = inject("devDir");
+    const another = join(shared, "..", "another");
     // while the shared plane holds the machine's real node, no other directory gets one
-    expect(await claimRealNode(join(shared, "..", "another"))).toEqual({ ok: false, holder: shared });
-    const sharedState = await readState(shared);
-    if (!sharedState) throw new Error(`no state in ${shared}`);
-    await writeState(shared, await stopRealNode(shared, sharedState, true));
-    try {
-      const { dir, dev } = await privateDev("slipway-real-node-", { realNode: true });
-      const started = await dev("up", "--nodes", "1");
-      expect(started.code, started.stderr).toBe(0);
-      const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as DevState;
-      const names = state.processes.map((p) => p.name);
-      expect(names).toEqual(expect.arrayContaining(["containerd", "kubelet", "kube-proxy"]));
-      expect(await leftoverDevices()).toContain(bridgeName);
-      const socket = realNodePaths(dir).containerdSocket;
-      expect(shimPids(socket).length).toBeGreaterThan(0); // CoreDNS runs
+    expect(await claimRealNode(another)).toEqual({ ok: false, holder: shared });
+    const state = await readState(shared);
+    if (!state) throw new Error(`no state in ${shared}`);
+    const nodeProcesses = state.processes.filter((p) => realNodeProcessNames.includes(p.name));
+    expect(nodeProcesses.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["containerd", "kubelet", "kube-proxy", "apiserver-bridge"]),
+    );
+    for (const p of nodeProcesses) expect(isRunning(p), `${p.name} running before`).toBe(true);
+    expect(await leftoverDevices()).toContain(bridgeName);
+    const paths = realNodePaths(shared);
+    expect(shimPids(paths.containerdSocket).length).toBeGreaterThan(0); // CoreDNS and the tests' pods run
+    expect(await podNetworkNamespaces()).not.toEqual([]);
 
-      const stopped = await dev("down");
-      expect(stopped.code, stopped.stderr).toBe(0);
-      for (const p of state.processes) expect(isRunning(p), `${p.name} still running`).toBe(false);
-      expect(shimPids(socket)).toEqual([]);
-      expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), dir)).toEqual([]);
+    try {
+      await writeState(shared, await stopRealNode(shared, state, true));
+      for (const p of nodeProcesses) expect(isRunning(p), `${p.name} still running`).toBe(false);
+      expect(shimPids(paths.containerdSocket)).toEqual([]);
+      expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), paths.root)).toEqual([]);
       expect(await leftoverDevices()).toEqual([]);
       expect(await podNetworkNamespaces()).toEqual([]);
       expect(await leftoverChains()).toEqual([]);
-      expect(existsSync(dir)).toBe(false);
+      // the claim is given back: another directory may now take the machine's real node
+      expect(await realNodeHolder()).toBeUndefined();
+      expect(await claimRealNode(another)).toEqual({ ok: true });
+      await releaseRealNode(another);
     } finally {
-      await up({ dir: shared });
+      if (inject("planeOutlivesRun")) await up({ dir: shared });
     }
   });
 });

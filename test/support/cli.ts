@@ -30,11 +30,13 @@ export function slipway(
 }
 
 /**
- * A fresh dev directory (under a new temporary one) and a runner of `slipway dev --dir <it> ...`.
- * Without the machine's real node unless asked (only one can run, and the shared plane has it).
+ * A fresh dev directory (under a new temporary one) and a runner of `slipway dev --dir <it> ...`,
+ * without a real node (the machine has one, and the shared plane holds it).
  */
-export async function privateDev(prefix: string, options: { realNode?: boolean } = {}) {
+export async function privateDev(prefix: string) {
   const dir = join(await mkdtemp(join(tmpdir(), prefix)), "dev");
-  const env: Record<string, string> = options.realNode ? {} : { SLIPWAY_REAL_NODE: "0" };
-  return { dir, dev: (...args: string[]) => slipway(["dev", "--dir", dir, ...args], env) };
+  return {
+    dir,
+    dev: (...args: string[]) => slipway(["dev", "--dir", dir, ...args], { SLIPWAY_REAL_NODE: "0" }),
+  };
 }

@@ -9,6 +9,8 @@ declare module "vitest" {
     devDir: string;
     /** why the shared control plane has no real node ("" when it has one) */
     realNodeSkipped: string;
+    /** whether the shared control plane keeps running after this run (it ran before, or SLIPWAY_TEST_KEEP=1) */
+    planeOutlivesRun: boolean;
   }
 }
 
@@ -24,6 +26,7 @@ export default async function setup(project: TestProject) {
     project.provide("kubeconfig", resolve(external));
     project.provide("devDir", "");
     project.provide("realNodeSkipped", "SLIPWAY_TEST_KUBECONFIG names an external cluster");
+    project.provide("planeOutlivesRun", true);
     return;
   }
   const wasRunning = (await readState(devDir)) !== undefined;
@@ -33,7 +36,9 @@ export default async function setup(project: TestProject) {
   const olderPlane = `the control plane in ${devDir} was started without one: \`slipway dev down --dir ${devDir}\` and run again`;
   project.provide("realNodeSkipped", state.realNode ? "" : (state.realNodeSkipped ?? olderPlane));
   project.provide("devDir", devDir);
+  const outlives = wasRunning || process.env.SLIPWAY_TEST_KEEP === "1";
+  project.provide("planeOutlivesRun", outlives);
   return async () => {
-    if (!wasRunning && process.env.SLIPWAY_TEST_KEEP !== "1") await down(devDir);
+    if (!outlives) await down(devDir);
   };
 }
