@@ -17,6 +17,9 @@ const name = "slipway-demo-user";
 /** What the demo makes besides the Platform, which the demo user reads (the UI's pages). */
 export const demoMadeKinds = [ImageBuildKind, PipelineKind, RunKind, ProviderKind];
 
+/** The core resources the UI reads as the caller for those pages (src/server/builds, pipelines/history.ts). */
+export const demoReadCoreResources = ["pods", "pods/log", "events"];
+
 /**
  * The metadata an update could use to have the Platform deleted or held (ownerReferences to a
  * missing owner, finalizers nobody removes), or to change how others select and read it (labels,
@@ -38,7 +41,8 @@ export const demoUsername = (namespace: string) => `system:serviceaccount:${name
 
 /**
  * The demo user's objects: a ServiceAccount that may read the Platform, its Components and what the
- * demo made (ImageBuilds, Pipelines, Runs, Providers: the UI's pages) and patch the Platform, and a
+ * demo made (ImageBuilds, Pipelines, Runs, Providers: the UI's pages; pods, their logs and Events, which
+ * those pages show) and patch the Platform (no other write, no Secret), and a
  * ValidatingAdmissionPolicy that lets its updates of a Platform change nothing of the spec but
  * `spec.version` (RBAC cannot grant one field). One rule per field of the spec, generated from its
  * schema, so a refusal names the field; and one per metadata field of frozenMetadata.
@@ -60,6 +64,9 @@ export function demoUserObjects(namespace: string): KubernetesObject[] {
           resources: [kind.plural],
           verbs: ["get", "list", "watch"],
         })),
+        // what the UI's pages read beside them as the caller: a build's pod and its log (the build log
+        // page), the Events of an object (its history); as Kubernetes' own `view` role grants them
+        { apiGroups: [""], resources: demoReadCoreResources, verbs: ["get", "list", "watch"] },
       ],
     } as KubernetesObject,
     {

@@ -2,7 +2,13 @@
  * The demo user (src/dev/demo-user.ts), with its own token on the real API server: reads the Platform
  * and its Components, changes spec.version, and nothing else.
  */
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  AuthorizationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { PipelineKind } from "../../../src/apis/pipelines/pipeline.ts";
@@ -112,6 +118,27 @@ describe("the demo user", () => {
       const code = await eventually(`${kind.plural} served`, list, (c) => c !== 429, 30_000);
       expect(code, kind.plural).toBe(200);
     }
+    // a build's pod and its log, an object's Events (the build log and history pages); no Secret,
+    // no write: as the API server's authorizer answers the demo user itself
+    const may = async (verb: string, resource: string, subresource?: string) => {
+      const review = await userKubeConfig(adminConfig(), token)
+        .makeApiClient(AuthorizationV1Api)
+        .createSelfSubjectAccessReview({
+          body: { spec: { resourceAttributes: { namespace, verb, resource, subresource } } },
+        });
+      return review.status?.allowed === true;
+    };
+    expect(await may("list", "pods")).toBe(true);
+    expect(await may("get", "pods", "log")).toBe(true);
+    expect(await may("list", "events")).toBe(true);
+    expect(await may("watch", "events")).toBe(true);
+    expect(await may("get", "secrets")).toBe(false);
+    expect(await may("delete", "pods")).toBe(false);
+    expect(await may("create", "pods", "exec")).toBe(false);
+    const core = userKubeConfig(adminConfig(), token).makeApiClient(CoreV1Api);
+    expect(await statusOf(core.listNamespacedPod({ namespace }))).toBe(200);
+    expect(await statusOf(core.listNamespacedEvent({ namespace }))).toBe(200);
+    expect(await statusOf(core.listNamespacedSecret({ namespace }))).toBe(403);
     expect(
       await statusOf(
         user.deleteNamespacedCustomObject({
