@@ -2,9 +2,11 @@
 # ghcr.io/slipway-dev/mlflow:<mlflow version>: Slipway's own MLflow image, because the upstream
 # ghcr.io/mlflow/mlflow image does not document that it contains a PostgreSQL driver or an S3 client,
 # and the platform's tracking server keeps its runs in PostgreSQL and its artifacts in the object store.
-# Contents: the python image's root filesystem (Debian's python3.11, python/image.sh) plus mlflow and
-# its drivers from PyPI (mlflow/requirements.txt: every package pinned with its wheel's hash, wheels
-# only) in /usr/local/lib/python3.11/dist-packages, their console scripts (mlflow, uvicorn, gunicorn,
+# Contents: the python image's root filesystem (Debian's python3.11, python/image.sh) with the packages
+# of the libraries the wheels' extension modules link (`image mlflow:` in tools/setup/debian-packages.txt,
+# at the versions of tools/images/debian.lock), plus mlflow and its drivers from PyPI
+# (mlflow/requirements.txt: every package pinned with its wheel's hash, wheels only) in
+# /usr/local/lib/python3.11/dist-packages, their console scripts (mlflow, uvicorn, gunicorn,
 # alembic, …) in /usr/local/bin. Entrypoint none, CMD `mlflow server` (pods give the whole command);
 # user root; port 5000 (mlflow server's default).
 mlflow_image() {
@@ -12,20 +14,19 @@ mlflow_image() {
   version=$(sed -n 's/^mlflow==\([^ ]*\) .*/\1/p' "$here/mlflow/requirements.txt")
   require_tag mlflow "$image" "$version"
   packages=$(mlflow_packages)
-  hash=$( (files_digest tools/images/lib.sh tools/images/python/image.sh tools/images/mlflow/image.sh \
-    tools/images/mlflow/requirements.txt; python_digest; dpkg-query -W libgcc-s1 libstdc++6 zlib1g) | digest)
+  hash=$( (files_digest tools/images/lib.sh tools/images/debian.sh tools/images/python/image.sh \
+    tools/images/mlflow/image.sh tools/images/mlflow/requirements.txt; lock_lines python mlflow) | digest)
   if ! cached mlflow "$hash"; then
-    log "mlflow: building $image (mlflow $version on Debian's python3.11)"
+    log "mlflow: building $image (mlflow $version on Debian's python3.11 $(lock_version python3.11))"
     dir=$(staging mlflow)
-    python_rootfs "$dir"
+    python_rootfs "$dir" mlflow
     mkdir -p "$dir/usr/local/lib/python3.11" "$dir/usr/local/bin"
     cp -a "$packages" "$dir/usr/local/lib/python3.11/dist-packages"
     rm -rf "$dir/usr/local/lib/python3.11/dist-packages/bin"
     mlflow_scripts "$packages/bin" "$dir/usr/local/bin"
-    # shellcheck disable=SC2046
-    copy_host "$dir" $(host_libraries_of "$packages")
-    # byte-compiled by the same Debian interpreter the image runs, so mlflow starts without compiling
-    "$PYTHON" -m compileall -q -j 2 -s "$dir" "$dir/usr/local/lib/python3.11/dist-packages" >/dev/null
+    check_libraries "$dir"
+    # byte-compiled by the image's interpreter, so mlflow starts without compiling
+    python_compile "$dir" /usr/local/lib/python3.11/dist-packages
     commit_scratch "$image" "$ARCHIVE" "$dir" --cmd '["mlflow","server"]' --env LANG=C.UTF-8 \
       --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --port 5000/tcp
   fi
@@ -56,11 +57,4 @@ mlflow_scripts() {
     { printf '#!%s\n' "$PYTHON"; tail -n +2 "$script"; } >"$2/$(basename "$script")"
     chmod 755 "$2/$(basename "$script")"
   done
-}
-
-# The host libraries the packages' extension modules link (libstdc++, libgcc_s, …); the libraries the
-# wheels bundle themselves (found through their RPATH) are already in the packages.
-host_libraries_of() {
-  find "$1" -name '*.so*' -type f -print0 | xargs -0 ldd 2>/dev/null |
-    awk -v own="$1" '$2 == "=>" && $3 ~ /^\// && index($3, own) != 1 {print $3}' | sort -u
 }
