@@ -48,6 +48,18 @@ check_libraries() {
   [ ${#missing[@]} = 0 ] || fail "libraries not in the image: ${missing[*]}"
 }
 
+# ca_bundle DIR: DIR/etc/ssl/certs/ca-certificates.crt from the certificates of the ca-certificates
+# package unpacked in DIR, as its postinst makes it by default (every certificate, by name, each ending in
+# a newline); the certificate files and the package's update tool are then removed
+ca_bundle() {
+  local dir=$1 cert
+  [ -d "$dir/usr/share/ca-certificates" ] || fail "ca_bundle: ca-certificates is not unpacked in $dir"
+  mkdir -p "$dir/etc/ssl/certs"
+  (cd "$dir/usr/share/ca-certificates" && find . -type f -name '*.crt' -printf '%P\n' | LC_ALL=C sort) |
+    while read -r cert; do sed -e '$a\' "$dir/usr/share/ca-certificates/$cert"; done >"$dir/etc/ssl/certs/ca-certificates.crt"
+  rm -rf "$dir/usr/share/ca-certificates" "$dir/usr/sbin/update-ca-certificates" "$dir/etc/ca-certificates"
+}
+
 # base_files DIR "USER:UID:GID:HOME"...: /etc/passwd, /etc/group, a world-writable /tmp, each user's home
 base_files() {
   local dir=$1 user name uid gid home
