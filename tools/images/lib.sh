@@ -31,12 +31,14 @@ require_tag() {
 
 staging() { local dir="$images/staging/$1"; rm -rf "$dir" && mkdir -p "$dir" && echo "$dir"; }
 
-# check_libraries DIR: every ELF program and shared library under DIR/usr finds each library it links in
+# check_libraries DIR [PATH...]: every ELF program and shared library under DIR/usr (and the other PATHs
+# of DIR) finds each library it links in
 # DIR itself: the image's own dynamic loader lists them in a chroot of DIR (no ld.so.cache, as in the
 # image). A library found nowhere fails the build, naming it and who links it. The libraries a Python
 # wheel bundles (<package>.libs/, auditwheel's) are checked through the modules that load them.
 check_libraries() {
   local dir=$1 file magic lib missing=()
+  shift
   [ -f "$dir/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] || fail "check_libraries: $dir has no dynamic loader"
   while IFS= read -r -d '' file; do
     LC_ALL=C read -r -n 4 magic <"$dir/$file" 2>/dev/null || true
@@ -44,7 +46,7 @@ check_libraries() {
     # "lib => not found", or the loader's "error while loading shared libraries: lib: cannot open…"
     while read -r lib; do missing+=("/$file: $lib"); done < <(chroot "$dir" /usr/lib64/ld-linux-x86-64.so.2 --list "/$file" 2>&1 |
       sed -n -e 's/^\s*\(\S*\) => not found.*/\1/p' -e 's/.*error while loading shared libraries: \([^:]*\):.*/\1/p')
-  done < <(cd "$dir" && find usr -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) ! -path '*.libs/*' -print0)
+  done < <(cd "$dir" && find usr "$@" -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) ! -path '*.libs/*' -print0)
   [ ${#missing[@]} = 0 ] || fail "libraries not in the image: ${missing[*]}"
 }
 
