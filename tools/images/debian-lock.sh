@@ -25,7 +25,7 @@ source "$root/tools/setup/debian-version.sh"
 # shellcheck source=debian.sh
 source "$here/debian.sh"
 # resolve_pin's versions are the images' archive's, not the machine's
-served_versions() { debian_apt apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'; }
+served_versions() { debian_served_versions "$1"; }
 
 # a dpkg status in which the named packages are installed, with what they provide: apt then takes the
 # dependencies on them as met. Each is a version just above the newest served one, so that apt does not

@@ -28,6 +28,9 @@ debian_apt() {
 # the archive's package lists, fetched again
 debian_apt_update() { debian_apt apt-get update -qq >&2 || fail "apt-get update of tools/images/debian.sources failed"; }
 
+# the versions of package $1 the images' archive serves, one per line
+debian_served_versions() { debian_apt apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'; }
+
 # image_spec NAME: what tools/setup/debian-packages.txt puts into image NAME, its `image NAME:` lines and
 # the `image all:` ones, as one line of words (package, package=PIN, -package)
 image_spec() {
@@ -103,7 +106,7 @@ debs_download() {
 debs_unserved() {
   local spec
   for spec in "$@"; do
-    debian_apt apt-cache show "$spec" >/dev/null 2>&1 && continue
+    debian_served_versions "${spec%%=*}" | grep -qxF "${spec#*=}" && continue
     printf 'Debian no longer serves %s %s (tools/images/debian.lock): run tools/images/debian-lock.sh to lock what it serves now; if an image'"'"'s pinned package moved, change its pin in tools/setup/debian-packages.txt and the catalog'"'"'s tag with it (src/platform/catalog.ts)' "${spec%%=*}" "${spec#*=}"
     return
   done
