@@ -1,4 +1,4 @@
-# The images' Debian packages (sourced by lib.sh and debian-lock.sh; expects root, cache, fail).
+# The images' Debian packages (sourced by lib.sh and debian-lock.sh; expects root, cache, log, fail).
 # Every package an image holds is a line of tools/images/debian.lock, `package version sha256 images`:
 # an exact version of the archive of tools/images/debian.sources and the sha256 of its .deb. Its .deb is
 # downloaded once into $cache/debs/, checked against that sha256 and unpacked into the image's staging
