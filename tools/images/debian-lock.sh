@@ -75,6 +75,7 @@ declare -A version_of images_of
 mapfile -t images < <(image_names)
 for image in "${images[@]}"; do
   count=0
+  resolved=$(closure "$image") || exit 1
   while read -r name version; do
     if [ -n "${version_of[$name]:-}" ] && [ "${version_of[$name]}" != "$version" ]; then
       fail "$name resolves to ${version_of[$name]} for ${images_of[$name]} and to $version for $image"
@@ -82,7 +83,7 @@ for image in "${images[@]}"; do
     version_of[$name]=$version
     images_of[$name]=${images_of[$name]:+${images_of[$name]},}$image
     count=$((count + 1))
-  done < <(closure "$image")
+  done <<<"$resolved"
   log "$image: $count packages"
 done
 
