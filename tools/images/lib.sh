@@ -32,9 +32,8 @@ require_tag() {
 staging() { local dir="$images/staging/$1"; rm -rf "$dir" && mkdir -p "$dir" && echo "$dir"; }
 
 # check_libraries DIR [PATH...]: every ELF program and shared library under DIR/usr (and the other PATHs
-# of DIR) finds each library it links in
-# DIR itself: the image's own dynamic loader lists them in a chroot of DIR (no ld.so.cache, as in the
-# image). A library found nowhere fails the build, naming it and who links it. The libraries a Python
+# of DIR) finds each library it links in DIR itself: the image's own dynamic loader lists them in a chroot
+# of DIR (no ld.so.cache, as in the image). A library found nowhere fails the build, naming it and who links it. The libraries a Python
 # wheel bundles (<package>.libs/, auditwheel's) are checked through the modules that load them.
 check_libraries() {
   local dir=$1 file magic lib missing=()
