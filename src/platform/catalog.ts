@@ -42,7 +42,9 @@ export const releases: readonly Release[] = [
   },
   {
     // The first release whose every image exists on the real node (tools/images/, docs/real-node.md);
-    // a Debian source is pinned at the tag's upstream version in tools/setup/debian-packages.txt:
+    // a Debian source is pinned at the tag's upstream version (`image` lines of
+    // tools/setup/debian-packages.txt, exact versions in tools/images/debian.lock); each tag is its
+    // source's version (test/unit/setup/image-pins.test.ts):
     //   docker.io/library/postgres:15.20                        Debian bookworm postgresql-15 15.20
     //   quay.io/minio/minio:RELEASE.2026-02-12T20-18-48Z        Go module github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c
     //   docker.io/library/registry:2.8.2                        Debian docker-registry 2.8.2

@@ -8,53 +8,57 @@ bah() { buildah --root "$images/storage" --runroot "$images/runroot" --storage-d
 digest() { sha256sum | cut -c1-16; }
 # digest of the named files' contents (paths relative to the repository)
 files_digest() { (cd "$root" && sha256sum "$@") | digest; }
-# digest of the named host files' contents and paths (absolute paths)
-host_digest() { sha256sum "$@" | digest; }
 # the repository's files under the given paths (tracked or new, not ignored)
 tree_files() { git -C "$root" ls-files -co --exclude-standard -- "$@" | sort; }
 # the tag of an image reference (after the last colon)
 tag_of() { printf '%s' "${1##*:}"; }
 # shellcheck source=../setup/debian-version.sh
 source "$root/tools/setup/debian-version.sh"
-# the upstream part of an installed Debian package's version (upstream_of): 15.20-0+deb12u1 → 15.20
-debian_upstream() {
+# shellcheck source=debian.sh
+source "$root/tools/images/debian.sh"
+# debian_tag PACKAGE: the upstream part of its version in tools/images/debian.lock: 15.20-0+deb12u1 → 15.20
+debian_tag() {
   local version
-  version=$(dpkg-query -W -f '${Version}' "$1" 2>/dev/null) || fail "the Debian package $1 is not installed (tools/setup/debian-packages.txt)"
+  version=$(lock_version "$1")
+  [ -n "$version" ] || fail "the Debian package $1 is not in tools/images/debian.lock (tools/setup/debian-packages.txt, tools/images/debian-lock.sh)"
   upstream_of "$version"
 }
 # require_tag NAME REF VERSION: the reference's tag must say which software the image holds
 require_tag() {
   [ "$(tag_of "$2")" = "$3" ] ||
-    fail "$1: the reference $2 must be tagged $3 (the version this machine builds it from); change the catalog or the software"
+    fail "$1: the reference $2 must be tagged $3 (the version of the software it is built from); change the catalog or the pin"
 }
 
 staging() { local dir="$images/staging/$1"; rm -rf "$dir" && mkdir -p "$dir" && echo "$dir"; }
 
-# the shared libraries (and the dynamic loader) the named ELF files link, absolute paths, one per line;
-# a library ldd cannot find fails the build
-linked_libraries() {
-  local out
-  out=$(ldd "$@" 2>/dev/null | grep -v 'not a dynamic executable' || true)
-  if grep -q 'not found' <<<"$out"; then fail "unresolved libraries: $(grep 'not found' <<<"$out" | sort -u | tr -s ' \t\n' ' ')"; fi
-  awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}' <<<"$out" | sort -u
+# check_libraries DIR [PATH...]: every ELF program and shared library under DIR/usr (and the other PATHs
+# of DIR) finds each library it links in DIR itself: the image's own dynamic loader lists them in a chroot
+# of DIR (no ld.so.cache, as in the image). A library found nowhere fails the build, naming it and who links it. The libraries a Python
+# wheel bundles (<package>.libs/, auditwheel's) are checked through the modules that load them.
+check_libraries() {
+  local dir=$1 file magic lib missing=()
+  shift
+  [ -f "$dir/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] || fail "check_libraries: $dir has no dynamic loader"
+  while IFS= read -r -d '' file; do
+    LC_ALL=C read -r -n 4 magic <"$dir/$file" 2>/dev/null || true
+    [ "$magic" = $'\x7fELF' ] || continue
+    # "lib => not found", or the loader's "error while loading shared libraries: lib: cannot open…"
+    while read -r lib; do missing+=("/$file: $lib"); done < <(chroot "$dir" /usr/lib64/ld-linux-x86-64.so.2 --list "/$file" 2>&1 |
+      sed -n -e 's/^\s*\(\S*\) => not found.*/\1/p' -e 's/.*error while loading shared libraries: \([^:]*\):.*/\1/p')
+  done < <(cd "$dir" && find usr "$@" -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \) ! -path '*.libs/*' -print0)
+  [ ${#missing[@]} = 0 ] || fail "libraries not in the image: ${missing[*]}"
 }
 
-# copy_host DIR PATH...: host files (or directories) into DIR at the same paths, symlinks followed
-copy_host() {
-  local dir=$1 path
-  shift
-  for path in "$@"; do
-    mkdir -p "$dir$(dirname "$path")"
-    cp -rLT --preserve=mode,timestamps "$path" "$dir$path"
-  done
-}
-
-# copy_elf DIR FILE...: ELF files into DIR at the same paths, with every library they link
-copy_elf() {
-  local dir=$1
-  shift
-  # shellcheck disable=SC2046
-  copy_host "$dir" "$@" $(linked_libraries "$@")
+# ca_bundle DIR: DIR/etc/ssl/certs/ca-certificates.crt from the certificates of the ca-certificates
+# package unpacked in DIR, as its postinst makes it by default (every certificate, by name, each ending in
+# a newline); the certificate files and the package's update tool are then removed
+ca_bundle() {
+  local dir=$1 cert
+  [ -d "$dir/usr/share/ca-certificates" ] || fail "ca_bundle: ca-certificates is not unpacked in $dir"
+  mkdir -p "$dir/etc/ssl/certs"
+  (cd "$dir/usr/share/ca-certificates" && find . -type f -name '*.crt' -printf '%P\n' | LC_ALL=C sort) |
+    while read -r cert; do sed -e '$a\' "$dir/usr/share/ca-certificates/$cert"; done >"$dir/etc/ssl/certs/ca-certificates.crt"
+  rm -rf "$dir/usr/share/ca-certificates" "$dir/usr/sbin/update-ca-certificates" "$dir/etc/ca-certificates"
 }
 
 # base_files DIR "USER:UID:GID:HOME"...: /etc/passwd, /etc/group, a world-writable /tmp, each user's home
@@ -71,24 +75,6 @@ base_files() {
     printf '%s:x:%s:\n' "$name" "$gid" >>"$dir/etc/group"
     mkdir -p "$dir$home" && chown "$uid:$gid" "$dir$home"
   done
-}
-
-# shell_tools DIR TOOL...: bash as /bin/sh and /bin/bash plus the named programs from the host's PATH,
-# each at /usr/bin/<name> (Debian's usrmerge layout: /bin → usr/bin)
-shell_tools() {
-  local dir=$1 tool path
-  shift
-  mkdir -p "$dir/usr/bin" "$dir/usr/lib" "$dir/usr/lib64"
-  ln -sfn usr/bin "$dir/bin"
-  ln -sfn usr/lib "$dir/lib"
-  ln -sfn usr/lib64 "$dir/lib64"
-  for tool in bash "$@"; do
-    path=$(command -v "$tool") || fail "$tool is not installed on this machine"
-    cp -L "$path" "$dir/usr/bin/$tool"
-    # shellcheck disable=SC2046
-    copy_host "$dir" $(linked_libraries "$path")
-  done
-  ln -sfn bash "$dir/usr/bin/sh"
 }
 
 built=0

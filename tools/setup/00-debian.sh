@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# The Debian packages of tools/setup/debian-packages.txt (one per line, `#` comments say why each is
-# needed), with sudo when not root. An entry is `name` (any version: a tool the project runs) or
-# `name=PIN` (a package whose files go into an image: PIN is an upstream version, `newest`, or an
-# exact Debian version; tools/setup/debian-version.sh resolve_pin says which version each stands for).
-# A pinned package is brought to exactly that version, upgrading or downgrading what is installed, so
-# an image never depends on what the machine had before; a pin no apt source serves fails set-up in
-# one line naming the package and the pin. Pins are resolved from the local package lists; when
-# anything is to be installed, `apt-get update` runs first and they are resolved again.
+# The host's Debian packages of tools/setup/debian-packages.txt (one per line, `#` comments say why each
+# is needed), with sudo when not root: the programs this machine runs. An entry is `name` (any version)
+# or `name=PIN` (PIN is an upstream version, `newest`, or an exact Debian version;
+# tools/setup/debian-version.sh resolve_pin says which version each stands for). A pinned package is
+# brought to exactly that version, upgrading or downgrading what is installed; a pin no apt source serves
+# fails set-up in one line naming the package and the pin. Pins are resolved from the local package
+# lists; when anything is to be installed, `apt-get update` runs first and they are resolved again.
+# The `image NAME:` lines are the images' contents, never installed here (tools/images/debian.sh
+# downloads their exact .debs when the images are built).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=debian-version.sh
 source "$here/debian-version.sh"
 log() { printf '[tools/setup/debian] %s\n' "$*" >&2; }
 
-mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$here/debian-packages.txt")
+mapfile -t packages < <(sed -e '/^image[[:space:]]/d' -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$here/debian-packages.txt")
 installed_version() { dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | sed -n 's/^install ok installed //p'; }
 
 # what apt-get install needs to bring the host to the list (name or name=version), one per line;

@@ -5,7 +5,8 @@
 # Makefile sets. Each image holds what Argo's Dockerfile puts on distroless/static:
 # CA certificates, /etc/passwd (root, nonroot), /tmp, tzdata, /etc/nsswitch.conf and
 # /etc/ssh/ssh_known_hosts from the module's hack/, /etc/mime.types, the binary in /bin as
-# the entrypoint; the controller runs as uid 8737, argoexec as root (the `argoexec` target, not
+# the entrypoint (the CA bundle, tzdata and mime.types from Debian's ca-certificates, tzdata and media-types
+# at the versions of tools/images/debian.lock); the controller runs as uid 8737, argoexec as root (the `argoexec` target, not
 # `argoexec-nonroot`). argoexec needs nothing else: its init container copies it into the step
 # container's /var/run/argo as the emissary, which runs the step and saves its outputs.
 # The binaries are cached by version in $SLIPWAY_CACHE/bin/argo-<version>/.
@@ -67,14 +68,13 @@ argo_image() {
   require_tag "$name" "$image" "$version"
   binaries=$(argo_binaries "$version")
   module_dir=$(argo_module_dir "$version")
-  hash=$( (files_digest tools/images/lib.sh tools/images/argo/image.sh
-    host_digest "$binaries/$name" /etc/ssl/certs/ca-certificates.crt /etc/mime.types "$module_dir/hack/nsswitch.conf" \
-      "$module_dir/hack/ssh_known_hosts"; dpkg-query -W tzdata) | digest)
+  hash=$( (files_digest tools/images/lib.sh tools/images/debian.sh tools/images/argo/image.sh; lock_lines argo
+    cat "$binaries/$name" "$module_dir/hack/nsswitch.conf" "$module_dir/hack/ssh_known_hosts" | digest) | digest)
   if ! cached "$name" "$hash"; then
     log "$name: building $image"
     dir=$(staging "$name")
     base_files "$dir" nonroot:65532:65532:/home/nonroot
-    copy_host "$dir" /etc/ssl/certs/ca-certificates.crt /usr/share/zoneinfo /etc/mime.types
+    argo_debian_files "$dir" "$(staging "$name-debs")"
     mkdir -p "$dir/bin" "$dir/etc/ssh"
     cp "$module_dir/hack/nsswitch.conf" "$dir/etc/nsswitch.conf"
     cp "$module_dir/hack/ssh_known_hosts" "$dir/etc/ssh/ssh_known_hosts"
@@ -84,6 +84,19 @@ argo_image() {
       --env PATH=/usr/local/bin:/usr/bin:/bin --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
   fi
   echo "$image $ARCHIVE"
+}
+
+# argo_debian_files DIR SCRATCH: distroless/static's Debian files, from the lock's packages (`image argo:`
+# in tools/setup/debian-packages.txt) unpacked in SCRATCH: the CA bundle, zoneinfo, mime.types
+argo_debian_files() {
+  local dir=$1 unpacked=$2
+  debs_extract "$unpacked" argo
+  ca_bundle "$unpacked"
+  mkdir -p "$dir/etc/ssl/certs" "$dir/usr/share"
+  cp "$unpacked/etc/ssl/certs/ca-certificates.crt" "$dir/etc/ssl/certs/"
+  cp -a "$unpacked/usr/share/zoneinfo" "$dir/usr/share/"
+  cp "$unpacked/etc/mime.types" "$dir/etc/"
+  rm -rf "$unpacked"
 }
 
 workflow_controller_image() { argo_image workflow-controller "$1" 8737; }

@@ -1,27 +1,28 @@
 # shellcheck shell=bash
 # docker.io/library/postgres:<version>: Debian's PostgreSQL (postgresql-<major>, postgresql-client-<major>)
-# at Debian's paths, with the shared libraries it links, bash + the few tools its entrypoint uses, and
+# at Debian's paths with the packages of their libraries, bash and the tools its entrypoint uses
+# (coreutils, findutils, util-linux's setpriv, libc-bin's `locale` and C.utf8), tzdata: every .deb at the
+# exact version of tools/images/debian.lock (`image postgres:` in tools/setup/debian-packages.txt), plus
 # tools/images/postgres/docker-entrypoint.sh, which reproduces the official image's documented
 # behaviour (see its header). Image configuration as the official image's: PGDATA=/var/lib/postgresql/data,
 # the server binaries on PATH, STOPSIGNAL SIGINT, port 5432, user postgres = uid/gid 999, CMD postgres.
 # LANG is C.UTF-8 (UTF8 encoding like the official en_US.utf8, without a locale archive); no LLVM JIT.
 postgres_image() {
-  local image=$1 version major prefix programs hash dir
+  local image=$1 version major prefix hash dir
   major=$(tag_of "$image")
   major=${major%%.*}
-  version=$(debian_upstream "postgresql-$major")
+  version=$(debian_tag "postgresql-$major")
   require_tag postgres "$image" "$version"
-  [ "$(debian_upstream "postgresql-client-$major")" = "$version" ] ||
-    fail "postgres: postgresql-client-$major must be $version like postgresql-$major (apt-get install postgresql-client-$major)"
+  [ "$(debian_tag "postgresql-client-$major")" = "$version" ] ||
+    fail "postgres: postgresql-client-$major must be $version like postgresql-$major (tools/setup/debian-packages.txt)"
   prefix=/usr/lib/postgresql/$major
-  programs=$(postgres_programs "$prefix")
-  # shellcheck disable=SC2086
-  hash=$( (files_digest tools/images/lib.sh tools/images/postgres/image.sh tools/images/postgres/docker-entrypoint.sh
-    host_digest $programs $(linked_libraries $programs); dpkg-query -W tzdata) | digest)
+  hash=$( (files_digest tools/images/lib.sh tools/images/debian.sh tools/images/postgres/image.sh \
+    tools/images/postgres/docker-entrypoint.sh; lock_lines postgres) | digest)
   if ! cached postgres "$hash"; then
-    log "postgres: building $image from Debian's postgresql-$major $version"
+    log "postgres: building $image from Debian's postgresql-$major $(lock_version "postgresql-$major")"
     dir=$(staging postgres)
     postgres_rootfs "$dir" "$prefix" "$major"
+    check_libraries "$dir"
     commit_scratch "$image" "$ARCHIVE" "$dir" --entrypoint '["docker-entrypoint.sh"]' --cmd postgres \
       --env "PGDATA=/var/lib/postgresql/data" --env "PG_MAJOR=$major" --env "PG_VERSION=$version" \
       --env "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$prefix/bin" \
@@ -30,19 +31,14 @@ postgres_image() {
   echo "$image $ARCHIVE"
 }
 
-# the ELF files of the server and client (the LLVM JIT provider is left out: 100 MB of libLLVM)
-postgres_programs() {
-  find "$1/bin" "$1/lib" -type f \( -perm -u+x -o -name '*.so' \) ! -name 'llvmjit*' | sort
-}
-
 postgres_rootfs() {
   local dir=$1 prefix=$2 major=$3
+  debs_extract "$dir" postgres
   base_files "$dir" postgres:999:999:/var/lib/postgresql
-  shell_tools "$dir" id mkdir chmod chown find cat rm ls sleep setpriv locale
-  # shellcheck disable=SC2046
-  copy_elf "$dir" $(postgres_programs "$prefix")
-  copy_host "$dir" "/usr/share/postgresql/$major" /usr/share/zoneinfo /usr/lib/locale/C.utf8
-  rm -rf "$dir/usr/share/postgresql/$major/man"
+  # bash is /bin/sh, as the entrypoint is a bash script (Debian's dash is not in the image)
+  ln -sfn bash "$dir/usr/bin/sh"
+  # the LLVM JIT provider and its bitcode: libLLVM (100 MB) is left out of the image
+  rm -rf "$dir$prefix/lib/llvmjit"* "$dir$prefix/lib/bitcode" "$dir/usr/share/postgresql/$major/man"
   sed -ri "s!^#?(listen_addresses)\s*=\s*\S+.*!\1 = '*'!" "$dir/usr/share/postgresql/$major/postgresql.conf.sample"
   grep -F "listen_addresses = '*'" "$dir/usr/share/postgresql/$major/postgresql.conf.sample" >/dev/null ||
     fail "postgres: could not set listen_addresses in postgresql.conf.sample"

@@ -2,27 +2,28 @@
 # ghcr.io/slipway-dev/slipway: the project's Dockerfile, with build arguments for its base and for where
 # node_modules, web/dist and dist come from (all made on this machine, below).
 
-# The Slipway image's base: Node from the `node` npm package already in node_modules plus the shared
-# libraries it links (found by ldd), at /nodejs/bin/node as in distroless. Chosen over a debootstrapped
-# Debian because it needs no download, takes seconds, and its hash is the binary's and the libraries'.
+# The Slipway image's base: Node from the `node` npm package already in node_modules at /nodejs/bin/node
+# as in distroless, with the Debian packages of the libraries it links (libc6, libstdc++6, libgcc-s1 at
+# the versions of tools/images/debian.lock: `image slipway:` in tools/setup/debian-packages.txt).
+# Chosen over a debootstrapped Debian because it takes seconds; its hash is the binary's and the lock's.
 node_base() {
-  local node libs hash dir lib
+  local node hash dir
   node=$(readlink -f "$root/node_modules/node/bin/node")
-  libs=$(linked_libraries "$node")
-  # shellcheck disable=SC2086
-  hash=$(cat "$node" $libs | digest)
+  hash=$( (digest <"$node"; files_digest tools/images/lib.sh tools/images/debian.sh tools/images/slipway/image.sh
+    lock_lines slipway) | digest)
   NODE_BASE="localhost/slipway/node-base:$hash"
   KEEP_IMAGES+=("$NODE_BASE")
   bah inspect --type image "$NODE_BASE" >/dev/null 2>&1 && return
   log "node base: building $NODE_BASE"
   dir=$(staging node-base)
+  debs_extract "$dir" slipway
   mkdir -p "$dir/nodejs/bin" "$dir/etc" "$dir/tmp" "$dir/home/nonroot"
   chmod 1777 "$dir/tmp"
   cp "$node" "$dir/nodejs/bin/node"
-  for lib in $libs; do mkdir -p "$dir$(dirname "$lib")" && cp -L "$lib" "$dir$lib"; done
   printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$dir/etc/passwd"
   printf 'root:x:0:\nnonroot:x:65532:\n' >"$dir/etc/group"
   chown 65532:65532 "$dir/home/nonroot"
+  check_libraries "$dir" nodejs
   commit_scratch "$NODE_BASE" "" "$dir"
 }
 
