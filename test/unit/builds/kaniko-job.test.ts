@@ -1,6 +1,8 @@
 import type { V1Container, V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { defaultBuildahImage, defaultFetcherImage } from "../../../src/builds/config.ts";
+import { defaultBuildahImage, defaultFetcherImage, parseBuildsConfig } from "../../../src/builds/config.ts";
+import { renderKanikoJob } from "../../../src/builds/kaniko-job.ts";
+import { parseImageReference } from "../../../src/builds/naming.ts";
 import { combinations, renderSample, sampleBuild } from "../../support/builds/samples.ts";
 
 const storage = ["--root=/var/lib/buildah/storage", "--runroot=/var/lib/buildah/run", "--storage-driver=vfs"];
@@ -89,6 +91,38 @@ describe("the Kaniko Job", () => {
     });
     for (const step of [load, push]) expect(step?.securityContext?.runAsNonRoot).toBe(true);
     expect(pod?.initContainers?.[0]?.envFrom).toEqual([{ secretRef: { name: "s3-creds" } }]);
+  });
+
+  it("with per-build credentials (registry.scopedCredentials): Kaniko holds none; push holds the Job's own, never the registry's Secret", () => {
+    const config = parseBuildsConfig({
+      registry: {
+        url: "registry.example.com/ml",
+        credentialsSecret: "registry-creds",
+        scopedCredentials: { secret: "registry-creds", key: "build-credentials-key" },
+      },
+      storage: { type: "s3", s3: {} },
+    });
+    const job = renderKanikoJob({
+      build: sampleBuild(),
+      image: parseImageReference("registry.example.com/ml/ml/fraud-scorer:v1"),
+      artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
+      config,
+      namespace: "ml",
+    });
+    expect(JSON.stringify(job)).not.toContain("registry-creds");
+    const all = containers(job);
+    expect(all.kaniko?.args).toContain("--no-push");
+    const holders = Object.values(all)
+      .filter((c) => JSON.stringify(c).match(/registry-credentials|\/kaniko\/\.docker|authfile/))
+      .map((c) => c.name);
+    expect(holders).toEqual(["push"]);
+    expect(job.spec?.template.spec?.volumes).toContainEqual({
+      name: "registry-credentials",
+      secret: {
+        secretName: `${job.metadata?.name}-registry`,
+        items: [{ key: ".dockerconfigjson", path: "config.json" }],
+      },
+    });
   });
 
   it("without a credential, or with a Google key (buildah cannot push with one), Kaniko pushes itself", () => {
