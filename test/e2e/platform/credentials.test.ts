@@ -9,7 +9,7 @@ import { CoreV1Api, type KubernetesObject, type V1ConfigMap, type V1Secret } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
 import { keptForAnnotation } from "../../../src/platform/kept-data.ts";
-import { adminConfig } from "../../support/cluster.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
 import {
   cli,
   listComponents,
@@ -252,8 +252,12 @@ describe.sequential("a platform's credentials and wiring", () => {
       name: names.database,
       body: [{ op: "add", path: "/metadata/annotations", value: { [keptForAnnotation]: "slipway" } }],
     });
-    const resumed = await cli(namespace, "install", "--dev", "--timeout", "4m");
-    expect(resumed.code, resumed.stderr).toBe(0);
+    await eventually(
+      "the platform Running on the Secret kept for it",
+      () => readPlatform(namespace),
+      (p) => p.status?.phase === "Running",
+      240_000,
+    );
     const taken = await secretNamed(names.database);
     expect(taken?.metadata?.ownerReferences?.[0]).toMatchObject({
       kind: "Platform",
