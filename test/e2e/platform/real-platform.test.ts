@@ -298,6 +298,16 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
         );
       const [job, ...more] = await jobs();
       expect(more).toEqual([]);
+      // it pushed with a credential of its own (its repository only), never the platform user's
+      const pod = (
+        await adminConfig()
+          .makeApiClient(BatchV1Api)
+          .readNamespacedJob({ namespace, name: job ?? "" })
+      ).spec?.template.spec;
+      expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
+        `${job}-registry`,
+      );
+      expect(JSON.stringify(pod)).not.toContain(credentialSecrets("slipway").registry);
 
       await createImageBuild(namespace, "model-again", { ...built.spec });
       const reused = await waitForPhase(namespace, "model-again", "Succeeded", 120_000);

@@ -35,6 +35,9 @@ describe("the Kaniko Job", () => {
       "workspace",
       "registry-credentials",
       "storage-credentials",
+      "image",
+      "buildah-storage",
+      "registry-login",
     ]);
     expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
       "registry-creds",
@@ -125,12 +128,53 @@ describe("the Kaniko Job", () => {
     });
   });
 
-  it("without a credential, or with a Google key (buildah cannot push with one), Kaniko pushes itself", () => {
-    for (const combination of [
-      { registry: "docker", storage: "s3", credentials: false },
-      { registry: "google", storage: "s3", credentials: true },
-    ] as const) {
-      const pod = renderSample(combination).spec?.template.spec;
+  it("with a Google key: Kaniko builds without it; registry-login alone holds the key and leaves push an access token in memory", () => {
+    const job = renderSample({ registry: "google", storage: "s3", credentials: true });
+    const pod = job.spec?.template.spec;
+    expect(pod?.initContainers?.map((c) => c.name)).toEqual([
+      "fetch-artifact",
+      "kaniko",
+      "load",
+      "registry-login",
+    ]);
+    expect(pod?.containers.map((c) => c.name)).toEqual(["push"]);
+    const all = containers(job);
+    const keyHolders = Object.values(all)
+      .filter((c) => c.volumeMounts?.some((m) => m.name === "registry-credentials"))
+      .map((c) => c.name);
+    expect(keyHolders).toEqual(["registry-login"]);
+    expect(JSON.stringify(all.kaniko)).not.toMatch(
+      /GOOGLE_APPLICATION_CREDENTIALS|registry-credentials|registry-login/,
+    );
+    expect(all.kaniko?.args).toContain("--no-push");
+    const login = all["registry-login"];
+    expect(login?.image).toBe(defaultFetcherImage);
+    expect([...(login?.command ?? []), ...(login?.args ?? [])]).toEqual([
+      "/nodejs/bin/node",
+      "dist/builds/registry-login.js",
+      "--registry=europe-docker.pkg.dev",
+      "/secrets/registry/key.json",
+      "/login/config.json",
+    ]);
+    expect(login?.securityContext).toMatchObject({ runAsNonRoot: true, capabilities: { drop: ["ALL"] } });
+    expect(login?.volumeMounts).toContainEqual({ name: "registry-login", mountPath: "/login" });
+    // push reads the login's docker config where it reads a docker credential, and nothing else of it
+    expect(all.push?.args).toContain("--authfile=/secrets/registry/config.json");
+    expect(all.push?.volumeMounts).toContainEqual({
+      name: "registry-login",
+      mountPath: "/secrets/registry",
+      readOnly: true,
+    });
+    expect(pod?.volumes).toContainEqual({ name: "registry-login", emptyDir: { medium: "Memory" } });
+    expect(pod?.volumes).toContainEqual({
+      name: "registry-credentials",
+      secret: { secretName: "registry-creds", items: [{ key: "key.json", path: "key.json" }] },
+    });
+  });
+
+  it("without a credential (a registry that takes anonymous pushes), Kaniko pushes itself", () => {
+    for (const registry of ["docker", "google"] as const) {
+      const pod = renderSample({ registry, storage: "s3", credentials: false }).spec?.template.spec;
       expect(pod?.containers.map((c) => c.name)).toEqual(["kaniko"]);
       expect(pod?.containers[0]?.args).not.toContain("--no-push");
     }
