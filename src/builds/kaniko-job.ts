@@ -11,13 +11,7 @@
  * for an access token and leaves `push` a docker config with that token (user `oauth2accesstoken`) in
  * an in-memory emptyDir. Without a credential (a registry that takes anonymous pushes) Kaniko pushes itself.
  */
-import type {
-  V1Container,
-  V1Job,
-  V1SecurityContext,
-  V1Volume,
-  V1VolumeMount,
-} from "@kubernetes/client-node";
+import type { V1Container, V1Job, V1SecurityContext, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import {
   type BuildJobInput,
