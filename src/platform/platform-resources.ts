@@ -108,15 +108,16 @@ export class PlatformResources {
     if (refusals.length) return { refused: refusals.sort().join("; ") };
     await this.#once(platform, `provider/${name}`, () => client.apply(platformProvider(platform)));
     // a namespace's own builds override (one the Platform does not control) is left as it is; the
-    // Platform's own is brought up to date (an older one may lack what this release writes)
+    // Platform's own is kept as this release renders it (an older one lacks scopedCredentials), a hand
+    // edit of its data undone as the component controller undoes those of its children
     const override = platformBuildsOverride(platform);
     await this.#once(platform, `configmap/${override.metadata?.name}`, async () => {
       const live = await client.get<V1ConfigMap>(types.configMap, {
         namespace,
         name: override.metadata?.name ?? "",
       });
-      if (live && !controlledBy(live, platform)) return;
-      await client.apply(override);
+      if (!live) await client.apply(override);
+      else if (controlledBy(live, platform)) await client.apply(override, { force: true });
     });
     return undefined;
   }

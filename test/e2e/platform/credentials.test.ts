@@ -145,16 +145,26 @@ describe.sequential("a platform's credentials and wiring", () => {
     expect(status.stdout).toContain(`http://slipway-mlflow.${namespace}.svc:5000`);
   });
 
-  it("a restarted operator and a restarted platform keep every credential as it was", {
+  it("a restarted operator and a restarted platform keep every credential as it was, and bring the Platform's builds override up to date", {
     timeout: 300_000,
   }, async () => {
     const before = (await secrets()).map((s) => `${s.metadata?.name}@${s.metadata?.resourceVersion}`).sort();
+    // the override as an older release wrote it: no per-build credentials, build pods pushing as the platform's user
+    const override = { namespace, name: "slipway-builds" };
+    const current = (await core().readNamespacedConfigMap(override)).data?.["config.yaml"] ?? "";
+    const older = current.replace(/\n\s*scopedCredentials:\n(\s+(secret|key): .*\n)+/, "\n");
+    expect(older).not.toContain("scopedCredentials");
+    await core().patchNamespacedConfigMap({
+      ...override,
+      body: [{ op: "replace", path: "/data/config.yaml", value: older }],
+    });
     await operator.kill();
     operator = startOperator(namespace, { lean: true });
     const restart = await cli(namespace, "restart", "--timeout", "4m");
     expect(restart.code).toBe(0);
     const after = (await secrets()).map((s) => `${s.metadata?.name}@${s.metadata?.resourceVersion}`).sort();
     expect(after).toEqual(before);
+    expect((await core().readNamespacedConfigMap(override)).data?.["config.yaml"]).toBe(current);
   });
 
   it("uninstall --keep-data keeps the Secrets with the claims; the next install uses them", {
