@@ -11,6 +11,7 @@ import type { BuildAccess } from "./access.ts";
 import { artifactLimits } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import { BoundedMap } from "./bounded-map.ts";
+import { buildCredentialGrant, buildCredentialSecret } from "./build-credential.ts";
 import { type BuildJobInput, labels, timeoutSeconds } from "./build-job.ts";
 import { buildArgsSecretName, isCrossNamespace, ownsJob } from "./build-namespace.ts";
 import { slotHolder } from "./build-slots.ts";
@@ -22,6 +23,8 @@ import { renderKanikoJob } from "./kaniko-job.ts";
 import type { LocalBuilder } from "./local-builder.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 import { podSecretRefs } from "./redaction.ts";
+import { mintBuildCredential } from "./registry/build-credentials.ts";
+import { type BasicCredentials, CredentialsError } from "./registry/credentials.ts";
 import { types } from "./resource-types.ts";
 import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 
@@ -148,8 +151,10 @@ export class JobBackend implements BuildBackend {
   readonly #config: BuildsConfig;
   readonly #secrets: SecretReader;
   readonly #render: JobRenderer;
-  /** Why the API server refused a build's Job (a permanent 4xx): the build fails with that, once. */
-  readonly #rejected = new BoundedMap<string, string>(rejectionMemory);
+  /** Why a build's Job could not be made (a permanent 4xx, no credential to mint): the build fails with that, once. */
+  readonly #rejected = new BoundedMap<string, { reason: "Rejected" | "NoCredential"; message: string }>(
+    rejectionMemory,
+  );
 
   constructor(name: "kaniko" | "buildah", config: BuildsConfig, secrets: SecretReader) {
     this.name = name;
@@ -175,7 +180,7 @@ export class JobBackend implements BuildBackend {
     const rejected = job ? undefined : this.#rejected.get(rejectionKey(target.build));
     if (rejected !== undefined)
       return {
-        run: { state: "failed", attempts: 0, reason: "Rejected", message: rejected } as const,
+        run: { state: "failed", attempts: 0, ...rejected } as const,
         pending: false,
       };
     const pods = job
@@ -218,36 +223,70 @@ export class JobBackend implements BuildBackend {
     secretArgs: Record<string, string>,
   ): Promise<void> {
     if (run.state !== "absent") return;
-    const job = this.#render({
+    const input: BuildJobInput = {
       build: target.build,
       image: target.image,
       artifact: target.artifact,
       config: this.#config,
       namespace: target.namespace,
-    });
+    };
+    const job = this.#render(input);
     try {
-      await this.#create(target, context, job, secretArgs);
+      await this.#create(target, context, input, job, secretArgs);
     } catch (error) {
-      if (!permanentRefusal(error)) throw error;
-      this.#rejected.set(rejectionKey(target.build), error.message);
+      const reason = error instanceof CredentialsError ? "NoCredential" : "Rejected";
+      if (reason === "Rejected" && !permanentRefusal(error)) throw error;
+      this.#rejected.set(rejectionKey(target.build), { reason, message: (error as Error).message });
     }
+  }
+
+  /**
+   * The Job's own registry credential (registry.scopedCredentials), minted with the HMAC key of the
+   * Secret it names in the Job's namespace; undefined without scoped credentials. A missing Secret or
+   * key is a CredentialsError naming the field.
+   */
+  async #buildCredential(
+    target: RunTarget,
+    context: ReconcileContext,
+    input: BuildJobInput,
+  ): Promise<BasicCredentials | undefined> {
+    const scoped = this.#config.registry.scopedCredentials;
+    if (!scoped) return undefined;
+    const where = `registry.scopedCredentials: Secret ${scoped.secret} in namespace ${target.namespace}`;
+    let data: Record<string, string>;
+    try {
+      data = await this.#secrets.read(context.client, target.namespace, scoped.secret);
+    } catch (error) {
+      if (error instanceof SecretNotFoundError) throw new CredentialsError(`${where} not found`);
+      throw error;
+    }
+    const key = data[scoped.key];
+    if (!key) throw new CredentialsError(`${where} has no key ${scoped.key}`);
+    const credentials = mintBuildCredential(key, buildCredentialGrant(input, Math.floor(Date.now() / 1000)));
+    this.#secrets.keep(credentials.password);
+    return credentials;
   }
 
   async #create(
     target: RunTarget,
     context: ReconcileContext,
+    input: BuildJobInput,
     job: V1Job,
     secretArgs: Record<string, string>,
   ) {
-    if (!isCrossNamespace(target.build, target.namespace)) {
-      await context.client.apply(job);
-      return;
-    }
-    // the copy first, then owned by the Job, to go with it
-    const values = Object.keys(secretArgs).length > 0 ? secretArgs : undefined;
+    const credentials = await this.#buildCredential(target, context, input);
+    const values =
+      isCrossNamespace(target.build, target.namespace) && Object.keys(secretArgs).length > 0
+        ? secretArgs
+        : undefined;
+    const registry = target.image.registry;
+    // the Secrets first, then owned by the Job, to go with it
     if (values) await context.client.apply(secretArgsCopy(target, job, values));
+    if (credentials) await context.client.apply(buildCredentialSecret(job, registry, credentials));
     const created = await context.client.apply(job);
-    if (values) await context.client.apply(secretArgsCopy(target, job, values, created.metadata?.uid));
+    const uid = created.metadata?.uid;
+    if (values) await context.client.apply(secretArgsCopy(target, job, values, uid));
+    if (credentials) await context.client.apply(buildCredentialSecret(job, registry, credentials, uid));
   }
 
   /** Deletes the target's Job only if its build started it, or it has finished (a finished run harms no build). */

@@ -17,7 +17,13 @@ import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { artifactLimitExitCode } from "./artifact-limits.ts";
 import { type BlobUri, formatBlobUri } from "./blob-uri.ts";
-import { buildArgsSecretName, crossNamespaceTie, isCrossNamespace, jobNameFor } from "./build-namespace.ts";
+import {
+  buildArgsSecretName,
+  crossNamespaceTie,
+  isCrossNamespace,
+  jobNameFor,
+  registryCredentialsSecretName,
+} from "./build-namespace.ts";
 import { type ArtifactsConfig, type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 
@@ -150,15 +156,21 @@ export function fetcher(artifact: BlobUri, storage: StorageConfig, artifacts: Ar
 }
 
 /**
- * The Secret the build pod pushes with: in its own namespace the registry's credentials Secret; in
- * the shared build namespace the build's namespace's own push Secret (tenancy.namespaces.<ns>.pushSecret),
- * never the platform's credentials, which a Dockerfile's RUN step could read (Kaniko runs RUN steps
- * in the container that holds them).
+ * The Secret the build pod pushes with: with `registry.scopedCredentials` the Job's own per-build
+ * credential (minted by the operator for the build's repository: build-credential.ts), whatever the
+ * namespace; otherwise in its own namespace the registry's credentials Secret, and in the shared build
+ * namespace the build's namespace's own push Secret (tenancy.namespaces.<ns>.pushSecret), never the
+ * platform's credentials, which a Dockerfile's RUN step could read (Kaniko runs RUN steps in the
+ * container that holds them).
  */
 export function pushCredentialsSecret(
-  input: Pick<BuildJobInput, "build" | "config" | "namespace">,
+  input: Pick<BuildJobInput, "build" | "config" | "namespace" | "image">,
 ): string | undefined {
   const { build, config } = input;
+  if (config.registry.scopedCredentials)
+    return registryCredentialsSecretName(
+      jobNameFor(build, input.namespace, formatImageReference(input.image)),
+    );
   if (!isCrossNamespace(build, input.namespace)) return config.registry.credentialsSecret;
   return config.tenancy.namespaces[build.metadata.namespace ?? ""]?.pushSecret;
 }

@@ -75,3 +75,11 @@ export function tiedBuild(job: KubeObject): ObjectKey | undefined {
 export function buildArgsSecretName(jobName: string): string {
   return `${jobName}-args`;
 }
+
+/**
+ * The per-build registry credential of a Job (registry.scopedCredentials): a dockerconfigjson next to
+ * the Job, owned by it, mounted only into the steps that push.
+ */
+export function registryCredentialsSecretName(jobName: string): string {
+  return `${jobName}-registry`;
+}

@@ -163,11 +163,16 @@ export function archivePushSteps(
   input: BuildJobInput,
   archive: string,
   archiveMount: V1VolumeMount,
+  /** What `push` finds at registrySecretDir instead of the push Secret (a Google registry's login step's docker config). */
+  credentialVolume?: string,
 ): { load: V1Container; push: V1Container; storage: V1Volume } {
   const loadArgs = [...storageOptions(), "pull", "--quiet", `docker-archive:${archive}`];
+  const pushMounts = credentialVolume
+    ? [{ name: credentialVolume, mountPath: registrySecretDir, readOnly: true }]
+    : credentialMounts(input);
   return {
     load: buildahContainer("load", input, loadArgs, [{ ...archiveMount, readOnly: true }], []),
-    push: buildahContainer("push", input, pushArgs(input), credentialMounts(input), []),
+    push: buildahContainer("push", input, pushArgs(input), pushMounts, []),
     storage: { name: "buildah-storage", emptyDir: {} },
   };
 }

@@ -39,6 +39,18 @@ export const RegistryConfig = Fields({
   credentialsSecret: Type.Optional(SecretName),
   /** Plain HTTP (the in-cluster registry). */
   insecure: Type.Boolean({ default: false }),
+  /**
+   * docker, a registry whose token issuer takes per-build credentials (the platform's: docs/builds.md):
+   * each build pod pushes with a credential of its own, minted by the operator for its one repository
+   * (and pull on its base image's) until its timeout, instead of `credentialsSecret`, which the operator
+   * alone then uses. The Secret (in the Job's namespace) and key of the issuer's HMAC key.
+   */
+  scopedCredentials: Type.Optional(
+    Fields({
+      secret: SecretName,
+      key: Type.String({ minLength: 1, maxLength: 253, pattern: "^[-._a-zA-Z0-9]+$" }),
+    }),
+  ),
 });
 
 export const StorageConfig = Fields({
@@ -216,6 +228,10 @@ export function parseBuildsConfig(input: unknown): BuildsConfig {
   if (config.backend === "buildah" && config.registry.type === "google")
     throw new ConfigError(
       "builds configuration: registry.type: google is not supported by backend buildah (it pushes with a docker config Secret: use type docker, or backend kaniko)",
+    );
+  if (config.registry.type === "google" && config.registry.scopedCredentials)
+    throw new ConfigError(
+      "builds configuration: registry.scopedCredentials: only for registry.type docker (a registry whose token issuer takes them)",
     );
   if ((quantityValue(config.artifacts.maxBytes) ?? 0) < 1)
     throw new ConfigError("builds configuration: artifacts.maxBytes: must be at least 1 byte");

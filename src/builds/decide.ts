@@ -32,8 +32,9 @@ export type RunObservation =
       state: "failed";
       attempts: number;
       /** Rejected: the API server refused to create the run's Job (a permanent 4xx). */
+      /** NoCredential: the run's own registry credential could not be minted (registry.scopedCredentials). */
       /** ArtifactTooLarge: the fetch stopped at artifacts.maxBytes / maxObjects. */
-      reason: "OOMKilled" | "DeadlineExceeded" | "Error" | "Rejected" | "ArtifactTooLarge";
+      reason: "OOMKilled" | "DeadlineExceeded" | "Error" | "Rejected" | "NoCredential" | "ArtifactTooLarge";
       message: string;
     };
 
@@ -226,6 +227,12 @@ function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act
   if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
   if (run.reason === "Rejected")
     return fail(o, "JobRejected", `the API server refused the build's Job ${o.job.name}: ${run.message}`);
+  if (run.reason === "NoCredential")
+    return fail(
+      o,
+      "CredentialsRejected",
+      `no registry credential for the build's Job ${o.job.name}: ${run.message}`,
+    );
   if (run.reason === "ArtifactTooLarge") return fail(o, "ArtifactTooLarge", run.message);
   if (run.reason === "OOMKilled")
     return fail(

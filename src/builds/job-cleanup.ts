@@ -1,13 +1,18 @@
 /**
  * A deleted ImageBuild whose Job runs in another namespace (no owner reference can reach it): delete
- * that Job and the copy of the build's secret arguments, then remove the cleanup finalizer so the
+ * that Job, the copy of the build's secret arguments and its registry credential, then remove the cleanup finalizer so the
  * build goes. The pushed image stays.
  */
 import type { V1Job } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import { keyOf } from "../kube/keys.ts";
 import type { ReconcileContext } from "../kube/types.ts";
-import { buildArgsSecretName, jobCleanupFinalizer, ownerLabels } from "./build-namespace.ts";
+import {
+  buildArgsSecretName,
+  jobCleanupFinalizer,
+  ownerLabels,
+  registryCredentialsSecretName,
+} from "./build-namespace.ts";
 import { types } from "./resource-types.ts";
 
 /** The build's Jobs: from the cache, else (an operator not watching the build namespace) the one its status records. */
@@ -26,8 +31,9 @@ export async function deleteTiedJobs(build: ImageBuild, context: ReconcileContex
     const namespace = job.metadata?.namespace ?? "";
     const name = job.metadata?.name ?? "";
     await context.client.delete(types.job, { namespace, name }, { propagationPolicy: "Background" });
-    // owned by the Job, unless the build stopped between creating the copy and the Job
+    // owned by the Job, unless the build stopped between creating them and the Job
     await context.client.delete(types.secret, { namespace, name: buildArgsSecretName(name) });
+    await context.client.delete(types.secret, { namespace, name: registryCredentialsSecretName(name) });
   }
   await context.client.removeFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
   return undefined;

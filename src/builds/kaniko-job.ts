@@ -3,26 +3,23 @@
  * the blob store, Kaniko builds it. Pure: (build, config) → Job. The Job around the Kaniko container
  * is the shared one of build-job.ts.
  *
- * Kaniko runs the Dockerfile's RUN steps in its own container, so that container never holds a docker
- * push credential: with one, Kaniko builds with `--no-push --tar-path` into an emptyDir and the
- * buildah steps of buildah-job.ts (`archivePushSteps`: `load`, then `push`, no tenant code) push the
- * archive with it. Without a credential (a registry that takes anonymous pushes) Kaniko pushes itself.
- * A Google key (`registry.type: google`) is still Kaniko's own: buildah cannot push with it.
+ * Kaniko runs the Dockerfile's RUN steps in its own container, so that container never holds a push
+ * credential: with one, Kaniko builds with `--no-push --tar-path` into an emptyDir and the buildah
+ * steps of buildah-job.ts (`archivePushSteps`: `load`, then `push`, no tenant code) push the archive.
+ * `push` holds a docker credential itself; a Google service-account key (`registry.type: google`) is
+ * mounted into the step `registry-login` alone (Slipway's image: registry-login.ts), which exchanges it
+ * for an access token and leaves `push` a docker config with that token (user `oauth2accesstoken`) in
+ * an in-memory emptyDir. Without a credential (a registry that takes anonymous pushes) Kaniko pushes itself.
  */
-import type {
-  V1Container,
-  V1EnvVar,
-  V1Job,
-  V1SecurityContext,
-  V1Volume,
-  V1VolumeMount,
-} from "@kubernetes/client-node";
+import type { V1Container, V1Job, V1SecurityContext, V1Volume, V1VolumeMount } from "@kubernetes/client-node";
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import {
   type BuildJobInput,
   buildArgValues,
   buildResources,
   dockerfilePath,
+  fetcherCommand,
+  fetcherSecurityContext,
   pushCredentialsSecret,
   registryCredentialsVolume,
   registrySecretDir,
@@ -64,9 +61,34 @@ export const kanikoSecurityContext: V1SecurityContext = {
 
 export type KanikoJobInput = BuildJobInput;
 
-/** Does a separate step push (a docker credential, which Kaniko's RUN steps could read), not Kaniko? */
+/** Does a separate step push (a credential, which Kaniko's RUN steps could read), not Kaniko? */
 export function pushesSeparately(input: KanikoJobInput): boolean {
-  return input.config.registry.type === "docker" && pushCredentialsSecret(input) !== undefined;
+  return pushCredentialsSecret(input) !== undefined;
+}
+
+/** The in-memory emptyDir where `registry-login` leaves `push` the docker config of a Google registry. */
+const loginVolume = "registry-login";
+const loginDir = "/login";
+
+/**
+ * The step that turns a Google key into the docker config `push` uses (registry-login.ts), in
+ * Slipway's image as the artifact fetcher runs: non-root, no capabilities. The key is mounted here only.
+ */
+function registryLoginStep(input: KanikoJobInput): V1Container {
+  return {
+    name: "registry-login",
+    image: input.config.artifacts.fetcherImage,
+    command: [fetcherCommand[0] ?? "", "dist/builds/registry-login.js"],
+    workingDir: "/app",
+    args: [`--registry=${input.image.registry}`, `${registrySecretDir}/key.json`, `${loginDir}/config.json`],
+    env: [{ name: "HOME", value: "/tmp" }],
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    securityContext: fetcherSecurityContext,
+    volumeMounts: [
+      { name: "registry-credentials", mountPath: registrySecretDir, readOnly: true },
+      { name: loginVolume, mountPath: loginDir },
+    ],
+  };
 }
 
 /** The layer cache of the namespace's builds, under its own prefix: one namespace cannot feed another's builds layers. */
@@ -99,18 +121,8 @@ function kanikoArgs(input: KanikoJobInput): string[] {
   return [...args, ...config.kaniko.extraArgs];
 }
 
-/** Where Kaniko finds a Google key it pushes with; a docker credential is never Kaniko's (pushesSeparately). */
-function registryCredentials(input: KanikoJobInput): { mounts: V1VolumeMount[]; env: V1EnvVar[] } {
-  if (input.config.registry.type !== "google" || !pushCredentialsSecret(input))
-    return { mounts: [], env: [] };
-  return {
-    mounts: [{ name: "registry-credentials", mountPath: registrySecretDir, readOnly: true }],
-    env: [{ name: "GOOGLE_APPLICATION_CREDENTIALS", value: `${registrySecretDir}/key.json` }],
-  };
-}
-
-/** The pod's volumes (workspace, credentials, base-image cache) and those the Kaniko container mounts. */
-function podVolumes(input: KanikoJobInput, registryMounts: V1VolumeMount[]) {
+/** The pod's volumes (workspace, credentials, base-image cache) and those the Kaniko container mounts (never a credential). */
+function podVolumes(input: KanikoJobInput) {
   const { config } = input;
   const volumes: V1Volume[] = [{ name: "workspace", emptyDir: {} }];
   for (const volume of [
@@ -118,7 +130,7 @@ function podVolumes(input: KanikoJobInput, registryMounts: V1VolumeMount[]) {
     config.storage && storageCredentialsVolume(config.storage),
   ])
     if (volume) volumes.push(volume);
-  const kanikoMounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }, ...registryMounts];
+  const kanikoMounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }];
   if (config.kaniko.cache.enabled && config.kaniko.cache.volumeClaim) {
     volumes.push({
       name: "builder-cache",
@@ -132,9 +144,8 @@ function podVolumes(input: KanikoJobInput, registryMounts: V1VolumeMount[]) {
 export function renderKanikoJob(input: KanikoJobInput): V1Job {
   const { build, config } = input;
   if (!config.storage) throw new Error("renderKanikoJob: no blob store configured");
-  const registry = registryCredentials(input);
-  const { volumes, kanikoMounts } = podVolumes(input, registry.mounts);
-  const env = [...registry.env, ...secretBuildArgEnv(input)];
+  const { volumes, kanikoMounts } = podVolumes(input);
+  const env = secretBuildArgEnv(input);
   const kaniko: V1Container = {
     name: "kaniko",
     image: config.kaniko.image,
@@ -148,10 +159,21 @@ export function renderKanikoJob(input: KanikoJobInput): V1Job {
   if (!pushesSeparately(input))
     return renderBuildJob(input, { initContainers: [], containers: [kaniko], volumes });
   const archiveMount = { name: "image", mountPath: imageDir };
-  const { load, push, storage } = archivePushSteps(input, imageArchive, archiveMount);
+  const google = config.registry.type === "google";
+  const { load, push, storage } = archivePushSteps(
+    input,
+    imageArchive,
+    archiveMount,
+    google ? loginVolume : undefined,
+  );
+  const login: V1Volume[] = google ? [{ name: loginVolume, emptyDir: { medium: "Memory" } }] : [];
   return renderBuildJob(input, {
-    initContainers: [{ ...kaniko, volumeMounts: [...kanikoMounts, archiveMount] }, load],
+    initContainers: [
+      { ...kaniko, volumeMounts: [...kanikoMounts, archiveMount] },
+      load,
+      ...(google ? [registryLoginStep(input)] : []),
+    ],
     containers: [push],
-    volumes: [...volumes, { name: archiveMount.name, emptyDir: {} }, storage],
+    volumes: [...volumes, { name: archiveMount.name, emptyDir: {} }, storage, ...login],
   });
 }

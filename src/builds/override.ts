@@ -98,6 +98,8 @@ export interface VouchedHosts {
   registryHost: string;
   /** host[:port] of the owner's object-store endpoints. */
   storageHosts: string[];
+  /** host[:port] of the owner registry's token issuer (its Bearer realm), where the registry credentials may go. */
+  tokenRealmHosts?: string[];
 }
 
 /** An owner reference that claims to vouch for the override but is not trusted, and why (said in a refusal). */
@@ -110,8 +112,8 @@ export type Vouching = VouchedHosts | UntrustedOwner;
 
 /**
  * The operator's configuration as it applies to an override whose owner vouches for `vouched`: as if
- * it granted the namespace `registryOverride` (only when the override's registry is on the vouched
- * host) and listed the vouched storage hosts in `tenancy.allowedHosts`. Anything else the override
+ * it granted the namespace `registryOverride` and listed the registry's token realm hosts (only when
+ * the override's registry is on the vouched host) and the vouched storage hosts in `tenancy.allowedHosts`. Anything else the override
  * names is judged by the ordinary rules.
  */
 export function vouchedConfig(
@@ -130,7 +132,11 @@ export function vouchedConfig(
         [namespace]: { ...base.tenancy.namespaces[namespace], registryOverride: true },
       }
     : base.tenancy.namespaces;
-  const allowedHosts = [...base.tenancy.allowedHosts, ...vouched.storageHosts];
+  const allowedHosts = [
+    ...base.tenancy.allowedHosts,
+    ...vouched.storageHosts,
+    ...(onVouchedHost ? (vouched.tokenRealmHosts ?? []) : []),
+  ];
   return { ...base, tenancy: { ...base.tenancy, allowedHosts, namespaces } };
 }
 

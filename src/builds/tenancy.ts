@@ -122,13 +122,17 @@ export function resourcesRefusal(
 }
 
 /**
- * Why a build in the shared build namespace cannot push: the registry takes credentials and the
- * platform names no push Secret of the build's namespace (its own credentials Secret is never
+ * Why a build in the shared build namespace cannot push: the registry takes credentials, mints no
+ * per-build ones (registry.scopedCredentials) and the platform names no push Secret of the build's namespace (its own credentials Secret is never
  * mounted into a build pod there, where a Dockerfile could read it); undefined when it can.
  */
 export function pushSecretRefusal(config: BuildsConfig, namespace: string): string | undefined {
   if (!config.buildNamespace || config.buildNamespace === namespace) return undefined;
-  if (!config.registry.credentialsSecret || config.tenancy.namespaces[namespace]?.pushSecret)
+  if (
+    !config.registry.credentialsSecret ||
+    config.registry.scopedCredentials ||
+    config.tenancy.namespaces[namespace]?.pushSecret
+  )
     return undefined;
   return `tenancy.namespaces.${namespace}.pushSecret: builds of namespace ${namespace} run in the shared namespace ${config.buildNamespace} and push with that namespace's own Secret there, and none is named (the platform's ${config.registry.credentialsSecret} is never mounted into a build pod)`;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { limitFlags, parseLimits, type ServerLimits } from "../server/limits/config.ts";
+import type { IssuerSettings } from "../server/registry-token/issuer.ts";
 import { loadKubeConfig } from "./kubeconfig.ts";
 import { UserError } from "./run.ts";
 
@@ -22,6 +23,7 @@ interface ServerFlags {
   uiOnly?: boolean;
   trustProxy?: string;
   hsts?: boolean;
+  registryTokenDir?: string;
 }
 
 /**
@@ -54,9 +56,19 @@ async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits,
   // loaded on use: the server and its routes are heavy and other commands do not need them
   const { buildServer } = await import("../server/app.ts");
   const { releaseCatalog } = await import("../platform/version-change.ts");
+  const platform = { namespace: flags.namespace, name: flags.platform };
+  let registryToken: IssuerSettings | undefined;
+  if (flags.registryTokenDir) {
+    const { issuerSettingsFromDir } = await import("../server/registry-token/settings.ts");
+    try {
+      registryToken = issuerSettingsFromDir(flags.registryTokenDir, platform);
+    } catch (error) {
+      throw new UserError((error as Error).message);
+    }
+  }
   return buildServer({
     kubeConfig: loadKubeConfig(flags),
-    platform: { namespace: flags.namespace, name: flags.platform },
+    platform,
     releases: releaseCatalog,
     webRoot: flags.webRoot,
     logLevel: flags.logLevel,
@@ -64,6 +76,7 @@ async function apiServer(flags: ServerFlags & Partial<Record<keyof ServerLimits,
     limits,
     ...(flags.hsts ? { hsts: true } : {}),
     ...(flags.trustProxy ? { trustProxy: parseTrustProxy(flags.trustProxy) } : {}),
+    ...(registryToken ? { registryToken } : {}),
   });
 }
 
@@ -103,6 +116,10 @@ export function registerServerCommand(program: Command): void {
       "proxies (comma-separated addresses or CIDRs) whose X-Forwarded-For names the client",
     )
     .option("--hsts", "served over HTTPS (behind a TLS Ingress): send Strict-Transport-Security")
+    .option(
+      "--registry-token-dir <dir>",
+      "issue the platform registry's tokens at /registry/token, with the keys of its registry credentials Secret mounted here (one directory per key)",
+    )
     .action(async (flags: ServerFlags) => {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -1,9 +1,9 @@
 /**
  * How ImageBuilds in a platform's namespace reach its registry and object store (pure): the builds
  * area's per-namespace override ConfigMap (src/builds/override.ts), written by the platform with its
- * registry (htpasswd credentials) and object store, merged by the operator over its own builds
- * configuration; and what a Platform vouches for in an override it controls (its own registry and
- * object store hosts), which the builds operator allows without a tenancy grant. Nothing in the
+ * registry (the platform user's credentials for the operator, per-build ones for build pods) and
+ * object store, merged by the operator over its own builds configuration; and what a Platform vouches
+ * for in an override it controls (its own registry, its token issuer and object store hosts), which the builds operator allows without a tenancy grant. Nothing in the
  * builds area knows about platforms: the operator hands it platformBuildsVoucher.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
@@ -14,9 +14,10 @@ import { endpointHost } from "../builds/tenancy.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { stringifyYaml as stringify } from "../kube/yaml.ts";
 import { labels } from "./component-objects.ts";
-import { credentialSecrets, registryHost } from "./credentials.ts";
+import { credentialKeys, credentialSecrets, registryHost } from "./credentials.ts";
 import { serviceName } from "./names.ts";
 import { controlledBy, platformReference, referencedPlatform } from "./platform-owner.ts";
+import { registryTokenSettings } from "./registry-token.ts";
 import { types } from "./resource-types.ts";
 
 /** The builds configuration fields the platform provides (registry and storage: all a namespace may set). */
@@ -26,8 +27,10 @@ export function platformBuildsConfig(platform: string, namespace: string) {
     registry: {
       type: "docker",
       url: registryHost(platform, namespace),
+      // the operator's (image checks); build pods get a credential of their own
       credentialsSecret: secrets.registry,
       insecure: true,
+      scopedCredentials: { secret: secrets.registry, key: credentialKeys.registry.buildCredentialsKey },
     },
     storage: {
       type: "s3",
@@ -79,7 +82,12 @@ export function platformVouchedHosts(
       untrusted: `its controller reference names Platform ${reference.name} with uid ${reference.uid}, not that Platform's`,
     };
   const config = platformBuildsConfig(platform.metadata.name ?? "", platform.metadata.namespace ?? "");
-  return { registryHost: config.registry.url, storageHosts: [endpointHost(config.storage.s3.endpoint)] };
+  const realm = registryTokenSettings(platform.metadata.name ?? "", platform.metadata.namespace ?? "").realm;
+  return {
+    registryHost: config.registry.url,
+    storageHosts: [endpointHost(config.storage.s3.endpoint)],
+    tokenRealmHosts: [endpointHost(realm)],
+  };
 }
 
 /** What the operator hands the builds controller: a Platform controlling a namespace's override vouches for it. */

@@ -3,10 +3,17 @@
  * dependencies) and how it is started, each per the documented contract of the image it runs (the
  * comment above each entry cites it). Credentials reach the services only by secretKeyRef.
  */
+import { dirname } from "node:path";
 import type { ComponentName } from "../apis/platform/schemas.ts";
 import type { Release } from "./catalog.ts";
 import { credentialKeys, credentialSecrets } from "./credentials.ts";
 import { serviceName } from "./names.ts";
+import {
+  issuerMounts,
+  registryRootBundle,
+  registryTokenDir,
+  registryTokenSettings,
+} from "./registry-token.ts";
 import { workflowControllerConfigMap, workflowControllerConfigMapName } from "./workflow-engine.ts";
 import { workflowImages } from "./workflow-images.ts";
 
@@ -141,26 +148,36 @@ export const catalog: readonly CatalogComponent[] = [
     dependsOn: [],
   },
   // https://distribution.github.io/distribution/about/configuration/ ("Override specific
-  // configuration options": REGISTRY_<section>_<key>; "auth: htpasswd": bcrypt entries only, realm,
-  // path), storage at /var/lib/registry, :5000; deletes stay off (the default: nothing deletes
-  // images). `/` answers 200 without authentication (the registry's own health route for balancers).
+  // configuration options": REGISTRY_<section>_<key>; "auth: token": realm, service, issuer,
+  // rootcertbundle, all required), https://distribution.github.io/distribution/spec/auth/token/ (the
+  // client gets a Bearer token from the realm, which the registry checks: signed by a key whose
+  // certificate chains to the root bundle, `iss` = issuer, `aud` = service, within `exp`/`nbf`; the
+  // `access` claim decides each repository action) and /spec/auth/jwt/. The issuer is the api-server
+  // (registry-token.ts); only its certificate is mounted here. Storage at /var/lib/registry, :5000;
+  // deletes stay off (the default: nothing deletes images). `/` answers 200 without authentication
+  // (the registry's own health route for balancers).
   {
     name: "registry",
     workload: "Deployment",
     port: { name: "registry", port: 5000 },
     readinessPath: "/",
     livenessPath: "/",
-    env: () => [
-      { name: "REGISTRY_AUTH", value: "htpasswd" },
-      { name: "REGISTRY_AUTH_HTPASSWD_REALM", value: "Slipway registry" },
-      { name: "REGISTRY_AUTH_HTPASSWD_PATH", value: "/auth/htpasswd" },
-    ],
+    env: ({ platform, namespace }) => {
+      const token = registryTokenSettings(platform, namespace);
+      return [
+        { name: "REGISTRY_AUTH", value: "token" },
+        { name: "REGISTRY_AUTH_TOKEN_REALM", value: token.realm },
+        { name: "REGISTRY_AUTH_TOKEN_SERVICE", value: token.service },
+        { name: "REGISTRY_AUTH_TOKEN_ISSUER", value: token.issuer },
+        { name: "REGISTRY_AUTH_TOKEN_ROOTCERTBUNDLE", value: registryRootBundle },
+      ];
+    },
     secretMounts: ({ platform }) => [
       {
-        name: "htpasswd",
+        name: "token-certificate",
         secretName: credentialSecrets(platform).registry,
-        key: credentialKeys.registry.htpasswd,
-        mountPath: "/auth",
+        key: credentialKeys.registry.tokenCertificate,
+        mountPath: dirname(registryRootBundle),
       },
     ],
     volume: { name: "registry", mountPath: "/var/lib/registry", sizeField: "registrySize" },
@@ -246,6 +263,7 @@ export const catalog: readonly CatalogComponent[] = [
   // `slipway server` (src/cli/server.ts): --host 0.0.0.0 in a pod (loopback is the default), the
   // Platform it serves by --namespace/--platform; /healthz. Its ServiceAccount reviews tokens.
   // --trust-proxy: behind the Ingress the client is in X-Forwarded-For (its failure allowance).
+  // --registry-token-dir: it issues the registry's tokens (registry-token.ts), from the keys mounted there.
   {
     name: "api-server",
     workload: "Deployment",
@@ -263,8 +281,11 @@ export const catalog: readonly CatalogComponent[] = [
       "--platform",
       platform,
       ...(trustedProxies?.length ? ["--trust-proxy", trustedProxies.join(",")] : []),
+      "--registry-token-dir",
+      registryTokenDir,
     ],
     env: () => [],
+    secretMounts: ({ platform }) => issuerMounts(platform),
     volume: { name: "builder-cache", mountPath: "/cache", sizeField: "builderCacheSize" },
     endpoint: httpEndpoint("api-server", 8080),
     ingressPath: "/api",

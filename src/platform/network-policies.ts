@@ -49,9 +49,13 @@ export const operatorPods: NetworkPolicyPeer = {
   },
 };
 
-/** Pods of the platform's namespace that are no Component's but use these components. */
+/**
+ * Pods of the platform's namespace that are no Component's but use these components. The registry's
+ * clients get their tokens from the api-server (src/platform/registry-token.ts), so they reach it too.
+ */
 const workloadPeers: Partial<Record<ComponentName, NetworkPolicyPeer[]>> = {
   registry: [buildPods, operatorPods],
+  "api-server": [buildPods, operatorPods],
   "object-store": [buildPods, pipelineStepPods, operatorPods],
   mlflow: [pipelineStepPods],
 };

@@ -18,6 +18,9 @@ import { types } from "./resource-types.ts";
 /** Held while Components are torn down in reverse dependency order. */
 export const teardownFinalizer = "platform.slipway.dev/ordered-teardown";
 
+/** How soon a Platform failed on a credential Secret that is not its own looks at it again. */
+const credentialRecheckMs = 30_000;
+
 type PlatformStatus = NonNullable<PlatformResource["status"]>;
 type Writer = StatusWriter<PlatformStatus>;
 
@@ -53,7 +56,16 @@ async function reconcilePlatform(deps: PlatformDeps, key: ObjectKey, context: Re
   const namespace = key.namespace ?? "";
   const desired = release ? renderComponents(key.name, namespace, platform.spec, release, deps.render) : [];
   // the Secrets exist before any workload naming them; the Provider comes with the platform
-  if (!deleting) await deps.resources.ensure(client, platform);
+  const refused = deleting ? undefined : await deps.resources.ensure(client, platform);
+  if (refused) {
+    // nothing runs on a credential that is not the platform's; Secrets are not watched: look again
+    const { requeueAfterMs } = await writeStatus(writer, context, platform, {
+      phase: "Failed",
+      message: refused.refused,
+      reason: "CredentialNotOwned",
+    });
+    return { requeueAfterMs: soonerRequeue(requeueAfterMs, credentialRecheckMs) ?? credentialRecheckMs };
+  }
   const plan = planPlatform({
     targetVersion,
     stopped: platform.spec.stopped ?? false,

@@ -14,6 +14,8 @@ import { namespaceRoutes } from "./namespaces/routes.ts";
 import { pipelineRoutes } from "./pipelines/routes.ts";
 import type { PlatformKey } from "./platform/platforms.ts";
 import { platformRoutes } from "./platform/routes.ts";
+import type { IssuerSettings } from "./registry-token/issuer.ts";
+import { registryTokenRoute } from "./registry-token/route.ts";
 import { setUpEventStreams } from "./sse.ts";
 
 export interface ServerOptions {
@@ -36,7 +38,7 @@ export interface ServerOptions {
   limits?: Partial<ServerLimits>;
   /** How bearer tokens are checked (default: TokenReview as `kubeConfig`); tests front it to count reviews. */
   reviewToken?: TokenReviewer;
-  /** The clock the token cache's TTL is read by (default Date.now); tests step it instead of waiting. */
+  /** The clock the token cache's TTL and registry tokens are read by (default Date.now); tests step it instead of waiting. */
   now?: () => number;
   /**
    * Proxies whose `X-Forwarded-For` names the client (addresses or CIDRs, as Fastify's trustProxy):
@@ -45,6 +47,8 @@ export interface ServerOptions {
   trustProxy?: string[];
   /** Served to browsers over HTTPS (behind a TLS Ingress): every reply says Strict-Transport-Security. */
   hsts?: boolean;
+  /** Issue the platform registry's tokens at /registry/token (registry-token/issuer.ts). */
+  registryToken?: IssuerSettings;
 }
 
 const apiPrefix = "/api/v1";
@@ -171,6 +175,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     { prefix: apiPrefix },
   );
 
+  if (options.registryToken)
+    registryTokenRoute(app, options.registryToken, () => new Date((options.now ?? Date.now)()));
   await serveWebUi(app, options.webRoot);
   return app;
 }

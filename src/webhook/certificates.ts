@@ -89,6 +89,32 @@ export async function issueServingCertificate(
   };
 }
 
+/**
+ * A P-256 key and a self-signed certificate of it, valid `lifetimeDays` from `now`: a signing
+ * identity whose certificate is its own trust root (the platform registry's token issuer: the
+ * registry verifies a token's `x5c` against a bundle holding this certificate).
+ */
+export async function issueSelfSignedCertificate(
+  commonName: string,
+  now: Date,
+  lifetimeDays: number,
+): Promise<{ certPem: string; keyPem: string }> {
+  const x509 = await x509Library();
+  const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+    "sign",
+    "verify",
+  ])) as webcrypto.CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: `CN=${commonName}`,
+    keys,
+    notBefore: new Date(now.getTime() - 5 * 60_000),
+    notAfter: new Date(now.getTime() + lifetimeDays * dayMs),
+    signingAlgorithm,
+    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+  });
+  return { certPem: cert.toString("pem"), keyPem: await pkcs8Pem(keys.privateKey) };
+}
+
 /** What decides a rotation, read from a serving certificate. */
 export interface CertificateFacts {
   notBefore: Date;

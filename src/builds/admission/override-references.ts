@@ -14,6 +14,7 @@ import { overrideConfigMapName, overrideKey } from "../override.ts";
 /** Where under `config.yaml` the override names a Secret of its namespace. */
 export const overrideSecretPaths = [
   ["registry", "credentialsSecret"],
+  ["registry", "scopedCredentials", "secret"],
   ["storage", "s3", "credentialsSecret"],
   ["storage", "gcs", "credentialsSecret"],
 ] as const;

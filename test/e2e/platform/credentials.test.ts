@@ -4,11 +4,12 @@
  * `uninstall --keep-data` and found again by the next install; the workflow engine's Provider named
  * in the status; the builds override of its namespace; each component's endpoint.
  */
-import type { KubernetesObject, V1ConfigMap, V1Secret } from "@kubernetes/client-node";
-import bcrypt from "bcryptjs";
+import { createPrivateKey, createPublicKey, X509Certificate } from "node:crypto";
+import { CoreV1Api, type KubernetesObject, type V1ConfigMap, type V1Secret } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
 import { keptForAnnotation } from "../../../src/platform/kept-data.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
 import {
   cli,
   listComponents,
@@ -23,6 +24,7 @@ let namespace: string;
 let removeNamespace: () => Promise<void>;
 let operator: OperatorProcess;
 const names = credentialSecrets("slipway");
+const core = () => adminConfig().makeApiClient(CoreV1Api);
 
 beforeAll(async () => {
   ({ name: namespace, remove: removeNamespace } = await suiteNamespace("cred"));
@@ -82,18 +84,26 @@ describe.sequential("a platform's credentials and wiring", () => {
     const registry = found.find((s) => s.metadata?.name === names.registry);
     expect(registry?.type).toBe("kubernetes.io/dockerconfigjson");
     const password = decode(registry, "password");
-    const [user, hash] = decode(registry, "htpasswd").trim().split(":");
-    expect(user).toBe("slipway");
-    expect(bcrypt.compareSync(password, hash ?? "")).toBe(true);
+    expect(decode(registry, "username")).toBe("slipway");
     const auths = JSON.parse(decode(registry, ".dockerconfigjson")).auths;
     expect(auths[`slipway-registry.${namespace}.svc:5000`]).toMatchObject({ username: "slipway", password });
+    // the registry's token issuer: its key, the certificate the registry trusts, the per-build HMAC key
+    const signingKey = createPrivateKey(decode(registry, "token-signing-key"));
+    const certificate = new X509Certificate(decode(registry, "token-certificate"));
+    expect(certificate.publicKey.export({ type: "spki", format: "pem" })).toBe(
+      createPublicKey(signingKey).export({ type: "spki", format: "pem" }),
+    );
+    expect(decode(registry, "build-credentials-key")).toMatch(/^[0-9a-f]{64}$/);
+    expect(decode(registry, "htpasswd")).toBe("");
 
     passwords = {
       database: decode(await secretNamed(names.database), "password"),
       objectStore: decode(await secretNamed(names.objectStore), "AWS_SECRET_ACCESS_KEY"),
       registry: password,
+      tokenSigningKey: decode(registry, "token-signing-key").split("\n")[1] ?? "",
+      buildCredentialsKey: decode(registry, "build-credentials-key"),
     };
-    expect(new Set(Object.values(passwords)).size).toBe(3);
+    expect(new Set(Object.values(passwords)).size).toBe(5);
     const text = await visibleText();
     for (const [name, value] of Object.entries(passwords)) {
       expect(value.length, name).toBeGreaterThanOrEqual(32);
@@ -123,6 +133,10 @@ describe.sequential("a platform's credentials and wiring", () => {
     const builds = configMaps.find((c) => c.metadata?.name === "slipway-builds");
     expect(builds?.data?.["config.yaml"]).toContain(`url: slipway-registry.${namespace}.svc:5000`);
     expect(builds?.data?.["config.yaml"]).toContain(`credentialsSecret: ${names.registry}`);
+    // build pods push with per-build credentials minted with the HMAC key of that Secret
+    expect(builds?.data?.["config.yaml"]).toMatch(
+      new RegExp(`scopedCredentials:\\s+secret: ${names.registry}\\s+key: build-credentials-key`),
+    );
     const argo = configMaps.find((c) => c.metadata?.name === "slipway-workflow-controller-configmap");
     expect(argo?.data?.artifactRepository).toContain(`name: ${names.objectStore}`);
 
@@ -131,16 +145,26 @@ describe.sequential("a platform's credentials and wiring", () => {
     expect(status.stdout).toContain(`http://slipway-mlflow.${namespace}.svc:5000`);
   });
 
-  it("a restarted operator and a restarted platform keep every credential as it was", {
+  it("a restarted operator and a restarted platform keep every credential as it was, and bring the Platform's builds override up to date", {
     timeout: 300_000,
   }, async () => {
     const before = (await secrets()).map((s) => `${s.metadata?.name}@${s.metadata?.resourceVersion}`).sort();
+    // the override as an older release wrote it: no per-build credentials, build pods pushing as the platform's user
+    const override = { namespace, name: "slipway-builds" };
+    const current = (await core().readNamespacedConfigMap(override)).data?.["config.yaml"] ?? "";
+    const older = current.replace(/\n\s*scopedCredentials:\n(\s+(secret|key): .*\n)+/, "\n");
+    expect(older).not.toContain("scopedCredentials");
+    await core().patchNamespacedConfigMap({
+      ...override,
+      body: [{ op: "replace", path: "/data/config.yaml", value: older }],
+    });
     await operator.kill();
     operator = startOperator(namespace, { lean: true });
     const restart = await cli(namespace, "restart", "--timeout", "4m");
     expect(restart.code).toBe(0);
     const after = (await secrets()).map((s) => `${s.metadata?.name}@${s.metadata?.resourceVersion}`).sort();
     expect(after).toEqual(before);
+    expect((await core().readNamespacedConfigMap(override)).data?.["config.yaml"]).toBe(current);
   });
 
   it("uninstall --keep-data keeps the Secrets with the claims; the next install uses them", {
@@ -169,10 +193,29 @@ describe.sequential("a platform's credentials and wiring", () => {
       "slipway",
     ]);
 
+    // as a registry Secret made before token authentication: an htpasswd line, none of the issuer's keys
+    await core().patchNamespacedSecret({
+      namespace,
+      name: names.registry,
+      body: [
+        { op: "remove", path: "/data/token-signing-key" },
+        { op: "remove", path: "/data/token-certificate" },
+        { op: "remove", path: "/data/build-credentials-key" },
+        { op: "add", path: "/data/htpasswd", value: Buffer.from("slipway:$2y$10$old\n").toString("base64") },
+      ],
+    });
+
     const install = await cli(namespace, "install", "--dev", "--timeout", "4m");
     expect(install.code).toBe(0);
     expect(decode(await secretNamed(names.database), "password")).toBe(passwords.database);
-    expect(decode(await secretNamed(names.registry), "password")).toBe(passwords.registry);
+    const registry = await secretNamed(names.registry);
+    expect(decode(registry, "password")).toBe(passwords.registry);
+    // what it lacked is added, what it had is kept
+    expect(decode(registry, "htpasswd")).toBe("slipway:$2y$10$old\n");
+    expect(decode(registry, "build-credentials-key")).toMatch(/^[0-9a-f]{64}$/);
+    expect(decode(registry, "build-credentials-key")).not.toBe(passwords.buildCredentialsKey);
+    expect(createPrivateKey(decode(registry, "token-signing-key")).asymmetricKeyType).toBe("ec");
+    expect(decode(registry, "token-certificate")).toMatch(/^-----BEGIN CERTIFICATE-----/);
     // owned again by the new Platform: the next uninstall (without --keep-data) removes them with it
     const platform = await readPlatform(namespace);
     for (const secret of await secrets())
@@ -180,5 +223,56 @@ describe.sequential("a platform's credentials and wiring", () => {
         kind: "Platform",
         uid: platform.metadata.uid,
       });
+  });
+
+  it("a Secret of a credential's name that is neither the Platform's nor kept for it fails the Platform naming it, and is used once marked", {
+    timeout: 300_000,
+  }, async () => {
+    const uninstall = await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "3m");
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    expect(await secrets()).toEqual([]);
+    // someone who may create Secrets here, not Platforms, makes the database's ahead of the install
+    await core().createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: names.database },
+        stringData: { username: "slipway", password: "a-password-somebody-else-knows" },
+      },
+    });
+
+    const install = await cli(namespace, "install", "--dev", "--timeout", "2m");
+    expect(install.code).toBe(1);
+    expect(install.stderr).toContain(
+      `platform slipway failed: Secret ${names.database} already exists and is not this platform's credential: Platform slipway did not make it and uninstall --keep-data did not keep it for it`,
+    );
+    const platform = await readPlatform(namespace);
+    expect(platform.status).toMatchObject({ phase: "Failed" });
+    expect(platform.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Ready", reason: "CredentialNotOwned" }),
+    );
+    // nothing runs on it: no Component was made, the Secret is as it was
+    expect(await listComponents(namespace)).toEqual([]);
+    const foreign = await secretNamed(names.database);
+    expect(foreign?.metadata?.ownerReferences).toBeUndefined();
+    expect(decode(foreign, "password")).toBe("a-password-somebody-else-knows");
+
+    // marked as kept for this Platform, it is taken (the operator looks again within 30 s)
+    await core().patchNamespacedSecret({
+      namespace,
+      name: names.database,
+      body: [{ op: "add", path: "/metadata/annotations", value: { [keptForAnnotation]: "slipway" } }],
+    });
+    await eventually(
+      "the platform Running on the Secret kept for it",
+      () => readPlatform(namespace),
+      (p) => p.status?.phase === "Running",
+      240_000,
+    );
+    const taken = await secretNamed(names.database);
+    expect(taken?.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: "Platform",
+      uid: (await readPlatform(namespace)).metadata.uid,
+    });
+    expect(decode(taken, "password")).toBe("a-password-somebody-else-knows");
   });
 });

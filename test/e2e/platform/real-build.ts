@@ -11,12 +11,14 @@ import { inject } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
+import { endpointHost } from "../../../src/builds/tenancy.ts";
 import { secretValues } from "../../../src/dev/platform-store.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import { installServiceLookup } from "../../../src/dev/service-lookup.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { platformBuildsConfig, platformBuildsVoucher } from "../../../src/platform/builds-wiring.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
+import { registryTokenSettings } from "../../../src/platform/registry-token.ts";
 import { adminConfig } from "../../support/cluster.ts";
 
 /**
@@ -62,6 +64,8 @@ export async function platformRegistry(
   const client = new RegistryClient({
     registry: platformBuildsConfig("slipway", namespace).registry.url,
     insecure: true,
+    // the registry's Bearer realm: the api-server's token issuer
+    allowedHosts: [endpointHost(registryTokenSettings("slipway", namespace).realm)],
     credentials: async () => ({ username: values.username ?? "", password: values.password ?? "" }),
   });
   return { client, password: values.password ?? "" };

@@ -3,7 +3,8 @@
  * Running where Running means real processes passed real probes; every service checked from a pod
  * on the node (the host may not route to ClusterIPs) with the generated credentials, which never
  * leave the cluster: postgres logins, an MLflow experiment stored in postgres and an artifact in the
- * object store, the registry refusing anonymous pushes, the api-server and the UI through their
+ * object store, the registry refusing anonymous and Basic pushes and taking tokens of the api-server's
+ * issuer (the platform's user everywhere, a per-build credential on its repository only), the api-server and the UI through their
  * Services. A Pipeline run by the platform's Argo; an ImageBuild built by the buildah Job backend from
  * the platform's object store into its registry, through the override the Platform vouches for.
  * Then a component broken for real with `slipway patch --set`, and fixed. Skipped, with the
@@ -43,7 +44,7 @@ const kubectl = (...args: string[]) =>
 
 /** The checks, run in the mlflow image (python with psycopg2 and boto3): one JSON line of results. */
 const checks = String.raw`
-import base64, hashlib, json, os, urllib.request, urllib.error, boto3, psycopg2
+import base64, hashlib, hmac, json, os, time, urllib.parse, urllib.request, urllib.error, boto3, psycopg2
 ns, out = os.environ["NS"], {}
 def svc(name): return "slipway-" + name + "." + ns + ".svc"
 def http(method, url, body=None, headers={}):
@@ -70,16 +71,30 @@ out["artifactUpload"] = status
 s3 = boto3.client("s3", endpoint_url="http://" + svc("object-store") + ":9000")
 out["objects"] = [o["Key"] for o in s3.list_objects_v2(Bucket="slipway", Prefix="mlflow/").get("Contents", [])]
 registry = "http://" + svc("registry") + ":5000"
-basic = "Basic " + base64.b64encode(("slipway:" + os.environ["REGISTRY_PASSWORD"]).encode()).decode()
+def basic(user, password): return {"Authorization": "Basic " + base64.b64encode((user + ":" + password).encode()).decode()}
+platform_user = basic("slipway", os.environ["REGISTRY_PASSWORD"])
+def token(credentials, scope):
+    url = "http://" + svc("api-server") + ":8080/registry/token?" + urllib.parse.urlencode({"service": svc("registry") + ":5000", "scope": scope})
+    status, text = http("GET", url, headers=credentials)
+    return {"Authorization": "Bearer " + json.loads(text)["token"]} if status == 200 else status
 out["anonymousPush"] = http("POST", registry + "/v2/e2e/blobs/uploads/")[0]
-status, _ = http("POST", registry + "/v2/e2e/blobs/uploads/", headers={"Authorization": basic})
-out["authenticatedPushStart"] = status
+out["basicPush"] = http("POST", registry + "/v2/e2e/blobs/uploads/", headers=platform_user)[0]
+bearer = token(platform_user, "repository:e2e:pull,push")
+out["authenticatedPushStart"] = http("POST", registry + "/v2/e2e/blobs/uploads/", headers=bearer)[0]
 blob = b"{}"
 digest = "sha256:" + hashlib.sha256(blob).hexdigest()
-request = urllib.request.Request(registry + "/v2/e2e/blobs/uploads/", method="POST", headers={"Authorization": basic})
+request = urllib.request.Request(registry + "/v2/e2e/blobs/uploads/", method="POST", headers=bearer)
 with urllib.request.urlopen(request, timeout=120) as response: location = response.headers["Location"]
 location = (location if location.startswith("http") else registry + location) + ("&" if "?" in location else "?") + "digest=" + digest
-out["authenticatedPush"] = http("PUT", location, blob, {"Authorization": basic, "Content-Type": "application/octet-stream"})[0]
+out["authenticatedPush"] = http("PUT", location, blob, {**bearer, "Content-Type": "application/octet-stream"})[0]
+status, text = http("GET", registry + "/v2/_catalog", headers=token(platform_user, "registry:catalog:*"))
+out["catalog"] = [status, "e2e" in (json.loads(text).get("repositories") or []) if status == 200 else text[:200]]
+# a per-build credential, as the operator mints one: its repository only
+build_user = "build/" + str(int(time.time()) + 600) + "/e2e-build"
+build = basic(build_user, base64.urlsafe_b64encode(hmac.new(os.environ["BUILD_KEY"].encode(), build_user.encode(), hashlib.sha256).digest()).decode().rstrip("="))
+out["buildOwnPush"] = http("POST", registry + "/v2/e2e-build/blobs/uploads/", headers=token(build, "repository:e2e-build:pull,push"))[0]
+out["buildOtherPush"] = http("POST", registry + "/v2/e2e/blobs/uploads/", headers=token(build, "repository:e2e:pull,push"))[0]
+out["buildWrongKey"] = token(basic(build_user, "not-the-hmac"), "repository:e2e-build:pull,push")
 api = "http://" + svc("api-server") + ":8080/api/v1/platform"
 out["apiAnonymous"] = http("GET", api)[0]
 status, text = http("GET", api, headers={"Authorization": "Bearer " + os.environ["TOKEN"]})
@@ -144,6 +159,7 @@ async function runChecks(namespace: string, token: string): Promise<Record<strin
               secretEnv("DB_USER", secrets.database, "username"),
               secretEnv("DB_PASSWORD", secrets.database, "password"),
               secretEnv("REGISTRY_PASSWORD", secrets.registry, "password"),
+              secretEnv("BUILD_KEY", secrets.registry, "build-credentials-key"),
               secretEnv("AWS_ACCESS_KEY_ID", secrets.objectStore, "AWS_ACCESS_KEY_ID"),
               secretEnv("AWS_SECRET_ACCESS_KEY", secrets.objectStore, "AWS_SECRET_ACCESS_KEY"),
               { name: "AWS_DEFAULT_REGION", value: "us-east-1" },
@@ -206,9 +222,15 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
     expect(results.experimentInPostgres).toEqual(["e2e"]);
     expect(results.artifactUpload).toBe(200);
     expect(results.objects).toContainEqual(expect.stringMatching(/^mlflow\/e2e\/model\.txt$/));
+    // token authentication: no anonymous or Basic request; the api-server's issuer hands out tokens
     expect(results.anonymousPush).toBe(401);
+    expect(results.basicPush).toBe(401);
     expect(results.authenticatedPushStart).toBe(202);
     expect(results.authenticatedPush).toBe(201);
+    expect(results.catalog).toEqual([200, true]);
+    expect(results.buildOwnPush).toBe(202);
+    expect(results.buildOtherPush).toBe(401);
+    expect(results.buildWrongKey).toBe(401);
     expect(results.apiAnonymous).toBe(401);
     expect(results.api).toEqual([200, "Running"]);
     expect(results.ui).toEqual([200, true, false]);
@@ -276,6 +298,16 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
         );
       const [job, ...more] = await jobs();
       expect(more).toEqual([]);
+      // it pushed with a credential of its own (its repository only), never the platform user's
+      const pod = (
+        await adminConfig()
+          .makeApiClient(BatchV1Api)
+          .readNamespacedJob({ namespace, name: job ?? "" })
+      ).spec?.template.spec;
+      expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
+        `${job}-registry`,
+      );
+      expect(JSON.stringify(pod)).not.toContain(credentialSecrets("slipway").registry);
 
       await createImageBuild(namespace, "model-again", { ...built.spec });
       const reused = await waitForPhase(namespace, "model-again", "Succeeded", 120_000);

@@ -91,6 +91,17 @@ describe("the builds override admission webhook", () => {
         "storage:\n  type: gcs\n  gcs:\n    credentialsSecret: admin-registry\n",
       ),
     ).toContain(`storage.gcs.credentialsSecret: user ${user("plain")} may not get Secret`);
+    // the HMAC key per-build credentials are minted with: whoever has it may mint a push credential
+    expect(
+      await createAs(
+        plain,
+        namespace,
+        overrideConfigMapName,
+        "registry: {scopedCredentials: {secret: admin-registry, key: build-credentials-key}}\n",
+      ),
+    ).toContain(
+      `registry.scopedCredentials.secret: user ${user("plain")} may not get Secret ${namespace}/admin-registry`,
+    );
     // get on one Secret by name is not get on the others
     expect(
       await createAs(

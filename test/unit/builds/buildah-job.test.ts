@@ -194,6 +194,49 @@ describe("the buildah Job", () => {
     expect(elsewhere.metadata?.ownerReferences).toBeUndefined();
   });
 
+  describe("with per-build credentials (registry.scopedCredentials)", () => {
+    const scoped = {
+      url: "registry.example.com/ml",
+      credentialsSecret: "registry-creds",
+      scopedCredentials: { secret: "registry-creds", key: "build-credentials-key" },
+    };
+    const jobWith = (baseImage?: string, namespace = "ml") => {
+      const parsed = parseBuildsConfig({
+        backend: "buildah",
+        storage: { type: "s3", s3: {} },
+        registry: scoped,
+      });
+      return renderBuildahJob({
+        build: sampleBuild(baseImage ? { baseImage } : {}),
+        image: parseImageReference("registry.example.com/ml/ml/fraud-scorer:v1"),
+        artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
+        config: parsed,
+        namespace,
+      });
+    };
+
+    for (const namespace of ["ml", "ml-builds"])
+      it(`pull and push hold the Job's own credential, never the registry's Secret (Job in ${namespace})`, () => {
+        const job = jobWith("registry.example.com/ml/base:1", namespace);
+        const name = job.metadata?.name ?? "";
+        expect(job.spec?.template.spec?.volumes).toContainEqual({
+          name: "registry-credentials",
+          secret: {
+            secretName: `${name}-registry`,
+            items: [{ key: ".dockerconfigjson", path: "config.json" }],
+          },
+        });
+        expect(JSON.stringify(job)).not.toContain("registry-creds");
+        const all = containers(job);
+        const holders = Object.values(all)
+          .filter((c) => (c.volumeMounts ?? []).some((m) => m.name === "registry-credentials"))
+          .map((c) => c.name);
+        expect(holders).toEqual(["pull", "push"]);
+        expect(all.push?.args).toContain("--authfile=/secrets/registry/config.json");
+        expect(all.build?.args?.some((a) => a.startsWith("--authfile"))).toBe(false);
+      });
+  });
+
   it("refuses a Google registry in the configuration, naming the field (buildah pushes with a docker config)", () => {
     expect(() =>
       parseBuildsConfig({

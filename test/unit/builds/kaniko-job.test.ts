@@ -1,6 +1,8 @@
 import type { V1Container, V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { defaultBuildahImage, defaultFetcherImage } from "../../../src/builds/config.ts";
+import { defaultBuildahImage, defaultFetcherImage, parseBuildsConfig } from "../../../src/builds/config.ts";
+import { renderKanikoJob } from "../../../src/builds/kaniko-job.ts";
+import { parseImageReference } from "../../../src/builds/naming.ts";
 import { combinations, renderSample, sampleBuild } from "../../support/builds/samples.ts";
 
 const storage = ["--root=/var/lib/buildah/storage", "--runroot=/var/lib/buildah/run", "--storage-driver=vfs"];
@@ -33,6 +35,9 @@ describe("the Kaniko Job", () => {
       "workspace",
       "registry-credentials",
       "storage-credentials",
+      "image",
+      "buildah-storage",
+      "registry-login",
     ]);
     expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
       "registry-creds",
@@ -91,12 +96,85 @@ describe("the Kaniko Job", () => {
     expect(pod?.initContainers?.[0]?.envFrom).toEqual([{ secretRef: { name: "s3-creds" } }]);
   });
 
-  it("without a credential, or with a Google key (buildah cannot push with one), Kaniko pushes itself", () => {
-    for (const combination of [
-      { registry: "docker", storage: "s3", credentials: false },
-      { registry: "google", storage: "s3", credentials: true },
-    ] as const) {
-      const pod = renderSample(combination).spec?.template.spec;
+  it("with per-build credentials (registry.scopedCredentials): Kaniko holds none; push holds the Job's own, never the registry's Secret", () => {
+    const config = parseBuildsConfig({
+      registry: {
+        url: "registry.example.com/ml",
+        credentialsSecret: "registry-creds",
+        scopedCredentials: { secret: "registry-creds", key: "build-credentials-key" },
+      },
+      storage: { type: "s3", s3: {} },
+    });
+    const job = renderKanikoJob({
+      build: sampleBuild(),
+      image: parseImageReference("registry.example.com/ml/ml/fraud-scorer:v1"),
+      artifact: { scheme: "s3", bucket: "models", key: "fraud/scorer/v1" },
+      config,
+      namespace: "ml",
+    });
+    expect(JSON.stringify(job)).not.toContain("registry-creds");
+    const all = containers(job);
+    expect(all.kaniko?.args).toContain("--no-push");
+    const holders = Object.values(all)
+      .filter((c) => JSON.stringify(c).match(/registry-credentials|\/kaniko\/\.docker|authfile/))
+      .map((c) => c.name);
+    expect(holders).toEqual(["push"]);
+    expect(job.spec?.template.spec?.volumes).toContainEqual({
+      name: "registry-credentials",
+      secret: {
+        secretName: `${job.metadata?.name}-registry`,
+        items: [{ key: ".dockerconfigjson", path: "config.json" }],
+      },
+    });
+  });
+
+  it("with a Google key: Kaniko builds without it; registry-login alone holds the key and leaves push an access token in memory", () => {
+    const job = renderSample({ registry: "google", storage: "s3", credentials: true });
+    const pod = job.spec?.template.spec;
+    expect(pod?.initContainers?.map((c) => c.name)).toEqual([
+      "fetch-artifact",
+      "kaniko",
+      "load",
+      "registry-login",
+    ]);
+    expect(pod?.containers.map((c) => c.name)).toEqual(["push"]);
+    const all = containers(job);
+    const keyHolders = Object.values(all)
+      .filter((c) => c.volumeMounts?.some((m) => m.name === "registry-credentials"))
+      .map((c) => c.name);
+    expect(keyHolders).toEqual(["registry-login"]);
+    expect(JSON.stringify(all.kaniko)).not.toMatch(
+      /GOOGLE_APPLICATION_CREDENTIALS|registry-credentials|registry-login/,
+    );
+    expect(all.kaniko?.args).toContain("--no-push");
+    const login = all["registry-login"];
+    expect(login?.image).toBe(defaultFetcherImage);
+    expect([...(login?.command ?? []), ...(login?.args ?? [])]).toEqual([
+      "/nodejs/bin/node",
+      "dist/builds/registry-login.js",
+      "--registry=europe-docker.pkg.dev",
+      "/secrets/registry/key.json",
+      "/login/config.json",
+    ]);
+    expect(login?.securityContext).toMatchObject({ runAsNonRoot: true, capabilities: { drop: ["ALL"] } });
+    expect(login?.volumeMounts).toContainEqual({ name: "registry-login", mountPath: "/login" });
+    // push reads the login's docker config where it reads a docker credential, and nothing else of it
+    expect(all.push?.args).toContain("--authfile=/secrets/registry/config.json");
+    expect(all.push?.volumeMounts).toContainEqual({
+      name: "registry-login",
+      mountPath: "/secrets/registry",
+      readOnly: true,
+    });
+    expect(pod?.volumes).toContainEqual({ name: "registry-login", emptyDir: { medium: "Memory" } });
+    expect(pod?.volumes).toContainEqual({
+      name: "registry-credentials",
+      secret: { secretName: "registry-creds", items: [{ key: "key.json", path: "key.json" }] },
+    });
+  });
+
+  it("without a credential (a registry that takes anonymous pushes), Kaniko pushes itself", () => {
+    for (const registry of ["docker", "google"] as const) {
+      const pod = renderSample({ registry, storage: "s3", credentials: false }).spec?.template.spec;
       expect(pod?.containers.map((c) => c.name)).toEqual(["kaniko"]);
       expect(pod?.containers[0]?.args).not.toContain("--no-push");
     }

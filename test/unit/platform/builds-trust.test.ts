@@ -1,8 +1,8 @@
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
-import { applyOverride } from "../../../src/builds/override.ts";
-import { repositoryRule } from "../../../src/builds/tenancy.ts";
+import { applyOverride, overrideKey } from "../../../src/builds/override.ts";
+import { allowedHosts, repositoryRule } from "../../../src/builds/tenancy.ts";
 import { platformBuildsOverride, platformVouchedHosts } from "../../../src/platform/builds-wiring.ts";
 
 // the operator's own configuration: no tenancy grant for the platform's namespace
@@ -36,14 +36,27 @@ describe("an override ConfigMap controlled by a Platform", () => {
     });
   });
 
-  it("is accepted from the Platform that controls it: its registry and object store, no grant needed", () => {
+  it("is accepted from the Platform that controls it: its registry, its token issuer and object store, no grant needed", () => {
     expect(platformVouchedHosts(platformOverride, platform)).toEqual({
       registryHost: "lab-registry.team.svc:5000",
       storageHosts: ["lab-object-store.team.svc:9000"],
+      tokenRealmHosts: ["lab-api-server.team.svc:8080"],
     });
     const result = judge(platformOverride);
     if ("error" in result) throw new Error(result.error);
     expect(result.config.registry.url).toBe("lab-registry.team.svc:5000");
+    // build pods push with credentials of their own; the registry client may follow its realm
+    expect(result.config.registry.scopedCredentials).toEqual({
+      secret: "lab-registry-credentials",
+      key: "build-credentials-key",
+    });
+    expect(allowedHosts(result.config)).toContain("lab-api-server.team.svc:8080");
+    // the realm is trusted only for the vouched registry: an override pointing elsewhere does not get it
+    const elsewhere = judge(platformOverride, {
+      [overrideKey]: "registry: {url: registry.example.com/ml/team}\n",
+    });
+    if ("error" in elsewhere) throw new Error(elsewhere.error);
+    expect(allowedHosts(elsewhere.config)).not.toContain("lab-api-server.team.svc:8080");
     expect(result.config.storage?.s3.endpoint).toBe("http://lab-object-store.team.svc:9000");
     // images go to the platform's registry, under the namespace's prefix
     expect(repositoryRule(result.platform, result.config, "team")).toEqual({

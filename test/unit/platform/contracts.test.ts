@@ -50,22 +50,54 @@ describe("component contracts", () => {
     expect(container?.livenessProbe?.httpGet).toEqual({ path: "/minio/health/live", port: 9000 });
   });
 
-  it("registry: htpasswd auth from the generated Secret (that key alone mounted), deletes left off", () => {
+  it("registry: token auth against the api-server's issuer, only the issuer's certificate mounted, deletes left off", () => {
     const vars = env("registry");
-    expect(vars.REGISTRY_AUTH?.value).toBe("htpasswd");
-    expect(vars.REGISTRY_AUTH_HTPASSWD_PATH?.value).toBe("/auth/htpasswd");
-    expect(vars.REGISTRY_AUTH_HTPASSWD_REALM?.value).toBeTruthy();
+    expect(vars.REGISTRY_AUTH?.value).toBe("token");
+    expect(vars.REGISTRY_AUTH_TOKEN_REALM?.value).toBe("http://lab-api-server.team.svc:8080/registry/token");
+    expect(vars.REGISTRY_AUTH_TOKEN_SERVICE?.value).toBe("lab-registry.team.svc:5000");
+    expect(vars.REGISTRY_AUTH_TOKEN_ISSUER?.value).toBe("lab-api-server.team.svc");
+    expect(vars.REGISTRY_AUTH_TOKEN_ROOTCERTBUNDLE?.value).toBe("/auth/token-certificate");
+    expect(Object.keys(vars).filter((name) => name.includes("HTPASSWD"))).toEqual([]);
     expect(vars.REGISTRY_STORAGE_DELETE_ENABLED).toBeUndefined();
     const template = pod("registry");
-    expect(template?.volumes).toContainEqual({
-      name: "htpasswd",
-      secret: { secretName: secrets.registry, items: [{ key: "htpasswd", path: "htpasswd" }] },
-    });
+    const secretVolumes = template?.volumes?.filter((v) => v.secret);
+    expect(secretVolumes).toEqual([
+      {
+        name: "token-certificate",
+        secret: {
+          secretName: secrets.registry,
+          items: [{ key: "token-certificate", path: "token-certificate" }],
+        },
+      },
+    ]);
     expect(template?.containers[0]?.volumeMounts).toContainEqual({
-      name: "htpasswd",
+      name: "token-certificate",
       mountPath: "/auth",
       readOnly: true,
     });
+  });
+
+  it("api-server: the registry's token issuer, with its key, certificate, HMAC key and the platform user's password mounted, one key per directory", () => {
+    const template = pod("api-server");
+    const secretVolumes = template?.volumes?.filter((v) => v.secret) ?? [];
+    const keys = ["token-signing-key", "token-certificate", "build-credentials-key", "password"];
+    expect(secretVolumes.map((v) => v.secret)).toEqual(
+      keys.map((key) => ({ secretName: secrets.registry, items: [{ key, path: key }] })),
+    );
+    const mounts = template?.containers[0]?.volumeMounts ?? [];
+    for (const volume of secretVolumes) {
+      const key = volume.secret?.items?.[0]?.key;
+      expect(mounts).toContainEqual({
+        name: volume.name,
+        mountPath: `/var/run/slipway/registry-token/${key}`,
+        readOnly: true,
+      });
+    }
+    // no other component holds the signing key or the HMAC key
+    for (const component of components.filter((c) => c.name !== "api-server"))
+      expect(JSON.stringify(pod(component.name)), component.name).not.toMatch(
+        /token-signing-key|build-credentials-key/,
+      );
   });
 
   it("mlflow: `mlflow server` on every interface, its database URI composed in the container, no password in args", () => {
@@ -162,6 +194,8 @@ describe("component contracts", () => {
       "lab",
       "--trust-proxy",
       "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7",
+      "--registry-token-dir",
+      "/var/run/slipway/registry-token",
     ]);
     const web = pod("web")?.containers[0];
     expect(web?.args).toEqual(["server", "--ui-only", "--host", "0.0.0.0", "--port", "8080"]);

@@ -1,6 +1,10 @@
-import bcrypt from "bcryptjs";
+import { createPrivateKey, createPublicKey, sign, verify, X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { credentialSecret, generateCredential } from "../../../src/platform/credentials.ts";
+import {
+  credentialSecret,
+  generateCredential,
+  missingCredentialData,
+} from "../../../src/platform/credentials.ts";
 import { defaultCredentialTools } from "../../../src/platform/platform-resources.ts";
 import { workflowEngineRbac } from "../../../src/platform/workflow-engine.ts";
 
@@ -10,16 +14,20 @@ const platform = {
   metadata: { name: "lab", namespace: "team", uid: "p-1" },
   spec: {},
 } as never;
-const fixed = { password: () => "p4ss", bcrypt: (password: string) => `hash(${password})` };
+let signers = 0;
+const fixed = {
+  password: () => "p4ss",
+  tokenSigner: async () => ({ keyPem: `key-${++signers}`, certPem: `cert-${signers}` }),
+};
 const decoded = (data: Record<string, string> | undefined, key: string) =>
   Buffer.from(data?.[key] ?? "", "base64").toString();
 
 describe("credentials", () => {
-  it("the registry's: a dockerconfigjson for its in-cluster address and the htpasswd line of the same password", () => {
+  it("the registry's: a dockerconfigjson for its in-cluster address, and its token issuer's key, certificate and HMAC key; no htpasswd", async () => {
     const secret = credentialSecret(
       platform,
       "registry",
-      generateCredential("registry", "lab", "team", fixed),
+      await generateCredential("registry", "lab", "team", fixed),
     );
     expect(secret.type).toBe("kubernetes.io/dockerconfigjson");
     expect(secret.metadata).toMatchObject({ name: "lab-registry-credentials", namespace: "team" });
@@ -31,33 +39,81 @@ describe("credentials", () => {
       password: "p4ss",
       auth: Buffer.from("slipway:p4ss").toString("base64"),
     });
-    expect(decoded(secret.data, "htpasswd")).toBe("slipway:hash(p4ss)\n");
+    expect(Object.keys(secret.data ?? {}).sort()).toEqual([
+      ".dockerconfigjson",
+      "build-credentials-key",
+      "password",
+      "token-certificate",
+      "token-signing-key",
+      "username",
+    ]);
+    expect(decoded(secret.data, "token-signing-key")).toMatch(/^key-\d+$/);
+    expect(decoded(secret.data, "token-certificate")).toBe(
+      decoded(secret.data, "token-signing-key").replace("key", "cert"),
+    );
+    expect(decoded(secret.data, "build-credentials-key")).toBe("p4ssp4ss");
   });
 
-  it("the database's and the object store's carry the keys their consumers reference", () => {
+  it("what an existing registry Secret lacks is generated, what it has is kept; the key and its certificate go together", async () => {
+    const complete = { "token-signing-key": "k", "token-certificate": "c", "build-credentials-key": "h" };
+    expect(await missingCredentialData("registry", complete, fixed)).toEqual({});
+    // a Secret from before token authentication: htpasswd and a password, nothing of the issuer
+    const old = { htpasswd: "x", password: "y", ".dockerconfigjson": "z" };
+    const added = await missingCredentialData("registry", old, fixed);
+    expect(Object.keys(added).sort()).toEqual([
+      "build-credentials-key",
+      "token-certificate",
+      "token-signing-key",
+    ]);
+    const onlyCertificate = await missingCredentialData(
+      "registry",
+      { ...complete, "token-signing-key": "" },
+      fixed,
+    );
+    expect(Object.keys(onlyCertificate).sort()).toEqual(["token-certificate", "token-signing-key"]);
+    expect(
+      await missingCredentialData("registry", { ...complete, "build-credentials-key": "" }, fixed),
+    ).toEqual({
+      "build-credentials-key": "p4ssp4ss",
+    });
+    expect(await missingCredentialData("database", {}, fixed)).toEqual({});
+  });
+
+  it("the database's and the object store's carry the keys their consumers reference", async () => {
     const database = credentialSecret(
       platform,
       "database",
-      generateCredential("database", "lab", "team", fixed),
+      await generateCredential("database", "lab", "team", fixed),
     );
     expect(Object.keys(database.data ?? {}).sort()).toEqual(["password", "username"]);
     const store = credentialSecret(
       platform,
       "objectStore",
-      generateCredential("objectStore", "lab", "team", fixed),
+      await generateCredential("objectStore", "lab", "team", fixed),
     );
     expect(decoded(store.data, "AWS_SECRET_ACCESS_KEY")).toBe("p4ss");
     expect(store.metadata?.name).toBe("lab-object-store-credentials");
   });
 
-  it("real tools: distinct 128-bit passwords, bcrypt hashes the registry can verify", () => {
+  it("real tools: distinct 128-bit passwords; a P-256 signing key whose self-signed certificate holds its public key for years", async () => {
     const a = defaultCredentialTools.password();
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(defaultCredentialTools.password()).not.toBe(a);
-    const hash = defaultCredentialTools.bcrypt(a);
-    expect(hash).toMatch(/^\$2[aby]\$10\$/);
-    expect(bcrypt.compareSync(a, hash)).toBe(true);
-    expect(bcrypt.compareSync(`${a}x`, hash)).toBe(false);
+    const signer = await defaultCredentialTools.tokenSigner();
+    const key = createPrivateKey(signer.keyPem);
+    expect(key.asymmetricKeyDetails?.namedCurve).toBe("prime256v1");
+    const certificate = new X509Certificate(signer.certPem);
+    // self-signed: its own issuer, signed by its own key
+    expect(certificate.issuer).toBe(certificate.subject);
+    expect(certificate.verify(certificate.publicKey)).toBe(true);
+    expect(certificate.publicKey.export({ format: "pem", type: "spki" })).toBe(
+      createPublicKey(key).export({ format: "pem", type: "spki" }),
+    );
+    const years = (Date.parse(certificate.validTo) - Date.now()) / (365 * 86_400_000);
+    expect(years).toBeGreaterThan(9);
+    const signature = sign("sha256", Buffer.from("x"), key);
+    expect(verify("sha256", Buffer.from("x"), certificate.publicKey, signature)).toBe(true);
+    expect((await defaultCredentialTools.tokenSigner()).keyPem).not.toBe(signer.keyPem);
   });
 });
 

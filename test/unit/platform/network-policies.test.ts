@@ -85,12 +85,12 @@ describe("NetworkPolicies from the dependency graph", () => {
     }
   });
 
-  it("the registry admits build pods and the operator; the object store also pipeline steps; mlflow pipeline steps", () => {
+  it("the registry and its token issuer (the api-server) admit build pods and the operator; the object store also pipeline steps; mlflow pipeline steps", () => {
     expect(otherPeers("registry")).toEqual([buildPods, operatorPods]);
+    expect(otherPeers("api-server")).toEqual([buildPods, operatorPods]);
     expect(otherPeers("object-store")).toEqual([buildPods, pipelineStepPods, operatorPods]);
     expect(otherPeers("mlflow")).toEqual([pipelineStepPods]);
-    for (const name of ["postgres", "workflow-engine", "api-server", "web"])
-      expect(otherPeers(name)).toEqual([]);
+    for (const name of ["postgres", "workflow-engine", "web"]) expect(otherPeers(name)).toEqual([]);
   });
 
   it("the build and operator peers select the labels the builds code and the bundle put on those pods", () => {
