@@ -1,12 +1,13 @@
 import { writeFile } from "node:fs/promises";
 import {
+  AuthorizationV1Api,
   CoreV1Api,
   type KubeConfig,
   RbacAuthorizationV1Api,
   type V1PolicyRule,
 } from "@kubernetes/client-node";
 import { userKubeConfig } from "../../src/server/auth.ts";
-import { adminConfig } from "./cluster.ts";
+import { adminConfig, eventually } from "./cluster.ts";
 
 /**
  * A kubeconfig for the cluster of `admin` that authenticates as a ServiceAccount (a token minted
@@ -26,7 +27,55 @@ export async function serviceAccountConfig(
   return userKubeConfig(admin, minted.status.token);
 }
 
-/** A Role `name` with `rules` in `namespace`, bound to the namespace's ServiceAccount `serviceAccount`. */
+/**
+ * Resolves once the API server's authorizer grants ServiceAccount `account` the first verb of each
+ * rule in `namespace` (undefined: cluster-wide). The RBAC authorizer reads Roles and bindings from its
+ * informers, so a request made right after a binding's create can still be refused for a moment.
+ */
+export async function awaitGranted(
+  account: { namespace: string; name: string },
+  namespace: string | undefined,
+  rules: V1PolicyRule[],
+): Promise<void> {
+  const authorization = adminConfig().makeApiClient(AuthorizationV1Api);
+  for (const rule of rules) {
+    const resource = rule.resources?.[0];
+    const verb = rule.verbs[0];
+    if (!resource || !verb) continue;
+    const [name = resource, subresource] = resource.split("/");
+    await eventually(
+      `${account.namespace}/${account.name} may ${verb} ${resource}`,
+      () =>
+        authorization.createSubjectAccessReview({
+          body: {
+            spec: {
+              user: `system:serviceaccount:${account.namespace}:${account.name}`,
+              groups: [
+                "system:serviceaccounts",
+                `system:serviceaccounts:${account.namespace}`,
+                "system:authenticated",
+              ],
+              resourceAttributes: {
+                namespace,
+                verb,
+                group: rule.apiGroups?.[0] ?? "",
+                resource: name,
+                subresource,
+                name: rule.resourceNames?.[0],
+              },
+            },
+          },
+        }),
+      (review) => review.status?.allowed === true,
+      30_000,
+    );
+  }
+}
+
+/**
+ * A Role `name` with `rules` in `namespace`, bound to the namespace's ServiceAccount `serviceAccount`;
+ * resolves once the API server grants them.
+ */
 export async function grantRole(
   namespace: string,
   serviceAccount: string,
@@ -43,6 +92,7 @@ export async function grantRole(
       subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace }],
     },
   });
+  await awaitGranted({ namespace, name: serviceAccount }, namespace, rules);
 }
 
 /** serviceAccountConfig written to `path`, for a process that takes --kubeconfig. */

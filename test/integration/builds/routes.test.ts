@@ -4,7 +4,7 @@ import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { createImageBuild, readImageBuild } from "../../support/builds/operator.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { grantRole } from "../../support/service-account.ts";
+import { awaitGranted, grantRole } from "../../support/service-account.ts";
 import { writeBuildStatus } from "../server/build-pods.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 
@@ -32,6 +32,7 @@ async function allowPodReading(namespace: string, accountNamespace: string, serv
       subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace: accountNamespace }],
     },
   });
+  await awaitGranted({ namespace: accountNamespace, name: serviceAccount }, namespace, rules);
 }
 
 /** Calls the image-build routes of `namespace` with `token`. */

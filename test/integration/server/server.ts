@@ -12,7 +12,7 @@ import { releaseCatalog } from "../../../src/platform/version-change.ts";
 import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
 import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig } from "../../support/cluster.ts";
-import { grantRole } from "../../support/service-account.ts";
+import { awaitGranted, grantRole } from "../../support/service-account.ts";
 
 /** Starts `slipway server` in this process on a free port (as the admin identity); closed after the test. */
 export async function startServer(namespace: string, options: Partial<ServerOptions> = {}): Promise<string> {
@@ -62,6 +62,9 @@ export async function tokenReviewerConfig(namespace: string): Promise<KubeConfig
   onTestFinished(async () => {
     await rbac.deleteClusterRoleBinding({ name }).catch(() => {});
   });
+  await awaitGranted({ namespace, name: "slipway-server" }, undefined, [
+    { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
+  ]);
   return userKubeConfig(adminConfig(), token);
 }
 
