@@ -4,42 +4,27 @@
  * - benchmarks import no test code but the fakes and harness of test/support/fakes (the tests' and the
  *   benchmarks' backends and in-process operator), and those import no other test code;
  * - only src/server and src/cli import src/server (an area's REST routes live in src/server/<area>);
- * - the top-level folders of src import each other without cycles.
+ * - the top-level folders of src import each other without cycles;
+ * - nothing in src is used only by tests or benchmarks: every src file is reachable from what
+ *   production starts (test/support/import-graph.ts `productionEntryPoints`).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
-interface ImportEdge {
-  /** Both repository-relative, e.g. src/cli/server.ts → src/dev/paths.ts. */
-  from: string;
-  to: string;
-}
+import {
+  type ImportEdge,
+  imageEntryPoint,
+  importsOf,
+  productionEntryPoints,
+  productionSrcFiles,
+  programsNamedIn,
+  reachable,
+  sourceFiles,
+} from "../support/import-graph.ts";
 
 /**
  * Edges that break a rule today and are removed by work in flight on other branches; the lead
  * deletes each entry when that work merges (an entry that matches nothing fails the test).
  */
 const pendingMoves: { edge: string; move: string }[] = [];
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(join(root, folder), { recursive: true, encoding: "utf8" })
-    .filter((file) => /\.tsx?$/.test(file) && !file.endsWith(".d.ts"))
-    .map((file) => join(folder, file));
-}
-
-/** Every relative import of `file` (static, type-only, re-exports and dynamic import()). */
-function importsOf(file: string): ImportEdge[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
-  return importedFiles
-    .map((imported) => imported.fileName)
-    .filter((name) => name.startsWith("."))
-    .map((name) => ({ from: file, to: relative(root, join(root, dirname(file), name)) }));
-}
 
 /** Test code benchmarks may import: it serves both, and imports no other test code. */
 const sharedWithBenches = "test/support/fakes/";
@@ -111,6 +96,45 @@ describe("layering", () => {
   it("every pending-move entry still names an import that exists (delete it once the move merged)", () => {
     const stale = pendingMoves.filter((entry) => !edges.some((edge) => matches(entry.edge, edge)));
     expect(stale).toEqual([]);
+  });
+
+  it("production starts the image's entry point, the build Jobs' scripts and dev's helper processes", () => {
+    expect(productionEntryPoints()).toEqual(
+      expect.arrayContaining([
+        "src/cli/main.ts",
+        "src/builds/fetch-artifact.ts",
+        "src/builds/registry-login.ts",
+        "src/dev/service-lookup-preload.ts",
+        "src/dev/real-node/tcp-forward.ts",
+        "web/src/main.tsx",
+      ]),
+    );
+  });
+
+  it("nothing in src is used only by tests or benchmarks: every src file is reachable from what production starts", () => {
+    const production = new Set(productionSrcFiles());
+    expect(sourceFiles("src").filter((file) => !production.has(file))).toEqual([]);
+  });
+
+  it("reads the entry points from the Dockerfile and the program paths src names, and follows imports transitively", () => {
+    expect(
+      imageEntryPoint('FROM x\nENTRYPOINT ["/nodejs/bin/node", "dist/cli/main.js"]\nCMD ["operator"]\n'),
+    ).toBe("src/cli/main.ts");
+    expect(() => imageEntryPoint('ENTRYPOINT ["/bin/sh"]')).toThrow("runs no dist/");
+    expect(
+      programsNamedIn(
+        'const c = ["/nodejs/bin/node", "dist/builds/fetch-artifact.js"]; spawn(node, [join(root, "src/dev/x.ts")]);\n' +
+          'throw new Error("src/platform/catalog.ts: no release");',
+      ),
+    ).toEqual(["src/builds/fetch-artifact.ts", "src/dev/x.ts"]);
+    const graph: Record<string, string[]> = {
+      "src/a.ts": ["src/b.ts"],
+      "src/b.ts": ["src/c.ts", "src/a.ts"],
+      "src/c.ts": [],
+      "src/only-tests.ts": ["src/c.ts"],
+    };
+    const imports = (file: string) => (graph[file] ?? []).map((to) => ({ from: file, to }));
+    expect([...reachable(["src/a.ts"], imports)].sort()).toEqual(["src/a.ts", "src/b.ts", "src/c.ts"]);
   });
 
   it("finds a cycle and a forbidden import when there is one", () => {

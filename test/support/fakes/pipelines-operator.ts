@@ -6,8 +6,6 @@
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
-import { argoCrds, argoVersion } from "../../../src/dev/argo-crds.ts";
-import { crdType, established } from "../../../src/dev/crds.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
@@ -18,6 +16,8 @@ import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
 import { EventDispatcher, type EventsOptions } from "../../../src/pipelines/events/dispatcher.ts";
 import { type OutboundSettings, outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
+import { argoCrds, argoVersion } from "./argo-crds.ts";
+import { crdType, established } from "./crds.ts";
 
 const versionLabel = "slipway.dev/argo-crds";
 
