@@ -33,7 +33,7 @@ import { Agent, request } from "undici";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
-import { applyCrds } from "../test/support/fakes/crds.ts";
+import { applyCrds } from "../test/support/fakes/apply-crds.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;

@@ -12,7 +12,7 @@ import type { PlatformServices } from "../../src/dev/platform-services.ts";
 import { isRunning } from "../../src/dev/processes.ts";
 import { privateDev } from "../support/cli.ts";
 import { eventually } from "../support/cluster.ts";
-import { applyCrds } from "../support/fakes/crds.ts";
+import { applyCrds } from "../support/fakes/apply-crds.ts";
 
 // Its own control plane: `dev up` runs the operator, a registry and MinIO, which `dev down` stops.
 describe("slipway dev: image builds (its own control plane)", () => {

@@ -1,6 +1,6 @@
 import { inject } from "vitest";
 import type { Kind } from "../../src/apis/kind.ts";
-import { applyCrds } from "./fakes/crds.ts";
+import { applyCrds } from "./fakes/apply-crds.ts";
 
 /**
  * Server-side applies the generated CRDs of `kinds` to the test control plane and waits until each

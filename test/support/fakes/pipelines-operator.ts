@@ -17,7 +17,7 @@ import { EventDispatcher, type EventsOptions } from "../../../src/pipelines/even
 import { type OutboundSettings, outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
-import { crdType, established } from "./crds.ts";
+import { crdType, established } from "./apply-crds.ts";
 
 const versionLabel = "slipway.dev/argo-crds";
 
