@@ -7,7 +7,7 @@ import { type ObjectOptions, type Static, type TProperties, Type } from "@sincla
 import { Value } from "@sinclair/typebox/value";
 import { durationPattern } from "../apis/builds/imagebuild.ts";
 import { ownVersion } from "../apis/version.ts";
-import { parseYaml } from "../kube/yaml.ts";
+import { parseYaml } from "../lib/yaml.ts";
 import { defaultImageTemplate } from "./naming.ts";
 import { quantityValue } from "./quantity.ts";
 

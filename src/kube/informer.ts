@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { abortableSleep } from "./abortable-sleep.ts";
+import { abortableSleep } from "../lib/abortable-sleep.ts";
 import { keyString, resourcePath, typeId } from "./keys.ts";
 import { controllerOf } from "./owners.ts";
 import { ApiError, isNotFound, type RestClient, type WatchEvent } from "./rest.ts";

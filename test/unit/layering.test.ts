@@ -4,6 +4,7 @@
  * - benchmarks import no test code but the fakes and harness of test/support/fakes (the tests' and the
  *   benchmarks' backends and in-process operator), and those import no other test code;
  * - only src/server and src/cli import src/server (an area's REST routes live in src/server/<area>);
+ * - src/lib (small shared utilities) imports no other part of src;
  * - the top-level folders of src import each other without cycles;
  * - nothing in src is used only by tests or benchmarks: every src file is reachable from what
  *   production starts (test/support/import-graph.ts `productionEntryPoints`).
@@ -49,6 +50,7 @@ function ruleBreaks(edge: ImportEdge): string | undefined {
   if (edge.to.startsWith("test/") && !importsSharedFake(edge)) return "imports test code";
   if (from && to === "dev" && from !== "dev" && from !== "cli") return "production code imports src/dev";
   if (from && to === "server" && from !== "server" && from !== "cli") return "an area imports src/server";
+  if (from === "lib" && to && to !== "lib") return "src/lib imports another part of src";
   return undefined;
 }
 
@@ -79,7 +81,7 @@ function describeCycle(folders: string[], next: Map<string, Map<string, ImportEd
 }
 
 describe("layering", () => {
-  it("no production module imports test code or src/dev, no bench imports test code but test/support/fakes, no area imports src/server", () => {
+  it("no production module imports test code or src/dev, no bench imports test code but test/support/fakes, no area imports src/server, src/lib imports only src/lib", () => {
     const violations = edges
       .filter((edge) => !pending(edge))
       .flatMap((edge) => {
@@ -157,5 +159,9 @@ describe("layering", () => {
     );
     expect(ruleBreaks({ from: "src/kube/a.ts", to: "test/support/fakes/x.ts" })).toBe("imports test code");
     expect(ruleBreaks({ from: "src/cli/dev.ts", to: "src/dev/cluster.ts" })).toBeUndefined();
+    expect(ruleBreaks({ from: "src/lib/yaml.ts", to: "src/kube/types.ts" })).toBe(
+      "src/lib imports another part of src",
+    );
+    expect(ruleBreaks({ from: "src/kube/informer.ts", to: "src/lib/abortable-sleep.ts" })).toBeUndefined();
   });
 });

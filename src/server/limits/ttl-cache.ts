@@ -1,4 +1,4 @@
-import { setNewest } from "../../kube/bounded-map.ts";
+import { setNewest } from "../../lib/bounded-map.ts";
 
 /**
  * Remembers values for `ttlMs` each, at most `limit` of them: past the limit the least recently

@@ -16,8 +16,8 @@ import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
 import { EventDispatcher, type EventsOptions } from "../../../src/pipelines/events/dispatcher.ts";
 import { type OutboundSettings, outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
-import { argoCrds, argoVersion } from "./argo-crds.ts";
 import { crdType, established } from "./apply-crds.ts";
+import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const versionLabel = "slipway.dev/argo-crds";
 

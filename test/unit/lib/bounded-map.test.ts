@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { setNewest } from "../../../src/kube/bounded-map.ts";
+import { setNewest } from "../../../src/lib/bounded-map.ts";
 
 describe("setNewest", () => {
   it("keeps at most `limit` entries, forgetting the least recently set", () => {
