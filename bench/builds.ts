@@ -34,11 +34,15 @@ import { parseBuildsConfig } from "../src/builds/config.ts";
 import { imageBuildController } from "../src/builds/controller.ts";
 import { LocalBuilder } from "../src/builds/local-builder.ts";
 import { types } from "../src/builds/resource-types.ts";
-import { type BuildServers, startBuildServers, uploadContext } from "../src/dev/build-server-children.ts";
-import { pushImage } from "../src/dev/push-image.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { Manager } from "../src/kube/manager.ts";
 import { RestClient } from "../src/kube/rest.ts";
+import {
+  type BuildServers,
+  startBuildServers,
+  uploadContext,
+} from "../test/support/fakes/build-server-children.ts";
+import { pushImage } from "../test/support/fakes/push-image.ts";
 import { type CountedWebhook, countedWebhook } from "./builds/webhook.ts";
 import { goPeer } from "./peers/build.ts";
 import type { BenchFigures } from "./run.ts";

@@ -12,13 +12,13 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { HTTP } from "cloudevents";
 import { crdManifest } from "../src/apis/crd.ts";
 import { pipelineKinds } from "../src/apis/pipelines/index.ts";
-import { Api, installArgoCrds, startPipelinesOperator } from "../src/dev/pipelines-operator.ts";
 import { backends } from "../src/pipelines/backends.ts";
 import { runController } from "../src/pipelines/controllers/run.ts";
 import { afterAttempt, defaultRetry } from "../src/pipelines/events/delivery.ts";
 import { type DeliveryRecord, runCompletionEvent } from "../src/pipelines/events/event.ts";
 import { sendHttp } from "../src/pipelines/events/transports.ts";
 import { types } from "../src/pipelines/types.ts";
+import { Api, installArgoCrds, startPipelinesOperator } from "../test/support/fakes/pipelines-operator.ts";
 import type { BenchFigures } from "./run.ts";
 import { benchControlPlane, median, pool, sleep, until } from "./support.ts";
 

@@ -32,8 +32,8 @@ import {
 import { Agent, request } from "undici";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
-import { applyCrds } from "../src/dev/crds.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
+import { applyCrds } from "../test/support/fakes/apply-crds.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;

@@ -6,8 +6,8 @@ import type { CelRule } from "./kind.ts";
 export function preserveUnknownFields(description: string): TUnsafe<Record<string, unknown>> {
   return Type.Unsafe<Record<string, unknown>>({
     type: "object",
-    description,
     "x-kubernetes-preserve-unknown-fields": true,
+    description,
   });
 }
 

@@ -3,8 +3,9 @@
  * the rule and its messages, pure. The operator's artifact check, the local backend's download and
  * the build Job's `fetch-artifact` step all refuse with these.
  */
+
+import { quantityValue } from "../lib/quantity.ts";
 import { type BlobUri, formatBlobUri } from "./blob-uri.ts";
-import { quantityValue } from "./quantity.ts";
 
 export interface ArtifactLimits {
   maxBytes: number;

@@ -13,8 +13,8 @@ import type {
   V1VolumeMount,
 } from "@kubernetes/client-node";
 import { type ImageBuild, reservedLabelKey } from "../apis/builds/imagebuild.ts";
-import { shortHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
+import { shortHash } from "../lib/canonical.ts";
 import { artifactLimitExitCode } from "./artifact-limits.ts";
 import { type BlobUri, formatBlobUri } from "./blob-uri.ts";
 import {

@@ -1,5 +1,5 @@
 import type { ImageBuildStatus } from "../apis/builds/imagebuild.ts";
-import { Counter, Histogram, Registry } from "../kube/metrics-client.ts";
+import { Counter, Histogram, Registry } from "../lib/metrics-client.ts";
 import { succeededCondition } from "./decide.ts";
 
 /** Image-build metrics; pass the operator's registry so /metrics serves them with the runtime's. */

@@ -3,7 +3,7 @@
  * reference against the OCI distribution grammar (and Docker Hub's one-namespace rule), and
  * DNS-1123 Job names of at most 63 characters.
  */
-import { withHashSuffix } from "../kube/canonical.ts";
+import { withHashSuffix } from "../lib/canonical.ts";
 
 export class NamingError extends Error {
   override name = "NamingError";

@@ -4,8 +4,8 @@
  * (registry, artifact, run, secret build arguments), until it acts.
  */
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
-import { shortHash } from "../kube/canonical.ts";
 import type { ReconcileContext } from "../kube/types.ts";
+import { shortHash } from "../lib/canonical.ts";
 import type { BuildBackend, RunTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { buildResources, timeoutSeconds } from "./build-job.ts";

@@ -7,8 +7,8 @@
  * concurrency) stays the platform's. Pure functions only.
  */
 
-import { deepMerge } from "../kube/merge.ts";
-import { parseYaml } from "../kube/yaml.ts";
+import { deepMerge } from "../lib/merge.ts";
+import { parseYaml } from "../lib/yaml.ts";
 import { type BuildsConfig, ConfigError, parseBuildsConfig } from "./config.ts";
 import { registryHost } from "./naming.ts";
 import { allowedHosts, endpointRefusal, type Refusal } from "./tenancy.ts";

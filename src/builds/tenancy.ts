@@ -5,9 +5,9 @@
  * it (tenancy.namespaces). Pure functions only.
  */
 import { posix } from "node:path";
+import { quantityValue } from "../lib/quantity.ts";
 import type { BuildsConfig } from "./config.ts";
 import { type ImageReference, registryHost, registryPath } from "./naming.ts";
-import { quantityValue } from "./quantity.ts";
 
 /** Where a namespace's images may go. */
 export interface RepositoryRule {

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import { abortableSleep } from "./abortable-sleep.ts";
+import { abortableSleep } from "../lib/abortable-sleep.ts";
+import { exponentialDelay, withJitter } from "../lib/backoff.ts";
 import { keyString, resourcePath, typeId } from "./keys.ts";
 import { controllerOf } from "./owners.ts";
 import { ApiError, isNotFound, type RestClient, type WatchEvent } from "./rest.ts";
@@ -177,7 +178,7 @@ export class Informer {
   async #run(stream: Stream): Promise<void> {
     const signal = this.#abort.signal;
     const { minBackoffMs = 200, maxBackoffMs = 10_000 } = this.#options;
-    let backoff = minBackoffMs;
+    const backoffBounds = { baseMs: minBackoffMs, maxMs: maxBackoffMs };
     let failures = 0;
     let needList = true;
     while (!signal.aborted) {
@@ -189,8 +190,7 @@ export class Informer {
         }
         this.stats.watches++;
         await this.#watch(stream, signal);
-        backoff = minBackoffMs; // the server closed a healthy watch (timeoutSeconds): resume at once
-        failures = 0;
+        failures = 0; // the server closed a healthy watch (timeoutSeconds): resume at once
       } catch (error) {
         if (signal.aborted) break;
         if (error instanceof ApiError && error.status === 410) {
@@ -205,6 +205,7 @@ export class Informer {
         this.stats.watchErrors++;
         this.#options.onError?.(error, ++failures);
         if (signal.aborted) break;
+        const backoff = exponentialDelay(backoffBounds, failures - 1);
         if (isNotFound(error)) {
           needList = true; // a type served again starts from a list
           this.#unserved(stream, backoff);
@@ -219,8 +220,7 @@ export class Informer {
             "list/watch failed; retrying",
           );
         }
-        await abortableSleep(backoff * (0.8 + Math.random() * 0.4), signal);
-        backoff = Math.min(backoff * 2, maxBackoffMs);
+        await abortableSleep(withJitter(backoff, 0.2), signal);
       }
     }
   }

@@ -10,7 +10,7 @@ import type https from "node:https";
 import { isIPv6 } from "node:net";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { parseYaml } from "./yaml.ts";
+import { parseYaml } from "../lib/yaml.ts";
 
 /** What the REST client needs of a kubeconfig; @kubernetes/client-node's KubeConfig is one too. */
 export interface ClusterAccess {

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { abortableSleep } from "./abortable-sleep.ts";
+import { abortableSleep } from "../lib/abortable-sleep.ts";
 import { resourcePath } from "./keys.ts";
 import { isConflict, isNotFound, type RestClient } from "./rest.ts";
 import { leaseType } from "./runtime-types.ts";

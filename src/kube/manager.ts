@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import pino, { type Logger } from "pino";
+import { Registry } from "../lib/metrics-client.ts";
 import { InformerCache } from "./cache.ts";
 import { KubeClient } from "./client.ts";
 import { Controller } from "./controller.ts";
@@ -8,7 +9,6 @@ import { KubeEventRecorder } from "./events.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
 import { defaultLeaseName, LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
-import { Registry } from "./metrics-client.ts";
 import { reviewAuthorizer } from "./ops-auth.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
 import { cacheReadiness, type Readiness } from "./readiness.ts";

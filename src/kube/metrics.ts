@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "./metrics-client.ts";
+import { Counter, Gauge, Histogram, Registry } from "../lib/metrics-client.ts";
 import type { QueueObserver } from "./queue.ts";
 
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

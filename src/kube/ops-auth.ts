@@ -6,8 +6,8 @@
  * remembered briefly per token and path, so a scraper costs two reviews per TTL, not per scrape.
  */
 import { createHash } from "node:crypto";
+import { setNewest } from "../lib/bounded-map.ts";
 import { userMay } from "./access-review.ts";
-import { setNewest } from "./bounded-map.ts";
 import type { RestClient } from "./rest.ts";
 
 /** 200: may; 401: no or invalid token; 403: a valid token whose user may not. */

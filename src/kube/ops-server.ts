@@ -6,7 +6,7 @@ import {
   STATUS_CODES,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Registry } from "./metrics-client.ts";
+import type { Registry } from "../lib/metrics-client.ts";
 import { bearerToken, type OpsAuthorizer } from "./ops-auth.ts";
 import type { Readiness } from "./readiness.ts";
 import type { Cache, ResourceType } from "./types.ts";

@@ -1,3 +1,5 @@
+import { exponentialDelay } from "../lib/backoff.ts";
+
 /** Per-key exponential backoff: base·2^failures, capped (client-go's ItemExponentialFailureRateLimiter). */
 export class ItemBackoff {
   readonly #failures = new Map<string, number>();
@@ -13,8 +15,7 @@ export class ItemBackoff {
   when(key: string): number {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
-    // 2^failures overflows to Infinity long after it passes the cap; Math.min handles both.
-    return Math.min(this.baseMs * 2 ** failures, this.maxMs);
+    return exponentialDelay(this, failures);
   }
 
   failures(key: string): number {

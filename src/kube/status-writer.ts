@@ -14,9 +14,9 @@
  * Controllers create one writer per controller instance (in their factory), never at module level:
  * two Managers in one process must not share pacing state.
  */
-import { setNewest } from "./bounded-map.ts";
+import { setNewest } from "../lib/bounded-map.ts";
+import { sameJson } from "../lib/same-json.ts";
 import { isConflict } from "./rest.ts";
-import { sameJson } from "./same-json.ts";
 import type { Client, EventRecorder, KubeObject } from "./types.ts";
 
 /** The Event that reports a status transition. */

@@ -5,7 +5,7 @@
  */
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { Registry } from "./metrics-client.ts";
+import type { Registry } from "../lib/metrics-client.ts";
 
 /** A Kubernetes resource type, enough to build its REST paths and to name it in RBAC. */
 export interface ResourceType {

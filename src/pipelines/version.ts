@@ -1,4 +1,4 @@
-import { canonical as canonicalJson, contentHash } from "../kube/canonical.ts";
+import { canonical as canonicalJson, contentHash } from "../lib/canonical.ts";
 
 /**
  * A pipeline resource's canonical form: object keys sorted, and lists of named items (name/value

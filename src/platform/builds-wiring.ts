@@ -12,7 +12,7 @@ import type { OverrideVoucher } from "../builds/controller.ts";
 import { overrideConfigMapName, overrideKey, type Vouching } from "../builds/override.ts";
 import { endpointHost } from "../builds/tenancy.ts";
 import { ownerReference } from "../kube/owners.ts";
-import { stringifyYaml as stringify } from "../kube/yaml.ts";
+import { stringifyYaml as stringify } from "../lib/yaml.ts";
 import { labels } from "./component-objects.ts";
 import { credentialKeys, credentialSecrets, registryHost } from "./credentials.ts";
 import { serviceName } from "./names.ts";

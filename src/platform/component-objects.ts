@@ -17,8 +17,8 @@ import type {
   V1Volume,
 } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
-import { contentHash } from "../kube/canonical.ts";
 import { ownerReference } from "../kube/owners.ts";
+import { contentHash } from "../lib/canonical.ts";
 
 export const labels = {
   component: "platform.slipway.dev/component",

@@ -4,7 +4,7 @@
  * ServiceAccount + Role the workflow pods (Argo's executor) run as. The installer grants the RBAC
  * (src/bundle/grants.ts), as it does the api-server's, so the operator needs no right to bind roles.
  */
-import { stringifyYaml as stringify } from "../kube/yaml.ts";
+import { stringifyYaml as stringify } from "../lib/yaml.ts";
 import type { Placement } from "./contracts.ts";
 import { serviceName } from "./names.ts";
 

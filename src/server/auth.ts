@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { ApiException, AuthenticationV1Api, KubeConfig, type RequestContext } from "@kubernetes/client-node";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { setNewest } from "../kube/bounded-map.ts";
+import { setNewest, TtlCache } from "../lib/bounded-map.ts";
 import { HttpError, TooManyRequests } from "./errors.ts";
 import type { FailureLimiter } from "./limits/failure-limiter.ts";
-import { TtlCache } from "./limits/ttl-cache.ts";
 
 export { bearerToken } from "../kube/ops-auth.ts";
 

@@ -6,7 +6,7 @@
  */
 import { X509Certificate as NodeCertificate, webcrypto } from "node:crypto";
 import { isIP } from "node:net";
-import { onFirstUse } from "../kube/on-first-use.ts";
+import { onFirstUse } from "../lib/on-first-use.ts";
 
 /** @peculiar/x509 (+14 MB resident), only when a certificate is issued. */
 const x509Library = onFirstUse(async () => {

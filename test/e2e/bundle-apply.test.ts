@@ -9,10 +9,10 @@ import { promisify } from "node:util";
 import { KubernetesObjectApi } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { defaultNamespace, operatorName } from "../../src/bundle/bundle.ts";
-import { bundlePath } from "../../src/bundle/files.ts";
 import { binaryPaths } from "../../src/dev/binaries.ts";
 import { privateControlPlane } from "../../src/dev/cluster.ts";
 import { packageRoot } from "../../src/dev/paths.ts";
+import { bundlePath } from "../../tools/gen/files.ts";
 import { eventually } from "../support/cluster.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects

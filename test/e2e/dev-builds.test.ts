@@ -7,12 +7,12 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { type ImageBuild, ImageBuildKind } from "../../src/apis/builds/imagebuild.ts";
 import { PlatformKind } from "../../src/apis/platform/platform.ts";
 import { RegistryClient } from "../../src/builds/registry/client.ts";
-import { applyCrds } from "../../src/dev/crds.ts";
 import { devS3Credentials } from "../../src/dev/dev-builds.ts";
 import type { PlatformServices } from "../../src/dev/platform-services.ts";
 import { isRunning } from "../../src/dev/processes.ts";
 import { privateDev } from "../support/cli.ts";
 import { eventually } from "../support/cluster.ts";
+import { applyCrds } from "../support/fakes/apply-crds.ts";
 
 // Its own control plane: `dev up` runs the operator, a registry and MinIO, which `dev down` stops.
 describe("slipway dev: image builds (its own control plane)", () => {

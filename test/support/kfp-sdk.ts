@@ -9,7 +9,7 @@ import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
 import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
 import { parameterType, referencedParameters } from "../../src/pipelines/kfp/parameters.ts";
 
-export { kfpPython, kfpVersion, setupScript } from "../../src/dev/kfp-server.ts";
+export { kfpPython, kfpVersion, setupScript } from "./fakes/kfp-server.ts";
 
 const py = (text: string) => JSON.stringify(text);
 

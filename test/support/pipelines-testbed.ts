@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import { pipelineKinds } from "../../src/apis/pipelines/index.ts";
-import { Api, startPipelinesOperator } from "../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../src/kube/manager.ts";
 import type { ResourceType } from "../../src/kube/types.ts";
 import type { OutboundSettings } from "../../src/pipelines/outbound-policy.ts";
 import { adminConfig, eventually, isOwnNamespace } from "./cluster.ts";
 import { installCrds } from "./crds.ts";
+import { Api, startPipelinesOperator } from "./fakes/pipelines-operator.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;

@@ -1,23 +1,25 @@
 /**
  * The import rules between the tree's parts, read from the import statements of src/** and bench/**:
  * - production code (src) imports no test code, and only src/dev and src/cli import src/dev;
- * - benchmarks import no test code;
+ * - benchmarks import no test code but the fakes and harness of test/support/fakes (the tests' and the
+ *   benchmarks' backends and in-process operator), and those import no other test code;
  * - only src/server and src/cli import src/server (an area's REST routes live in src/server/<area>);
- * - the top-level folders of src import each other without cycles.
+ * - src/lib (small shared utilities) imports no other part of src;
+ * - the top-level folders of src import each other without cycles;
+ * - nothing in src is used only by tests or benchmarks: every src file is reachable from what
+ *   production starts (test/support/import-graph.ts `productionEntryPoints`).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
-interface ImportEdge {
-  /** Both repository-relative, e.g. src/cli/server.ts → src/dev/paths.ts. */
-  from: string;
-  to: string;
-}
+import {
+  type ImportEdge,
+  imageEntryPoint,
+  importsOf,
+  productionEntryPoints,
+  productionSrcFiles,
+  programsNamedIn,
+  reachable,
+  sourceFiles,
+} from "../support/import-graph.ts";
 
 /**
  * Edges that break a rule today and are removed by work in flight on other branches; the lead
@@ -25,22 +27,10 @@ interface ImportEdge {
  */
 const pendingMoves: { edge: string; move: string }[] = [];
 
-function sourceFiles(folder: string): string[] {
-  return readdirSync(join(root, folder), { recursive: true, encoding: "utf8" })
-    .filter((file) => /\.tsx?$/.test(file) && !file.endsWith(".d.ts"))
-    .map((file) => join(folder, file));
-}
+/** Test code benchmarks may import: it serves both, and imports no other test code. */
+const sharedWithBenches = "test/support/fakes/";
 
-/** Every relative import of `file` (static, type-only, re-exports and dynamic import()). */
-function importsOf(file: string): ImportEdge[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
-  return importedFiles
-    .map((imported) => imported.fileName)
-    .filter((name) => name.startsWith("."))
-    .map((name) => ({ from: file, to: relative(root, join(root, dirname(file), name)) }));
-}
-
-const edges = ["src", "bench"].flatMap(sourceFiles).flatMap(importsOf);
+const edges = ["src", "bench", sharedWithBenches].flatMap(sourceFiles).flatMap(importsOf);
 const show = (edge: ImportEdge) => `${edge.from} → ${edge.to}`;
 const pending = (edge: ImportEdge) => pendingMoves.some((entry) => matches(entry.edge, edge));
 function matches(pattern: string, edge: ImportEdge): boolean {
@@ -50,11 +40,17 @@ function matches(pattern: string, edge: ImportEdge): boolean {
 /** The top-level folder of a src path (src/kube/x.ts → kube), undefined outside src. */
 const area = (path: string) => (path.startsWith("src/") ? path.split("/")[1] : undefined);
 
+/** A benchmark's or a fake's import of a fake. */
+const importsSharedFake = (edge: ImportEdge) =>
+  edge.to.startsWith(sharedWithBenches) &&
+  (edge.from.startsWith("bench/") || edge.from.startsWith(sharedWithBenches));
+
 function ruleBreaks(edge: ImportEdge): string | undefined {
   const [from, to] = [area(edge.from), area(edge.to)];
-  if (edge.to.startsWith("test/")) return "imports test code";
+  if (edge.to.startsWith("test/") && !importsSharedFake(edge)) return "imports test code";
   if (from && to === "dev" && from !== "dev" && from !== "cli") return "production code imports src/dev";
   if (from && to === "server" && from !== "server" && from !== "cli") return "an area imports src/server";
+  if (from === "lib" && to && to !== "lib") return "src/lib imports another part of src";
   return undefined;
 }
 
@@ -85,7 +81,7 @@ function describeCycle(folders: string[], next: Map<string, Map<string, ImportEd
 }
 
 describe("layering", () => {
-  it("no production module imports test code or src/dev, no bench imports test code, no area imports src/server", () => {
+  it("no production module imports test code or src/dev, no bench imports test code but test/support/fakes, no area imports src/server, src/lib imports only src/lib", () => {
     const violations = edges
       .filter((edge) => !pending(edge))
       .flatMap((edge) => {
@@ -104,6 +100,45 @@ describe("layering", () => {
     expect(stale).toEqual([]);
   });
 
+  it("production starts the image's entry point, the build Jobs' scripts and dev's helper processes", () => {
+    expect(productionEntryPoints()).toEqual(
+      expect.arrayContaining([
+        "src/cli/main.ts",
+        "src/builds/fetch-artifact.ts",
+        "src/builds/registry-login.ts",
+        "src/dev/service-lookup-preload.ts",
+        "src/dev/real-node/tcp-forward.ts",
+        "web/src/main.tsx",
+      ]),
+    );
+  });
+
+  it("nothing in src is used only by tests or benchmarks: every src file is reachable from what production starts", () => {
+    const production = new Set(productionSrcFiles());
+    expect(sourceFiles("src").filter((file) => !production.has(file))).toEqual([]);
+  });
+
+  it("reads the entry points from the Dockerfile and the program paths src names, and follows imports transitively", () => {
+    expect(
+      imageEntryPoint('FROM x\nENTRYPOINT ["/nodejs/bin/node", "dist/cli/main.js"]\nCMD ["operator"]\n'),
+    ).toBe("src/cli/main.ts");
+    expect(() => imageEntryPoint('ENTRYPOINT ["/bin/sh"]')).toThrow("runs no dist/");
+    expect(
+      programsNamedIn(
+        'const c = ["/nodejs/bin/node", "dist/builds/fetch-artifact.js"]; spawn(node, [join(root, "src/dev/x.ts")]);\n' +
+          'throw new Error("src/platform/catalog.ts: no release");',
+      ),
+    ).toEqual(["src/builds/fetch-artifact.ts", "src/dev/x.ts"]);
+    const graph: Record<string, string[]> = {
+      "src/a.ts": ["src/b.ts"],
+      "src/b.ts": ["src/c.ts", "src/a.ts"],
+      "src/c.ts": [],
+      "src/only-tests.ts": ["src/c.ts"],
+    };
+    const imports = (file: string) => (graph[file] ?? []).map((to) => ({ from: file, to }));
+    expect([...reachable(["src/a.ts"], imports)].sort()).toEqual(["src/a.ts", "src/b.ts", "src/c.ts"]);
+  });
+
   it("finds a cycle and a forbidden import when there is one", () => {
     const cycle = [
       { from: "src/a/x.ts", to: "src/b/y.ts" },
@@ -117,6 +152,16 @@ describe("layering", () => {
       "production code imports src/dev",
     );
     expect(ruleBreaks({ from: "bench/a.ts", to: "test/support/x.ts" })).toBe("imports test code");
+    expect(ruleBreaks({ from: "bench/a.ts", to: "test/support/fakes/x.ts" })).toBeUndefined();
+    expect(ruleBreaks({ from: "test/support/fakes/x.ts", to: "test/support/fakes/y.ts" })).toBeUndefined();
+    expect(ruleBreaks({ from: "test/support/fakes/x.ts", to: "test/support/cluster.ts" })).toBe(
+      "imports test code",
+    );
+    expect(ruleBreaks({ from: "src/kube/a.ts", to: "test/support/fakes/x.ts" })).toBe("imports test code");
     expect(ruleBreaks({ from: "src/cli/dev.ts", to: "src/dev/cluster.ts" })).toBeUndefined();
+    expect(ruleBreaks({ from: "src/lib/yaml.ts", to: "src/kube/types.ts" })).toBe(
+      "src/lib imports another part of src",
+    );
+    expect(ruleBreaks({ from: "src/kube/informer.ts", to: "src/lib/abortable-sleep.ts" })).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { releaseOptions } from "../../src/bundle/release.ts";
-import { writeGenerated } from "../../src/bundle/write.ts";
+import { writeGenerated } from "./write.ts";
 
 const options = releaseOptions();
 const { changed, total } = await writeGenerated(join(import.meta.dirname, "../.."), options);

@@ -1,6 +1,7 @@
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
+import { validations } from "../schema.ts";
 
 function StringEnum<const T extends readonly string[]>(
   values: T,
@@ -66,13 +67,11 @@ const reservedLabelRule = [
 function Quantities() {
   return StringMap({
     maxProperties: 16,
-    "x-kubernetes-validations": [
-      {
-        rule: "self.all(k, isQuantity(self[k]))",
-        message: "every value is a quantity (e.g. 500m, 2, 2Gi)",
-        reason: "FieldValueInvalid",
-      },
-    ],
+    ...validations({
+      rule: "self.all(k, isQuantity(self[k]))",
+      message: "every value is a quantity (e.g. 500m, 2, 2Gi)",
+      reason: "FieldValueInvalid",
+    }),
   });
 }
 
@@ -90,13 +89,11 @@ export const BuildArg = Type.Object(
     ),
   },
   {
-    "x-kubernetes-validations": [
-      {
-        rule: "has(self.value) != has(self.valueFrom)",
-        message: "a build argument has exactly one of value or valueFrom",
-        reason: "FieldValueInvalid",
-      },
-    ],
+    ...validations({
+      rule: "has(self.value) != has(self.valueFrom)",
+      message: "a build argument has exactly one of value or valueFrom",
+      reason: "FieldValueInvalid",
+    }),
   },
 );
 
@@ -128,13 +125,11 @@ export const ImageBuildSpec = Type.Object({
       minLength: 1,
       maxLength: 512,
       description: "Path in the build context; default Dockerfile.",
-      "x-kubernetes-validations": [
-        {
-          rule: "!self.split('/').exists(p, p == '..')",
-          message: "a path inside the build context (no '..')",
-          reason: "FieldValueInvalid",
-        },
-      ],
+      ...validations({
+        rule: "!self.split('/').exists(p, p == '..')",
+        message: "a path inside the build context (no '..')",
+        reason: "FieldValueInvalid",
+      }),
     }),
   ),
   buildArgs: Optional(
@@ -149,7 +144,7 @@ export const ImageBuildSpec = Type.Object({
       {
         maxProperties: 32,
         description: "Labels of the build Job and its pod.",
-        "x-kubernetes-validations": [
+        ...validations(
           {
             rule: `self.all(k, k.size() <= 253 && k.matches('${labelKeyPattern}') && self[k].matches('${labelValuePattern}'))`,
             message:
@@ -161,7 +156,7 @@ export const ImageBuildSpec = Type.Object({
             message: `label keys ${reservedLabelKeys.join(", ")} and those of the domains ${reservedLabelDomains.join(", ")} (and their subdomains) are reserved`,
             reason: "FieldValueForbidden",
           },
-        ],
+        ),
       },
       63,
     ),
@@ -177,13 +172,11 @@ export const ImageBuildSpec = Type.Object({
       pattern: durationPattern,
       maxLength: 32,
       description: `Default: the platform's (30m); at most ${maxTimeout}.`,
-      "x-kubernetes-validations": [
-        {
-          rule: `duration(self) >= duration('1s') && duration(self) <= duration('${maxTimeout}')`,
-          message: `a duration from 1s to ${maxTimeout}`,
-          reason: "FieldValueInvalid",
-        },
-      ],
+      ...validations({
+        rule: `duration(self) >= duration('1s') && duration(self) <= duration('${maxTimeout}')`,
+        message: `a duration from 1s to ${maxTimeout}`,
+        reason: "FieldValueInvalid",
+      }),
     }),
   ),
   backoffLimit: Optional(

@@ -1,5 +1,6 @@
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
+import { validations } from "../schema.ts";
 
 /** A string enum as a CRD schema accepts it (`enum`, not TypeBox's anyOf of consts). */
 export function StringEnum<const T extends readonly string[]>(
@@ -71,12 +72,10 @@ export const Parameter = Type.Object(
   },
   {
     additionalProperties: false,
-    "x-kubernetes-validations": [
-      {
-        rule: "has(self.value) != has(self.valueFrom)",
-        message: "a parameter has exactly one of value or valueFrom",
-      },
-    ],
+    ...validations({
+      rule: "has(self.value) != has(self.valueFrom)",
+      message: "a parameter has exactly one of value or valueFrom",
+    }),
   },
 );
 
@@ -113,12 +112,10 @@ export const Schedule = Type.Object(
   },
   {
     additionalProperties: false,
-    "x-kubernetes-validations": [
-      {
-        rule: "!has(self.startTime) || !has(self.endTime) || timestamp(self.startTime) < timestamp(self.endTime)",
-        message: "startTime must be before endTime",
-      },
-    ],
+    ...validations({
+      rule: "!has(self.startTime) || !has(self.endTime) || timestamp(self.startTime) < timestamp(self.endTime)",
+      message: "startTime must be before endTime",
+    }),
   },
 );
 

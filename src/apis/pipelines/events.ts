@@ -3,6 +3,7 @@
  * delivery stands (`status.events` on a Run or RunSchedule). See src/pipelines/events/.
  */
 import { Type } from "@sinclair/typebox";
+import { validations } from "../schema.ts";
 import { ArtifactLocation } from "./common.ts";
 
 /** A NATS subject: dot-separated tokens, no spaces or wildcards (a publish subject). */
@@ -34,9 +35,10 @@ export const EventSink = Type.Object(
   },
   {
     additionalProperties: false,
-    "x-kubernetes-validations": [
-      { rule: "has(self.url) != has(self.nats)", message: "an event sink has exactly one of url or nats" },
-    ],
+    ...validations({
+      rule: "has(self.url) != has(self.nats)",
+      message: "an event sink has exactly one of url or nats",
+    }),
   },
 );
 

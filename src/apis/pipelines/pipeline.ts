@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineKind, type Resource } from "../kind.ts";
+import { validations } from "../schema.ts";
 import {
   dnsLabelPattern,
   group,
@@ -65,7 +66,7 @@ export const PipelineKind = defineKind({
     },
     {
       additionalProperties: false,
-      "x-kubernetes-validations": [
+      ...validations(
         {
           rule: "has(self.image) || self.steps.all(s, has(s.image))",
           message: "every step needs an image: set spec.image or the step's image",
@@ -76,7 +77,7 @@ export const PipelineKind = defineKind({
           message: "dependsOn must name other steps of this pipeline",
           fieldPath: ".steps",
         },
-      ],
+      ),
     },
   ),
   status: Type.Object(synchronizedStatus),

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
+import { preserveUnknownFields } from "../schema.ts";
 import { dnsLabelPattern, group, NamedValues, StringEnum, version } from "./common.ts";
 import { EventSinks } from "./events.ts";
 
@@ -31,11 +32,9 @@ export const ProviderKind = defineKind({
         NamedValues("Beam arguments every pipeline gets unless it sets its own."),
       ),
       parameters: Type.Optional(
-        Type.Unsafe<Record<string, unknown>>({
-          type: "object",
-          "x-kubernetes-preserve-unknown-fields": true,
-          description: "Backend-specific settings (kfp: apiUrl, namespace; vertex: project, location, ...).",
-        }),
+        preserveUnknownFields(
+          "Backend-specific settings (kfp: apiUrl, namespace; vertex: project, location, ...).",
+        ),
       ),
       allowedNamespaces: Type.Optional(
         Type.Array(Type.String({ pattern: "^([a-z0-9]([-a-z0-9]*[a-z0-9])?|\\*)$" }), {

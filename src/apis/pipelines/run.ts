@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineKind, type Resource } from "../kind.ts";
+import { validations } from "../schema.ts";
 import {
   ArtifactLocation,
   group,
@@ -57,9 +58,10 @@ export const RunKind = defineKind({
     },
     {
       additionalProperties: false,
-      "x-kubernetes-validations": [
-        { rule: "self == oldSelf", message: "a Run's spec is immutable: create a new Run instead" },
-      ],
+      ...validations({
+        rule: "self == oldSelf",
+        message: "a Run's spec is immutable: create a new Run instead",
+      }),
     },
   ),
   status: Type.Object({

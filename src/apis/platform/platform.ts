@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
+import { validations } from "../schema.ts";
 import {
   componentNames,
   defaultSizes,
@@ -119,14 +120,12 @@ export const PlatformSpec = Type.Object(
     ),
   },
   {
-    "x-kubernetes-validations": [
-      {
-        rule: "!has(self.ingress) || !has(self.ingress.tls) || has(self.host)",
-        message: "spec.ingress.tls needs spec.host: the name the certificate is for",
-        fieldPath: ".host",
-        reason: "FieldValueRequired",
-      },
-    ],
+    ...validations({
+      rule: "!has(self.ingress) || !has(self.ingress.tls) || has(self.host)",
+      message: "spec.ingress.tls needs spec.host: the name the certificate is for",
+      fieldPath: ".host",
+      reason: "FieldValueRequired",
+    }),
   },
 );
 

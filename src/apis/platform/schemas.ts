@@ -1,4 +1,5 @@
 import { type TString, Type } from "@sinclair/typebox";
+import { validations } from "../schema.ts";
 
 export const group = "platform.slipway.dev";
 export const version = "v1alpha1";
@@ -72,13 +73,13 @@ export function growOnlyQuantity(field: string, defaultValue: string): TString {
     default: defaultValue,
     maxLength: 64,
     description: `${field}: a storage quantity (e.g. ${defaultValue}); it can grow but never shrink`,
-    "x-kubernetes-validations": [
+    ...validations(
       { rule: "isQuantity(self)", message: `${field} must be a quantity such as ${defaultValue}` },
       {
         rule: "!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0",
         message: `${field} can only grow: a smaller value than the current one is refused`,
       },
-    ],
+    ),
   });
 }
 
@@ -104,12 +105,10 @@ export const ingressHost = (field: string, description: string) =>
   Type.String({
     maxLength: 253,
     description,
-    "x-kubernetes-validations": [
-      {
-        rule: `self.matches('${dnsHost}') && !self.matches('${dottedNumbers}')`,
-        message: hostRuleMessage(field),
-      },
-    ],
+    ...validations({
+      rule: `self.matches('${dnsHost}') && !self.matches('${dottedNumbers}')`,
+      message: hostRuleMessage(field),
+    }),
   });
 const resourceName = (description: string) =>
   Type.String({ minLength: 1, maxLength: 253, pattern: dnsSubdomain, description });
@@ -132,12 +131,10 @@ export const IngressTls = Type.Object(
   },
   {
     description: "Serve the Ingress over HTTPS; the UI and API then send Strict-Transport-Security",
-    "x-kubernetes-validations": [
-      {
-        rule: "!(has(self.issuer) && has(self.clusterIssuer))",
-        message: "issuer and clusterIssuer: name at most one of them",
-      },
-    ],
+    ...validations({
+      rule: "!(has(self.issuer) && has(self.clusterIssuer))",
+      message: "issuer and clusterIssuer: name at most one of them",
+    }),
   },
 );
 
@@ -149,13 +146,10 @@ export const TrustedProxies = Type.Array(
   Type.String({
     // the longest spelling of an address with its prefix (`ffff:…:255.255.255.255/128`) is 49
     maxLength: 50,
-    "x-kubernetes-validations": [
-      {
-        rule: "isIP(self) || isCIDR(self)",
-        message:
-          "spec.ingress.trustedProxies: each entry must be an IP address or a CIDR, e.g. 10.244.0.0/16",
-      },
-    ],
+    ...validations({
+      rule: "isIP(self) || isCIDR(self)",
+      message: "spec.ingress.trustedProxies: each entry must be an IP address or a CIDR, e.g. 10.244.0.0/16",
+    }),
   }),
   {
     // joined into one argument of the api-server, which the Component CRD bounds at 1024 characters

@@ -7,8 +7,8 @@
  * webhook sees the Secrets the operator would.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import { plainObject } from "../../kube/plain-object.ts";
-import { parseYaml } from "../../kube/yaml.ts";
+import { plainObject } from "../../lib/plain-object.ts";
+import { parseYaml } from "../../lib/yaml.ts";
 import { overrideConfigMapName, overrideKey } from "../override.ts";
 
 /** Where under `config.yaml` the override names a Secret of its namespace. */

@@ -3,6 +3,7 @@
  * with anonymous, basic and Bearer-token auth, errors classified, transient failures retried.
  */
 
+import { exponentialDelay } from "../../lib/backoff.ts";
 import { hostAllowed } from "../tenancy.ts";
 import { type Challenge, classifyStatus, manifestAccept, parseChallenge, statusClass } from "./challenge.ts";
 import type { BasicCredentials } from "./credentials.ts";
@@ -110,7 +111,8 @@ export class RegistryClient {
   ) {
     let last: RegistryError | undefined;
     for (let attempt = 0; attempt < this.#options.attempts; attempt++) {
-      if (attempt > 0) await sleep(this.#options.backoffMs * 2 ** (attempt - 1));
+      if (attempt > 0)
+        await sleep(exponentialDelay({ baseMs: this.#options.backoffMs, maxMs: Infinity }, attempt - 1));
       try {
         return await this.#authenticated(method, path, repository, headers);
       } catch (error) {

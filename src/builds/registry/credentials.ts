@@ -1,5 +1,5 @@
 /** Registry credentials from Kubernetes Secrets: dockerconfigjson, or a Google service-account key. */
-import { onFirstUse } from "../../kube/on-first-use.ts";
+import { onFirstUse } from "../../lib/on-first-use.ts";
 
 export interface BasicCredentials {
   username: string;

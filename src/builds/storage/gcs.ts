@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { File, GetFilesOptions, Storage } from "@google-cloud/storage";
-import { onFirstUse } from "../../kube/on-first-use.ts";
+import { onFirstUse } from "../../lib/on-first-use.ts";
 import type { BlobUri } from "../blob-uri.ts";
 import { type BlobObject, type BlobStore, BlobStoreError, belongsTo } from "./blob-store.ts";
 

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { onFirstUse } from "../../kube/on-first-use.ts";
+import { onFirstUse } from "../../lib/on-first-use.ts";
 import type { BlobUri } from "../blob-uri.ts";
 import { type BlobObject, type BlobStore, BlobStoreError, belongsTo } from "./blob-store.ts";
 

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import type { PlatformPhase } from "../../apis/platform/platform.ts";
 import { logLevels } from "../../apis/platform/schemas.ts";
-import { deepMerge } from "../../kube/merge.ts";
+import { deepMerge } from "../../lib/merge.ts";
 import { UserError } from "../run.ts";
 import {
   type GlobalFlags,

@@ -4,7 +4,7 @@
  * webhook admits a reference only from a user who may `get` that Secret.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
-import { plainObject } from "../../kube/plain-object.ts";
+import { plainObject } from "../../lib/plain-object.ts";
 
 /**
  * Where under `spec.parameters` a Provider names a Secret of its namespace (`{name, key}`): kfp's

@@ -1,4 +1,4 @@
-import { withHashSuffix } from "../../kube/canonical.ts";
+import { withHashSuffix } from "../../lib/canonical.ts";
 import type { Owner } from "../backend.ts";
 
 /** Argo keeps workflow names within 63 characters (they become label values). */

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { EventSinks } from "../../apis/pipelines/events.ts";
-import { parseYaml } from "../../kube/yaml.ts";
+import { parseYaml } from "../../lib/yaml.ts";
 import { defaultRetry } from "./delivery.ts";
 import type { EventsOptions } from "./dispatcher.ts";
 

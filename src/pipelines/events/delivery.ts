@@ -7,6 +7,7 @@
  * holds back no other.
  */
 import type { ConditionInput } from "../../kube/conditions.ts";
+import { exponentialDelay } from "../../lib/backoff.ts";
 import type { DeliveryRecord } from "./event.ts";
 
 export type SinkDelivery = DeliveryRecord["sinks"][number];
@@ -41,7 +42,7 @@ export function newDeliveryRecord(
 
 /** Delay before attempt `attempts + 1` after `attempts` failures: base, doubling, at most max. */
 export function retryDelayMs(policy: RetryPolicy, attempts: number): number {
-  return Math.min(policy.baseMs * 2 ** Math.max(0, attempts - 1), policy.maxMs);
+  return exponentialDelay(policy, Math.max(0, attempts - 1));
 }
 
 const open = (delivery: SinkDelivery) => !delivery.delivered && !delivery.failed;

@@ -5,7 +5,7 @@
  * does not yet hold this process's last write neither sends an acknowledged event again nor repeats
  * an attempt early.
  */
-import { setNewest } from "../../kube/bounded-map.ts";
+import { setNewest } from "../../lib/bounded-map.ts";
 import type { OutboundPolicy } from "../outbound-policy.ts";
 import {
   type AttemptOutcome,

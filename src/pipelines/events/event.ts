@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { CloudEvent } from "cloudevents";
 import type { EventDelivery } from "../../apis/pipelines/events.ts";
-import { onFirstUseSync } from "../../kube/on-first-use.ts";
+import { onFirstUseSync } from "../../lib/on-first-use.ts";
 
 /** The CloudEvents SDK (+10 MB resident with its validator), loaded by the first event an operator sends. */
 export const cloudEventsSdk = onFirstUseSync<typeof import("cloudevents")>("cloudevents");

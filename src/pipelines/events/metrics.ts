@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from "../../kube/metrics-client.ts";
+import { Counter, Histogram, Registry } from "../../lib/metrics-client.ts";
 
 const latencyBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600];
 

@@ -5,8 +5,8 @@
  */
 
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
-import { canonical } from "../../kube/canonical.ts";
-import { stringifyYaml as yamlStringify } from "../../kube/yaml.ts";
+import { canonical } from "../../lib/canonical.ts";
+import { stringifyYaml as yamlStringify } from "../../lib/yaml.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { type Named, stepEnvironment } from "../step-env.ts";
 import { CompileError } from "./errors.ts";

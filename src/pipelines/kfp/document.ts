@@ -2,7 +2,7 @@
 import { Kind, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { PipelineKind } from "../../apis/pipelines/pipeline.ts";
-import { parseYaml } from "../../kube/yaml.ts";
+import { parseYaml } from "../../lib/yaml.ts";
 import type { CompileResult, KfpPipeline } from "./compile.ts";
 
 type ReadResult = { ok: true; pipeline: KfpPipeline } | Extract<CompileResult, { ok: false }>;

@@ -4,8 +4,9 @@
  * two Managers in one process share nothing, and a Provider's edit gets a fresh entry. Bounded:
  * the configurations used least recently are forgotten first.
  */
-import { setNewest } from "../../kube/bounded-map.ts";
+
 import type { Client } from "../../kube/types.ts";
+import { setNewest } from "../../lib/bounded-map.ts";
 import type { ProviderConfig } from "../backend.ts";
 import { keyText } from "../provider-ref.ts";
 

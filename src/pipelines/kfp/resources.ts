@@ -1,5 +1,6 @@
 /** A step's Kubernetes-style resources as KFP's `ResourceSpec`, with the SDK's validation and units. */
 import type { PipelineStep } from "../../apis/pipelines/pipeline.ts";
+import { quantitySuffixes } from "../../lib/quantity.ts";
 import { CompileError } from "./errors.ts";
 import type { ResourceSpec } from "./ir.ts";
 
@@ -9,20 +10,12 @@ const cpuPattern = /^([0-9]*[.])?[0-9]+m?$/;
 const memoryPattern = /^[0-9]+(E|Ei|P|Pi|T|Ti|G|Gi|M|Mi|K|Ki)?$/;
 
 const G = 10 ** 9;
-const memoryUnits: Record<string, number> = {
-  E: 10 ** 18,
-  Ei: 2 ** 60,
-  P: 10 ** 15,
-  Pi: 2 ** 50,
-  T: 10 ** 12,
-  Ti: 2 ** 40,
-  G: 10 ** 9,
-  Gi: 2 ** 30,
-  M: 10 ** 6,
-  Mi: 2 ** 20,
-  K: 10 ** 3,
-  Ki: 2 ** 10,
-};
+
+/** The SDK's memory units are Kubernetes' suffixes from K(i) up, with K for Kubernetes' k (10^3). */
+function memoryUnit(unit: string): number | undefined {
+  if (unit === "K") return quantitySuffixes.k;
+  return /^(?:[MGTPE]i?|Ki)$/.test(unit) ? quantitySuffixes[unit] : undefined;
+}
 
 /** `_cpu_to_float`: cores. */
 export function cpuCores(cpu: string): number {
@@ -33,7 +26,7 @@ export function cpuCores(cpu: string): number {
 export function memoryGB(memory: string): number {
   const [, digits, unit] = /^([0-9]+)([A-Za-z]*)$/.exec(memory) ?? [];
   if (unit === "G") return Number(digits);
-  const factor = unit ? memoryUnits[unit] : undefined;
+  const factor = unit ? memoryUnit(unit) : undefined;
   return factor === undefined ? Number(digits) / G : (Number(digits) * factor) / G;
 }
 

@@ -4,7 +4,7 @@
  * an endpoint the operator's outbound policy refuses too.
  */
 
-import { plainObject } from "../../kube/plain-object.ts";
+import { plainObject } from "../../lib/plain-object.ts";
 import type { ProviderConfig } from "../backend.ts";
 import { checkedUrl, type OutboundPolicy } from "../outbound-policy.ts";
 

@@ -4,9 +4,9 @@
  * a StatusWriter: the transition's Event only when the write happened), deletion, requeue.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
-import { setNewest } from "../../kube/bounded-map.ts";
 import { StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
+import { setNewest } from "../../lib/bounded-map.ts";
 import type {
   Backend,
   BackendObjects,

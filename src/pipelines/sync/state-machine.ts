@@ -5,6 +5,7 @@
  * src/pipelines/sync/reconciler.ts executes.
  */
 import type { SyncStateName } from "../../apis/pipelines/common.ts";
+import { exponentialDelay } from "../../lib/backoff.ts";
 import type { Blocker, ProviderBlocker } from "../blockers.ts";
 
 export type SyncState = SyncStateName;
@@ -56,7 +57,7 @@ export const backoff = { baseMs: 5_000, maxMs: 300_000 };
 
 /** Delay before retry number `attempt` (1-based): doubling from 5 s, bounded at 5 min. */
 export function retryDelayMs(attempt: number): number {
-  return Math.min(backoff.baseMs * 2 ** Math.max(0, attempt - 1), backoff.maxMs);
+  return exponentialDelay(backoff, Math.max(0, attempt - 1));
 }
 
 function backingOff(input: SyncInput): number | undefined {

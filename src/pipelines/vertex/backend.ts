@@ -5,9 +5,10 @@
  * Pipeline is checked (compiled) only, an Experiment is a name. The client is loaded on the first
  * use of a vertex Provider (a dynamic import): the operator loads no cloud SDK at start.
  */
-import { setNewest } from "../../kube/bounded-map.ts";
+
 import { secretType } from "../../kube/core-types.ts";
 import type { Client } from "../../kube/types.ts";
+import { setNewest } from "../../lib/bounded-map.ts";
 import type {
   Backend,
   BackendPlugin,

@@ -1,4 +1,4 @@
-import { setNewest } from "../../kube/bounded-map.ts";
+import { setNewest } from "../../lib/bounded-map.ts";
 
 /** A client's allowance of authentication failures: a token bucket holding up to `perMinute`. */
 export interface Allowance {

@@ -14,7 +14,6 @@ import { gunzipSync } from "node:zlib";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import { bridgeGateway } from "../../../src/dev/real-node/network.ts";
 import { writeRegistryHosts } from "../../../src/dev/real-node/node.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
@@ -34,6 +33,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 
 const run = promisify(execFile);
 const skipped = inject("realNodeSkipped");

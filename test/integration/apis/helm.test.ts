@@ -8,12 +8,12 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { type BundleObject, type BundleOptions, bundleFor } from "../../../src/bundle/bundle.ts";
-import { generatedFiles, valuesFile, valuesPath } from "../../../src/bundle/files.ts";
 import { chartDir, helmLabels, ownedTemplates } from "../../../src/bundle/helm.ts";
 import { imageRepository, releaseOptions } from "../../../src/bundle/release.ts";
 import { runFinalizerPolicyApi, runFinalizerPolicyKinds } from "../../../src/bundle/run-finalizer.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
+import { generatedFiles, valuesFile, valuesPath } from "../../../tools/gen/files.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 

@@ -13,10 +13,10 @@ import { artifactLimitExitCode } from "../../../src/builds/artifact-limits.ts";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import { fetcher } from "../../../src/builds/build-job.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import { createImageBuild, startBuildOperator, waitForPhase } from "../../support/builds/operator.ts";
 import { compiledRelease } from "../../support/compiled-release.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 
 const smallLimits = { artifacts: { maxObjects: 3, maxBytes: "1Ki" } };
 const fourFiles = { Dockerfile: "FROM scratch\nCOPY . /\n", a: "a", b: "b", c: "c" };

@@ -15,7 +15,7 @@ import {
   type RunningS3,
   startFakeGcs,
   startMinio,
-} from "../../../src/dev/build-server-children.ts";
+} from "../../support/fakes/build-server-children.ts";
 
 const roomy = artifactLimits({ maxBytes: "2Gi", maxObjects: 10_000 });
 

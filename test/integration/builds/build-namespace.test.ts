@@ -6,7 +6,6 @@ import {
   jobCleanupFinalizer,
   ownerLabels,
 } from "../../../src/builds/build-namespace.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -23,6 +22,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 
 const pipToken = "pip-token-3c9d4e21";
 

@@ -5,7 +5,6 @@
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Job } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import {
   createImageBuild,
@@ -15,6 +14,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 import { grantRole, serviceAccountConfig } from "../../support/service-account.ts";
 
 const hang = { "sim.slipway.dev/outcome": "hang" };

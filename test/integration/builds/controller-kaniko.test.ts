@@ -1,8 +1,6 @@
 import { Storage } from "@google-cloud/storage";
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { startFakeGcs, uploadContext } from "../../../src/dev/build-server-children.ts";
-import { pushImage } from "../../../src/dev/push-image.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -20,6 +18,8 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { startFakeGcs, uploadContext } from "../../support/fakes/build-server-children.ts";
+import { pushImage } from "../../support/fakes/push-image.ts";
 
 const dockerfile = "FROM scratch\nCOPY model.txt /model.txt\n";
 const pipToken = "pip-token-5b3e8a11";

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalBuilder } from "../../../src/builds/local-builder.ts";
 import { RegistryClient } from "../../../src/builds/registry/client.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -20,6 +19,7 @@ import {
   startBuildOperator,
   waitForPhase,
 } from "../../support/builds/operator.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 
 const secretArg = "model-key-90c1d2e3";
 

@@ -1,6 +1,5 @@
 import { CoreV1Api, EventsV1Api } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { pushImage } from "../../../src/dev/push-image.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -15,6 +14,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { pushImage } from "../../support/fakes/push-image.ts";
 import { operatorQuiet, reconcileCounter } from "../../support/reconciles.ts";
 
 describe("per-namespace override: ConfigMap slipway-builds", () => {

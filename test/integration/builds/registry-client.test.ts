@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { RegistryClient, RegistryError } from "../../../src/builds/registry/client.ts";
-import { type RunningServer, startRegistry } from "../../../src/dev/build-server-children.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
-import { pushImage } from "../../../src/dev/push-image.ts";
 import { startListener } from "../../support/builds/listener.ts";
 import { startTcpProxy } from "../../support/builds/tcp-proxy.ts";
 import {
@@ -10,6 +8,8 @@ import {
   startTokenRegistry,
   type TokenRegistry,
 } from "../../support/builds/token-server.ts";
+import { type RunningServer, startRegistry } from "../../support/fakes/build-server-children.ts";
+import { pushImage } from "../../support/fakes/push-image.ts";
 
 const user = { username: "builder", password: "correct-horse" };
 

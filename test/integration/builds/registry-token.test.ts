@@ -17,8 +17,6 @@ import { buildahEnvironment, buildahPath } from "../../../src/builds/local-build
 import { mintBuildCredential } from "../../../src/builds/registry/build-credentials.ts";
 import { RegistryClient, RegistryError } from "../../../src/builds/registry/client.ts";
 import type { BasicCredentials } from "../../../src/builds/registry/credentials.ts";
-import { type RunningServer, startRegistry } from "../../../src/dev/build-server-children.ts";
-import { pushImage } from "../../../src/dev/push-image.ts";
 import { credentialKeys } from "../../../src/platform/credentials.ts";
 import { defaultCredentialTools } from "../../../src/platform/platform-resources.ts";
 import { issuerFile, issuerKeys, registryTokenPath } from "../../../src/platform/registry-token.ts";
@@ -27,6 +25,8 @@ import { buildServer } from "../../../src/server/app.ts";
 import type { IssuerSettings } from "../../../src/server/registry-token/issuer.ts";
 import { issuerSettingsFromDir } from "../../../src/server/registry-token/settings.ts";
 import { adminConfig } from "../../support/cluster.ts";
+import { type RunningServer, startRegistry } from "../../support/fakes/build-server-children.ts";
+import { pushImage } from "../../support/fakes/push-image.ts";
 
 const run = promisify(execFile);
 const platformPassword = "platform-password-0123456789";

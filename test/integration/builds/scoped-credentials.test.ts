@@ -11,7 +11,6 @@ import { credentialMarginSeconds } from "../../../src/builds/build-credential.ts
 import { registryCredentialsSecretName } from "../../../src/builds/build-namespace.ts";
 import { verifyBuildCredential } from "../../../src/builds/registry/build-credentials.ts";
 import { credentialsFromDockerConfig } from "../../../src/builds/registry/credentials.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -26,6 +25,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 
 const hmacKey = "5a1f0e6c2b7d4a9e8f3c1b0a6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e";
 const scopedCredentials = { secret: "registry-token", key: "build-credentials-key" };

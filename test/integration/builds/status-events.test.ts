@@ -4,7 +4,6 @@ import type { ImageBuild } from "../../../src/apis/builds/imagebuild.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
 import { types } from "../../../src/builds/resource-types.ts";
-import { pushImage } from "../../../src/dev/push-image.ts";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
@@ -17,6 +16,7 @@ import {
 } from "../../support/builds/fixtures.ts";
 import { createImageBuild, readImageBuild } from "../../support/builds/operator.ts";
 import { adminConfig } from "../../support/cluster.ts";
+import { pushImage } from "../../support/fakes/push-image.ts";
 
 /** A cache that holds exactly one ImageBuild, as it was when copied: what a lagging informer serves. */
 function cacheHolding(build: ImageBuild): Cache {

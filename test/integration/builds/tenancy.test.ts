@@ -5,7 +5,6 @@
  */
 import { CoreV1Api } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -25,6 +24,7 @@ import {
 } from "../../support/builds/operator.ts";
 import { startRealmRegistry } from "../../support/builds/token-server.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 import { operatorQuiet } from "../../support/reconciles.ts";
 
 const overrideConfigMap = (namespace: string, yaml: string) =>

@@ -10,13 +10,13 @@ import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { imageBuildController } from "../../../src/builds/controller.ts";
 import { bundleFor } from "../../../src/bundle/bundle.ts";
-import { uploadContext } from "../../../src/dev/build-server-children.ts";
 import type { ControllerSpec } from "../../../src/kube/types.ts";
 import { deriveRbac, runtimePermissions } from "../../../src/operator/rbac.ts";
 import { buildNamespace, buildsConfig, jobsIn, useBuildServers } from "../../support/builds/fixtures.ts";
 import { createImageBuild } from "../../support/builds/operator.ts";
 import { eventually } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { uploadContext } from "../../support/fakes/build-server-children.ts";
 import {
   applyRbac,
   bundleOptions,

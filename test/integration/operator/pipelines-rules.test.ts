@@ -9,7 +9,6 @@ import { CoreV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { bundleFor } from "../../../src/bundle/bundle.ts";
-import { Api, installArgoCrds, type Obj } from "../../../src/dev/pipelines-operator.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
 import type { ControllerSpec } from "../../../src/kube/types.ts";
 import { deriveRbac, runtimePermissions } from "../../../src/operator/rbac.ts";
@@ -20,6 +19,7 @@ import { allowlistPolicy } from "../../../src/pipelines/provider-service-account
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds, type Obj } from "../../support/fakes/pipelines-operator.ts";
 import {
   applyRbac,
   bundleOptions,

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api } from "../../../src/dev/pipelines-operator.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api } from "../../support/fakes/pipelines-operator.ts";
 
 const group = "pipelines.slipway.dev/v1alpha1";
 

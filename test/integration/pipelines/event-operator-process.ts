@@ -6,8 +6,8 @@
  * controller's activity (test/support/reconciles.ts) as `activity {…}` lines, every 100 ms.
  */
 import { KubeConfig } from "@kubernetes/client-node";
-import { startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import { eventsConfigFromEnvironment } from "../../../src/pipelines/events/config.ts";
+import { startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
 import { activityOf } from "../../support/reconciles.ts";
 
 const config = new KubeConfig();

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, inject, it, onTestFinished } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
-import { Api, installArgoCrds } from "../../../src/dev/pipelines-operator.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts";
 import type { Activity } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer, startEventSink } from "./event-sink.ts";
 import {

@@ -1,10 +1,10 @@
 /** Provider, Pipeline and Run set-up for the event tests and bench, and a Workflow finished as Argo would. */
 
 import { expect } from "vitest";
-import type { Api } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { eventually } from "../../support/cluster.ts";
+import type { Api } from "../../support/fakes/pipelines-operator.ts";
 import { reconcileCounter } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer } from "./event-sink.ts";
 

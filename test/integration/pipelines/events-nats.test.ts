@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { connect, type Msg, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { EventDispatcher } from "../../../src/pipelines/events/dispatcher.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { skipFor } from "../../support/allowed-skips.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds, startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
 import {
   createPipeline,
   createProvider,

@@ -1,14 +1,14 @@
 /**
- * The kfp backend's full state machine against the test KFP API server (src/dev/kfp-server.py):
+ * The kfp backend's full state machine against the test KFP API server (test/support/fakes/kfp-server.py):
  * every request and response body it sees is checked against the official kfp-server-api models,
  * uploaded IR is parsed into kfp's PipelineSpec, and a run's parameters against the version's inputs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../../src/dev/kfp-server.ts";
 import { eventType } from "../../../src/kube/runtime-types.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { skipFor } from "../../support/allowed-skips.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
+import { type KfpServer, kfpPython, setupScript, startKfpServer } from "../../support/fakes/kfp-server.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
 import { startEventSink } from "./event-sink.ts";
 import { scheduledEventsOnce } from "./event-support.ts";

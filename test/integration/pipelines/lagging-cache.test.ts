@@ -6,7 +6,6 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api, installArgoCrds } from "../../../src/dev/pipelines-operator.ts";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { KubeEventRecorder } from "../../../src/kube/events.ts";
@@ -25,6 +24,7 @@ import { runConfigurationController } from "../../../src/pipelines/controllers/r
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;

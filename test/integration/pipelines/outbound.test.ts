@@ -11,12 +11,12 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-server.ts";
 import { secretType } from "../../../src/kube/core-types.ts";
 import { eventType } from "../../../src/kube/runtime-types.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { issueServingCertificate } from "../../../src/webhook/certificates.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
+import { startVertexServer, type VertexServer } from "../../support/fakes/vertex-server.ts";
 import { loopbackResolver } from "../../support/loopback-resolver.ts";
 import { condition, pipelinesTestbed } from "../../support/pipelines-testbed.ts";
 

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { providerFilePath } from "../../../src/pipelines/argo/workflow.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds, startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
 import { type ConfigMapWatch, renderProviders, watchConfigMaps } from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects

@@ -9,7 +9,6 @@ import { CoreV1Api } from "@kubernetes/client-node";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api, installArgoCrds, type Obj } from "../../../src/dev/pipelines-operator.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
@@ -17,6 +16,7 @@ import { allowlistPolicy } from "../../../src/pipelines/provider-service-account
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds, type Obj } from "../../support/fakes/pipelines-operator.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;

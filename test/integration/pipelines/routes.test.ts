@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api } from "../../../src/dev/pipelines-operator.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api } from "../../support/fakes/pipelines-operator.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 

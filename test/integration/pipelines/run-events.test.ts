@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api, installArgoCrds, startPipelinesOperator } from "../../../src/dev/pipelines-operator.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api, installArgoCrds, startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
 import { operatorQuiet, reconcileCounter } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer, startEventSink } from "./event-sink.ts";
 import {

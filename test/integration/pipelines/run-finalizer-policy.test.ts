@@ -10,11 +10,11 @@ import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { releaseRunFinalizerPolicy } from "../../../src/bundle/release.ts";
 import { runFinalizerPolicyKinds } from "../../../src/bundle/run-finalizer.ts";
-import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-server.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { runFinalizerPolicyType } from "../../../src/pipelines/run-finalizer-policy.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
+import { startVertexServer, type VertexServer } from "../../support/fakes/vertex-server.ts";
 import { pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects

@@ -1,4 +1,4 @@
-/** Shared by the pipelines integration tests (the operator and the Argo CRDs: src/dev/pipelines-operator.ts). */
+/** Shared by the pipelines integration tests (the operator and the Argo CRDs: test/support/fakes/pipelines-operator.ts). */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
-import type { Api, Obj } from "../../../src/dev/pipelines-operator.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
+import type { Api, Obj } from "../../support/fakes/pipelines-operator.ts";
 
 const exec = promisify(execFile);
 

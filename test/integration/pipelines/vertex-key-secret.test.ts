@@ -8,11 +8,11 @@
 import { generateKeyPairSync } from "node:crypto";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-server.ts";
 import { secretType } from "../../../src/kube/core-types.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { issueServingCertificate } from "../../../src/webhook/certificates.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
+import { startVertexServer, type VertexServer } from "../../support/fakes/vertex-server.ts";
 import { type OutboundRecorder, recordOutbound } from "../../support/outbound.ts";
 import { condition, pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
 

@@ -1,12 +1,12 @@
 /**
  * The vertex backend's state machine: the official @google-cloud/aiplatform client talking to the
- * test Vertex endpoint (src/dev/vertex-server.ts, plaintext gRPC on 127.0.0.1), which decodes every
+ * test Vertex endpoint (test/support/fakes/vertex-server.ts, plaintext gRPC on 127.0.0.1), which decodes every
  * request with the package's own protos and keeps jobs and schedules.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startVertexServer, type VertexServer } from "../../../src/dev/vertex-server.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
+import { startVertexServer, type VertexServer } from "../../support/fakes/vertex-server.ts";
 import { type OutboundRecorder, recordOutbound } from "../../support/outbound.ts";
 import { condition, pipelinesTestbed, vertexProviderSpec } from "../../support/pipelines-testbed.ts";
 import { startEventSink } from "./event-sink.ts";

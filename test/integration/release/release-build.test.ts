@@ -6,10 +6,12 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { readdir } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compiledRelease } from "../../support/compiled-release.ts";
+import { productionSrcFiles } from "../../support/import-graph.ts";
 
 const run = promisify(execFile);
 let release = "";
@@ -29,6 +31,18 @@ describe("the compiled build of the release", () => {
       "builds/fetch-artifact.js",
     ])
       expect(existsSync(join(release, "dist", file)), file).toBe(true);
+  });
+
+  it("holds exactly the compiled src files production runs (test/support/import-graph.ts), nothing else", async () => {
+    const dist = (await readdir(join(release, "dist"), { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(release, join(entry.parentPath, entry.name)))
+      .sort();
+    const compiled = productionSrcFiles()
+      .map((file) => file.replace(/^src\/(.+)\.ts$/, "dist/$1.js"))
+      .sort();
+    expect(compiled).toContain("dist/builds/fetch-artifact.js");
+    expect(dist).toEqual(compiled);
   });
 
   it("starts from dist/ with type stripping off: `slipway operator --help`", async () => {

@@ -1,12 +1,12 @@
 import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
-import { Api } from "../../../src/dev/pipelines-operator.ts";
 import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { Api } from "../../support/fakes/pipelines-operator.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "./server.ts";
 

@@ -2,9 +2,9 @@
 import { BatchV1Api, CoreV1Api, type V1Job } from "@kubernetes/client-node";
 import { afterAll, beforeAll } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { type BuildServers, startBuildServers } from "../../../src/dev/build-server-children.ts";
 import { adminConfig, testNamespace } from "../cluster.ts";
 import { installCrds } from "../crds.ts";
+import { type BuildServers, startBuildServers } from "../fakes/build-server-children.ts";
 import { opaqueSecret, registrySecret } from "./operator.ts";
 
 export const registryUser = { username: "builder", password: "reg-pass-7d1f0c9e" };

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningServer, startRegistry } from "../../../src/dev/build-server-children.ts";
+import { type RunningServer, startRegistry } from "../fakes/build-server-children.ts";
 
 const service = "slipway-registry";
 const issuer = "slipway-tests";

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { bundleFor, defaultNamespace } from "../../../src/bundle/bundle.ts";
-import { bundlePath, crdDir, generatedFiles, valuesFile, valuesPath } from "../../../src/bundle/files.ts";
 import { chartDir, ownValues } from "../../../src/bundle/helm.ts";
 import { releaseOptions } from "../../../src/bundle/release.ts";
+import { bundlePath, crdDir, generatedFiles, valuesFile, valuesPath } from "../../../tools/gen/files.ts";
 
 const root = join(import.meta.dirname, "../../..");
 const stale = "deploy/ is stale: run npm run generate";

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
-import { bundlePath, valuesPath } from "../../../src/bundle/files.ts";
 import { chartDir } from "../../../src/bundle/helm.ts";
 import { releaseOptions } from "../../../src/bundle/release.ts";
-import { writeGenerated } from "../../../src/bundle/write.ts";
+import { bundlePath, valuesPath } from "../../../tools/gen/files.ts";
+import { writeGenerated } from "../../../tools/gen/write.ts";
 
 async function tempRoot(): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), "slipway-gen-"));

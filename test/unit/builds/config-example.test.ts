@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
-import { parseYaml } from "../../../src/kube/yaml.ts";
+import { parseYaml } from "../../../src/lib/yaml.ts";
 
 function documentedExample(): unknown {
   const page = readFileSync(new URL("../../../docs/builds.md", import.meta.url), "utf8");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { applyOverride } from "../../../src/builds/override.ts";
-import { deepMerge } from "../../../src/kube/merge.ts";
+import { deepMerge } from "../../../src/lib/merge.ts";
 import { sampleConfig } from "../../support/builds/samples.ts";
 
 const base = sampleConfig({ registry: "docker", storage: "s3", credentials: true });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { parseImageReference } from "../../../src/builds/naming.ts";
-import { quantityValue } from "../../../src/builds/quantity.ts";
 import {
   imageRefusal,
   namespacePrefix,
@@ -9,6 +8,7 @@ import {
   repositoryRule,
   resourcesRefusal,
 } from "../../../src/builds/tenancy.ts";
+import { quantityValue } from "../../../src/lib/quantity.ts";
 
 const platform = parseBuildsConfig({
   registry: { url: "registry.example.com/ml", credentialsSecret: "registry-creds" },

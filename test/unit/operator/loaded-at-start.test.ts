@@ -2,7 +2,7 @@
  * What a real `slipway operator` process has loaded when its Manager is about to start: only what its
  * controllers use at rest. The heavy dependencies a controller needs only for some work (a cloud SDK
  * for an artifact, CloudEvents for a sink, x509 for a certificate, YAML for a file) are loaded by
- * that work (src/kube/on-first-use.ts), so none of them is here.
+ * that work (src/lib/on-first-use.ts), so none of them is here.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";

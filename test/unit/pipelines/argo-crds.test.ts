@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { argoCrdDirectory, argoCrds } from "../../../src/dev/argo-crds.ts";
 import { argoMinimalCrds, replaceableEngineCrd } from "../../../src/pipelines/argo/crds.ts";
+import { argoCrdDirectory, argoCrds } from "../../support/fakes/argo-crds.ts";
 
 type Crd = {
   metadata: { name: string };

@@ -8,7 +8,7 @@ import { placeObjects, readManifest } from "../../../src/cli/platform/manifest.t
 import { updateVersion } from "../../../src/cli/platform/versions.ts";
 import { UserError } from "../../../src/cli/run.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
-import { deepMerge } from "../../../src/kube/merge.ts";
+import { deepMerge } from "../../../src/lib/merge.ts";
 import { releaseCatalog } from "../../../src/platform/version-change.ts";
 import { defaultGlobals } from "./cli-globals.ts";
 

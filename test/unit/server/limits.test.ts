@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { TtlCache } from "../../../src/lib/bounded-map.ts";
 import { defaultLimits, parseLimits } from "../../../src/server/limits/config.ts";
 import { FailureLimiter, refilled, secondsUntilNext } from "../../../src/server/limits/failure-limiter.ts";
 import { StreamSlots, streamRefusal } from "../../../src/server/limits/stream-slots.ts";
-import { TtlCache } from "../../../src/server/limits/ttl-cache.ts";
 
 describe("TtlCache: bounded by least recent use, entries expire", () => {
   it("forgets one entry past the limit (the least recently used), never the whole cache", () => {

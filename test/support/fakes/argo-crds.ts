@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { cacheDir, packageRoot } from "./paths.ts";
+import { cacheDir, packageRoot } from "../../../src/dev/paths.ts";
 
 const envFile = "tools/setup/argo-workflows.env";
 

@@ -1,6 +1,7 @@
 /** Kubernetes resource quantities (`500m`, `2`, `2Gi`, `1e3`) as numbers, to compare them. Pure. */
 
-const suffixes: Record<string, number> = {
+/** Each suffix's factor: decimal SI (with n, u, m below one) and binary (Ki … Ei). */
+export const quantitySuffixes: Readonly<Record<string, number>> = {
   n: 1e-9,
   u: 1e-6,
   m: 1e-3,
@@ -27,6 +28,6 @@ export function quantityValue(text: string): number | undefined {
   if (!match?.[1]) return undefined;
   const number = Number(match[1]);
   if (match[2]) return number * 10 ** Number(match[2].slice(1));
-  const factor = suffixes[match[3] ?? ""];
+  const factor = quantitySuffixes[match[3] ?? ""];
   return factor === undefined ? undefined : number * factor;
 }

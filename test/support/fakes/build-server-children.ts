@@ -7,8 +7,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseBlobUri } from "../builds/blob-uri.ts";
-import { S3BlobStore } from "../builds/storage/s3.ts";
+import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
+import { S3BlobStore } from "../../../src/builds/storage/s3.ts";
 import {
   cachedBinary,
   ensureBucket,
@@ -19,8 +19,8 @@ import {
   registryCommand,
   registryConfig,
   registryProbeUrl,
-} from "./build-servers.ts";
-import { freePorts } from "./ports.ts";
+} from "../../../src/dev/build-servers.ts";
+import { freePorts } from "../../../src/dev/ports.ts";
 
 export interface RunningServer {
   /** host:port */
@@ -77,8 +77,10 @@ function stopper(child: ChildProcess, dir: string) {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
-      await Promise.race([exited, sleep(5000)]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      // SIGKILL after a grace period, for a server that ignores SIGTERM
+      const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(kill);
     }
     await rm(dir, { recursive: true, force: true });
   };

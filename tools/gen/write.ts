@@ -1,9 +1,9 @@
 /** Writes the generated deploy/ files under `root` (what `npm run generate` does). */
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { BundleOptions } from "./bundle.ts";
+import type { BundleOptions } from "../../src/bundle/bundle.ts";
+import { chartDir } from "../../src/bundle/helm.ts";
 import { crdDir, generatedFiles, valuesFile, valuesPath } from "./files.ts";
-import { chartDir } from "./helm.ts";
 
 export interface WriteReport {
   /** Paths (relative to root) whose content changed or that were removed. */

@@ -1,14 +1,14 @@
 /**
- * Slipway's CRDs applied to a dev or test control plane for the kinds a process needs (server-side
+ * Slipway's CRDs applied to a test or benchmark control plane for the kinds a process needs (server-side
  * apply, forced: the generated schema is the truth), waiting until each is Established, so that a
  * first object of it is not refused. With Slipway's own REST client (src/kube/), not client-node's.
  */
-import { crdManifest } from "../apis/crd.ts";
-import type { Kind } from "../apis/kind.ts";
-import { resourcePath } from "../kube/keys.ts";
-import { loadClusterAccess } from "../kube/kubeconfig.ts";
-import { RestClient } from "../kube/rest.ts";
-import type { ResourceType } from "../kube/types.ts";
+import { crdManifest } from "../../../src/apis/crd.ts";
+import type { Kind } from "../../../src/apis/kind.ts";
+import { resourcePath } from "../../../src/kube/keys.ts";
+import { loadClusterAccess } from "../../../src/kube/kubeconfig.ts";
+import { RestClient } from "../../../src/kube/rest.ts";
+import type { ResourceType } from "../../../src/kube/types.ts";
 
 export const crdType: ResourceType = {
   group: "apiextensions.k8s.io",

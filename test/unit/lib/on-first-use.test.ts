@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { onFirstUse, onFirstUseSync } from "../../../src/kube/on-first-use.ts";
-import { parseYaml, stringifyYaml } from "../../../src/kube/yaml.ts";
+import { onFirstUse, onFirstUseSync } from "../../../src/lib/on-first-use.ts";
+import { parseYaml, stringifyYaml } from "../../../src/lib/yaml.ts";
 
 describe("a dependency loaded on first use", () => {
   it("loads nothing until called, then once however many callers wait at the same time", async () => {

@@ -6,18 +6,18 @@
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
-import { resourcePath } from "../kube/keys.ts";
-import { Manager } from "../kube/manager.ts";
-import { isNotFound, RestClient } from "../kube/rest.ts";
-import type { ControllerSpec, KubeObject, ResourceType } from "../kube/types.ts";
-import { backendsFor } from "../pipelines/backends.ts";
-import { pipelineControllers } from "../pipelines/controllers/index.ts";
-import type { RunOptions } from "../pipelines/controllers/run.ts";
-import { EventDispatcher, type EventsOptions } from "../pipelines/events/dispatcher.ts";
-import { type OutboundSettings, outboundPolicy } from "../pipelines/outbound-policy.ts";
-import { allowlistPolicy } from "../pipelines/provider-service-accounts.ts";
+import { resourcePath } from "../../../src/kube/keys.ts";
+import { Manager } from "../../../src/kube/manager.ts";
+import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
+import type { ControllerSpec, KubeObject, ResourceType } from "../../../src/kube/types.ts";
+import { backendsFor } from "../../../src/pipelines/backends.ts";
+import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
+import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
+import { EventDispatcher, type EventsOptions } from "../../../src/pipelines/events/dispatcher.ts";
+import { type OutboundSettings, outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
+import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
+import { crdType, established } from "./apply-crds.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
-import { crdType, established } from "./crds.ts";
 
 const versionLabel = "slipway.dev/argo-crds";
 

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { packageRoot } from "./paths.ts";
+import { packageRoot } from "../../../src/dev/paths.ts";
 
 export const setupScript = "tools/setup/40-kfp-sdk.sh";
 
@@ -60,7 +60,7 @@ export async function startKfpServer(
   python: string,
   options: { token?: string; namespace?: string } = {},
 ): Promise<KfpServer> {
-  const args = [join(packageRoot, "src/dev/kfp-server.py")];
+  const args = [join(import.meta.dirname, "kfp-server.py")];
   if (options.token) args.push("--token", options.token);
   if (options.namespace) args.push("--namespace", options.namespace);
   const child = spawn(python, args, { stdio: ["ignore", "pipe", "pipe"] });
