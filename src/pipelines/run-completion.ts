@@ -8,8 +8,7 @@ import type { Run } from "../apis/pipelines/run.ts";
 import { rfc3339 } from "../kube/conditions.ts";
 import { staleCopyRetryMs } from "../kube/status-writer.ts";
 import type { RunCompletion } from "./backend.ts";
-import { allSettled, newDeliveryRecord } from "./events/delivery.ts";
-import { completionEventId, runCompletionType } from "./events/event.ts";
+import { allSettled, completionRecord } from "./events/delivery.ts";
 import { resolveSinks, type Sink } from "./events/sinks.ts";
 import type { Follow, FollowAt, Settled } from "./sync/kind.ts";
 import type { SharedStatus } from "./sync/status.ts";
@@ -109,20 +108,8 @@ export function completed(
 function completionEvents(run: Run, completion: RunCompletion, sinks: readonly string[], now: number) {
   const runId = run.status?.provider?.id ?? "";
   if (!sinks.length) return undefined;
-  const record = newDeliveryRecord(
-    {
-      id: completionEventId(run.metadata.uid ?? `${run.metadata.namespace}/${run.metadata.name}`, runId),
-      type: runCompletionType,
-      runId,
-      state: completion.state,
-      ...(completion.startedAt ? { startedAt: completion.startedAt } : {}),
-      finishedAt: completion.finishedAt ?? new Date(now).toISOString(),
-      artifacts: completion.artifacts,
-    },
-    sinks,
-    now,
-  );
-  return [record];
+  const owner = run.metadata.uid ?? `${run.metadata.namespace}/${run.metadata.name}`;
+  return [completionRecord(owner, runId, completion, sinks, now)];
 }
 
 function settledRun(run: Run, completion: Completion, now: number, timing: RunTiming): Settled {

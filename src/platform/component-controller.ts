@@ -4,7 +4,6 @@
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
-import { setCondition } from "../kube/conditions.ts";
 import { keyOf } from "../kube/keys.ts";
 import { controllerOf } from "../kube/owners.ts";
 import { isConflict } from "../kube/rest.ts";
@@ -35,6 +34,7 @@ import { type ComponentVerdict, componentVerdict, workloadView } from "./compone
 import { ingressObservation } from "./ingress-readiness.ts";
 import { keptFor } from "./kept-data.ts";
 import { renderNetworkPolicy } from "./network-policies.ts";
+import { phaseStatus } from "./phase-status.ts";
 import { platformReference, referencedPlatform } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
 
@@ -317,49 +317,25 @@ function writeStatus(
   component: ComponentResource,
   verdict: ComponentVerdict,
 ) {
-  const generation = component.metadata.generation ?? 0;
-  const previous = component.status ?? {};
-  let conditions = setCondition(
-    previous.conditions,
+  const { status, event } = phaseStatus(
+    component,
     {
-      type: "Ready",
-      status: verdict.phase === "Ready" ? "True" : "False",
+      phase: verdict.phase,
       reason: verdict.phase,
       message: verdict.message,
+      ready: verdict.phase === "Ready",
+      degraded: verdict.phase === "Failed",
     },
-    generation,
-  );
-  conditions = setCondition(
-    conditions,
     {
-      type: "Degraded",
-      status: verdict.phase === "Failed" ? "True" : "False",
-      reason: verdict.phase === "Failed" ? "Failed" : "AsExpected",
-      message: verdict.phase === "Failed" ? verdict.message : "",
+      ...(verdict.version ? { version: verdict.version } : {}),
+      replicas: verdict.replicas,
+      readyReplicas: verdict.readyReplicas,
+      ready: `${verdict.readyReplicas}/${verdict.replicas}`,
     },
-    generation,
   );
-  const status = {
-    phase: verdict.phase,
-    ...(verdict.version ? { version: verdict.version } : {}),
-    replicas: verdict.replicas,
-    readyReplicas: verdict.readyReplicas,
-    ready: `${verdict.readyReplicas}/${verdict.replicas}`,
-    message: verdict.message,
-    observedGeneration: generation,
-    conditions,
-  };
   // Pending (created, or a change queued behind dependencies) is where a Component waits, not
   // something that happened to the service: the Platform's Event and message already say what waits.
-  const event =
-    previous.phase !== verdict.phase && verdict.phase !== "Pending"
-      ? {
-          type: verdict.phase === "Failed" ? ("Warning" as const) : ("Normal" as const),
-          reason: verdict.phase,
-          message: verdict.message,
-        }
-      : undefined;
-  return writer.write(context, component, status, event);
+  return writer.write(context, component, status, verdict.phase === "Pending" ? undefined : event);
 }
 
 /** Pods and EndpointSlices are not owned by the Component; they carry its name in a label. */

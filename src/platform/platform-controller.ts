@@ -4,12 +4,12 @@
  */
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
-import { type ConditionInput, setCondition } from "../kube/conditions.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.ts";
 import { findRelease, ownVersion, releases } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
+import { phaseStatus } from "./phase-status.ts";
 import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
 import { PlatformResources, platformProvider, providerType } from "./platform-resources.ts";
 import { type DesiredComponent, type RenderOptions, renderComponents } from "./render.ts";
@@ -138,6 +138,8 @@ function componentObject(platform: PlatformResource, component: DesiredComponent
 type StatusInput = Pick<PlatformPlan, "phase" | "message"> &
   Partial<Pick<PlatformPlan, "version" | "ready" | "components">> & { reason: string; provider?: string };
 
+const transitions = ["Installing", "Updating", "Starting", "Stopping", "Deleting"];
+
 /** Writes the Platform's status, with an Event when the phase changed. */
 function writeStatus(
   writer: Writer,
@@ -145,48 +147,24 @@ function writeStatus(
   platform: PlatformResource,
   input: StatusInput,
 ) {
-  const generation = platform.metadata.generation ?? 0;
   const previous = platform.status ?? {};
-  const progressing = ["Installing", "Updating", "Starting", "Stopping", "Deleting"].includes(input.phase);
-  const degraded = input.phase === "Degraded" || input.phase === "Failed";
-  const conditions: ConditionInput[] = [
+  const { status, event } = phaseStatus(
+    platform,
     {
-      type: "Ready",
-      status: input.phase === "Running" ? "True" : "False",
+      phase: input.phase,
       reason: input.reason,
       message: input.message,
+      ready: input.phase === "Running",
+      degraded: input.phase === "Degraded" || input.phase === "Failed",
+      progressing: transitions.includes(input.phase),
     },
     {
-      type: "Progressing",
-      status: progressing ? "True" : "False",
-      reason: progressing ? input.reason : "Idle",
-      message: progressing ? input.message : "",
+      ...((input.version ?? previous.version) ? { version: input.version ?? previous.version } : {}),
+      ready: input.ready ?? previous.ready ?? "0/0",
+      components: input.components ?? previous.components ?? [],
+      ...((input.provider ?? previous.provider) ? { provider: input.provider ?? previous.provider } : {}),
     },
-    {
-      type: "Degraded",
-      status: degraded ? "True" : "False",
-      reason: degraded ? input.reason : "AsExpected",
-      message: degraded ? input.message : "",
-    },
-  ];
-  const status = {
-    phase: input.phase,
-    ...((input.version ?? previous.version) ? { version: input.version ?? previous.version } : {}),
-    ready: input.ready ?? previous.ready ?? "0/0",
-    message: input.message,
-    observedGeneration: generation,
-    conditions: conditions.reduce((list, c) => setCondition(list, c, generation), previous.conditions ?? []),
-    components: input.components ?? previous.components ?? [],
-    ...((input.provider ?? previous.provider) ? { provider: input.provider ?? previous.provider } : {}),
-  };
-  const event =
-    previous.phase !== input.phase
-      ? {
-          type: degraded ? ("Warning" as const) : ("Normal" as const),
-          reason: input.phase,
-          message: input.message,
-        }
-      : undefined;
+  );
   return writer.write(context, platform, status, event);
 }
 

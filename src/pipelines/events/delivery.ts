@@ -8,7 +8,8 @@
  */
 import type { ConditionInput } from "../../kube/conditions.ts";
 import { exponentialDelay } from "../../lib/backoff.ts";
-import type { DeliveryRecord } from "./event.ts";
+import type { RunCompletion } from "../backend.ts";
+import { completionEventId, type DeliveryRecord, runCompletionType } from "./event.ts";
 
 export type SinkDelivery = DeliveryRecord["sinks"][number];
 
@@ -38,6 +39,33 @@ export function newDeliveryRecord(
     recordedAt: iso(now),
     sinks: sinks.map((sink) => ({ sink, delivered: false, attempts: 0 })),
   };
+}
+
+/**
+ * The record of run `runId`'s completion, owned by the resource of uid `ownerUid` (a Run or a
+ * RunSchedule): its id is stable per owner and run, and a completion without a finish time is taken
+ * as finished `now`.
+ */
+export function completionRecord(
+  ownerUid: string,
+  runId: string,
+  completion: RunCompletion,
+  sinks: readonly string[],
+  now: number,
+): DeliveryRecord {
+  return newDeliveryRecord(
+    {
+      id: completionEventId(ownerUid, runId),
+      type: runCompletionType,
+      runId,
+      state: completion.state,
+      ...(completion.startedAt ? { startedAt: completion.startedAt } : {}),
+      finishedAt: completion.finishedAt ?? iso(now),
+      artifacts: completion.artifacts,
+    },
+    sinks,
+    now,
+  );
 }
 
 /** Delay before attempt `attempts + 1` after `attempts` failures: base, doubling, at most max. */

@@ -9,8 +9,8 @@
  * pure part.
  */
 import type { ProviderAt, RunCompletion } from "../backend.ts";
-import { newDeliveryRecord } from "./delivery.ts";
-import { completionEventId, type DeliveryRecord, runCompletionType } from "./event.ts";
+import { completionRecord } from "./delivery.ts";
+import { completionEventId, type DeliveryRecord } from "./event.ts";
 
 /** A finished run of a schedule, still held by the backend. */
 export interface ScheduledCompletion extends RunCompletion {
@@ -84,24 +84,9 @@ export function planScheduledRuns(
 ): ScheduledPlan {
   const known = new Set(recorded.map((record) => record.id));
   const fresh = completions
-    .map((completion) => ({ completion, id: completionEventId(scheduleUid, completion.runId) }))
-    .filter(({ id }) => !known.has(id))
+    .filter((completion) => !known.has(completionEventId(scheduleUid, completion.runId)))
     .slice(0, recordedPerPoll)
-    .map(({ completion, id }) =>
-      newDeliveryRecord(
-        {
-          id,
-          type: runCompletionType,
-          runId: completion.runId,
-          state: completion.state,
-          ...(completion.startedAt ? { startedAt: completion.startedAt } : {}),
-          finishedAt: completion.finishedAt ?? new Date(now).toISOString(),
-          artifacts: completion.artifacts,
-        },
-        sinks,
-        now,
-      ),
-    );
+    .map((completion) => completionRecord(scheduleUid, completion.runId, completion, sinks, now));
   const recordedNow = new Set(fresh.map((record) => record.runId));
   const release = completions
     .filter((c) => recordedNow.has(c.runId) || known.has(completionEventId(scheduleUid, c.runId)))
