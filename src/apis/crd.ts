@@ -31,7 +31,7 @@ export function checkKindNames(kind: Kind): void {
     if (!DNS_LABEL.test(value))
       throw new SchemaError(`${where}: ${field} "${value}" must be a lowercase DNS label`);
   }
-  // Kubernetes conventions for every Slipway CRD (architecture.md).
+  // Kubernetes conventions for every Slipway CRD (docs/api-machinery.md, "A kind, defined once").
   if (kind.shortNames.length === 0) throw new SchemaError(`${where}: shortNames must have at least one name`);
   if (kind.printerColumns.length === 0)
     throw new SchemaError(`${where}: printerColumns must have at least one column`);

@@ -28,7 +28,7 @@ import { Wirings } from "./wiring.ts";
 
 /**
  * Who may vouch for an override ConfigMap by controlling it (the operator wires the Platform's rule,
- * src/platform/builds-trust.ts): objects of `type`, which the controller caches and on whose changes
+ * src/platform/builds-wiring.ts): objects of `type`, which the controller caches and on whose changes
  * it re-evaluates the namespace's builds.
  */
 export interface OverrideVoucher {

@@ -91,7 +91,7 @@ function forbiddenField(override: Json, base: BuildsConfig, namespace: string): 
 
 /**
  * What the override's owner vouches for: a Platform for its own registry and object store
- * (src/platform/builds-trust.ts). The operator never learns it from the ConfigMap's content.
+ * (src/platform/builds-wiring.ts). The operator never learns it from the ConfigMap's content.
  */
 export interface VouchedHosts {
   /** host[:port] of the owner's registry. */
