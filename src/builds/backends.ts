@@ -12,12 +12,12 @@ import type { BuildAccess } from "./access.ts";
 import { artifactLimits } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
 import { buildCredentialGrant, buildCredentialSecret } from "./build-credential.ts";
-import { type BuildJobInput, labels, timeoutSeconds } from "./build-job.ts";
+import { type BuildJobInput, buildJobLabels, timeoutSeconds } from "./build-job.ts";
 import { buildArgsSecretName, isCrossNamespace, ownsJob } from "./build-namespace.ts";
 import { slotHolder } from "./build-slots.ts";
 import { renderBuildahJob } from "./buildah-job.ts";
 import type { BuildsConfig } from "./config.ts";
-import type { RunObservation } from "./decide.ts";
+import type { JobObservation } from "./decide.ts";
 import { observeJob } from "./job-observation.ts";
 import { renderKanikoJob } from "./kaniko-job.ts";
 import type { LocalBuilder } from "./local-builder.ts";
@@ -28,7 +28,7 @@ import { type BasicCredentials, CredentialsError } from "./registry/credentials.
 import { types } from "./resource-types.ts";
 import { SecretNotFoundError, type SecretReader } from "./secrets.ts";
 
-export interface RunTarget {
+export interface JobTarget {
   build: ImageBuild;
   /** Of the Job and the credentials Secrets: the build's own, or the configured buildNamespace. */
   namespace: string;
@@ -40,22 +40,22 @@ export interface RunTarget {
 export interface BuildBackend {
   readonly name: "kaniko" | "buildah" | "local";
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
-  observe(target: RunTarget, context: ReconcileContext): Promise<{ run: RunObservation; pending: boolean }>;
+  observe(target: JobTarget, context: ReconcileContext): Promise<{ run: JobObservation; pending: boolean }>;
   /** The namespace of each build slot its runs hold now (build-slots.ts). */
   slotHolders(context: ReconcileContext): string[];
   /** The secret build arguments the operator itself must read for a run of `target` to start. */
-  secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs>;
+  secretArgs(target: JobTarget, context: ReconcileContext): Promise<SecretArgs>;
   /**
    * `run`: what observe just saw of the target's run, so that it is not read again; `secretArgs`:
    * what secretArgs read (empty when joining a run).
    */
   start(
-    target: RunTarget,
+    target: JobTarget,
     context: ReconcileContext,
-    run: RunObservation,
+    run: JobObservation,
     secretArgs: Record<string, string>,
   ): Promise<void>;
-  stop(target: RunTarget, context: ReconcileContext): Promise<void>;
+  stop(target: JobTarget, context: ReconcileContext): Promise<void>;
 }
 
 /** The values of a build's secret build arguments (name → value), or the first one missing. */
@@ -94,7 +94,7 @@ async function readSecretArgs(
 
 /** The copy of a build's secret arguments next to its Job in the build namespace (owned by the Job once it has a uid). */
 function secretArgsCopy(
-  target: RunTarget,
+  target: JobTarget,
   job: V1Job,
   values: Record<string, string>,
   jobUid?: string,
@@ -167,7 +167,7 @@ export class JobBackend implements BuildBackend {
    * The Job of the target from the cache; one in the build namespace that the cache does not hold is
    * read directly (an operator watching only its own namespace), and then its pods cannot be seen.
    */
-  async #job(target: RunTarget, context: ReconcileContext): Promise<{ job?: V1Job; podsVisible: boolean }> {
+  async #job(target: JobTarget, context: ReconcileContext): Promise<{ job?: V1Job; podsVisible: boolean }> {
     const key = { namespace: target.namespace, name: target.jobName };
     const cached = context.cache.get<V1Job>(types.job, key);
     if (cached || !isCrossNamespace(target.build, target.namespace))
@@ -175,7 +175,7 @@ export class JobBackend implements BuildBackend {
     return { job: await context.client.get<V1Job>(types.job, key), podsVisible: false };
   }
 
-  async observe(target: RunTarget, context: ReconcileContext) {
+  async observe(target: JobTarget, context: ReconcileContext) {
     const { job, podsVisible } = await this.#job(target, context);
     const rejected = job ? undefined : this.#rejected.get(rejectionKey(target.build));
     if (rejected !== undefined)
@@ -199,7 +199,9 @@ export class JobBackend implements BuildBackend {
 
   /** Only Jobs of builds the cache holds, by uid: a look-alike with the builds' labels holds no slot. */
   slotHolders(context: ReconcileContext): string[] {
-    const jobs = context.cache.list<V1Job>(types.job, { labels: { [labels.component]: "image-build" } });
+    const jobs = context.cache.list<V1Job>(types.job, {
+      labels: { [buildJobLabels.component]: "image-build" },
+    });
     const build = (namespace: string, name: string) =>
       context.cache.get<ImageBuild>(types.imageBuild, { namespace, name });
     return jobs.map((job) => slotHolder(job, build)).filter((namespace) => namespace !== undefined);
@@ -211,15 +213,15 @@ export class JobBackend implements BuildBackend {
    * it) the joiner starts over, with the registry check first.
    */
   /** A Job in the build's own namespace refers to the Secrets itself; one elsewhere gets a copy. */
-  async secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs> {
+  async secretArgs(target: JobTarget, context: ReconcileContext): Promise<SecretArgs> {
     if (!isCrossNamespace(target.build, target.namespace)) return { values: {} };
     return readSecretArgs(target.build, this.#secrets, context);
   }
 
   async start(
-    target: RunTarget,
+    target: JobTarget,
     context: ReconcileContext,
-    run: RunObservation,
+    run: JobObservation,
     secretArgs: Record<string, string>,
   ): Promise<void> {
     if (run.state !== "absent") return;
@@ -246,7 +248,7 @@ export class JobBackend implements BuildBackend {
    * key is a CredentialsError naming the field.
    */
   async #buildCredential(
-    target: RunTarget,
+    target: JobTarget,
     context: ReconcileContext,
     input: BuildJobInput,
   ): Promise<BasicCredentials | undefined> {
@@ -268,7 +270,7 @@ export class JobBackend implements BuildBackend {
   }
 
   async #create(
-    target: RunTarget,
+    target: JobTarget,
     context: ReconcileContext,
     input: BuildJobInput,
     job: V1Job,
@@ -290,7 +292,7 @@ export class JobBackend implements BuildBackend {
   }
 
   /** Deletes the target's Job only if its build started it, or it has finished (a finished run harms no build). */
-  async stop(target: RunTarget, context: ReconcileContext): Promise<void> {
+  async stop(target: JobTarget, context: ReconcileContext): Promise<void> {
     const { job } = await this.#job(target, context);
     if (!job) return;
     const { run } = observeJob(job, undefined);
@@ -304,12 +306,12 @@ export class JobBackend implements BuildBackend {
 }
 
 /** A local run is shared by the builds of one namespace and one image reference, never across namespaces. */
-export function localRunKey(target: Pick<RunTarget, "build" | "image">): string {
+export function localBuildKey(target: Pick<JobTarget, "build" | "image">): string {
   return `${target.build.metadata.namespace ?? ""}/${formatImageReference(target.image)}`;
 }
 
-/** The namespace of a localRunKey (a namespace's name has no `/`). */
-const localRunNamespace = (key: string) => key.slice(0, key.indexOf("/"));
+/** The namespace of a localBuildKey (a namespace's name has no `/`). */
+const localBuildNamespace = (key: string) => key.slice(0, key.indexOf("/"));
 
 export class LocalBackend implements BuildBackend {
   readonly name = "local";
@@ -325,27 +327,27 @@ export class LocalBackend implements BuildBackend {
     this.#secrets = secrets;
   }
 
-  async observe(target: RunTarget) {
-    return { run: this.#builder.observe(localRunKey(target)), pending: false };
+  async observe(target: JobTarget) {
+    return { run: this.#builder.observe(localBuildKey(target)), pending: false };
   }
 
   slotHolders(): string[] {
-    return this.#builder.runningKeys().map(localRunNamespace);
+    return this.#builder.runningKeys().map(localBuildNamespace);
   }
 
-  secretArgs(target: RunTarget, context: ReconcileContext): Promise<SecretArgs> {
+  secretArgs(target: JobTarget, context: ReconcileContext): Promise<SecretArgs> {
     return readSecretArgs(target.build, this.#secrets, context);
   }
 
   async start(
-    target: RunTarget,
+    target: JobTarget,
     context: ReconcileContext,
-    _run: RunObservation,
+    _run: JobObservation,
     secretArgs: Record<string, string>,
   ): Promise<void> {
     const { build, namespace, image } = target;
     const reference = formatImageReference(image);
-    this.#builder.start(localRunKey(target), async () => {
+    this.#builder.start(localBuildKey(target), async () => {
       const store = await this.#access.blobStore(context.client, namespace);
       if (!store) throw new Error("no blob store is configured");
       const buildArgs = [];
@@ -370,7 +372,7 @@ export class LocalBackend implements BuildBackend {
     });
   }
 
-  async stop(target: RunTarget): Promise<void> {
-    this.#builder.stop(localRunKey(target));
+  async stop(target: JobTarget): Promise<void> {
+    this.#builder.stop(localBuildKey(target));
   }
 }

@@ -27,7 +27,7 @@ import {
 import { type ArtifactsConfig, type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 
-export const labels = {
+export const buildJobLabels = {
   managedBy: "app.kubernetes.io/managed-by",
   component: "app.kubernetes.io/component",
   image: "builds.slipway.dev/image-hash",
@@ -205,9 +205,9 @@ export function jobLabels(build: ImageBuild, reference: string): Record<string, 
   const own = Object.entries(build.spec.labels ?? {}).filter(([key]) => !reservedLabelKey(key));
   return {
     ...Object.fromEntries(own),
-    [labels.managedBy]: "slipway",
-    [labels.component]: "image-build",
-    [labels.image]: shortHash(reference, 16),
+    [buildJobLabels.managedBy]: "slipway",
+    [buildJobLabels.component]: "image-build",
+    [buildJobLabels.image]: shortHash(reference, 16),
   };
 }
 

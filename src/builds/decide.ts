@@ -23,7 +23,7 @@ export type ArtifactCheck =
   | { result: "unavailable"; message: string };
 
 /** The Job (or local build) of this build's image reference. */
-export type RunObservation =
+export type JobObservation =
   | { state: "absent" }
   /** `joined`: another build (of the same namespace) started it; this one follows it and never deletes it. */
   | { state: "running"; attempts: number; joined?: boolean }
@@ -84,7 +84,7 @@ export interface Observed extends Known {
   maxConcurrentBuilds: number;
   registry?: RegistryCheck;
   artifact?: ArtifactCheck;
-  run?: RunObservation;
+  observedJob?: JobObservation;
   /** Who holds the build slots, and who waits: asked for only when a run is to start. */
   slots?: SlotUsage;
   /** Asked for just before a run starts. */
@@ -108,13 +108,13 @@ export type FailureReason =
   | "InvalidBuildArgument";
 
 export type Decision =
-  | { kind: "observe"; what: "registry" | "artifact" | "run" | "slots" | "buildArgs" }
+  | { kind: "observe"; what: "registry" | "artifact" | "job" | "slots" | "buildArgs" }
   | {
       kind: "act";
       /** Delete the Job / stop the local build of this reference. */
-      deleteRun?: boolean;
+      deleteJob?: boolean;
       /** Create the Job / start the local build (and join it as an owner). */
-      startRun?: boolean;
+      startJob?: boolean;
       status?: ImageBuildStatus;
       event?: StatusEvent;
       requeueAfterMs?: number;
@@ -223,8 +223,8 @@ function timeoutMessage(o: Observed, joined = false): string {
   return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; ${job}`;
 }
 
-function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act {
-  if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteRun: true });
+function jobFailure(o: Observed, run: JobObservation & { state: "failed" }): Act {
+  if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteJob: true });
   if (run.reason === "Rejected")
     return fail(o, "JobRejected", `the API server refused the build's Job ${o.job.name}: ${run.message}`);
   if (run.reason === "NoCredential")
@@ -248,7 +248,7 @@ function runFailure(o: Observed, run: RunObservation & { state: "failed" }): Act
 }
 
 /** A run that succeeded: its image should be in the registry, perhaps after a moment. */
-function runSucceeded(o: Observed, run: RunObservation & { state: "succeeded" }): Decision {
+function jobSucceeded(o: Observed, run: JobObservation & { state: "succeeded" }): Decision {
   if (!o.registry) return { kind: "observe", what: "registry" };
   const registry = o.registry;
   if (registry.result === "exists") {
@@ -278,15 +278,15 @@ function runSucceeded(o: Observed, run: RunObservation & { state: "succeeded" })
 }
 
 /** A build that was Building: follow its run. Undefined when the run has gone and the build starts over. */
-function followRun(o: Observed): Decision | undefined {
-  if (!o.run) return { kind: "observe", what: "run" };
-  const run = o.run;
+function followJob(o: Observed): Decision | undefined {
+  if (!o.observedJob) return { kind: "observe", what: "job" };
+  const run = o.observedJob;
   switch (run.state) {
     case "absent":
       return undefined;
     case "running": {
       if (elapsedSeconds(o) >= o.timeoutSeconds)
-        return fail(o, "Timeout", timeoutMessage(o, run.joined), run.joined ? {} : { deleteRun: true });
+        return fail(o, "Timeout", timeoutMessage(o, run.joined), run.joined ? {} : { deleteJob: true });
       const remainingMs = (o.timeoutSeconds - elapsedSeconds(o)) * 1000;
       const status = nextStatus(o, "Building", "Building", `building ${o.image}`, {
         job: o.job,
@@ -299,9 +299,9 @@ function followRun(o: Observed): Decision | undefined {
       };
     }
     case "failed":
-      return runFailure(o, run);
+      return jobFailure(o, run);
     case "succeeded":
-      return runSucceeded(o, run);
+      return jobSucceeded(o, run);
   }
 }
 
@@ -366,19 +366,19 @@ function building(o: Observed, attempts: number): ImageBuildStatus {
 }
 
 /** Registry and artifact checked: join the run of this reference, replace a finished one, or start one. */
-function launch(o: Observed, run: RunObservation): Decision {
+function launch(o: Observed, run: JobObservation): Decision {
   if (run.state === "succeeded" || run.state === "failed") {
     // A finished run of this reference whose image is not in the registry (an earlier failure, or a
     // push since deleted): remove it so a fresh one starts.
     const message = `removing the finished Job ${o.job.name} to build again`;
     const status = nextStatus(o, "Pending", "Restarting", message, {});
-    return { kind: "act", deleteRun: true, status, requeueAfterMs: 1000 };
+    return { kind: "act", deleteJob: true, status, requeueAfterMs: 1000 };
   }
   if (run.state === "running") {
     const message = `joined the running build ${o.job.name} of ${o.image}`;
     return {
       kind: "act",
-      startRun: true, // joins the shared run as an owner
+      startJob: true, // joins the shared run as an owner
       status: building(o, run.attempts),
       event: { type: "Normal", reason: "BuildJoined", message },
       requeueAfterMs: pollMs,
@@ -396,7 +396,7 @@ function launch(o: Observed, run: RunObservation): Decision {
   if (o.buildArgs.result === "invalid") return fail(o, "InvalidBuildArgument", o.buildArgs.message);
   return {
     kind: "act",
-    startRun: true,
+    startJob: true,
     status: building(o, 0),
     event: { type: "Normal", reason: "BuildStarted", message: `building ${o.image} in ${o.job.name}` },
     requeueAfterMs: Math.min(pollMs, o.timeoutSeconds * 1000),
@@ -411,8 +411,8 @@ function start(o: Observed, wasBuilding: boolean): Decision {
   if (!o.artifact) return { kind: "observe", what: "artifact" };
   const problem = artifactProblem(o, o.artifact);
   if (problem) return problem;
-  if (!o.run) return { kind: "observe", what: "run" };
-  return launch(o, o.run);
+  if (!o.observedJob) return { kind: "observe", what: "job" };
+  return launch(o, o.observedJob);
 }
 
 /**
@@ -426,7 +426,7 @@ export function decide(o: Observed | Blocked): Decision {
   const current = retry ? { ...o, status: undefined } : o;
   const wasBuilding = inFlight(current);
   if (wasBuilding) {
-    const followed = followRun(current);
+    const followed = followJob(current);
     if (followed) return followed;
   }
   return start(current, wasBuilding);

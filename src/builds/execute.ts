@@ -24,7 +24,7 @@ export interface Executor {
 const buildingPollMs = 3_000;
 
 /** Deletes or starts the run the decision names. */
-async function runEffects(
+async function jobEffects(
   executor: Executor,
   gathered: Extract<Gathered, { observed: unknown }>,
   decision: Decision & { kind: "act" },
@@ -32,8 +32,8 @@ async function runEffects(
 ): Promise<void> {
   const { wiring, target, secretArgs } = gathered;
   const { backend } = wiring;
-  if (decision.deleteRun) await backend.stop(target, context);
-  if (!decision.startRun) return;
+  if (decision.deleteJob) await backend.stop(target, context);
+  if (!decision.startJob) return;
   // looked at again just before: another build of this reference may have started it meanwhile
   const { run } = await backend.observe(target, context);
   await backend.start(target, context, run, secretArgs);
@@ -49,7 +49,7 @@ async function guardCrossNamespaceRun(
   decision: Decision & { kind: "act" },
   context: ReconcileContext,
 ): Promise<void> {
-  if (!decision.startRun || !("observed" in gathered)) return;
+  if (!decision.startJob || !("observed" in gathered)) return;
   const { wiring, target } = gathered;
   if (wiring.backend.name !== "local" && isCrossNamespace(target.build, target.namespace))
     await context.client.addFinalizer(types.imageBuild, keyOf(target.build), jobCleanupFinalizer);
@@ -91,7 +91,7 @@ export async function execute(
     // this writer does not pace: a write neither made nor needed was refused as stale
     writeRequeueMs = result.requeueAfterMs;
   }
-  if (writeRequeueMs === 0 && "observed" in gathered) await runEffects(executor, gathered, decision, context);
+  if (writeRequeueMs === 0 && "observed" in gathered) await jobEffects(executor, gathered, decision, context);
   const pollMs =
     status?.phase === "Building"
       ? Math.min(decision.requeueAfterMs ?? buildingPollMs, buildingPollMs)

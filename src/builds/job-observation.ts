@@ -2,7 +2,7 @@
 import type { V1Job, V1Pod } from "@kubernetes/client-node";
 import { artifactLimitExitCode } from "./artifact-limits.ts";
 import { fetcherContainer } from "./build-job.ts";
-import type { RunObservation } from "./decide.ts";
+import type { JobObservation } from "./decide.ts";
 
 function conditionTrue(job: V1Job, ...types: string[]) {
   return job.status?.conditions?.find((c) => types.includes(c.type) && c.status === "True");
@@ -32,7 +32,7 @@ export function observeJob(
   job: V1Job | undefined,
   pods: V1Pod[] | undefined,
   owned = true,
-): { run: RunObservation; pending: boolean } {
+): { run: JobObservation; pending: boolean } {
   if (!job) return { run: { state: "absent" }, pending: false };
   // The Job controller counts a terminated pod in `failed` only once it has removed the pod's
   // tracking finalizer; until then the pod is listed in uncountedTerminatedPods.

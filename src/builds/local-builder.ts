@@ -13,7 +13,7 @@ import { join, resolve, sep } from "node:path";
 import { BoundedMap } from "../lib/bounded-map.ts";
 import { ArtifactLimitError, type ArtifactLimits } from "./artifact-limits.ts";
 import type { BlobUri } from "./blob-uri.ts";
-import type { RunObservation } from "./decide.ts";
+import type { JobObservation } from "./decide.ts";
 import { redactorOf } from "./redaction.ts";
 import { type BasicCredentials, dockerConfigFor } from "./registry/credentials.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
@@ -35,7 +35,7 @@ export interface LocalBuildRequest {
 }
 
 interface Run {
-  state: RunObservation;
+  state: JobObservation;
   controller: AbortController;
   log: string[];
 }
@@ -52,7 +52,7 @@ async function fetchContext(request: LocalBuildRequest, dir: string, note: (line
 }
 
 /** How a run ended badly: its timeout, an artifact over the limits, or anything else. */
-function failure(run: Run, error: unknown): RunObservation {
+function failure(run: Run, error: unknown): JobObservation {
   const aborted = run.controller.signal.aborted && run.controller.signal.reason === "timeout";
   const tooLarge = error instanceof ArtifactLimitError;
   return {
@@ -124,8 +124,8 @@ export class LocalBuilder {
     return this.#running.get(key) ?? this.#finished.get(key);
   }
 
-  /** `key`: what the run is shared by (the backend's localRunKey: namespace and image reference). */
-  observe(key: string): RunObservation {
+  /** `key`: what the run is shared by (the backend's localBuildKey: namespace and image reference). */
+  observe(key: string): JobObservation {
     return this.#run(key)?.state ?? { state: "absent" };
   }
 

@@ -6,7 +6,7 @@
 import type { ImageBuild } from "../apis/builds/imagebuild.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import { shortHash } from "../lib/canonical.ts";
-import type { BuildBackend, RunTarget, SecretArgs } from "./backends.ts";
+import type { BuildBackend, JobTarget, SecretArgs } from "./backends.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { buildResources, timeoutSeconds } from "./build-job.ts";
 import { isCrossNamespace, jobNameFor, jobNamespace } from "./build-namespace.ts";
@@ -27,7 +27,7 @@ import type { Wiring, WiringResult } from "./wiring.ts";
 /** What a build's decision is made from, and what carrying it out needs. */
 export type Gathered =
   | { blocked: Blocked }
-  | { observed: Observed; wiring: Wiring; target: RunTarget; secretArgs: Record<string, string> };
+  | { observed: Observed; wiring: Wiring; target: JobTarget; secretArgs: Record<string, string> };
 
 /**
  * `{hash}` of the naming template: what decides the image's content. The field order is part of
@@ -85,7 +85,7 @@ export function observeBuild(build: ImageBuild, wired: WiringResult, now: Date):
   if (refusal) return { blocked: { ...known, blocker: { reason: "ImageNotAllowed", message: refusal } } };
   const shared = sharedNamespaceBlocker(build, wiring);
   if (shared) return { blocked: { ...known, blocker: shared } };
-  let artifact: RunTarget["artifact"];
+  let artifact: JobTarget["artifact"];
   try {
     artifact = parseBlobUri(build.spec.artifactUri);
   } catch (error) {
@@ -97,7 +97,7 @@ export function observeBuild(build: ImageBuild, wired: WiringResult, now: Date):
   const imageText = formatImageReference(image);
   const namespace = jobNamespace(buildNamespace, config);
   const jobName = jobNameFor(build, namespace, imageText);
-  const target: RunTarget = { build, namespace, image, artifact, jobName };
+  const target: JobTarget = { build, namespace, image, artifact, jobName };
   const observed: Observed = {
     ...known,
     image: imageText,
@@ -145,7 +145,7 @@ export async function decideObserving(gathered: Gathered, context: ReconcileCont
     } else {
       const { run, pending } = await backend.observe(target, context);
       if (pending) return { pendingMs: pendingPollMs };
-      observed.run = run;
+      observed.observedJob = run;
     }
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { ComponentName } from "../apis/platform/schemas.ts";
-import { labels as buildLabels } from "../builds/build-job.ts";
+import { buildJobLabels as buildLabels } from "../builds/build-job.ts";
 import { ownerReference } from "../kube/owners.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { labels, selectorLabels } from "./component-objects.ts";

@@ -1,7 +1,7 @@
 /** The operator caches only its own build Jobs and Pods (label-selected informers), not a namespace's others. */
 import { BatchV1Api, CoreV1Api } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { labels } from "../../../src/builds/build-job.ts";
+import { buildJobLabels } from "../../../src/builds/build-job.ts";
 import { types } from "../../../src/builds/resource-types.ts";
 import { startBuildOperator } from "../../support/builds/operator.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
@@ -13,7 +13,7 @@ describe("the image-build operator's cache", () => {
     const namespace = await testNamespace("cache");
     const batch = adminConfig().makeApiClient(BatchV1Api);
     const core = adminConfig().makeApiClient(CoreV1Api);
-    const build = { [labels.component]: "image-build" };
+    const build = { [buildJobLabels.component]: "image-build" };
     for (const [name, podLabels] of [
       ["plain", {}],
       ["build", build],

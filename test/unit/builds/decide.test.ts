@@ -50,11 +50,11 @@ describe("decide: a new build", () => {
     });
     expect(decide(observed({ registry: { result: "missing" }, artifact: { result: "exists" } }))).toEqual({
       kind: "observe",
-      what: "run",
+      what: "job",
     });
   });
 
-  // [what was observed, phase, condition reason, message pattern, startRun, deleteRun]
+  // [what was observed, phase, condition reason, message pattern, startJob, deleteJob]
   const table: [string, Partial<Observed>, string, string, RegExp, boolean, boolean][] = [
     [
       "image exists",
@@ -124,7 +124,7 @@ describe("decide: a new build", () => {
       {
         registry: { result: "missing" },
         artifact: { result: "exists" },
-        run: { state: "absent" },
+        observedJob: { state: "absent" },
         buildArgs: { result: "ok" },
       },
       "Building",
@@ -138,7 +138,7 @@ describe("decide: a new build", () => {
       {
         registry: { result: "missing" },
         artifact: { result: "exists" },
-        run: { state: "running", attempts: 1 },
+        observedJob: { state: "running", attempts: 1 },
       },
       "Building",
       "Building",
@@ -151,7 +151,7 @@ describe("decide: a new build", () => {
       {
         registry: { result: "missing" },
         artifact: { result: "exists" },
-        run: { state: "failed", attempts: 3, reason: "Error", message: "x" },
+        observedJob: { state: "failed", attempts: 3, reason: "Error", message: "x" },
       },
       "Pending",
       "Restarting",
@@ -164,7 +164,7 @@ describe("decide: a new build", () => {
       {
         registry: { result: "missing" },
         artifact: { result: "exists" },
-        run: { state: "absent" },
+        observedJob: { state: "absent" },
         slots: { held: new Map([["team-b", 10]]), waiting: new Map() },
       },
       "Pending",
@@ -174,7 +174,7 @@ describe("decide: a new build", () => {
       false,
     ],
   ];
-  for (const [title, o, phase, reason, message, startRun, deleteRun] of table) {
+  for (const [title, o, phase, reason, message, startJob, deleteJob] of table) {
     it(`${title} → ${phase} (${reason})`, () => {
       const decision = act(decide(observed(o)));
       expect(decision.status?.phase).toBe(phase);
@@ -184,8 +184,8 @@ describe("decide: a new build", () => {
         observedGeneration: 1,
       });
       expect(decision.status?.message).toMatch(message);
-      expect(Boolean(decision.startRun)).toBe(startRun);
-      expect(Boolean(decision.deleteRun)).toBe(deleteRun);
+      expect(Boolean(decision.startJob)).toBe(startJob);
+      expect(Boolean(decision.deleteJob)).toBe(deleteJob);
     });
   }
 
@@ -193,7 +193,7 @@ describe("decide: a new build", () => {
     const toStart = {
       registry: { result: "missing" },
       artifact: { result: "exists" },
-      run: { state: "absent" },
+      observedJob: { state: "absent" },
     } as const;
     expect(decide(observed({ ...toStart, slots: undefined }))).toEqual({ kind: "observe", what: "slots" });
     const reused = act(
@@ -201,9 +201,9 @@ describe("decide: a new build", () => {
     );
     expect(reused.status?.phase).toBe("Succeeded");
     const joined = act(
-      decide(observed({ ...toStart, run: { state: "running", attempts: 1 }, slots: undefined })),
+      decide(observed({ ...toStart, observedJob: { state: "running", attempts: 1 }, slots: undefined })),
     );
-    expect(joined.startRun).toBe(true);
+    expect(joined.startJob).toBe(true);
   });
 
   it("a namespace at its fair share waits while another namespace's build waits, naming the rule", () => {
@@ -212,7 +212,7 @@ describe("decide: a new build", () => {
         observed({
           registry: { result: "missing" },
           artifact: { result: "exists" },
-          run: { state: "absent" },
+          observedJob: { state: "absent" },
           slots: {
             held: new Map([
               ["team-a", 5],
@@ -242,42 +242,44 @@ describe("decide: a build in flight", () => {
   const inFlight = (o: Partial<Observed>) => observed({ status: building, ...o });
 
   it("follows the run", () => {
-    expect(decide(inFlight({}))).toEqual({ kind: "observe", what: "run" });
-    const running = act(decide(inFlight({ run: { state: "running", attempts: 2 } })));
+    expect(decide(inFlight({}))).toEqual({ kind: "observe", what: "job" });
+    const running = act(decide(inFlight({ observedJob: { state: "running", attempts: 2 } })));
     expect(running.status).toMatchObject({ phase: "Building", attempts: 2, startedAt: building.startedAt });
     expect(running.requeueAfterMs).toBeGreaterThan(0);
   });
 
   it("a finished run: the digest comes from the registry", () => {
-    expect(decide(inFlight({ run: { state: "succeeded", attempts: 1 } }))).toEqual({
+    expect(decide(inFlight({ observedJob: { state: "succeeded", attempts: 1 } }))).toEqual({
       kind: "observe",
       what: "registry",
     });
     const built = act(
       decide(
         inFlight({
-          run: { state: "succeeded", attempts: 1 },
+          observedJob: { state: "succeeded", attempts: 1 },
           registry: { result: "exists", digest: "sha256:d" },
         }),
       ),
     );
     expect(built.status).toMatchObject({ phase: "Succeeded", reused: false, digest: "sha256:d" });
     const justFinished = { state: "succeeded" as const, attempts: 1, finishedAt: "2026-01-01T11:59:50Z" };
-    const waiting = act(decide(inFlight({ run: justFinished, registry: { result: "missing" } })));
+    const waiting = act(decide(inFlight({ observedJob: justFinished, registry: { result: "missing" } })));
     expect(waiting.status).toMatchObject({
       phase: "Building",
       message: expect.stringMatching(/waiting for .* to appear/),
     });
     expect(waiting.requeueAfterMs).toBeGreaterThan(0);
     const longAgo = { ...justFinished, finishedAt: "2026-01-01T11:50:00Z" };
-    const notPushed = act(decide(inFlight({ run: longAgo, registry: { result: "missing" } })));
+    const notPushed = act(decide(inFlight({ observedJob: longAgo, registry: { result: "missing" } })));
     expect(notPushed.status?.conditions?.[0]?.reason).toBe("ImageNotPushed");
   });
 
   it("fails with the termination message only when the Job has failed (retries used up)", () => {
     const failed = act(
       decide(
-        inFlight({ run: { state: "failed", attempts: 3, reason: "Error", message: "kaniko: COPY failed" } }),
+        inFlight({
+          observedJob: { state: "failed", attempts: 3, reason: "Error", message: "kaniko: COPY failed" },
+        }),
       ),
     );
     expect(failed.status).toMatchObject({
@@ -289,7 +291,7 @@ describe("decide: a build in flight", () => {
 
   it("names OOMKilled with the memory limit", () => {
     const oom = act(
-      decide(inFlight({ run: { state: "failed", attempts: 3, reason: "OOMKilled", message: "" } })),
+      decide(inFlight({ observedJob: { state: "failed", attempts: 3, reason: "OOMKilled", message: "" } })),
     );
     expect(oom.status?.conditions?.[0]?.reason).toBe("OOMKilled");
     expect(oom.status?.message).toMatch(/OOMKilled at its memory limit of 8Gi/);
@@ -297,28 +299,37 @@ describe("decide: a build in flight", () => {
 
   it("times out: deletes the run and fails with Timeout, by the Job's deadline or the clock", () => {
     const byJob = act(
-      decide(inFlight({ run: { state: "failed", attempts: 1, reason: "DeadlineExceeded", message: "" } })),
+      decide(
+        inFlight({ observedJob: { state: "failed", attempts: 1, reason: "DeadlineExceeded", message: "" } }),
+      ),
     );
-    expect(byJob).toMatchObject({ deleteRun: true, status: { phase: "Failed" } });
+    expect(byJob).toMatchObject({ deleteJob: true, status: { phase: "Failed" } });
     expect(byJob.status?.conditions?.[0]?.reason).toBe("Timeout");
-    const byClock = act(decide(inFlight({ timeoutSeconds: 30, run: { state: "running", attempts: 1 } })));
-    expect(byClock.deleteRun).toBe(true);
+    const byClock = act(
+      decide(inFlight({ timeoutSeconds: 30, observedJob: { state: "running", attempts: 1 } })),
+    );
+    expect(byClock.deleteJob).toBe(true);
     expect(byClock.status?.message).toMatch(/exceeded its timeout of 30s; its Job was deleted/);
   });
 
   it("a build that joined another build's run times out without deleting it", () => {
     const joined = act(
-      decide(inFlight({ timeoutSeconds: 30, run: { state: "running", attempts: 1, joined: true } })),
+      decide(inFlight({ timeoutSeconds: 30, observedJob: { state: "running", attempts: 1, joined: true } })),
     );
-    expect(joined.deleteRun).toBeUndefined();
+    expect(joined.deleteJob).toBeUndefined();
     expect(joined.status?.conditions?.[0]?.reason).toBe("Timeout");
     expect(joined.status?.message).toMatch(/the Job it joined \(another build's\) is left running/);
   });
 
   it("starts over (registry first) when the run has gone", () => {
-    expect(decide(inFlight({ run: { state: "absent" } }))).toEqual({ kind: "observe", what: "registry" });
+    expect(decide(inFlight({ observedJob: { state: "absent" } }))).toEqual({
+      kind: "observe",
+      what: "registry",
+    });
     const exists = act(
-      decide(inFlight({ run: { state: "absent" }, registry: { result: "exists", digest: "sha256:e" } })),
+      decide(
+        inFlight({ observedJob: { state: "absent" }, registry: { result: "exists", digest: "sha256:e" } }),
+      ),
     );
     expect(exists.status).toMatchObject({ phase: "Succeeded", reused: false });
   });
@@ -339,13 +350,13 @@ describe("decide: finished builds", () => {
   });
 
   it("keeps lastTransitionTime while the condition does not change", () => {
-    const first = act(decide(observed({ status: building, run: { state: "running", attempts: 1 } })));
+    const first = act(decide(observed({ status: building, observedJob: { state: "running", attempts: 1 } })));
     const later = act(
       decide(
         observed({
           status: first.status,
           now: new Date(now.getTime() + 5000),
-          run: { state: "running", attempts: 1 },
+          observedJob: { state: "running", attempts: 1 },
         }),
       ),
     );
@@ -374,7 +385,7 @@ describe("decide: a build that cannot be attempted", () => {
       expect(decision.status).toMatchObject({ phase: "Failed", message: `because ${reason}` });
       expect(decision.status?.conditions?.[0]).toMatchObject({ type: "Succeeded", status: "False", reason });
       expect(decision.event).toEqual({ type: "Warning", reason, message: `because ${reason}` });
-      expect(decision.startRun).toBeUndefined();
+      expect(decision.startJob).toBeUndefined();
     }
   });
 
@@ -406,19 +417,19 @@ describe("decide: secret build arguments", () => {
   const ready = {
     registry: { result: "missing" },
     artifact: { result: "exists" },
-    run: { state: "absent" },
+    observedJob: { state: "absent" },
   } as const;
 
   it("are checked just before a run starts, not when joining one", () => {
     expect(decide(observed(ready))).toEqual({ kind: "observe", what: "buildArgs" });
-    const joined = act(decide(observed({ ...ready, run: { state: "running", attempts: 1 } })));
-    expect(joined).toMatchObject({ startRun: true, event: { reason: "BuildJoined" } });
+    const joined = act(decide(observed({ ...ready, observedJob: { state: "running", attempts: 1 } })));
+    expect(joined).toMatchObject({ startJob: true, event: { reason: "BuildJoined" } });
   });
 
   it("a missing one fails the build naming it, with no run", () => {
     const message = "spec.buildArgs PIP_TOKEN: Secret pip not found in namespace ml";
     const decision = act(decide(observed({ ...ready, buildArgs: { result: "invalid", message } })));
-    expect(decision.startRun).toBeUndefined();
+    expect(decision.startJob).toBeUndefined();
     expect(decision.status).toMatchObject({ phase: "Failed", message });
     expect(decision.status?.conditions?.[0]?.reason).toBe("InvalidBuildArgument");
   });
@@ -427,7 +438,9 @@ describe("decide: secret build arguments", () => {
     const started = act(decide(observed({ ...ready, buildArgs: { result: "ok" } })));
     expect(started.status?.job).toEqual(job);
     const followed = act(
-      decide(observed({ status: { ...building, job: undefined }, run: { state: "running", attempts: 1 } })),
+      decide(
+        observed({ status: { ...building, job: undefined }, observedJob: { state: "running", attempts: 1 } }),
+      ),
     );
     expect(followed.status?.job).toEqual(job);
   });
