@@ -66,7 +66,7 @@ export async function up(options: UpOptions): Promise<DevState> {
       `the control plane in ${dir} was made before etcd required client certificates: run \`slipway dev down\` first`,
     );
   }
-  let state = existing ?? (await newState(dir, wanted, binaries));
+  let state = existing ?? (await newState(dir, wanted, binaries, log));
   if (state.realNodeSkipped && wanted) log(`real node: not started: ${state.realNodeSkipped}`);
   const layout: Layout = { dir, ports: state.ports, pki: state.pki, kubeconfig: state.kubeconfig, binaries };
   for (const spec of controlPlaneSpecs(layout, state)) {
@@ -96,7 +96,12 @@ async function privateDir(dir: string): Promise<void> {
   await chmod(dir, 0o700);
 }
 
-async function newState(dir: string, wantRealNode: boolean, binaries: Binaries): Promise<DevState> {
+async function newState(
+  dir: string,
+  wantRealNode: boolean,
+  binaries: Binaries,
+  log: (line: string) => void,
+): Promise<DevState> {
   const kubeVersion = pinnedVersions().kube;
   await mkdir(join(dir, "logs"), { recursive: true });
   await mkdir(join(dir, "pki"), { recursive: true });
@@ -116,6 +121,7 @@ async function newState(dir: string, wantRealNode: boolean, binaries: Binaries):
     { kubeVersion, kubeconfig, ports, pki, processes: [] },
     wantRealNode,
     binaries,
+    log,
   );
   await writeState(dir, state);
   return state;

@@ -37,14 +37,28 @@ function isOurs(record: ProcessRecord): boolean {
   }
 }
 
-/** Exited but not yet reaped (this machine's init may reap orphans late). */
-export function isZombie(pid: number): boolean {
+/** The fields of /proc/PID/stat after the command's name (field 3 onwards), if the process exists. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z";
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * When process `pid` started (clock ticks since boot, field 22 of /proc/PID/stat): with the PID, it
+ * names one process even after the PID is reused. Undefined when there is no such (live) process.
+ */
+export function processStartTime(pid: number): string | undefined {
+  const fields = statFields(pid);
+  return fields && fields[0] !== "Z" ? fields[19] : undefined;
+}
+
+/** Exited but not yet reaped (this machine's init may reap orphans late). */
+export function isZombie(pid: number): boolean {
+  return statFields(pid)?.[0] === "Z";
 }
 
 /**

@@ -7,11 +7,12 @@
  * before, or SLIPWAY_TEST_KEEP=1) gets it back.
  */
 import { readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { up } from "../../src/dev/cluster.ts";
 import { isRunning } from "../../src/dev/processes.ts";
-import { claimRealNode, realNodeHolder, releaseRealNode } from "../../src/dev/real-node/claim.ts";
+import { claimFile, claimRealNode, realNodeHolder, releaseRealNode } from "../../src/dev/real-node/claim.ts";
 import { realNodePaths } from "../../src/dev/real-node/config.ts";
 import {
   bridgeName,
@@ -19,7 +20,7 @@ import {
   leftoverDevices,
   podNetworkNamespaces,
 } from "../../src/dev/real-node/network.ts";
-import { realNodeProcessNames, stopRealNode } from "../../src/dev/real-node/node.ts";
+import { clearAbandonedRealNode, realNodeProcessNames, stopRealNode } from "../../src/dev/real-node/node.ts";
 import { mountsUnder, shimPids } from "../../src/dev/real-node/teardown.ts";
 import { readState, writeState } from "../../src/dev/state.ts";
 import { skipFor } from "../support/allowed-skips.ts";
@@ -58,6 +59,19 @@ describe("dev down of a real node", skipFor(skipped), () => {
       expect(await realNodeHolder()).toBeUndefined();
       expect(await claimRealNode(another)).toEqual({ ok: true });
       await releaseRealNode(another);
+
+      // a claim whose `up` died without `dev down` (claimer and processes gone) goes to the next up
+      await mkdir(another, { recursive: true });
+      await writeState(another, { ...state, processes: [] });
+      await writeFile(claimFile, JSON.stringify({ dir: another, pid: 0, started: "0" }));
+      expect(await realNodeHolder()).toBe(another);
+      const lines: string[] = [];
+      await clearAbandonedRealNode(shared, (line) => lines.push(line));
+      expect(lines).toEqual([
+        `real node: ${another} holds it but none of its processes runs; removing what it left`,
+      ]);
+      expect(await realNodeHolder()).toBeUndefined();
+      expect(await leftoverDevices()).toEqual([]);
     } finally {
       if (inject("planeOutlivesRun")) await up({ dir: shared });
     }

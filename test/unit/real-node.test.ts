@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { realNodeWanted } from "../../src/dev/cluster.ts";
+import { isAbandoned } from "../../src/dev/real-node/claim.ts";
 import {
   containerdConfig,
   kubeletConfig,
@@ -184,5 +185,28 @@ describe("localImageReferences", () => {
     for (const reference of [...Object.values(release.images), workflow?.executor, workflow?.step])
       expect(set, reference).toContain(reference);
     for (const reference of set) expect(reference).toMatch(/^[a-z0-9.-]+\/[a-z0-9./-]+:[A-Za-z0-9._-]+$/);
+  });
+});
+
+describe("an abandoned real-node claim", () => {
+  const record = (name: string, pid: number) => ({ name, command: `/bin/${name}`, args: [], log: "", pid });
+  const state = { processes: [record("kube-apiserver", 10), record("kubelet", 11)] };
+  const claim = { dir: "/old", pid: 7, started: "500" };
+  const machine = (live: Record<number, string>, running: number[]) => ({
+    startTime: (pid: number) => live[pid],
+    running: (p: { pid: number }) => running.includes(p.pid),
+  });
+
+  it("is one whose claiming process is gone and none of whose processes runs", () => {
+    expect(isAbandoned(claim, state, machine({}, []))).toBe(true);
+    // the claimer's PID now belongs to another process (another start time)
+    expect(isAbandoned(claim, state, machine({ 7: "900" }, []))).toBe(true);
+    // a claim written before claims named their process
+    expect(isAbandoned({ dir: "/old" }, state, machine({}, []))).toBe(true);
+  });
+
+  it("is never one whose claimer lives (an `up` between claiming and starting) or whose processes run", () => {
+    expect(isAbandoned(claim, { processes: [] }, machine({ 7: "500" }, []))).toBe(false);
+    expect(isAbandoned(claim, state, machine({}, [11]))).toBe(false);
   });
 });

@@ -22,7 +22,7 @@ import { stopProcesses } from "../processes.ts";
 import type { DevState, RealNodeState } from "../state.ts";
 import { writeState } from "../state.ts";
 import { ensureProcess } from "../supervise.ts";
-import { claimRealNode, releaseRealNode } from "./claim.ts";
+import { abandonedRealNode, claimRealNode, releaseRealNode } from "./claim.ts";
 import {
   containerdConfig,
   kubeletConfig,
@@ -77,10 +77,12 @@ export async function decideRealNode(
   state: DevState,
   wanted: boolean,
   binaries: Binaries,
+  log: (line: string) => void = () => {},
 ): Promise<DevState> {
   const reason = wanted ? realNodePreflight(binaries) : realNodeTurnedOff;
   if (reason) return { ...state, realNodeSkipped: reason };
   await writeState(dir, state);
+  await clearAbandonedRealNode(dir, log);
   const claim = await claimRealNode(dir);
   if (!claim.ok) return { ...state, realNodeSkipped: realNodeHeldBy(claim.holder) };
   const allocated = await freePorts(realNodePortNames.length);
@@ -136,6 +138,18 @@ const commandProbe = (command: string, args: string[]) => async (): Promise<Prob
   );
 
 /**
+ * Tears down the real node of another directory whose claim is abandoned (claim.ts isAbandoned) the
+ * way `dev down` would, which gives the claim back: otherwise every later `up` on this machine would
+ * go without a real node until someone found the directory and ran `dev down` in it.
+ */
+export async function clearAbandonedRealNode(dir: string, log: (line: string) => void): Promise<void> {
+  const abandoned = await abandonedRealNode();
+  if (!abandoned || abandoned.dir === dir) return;
+  log(`real node: ${abandoned.dir} holds it but none of its processes runs; removing what it left`);
+  await writeState(abandoned.dir, await stopRealNode(abandoned.dir, abandoned.state, false));
+}
+
+/**
  * Starts (or brings back) the real node of `dir`: network, containerd with the local images, the
  * kubelet, kube-proxy; waits until the Node is Ready, then applies CoreDNS and the node's volumes,
  * and waits until cluster DNS answers (a pod started before that could not resolve a Service).
@@ -148,6 +162,7 @@ export async function startRealNode(
 ): Promise<DevState> {
   const realNode = initial.realNode;
   if (!realNode) return initial;
+  await clearAbandonedRealNode(dir, options.log);
   const claim = await claimRealNode(dir);
   if (!claim.ok) throw new Error(`the real node of ${claim.holder} runs on this machine: stop it first`);
   const layout = layoutOf(dir, initial, realNode, binaries);
