@@ -160,7 +160,7 @@ describe("a controller on the real API server", () => {
     // child's apply (the status is unchanged, the finalizer already there)
     const widgetA = { type: widgetType, key: { namespace, name: "a" } };
     const childA = { type: configMapType, key: { namespace, name: "a" } };
-    await reconciledAndIdle(manager, "widget", tracker, widgetA, [childA]);
+    await reconciledAndIdle(manager, "widget", tracker, widgetA, { related: [childA] });
     const writesBefore = await writesByMethod(manager);
     await core.deleteNamespacedConfigMap({ name: "a", namespace });
     await eventually(
@@ -168,7 +168,7 @@ describe("a controller on the real API server", () => {
       () => core.readNamespacedConfigMap({ name: "a", namespace }),
       (c) => c.data?.size === "5",
     );
-    await reconciledAndIdle(manager, "widget", tracker, widgetA, [childA]);
+    await reconciledAndIdle(manager, "widget", tracker, widgetA, { related: [childA] });
     expect(since(writesBefore, await writesByMethod(manager))).toEqual({ PATCH: 1 });
 
     const events = adminConfig().makeApiClient(EventsV1Api);
