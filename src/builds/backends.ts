@@ -207,17 +207,17 @@ export class JobBackend implements BuildBackend {
     return jobs.map((job) => slotHolder(job, build)).filter((namespace) => namespace !== undefined);
   }
 
-  /**
-   * Creates the Job, owned (as controller) by the build that starts it. A build joining a running Job
-   * does not touch it: it follows the Job by polling, and if the owner is deleted (and the Job with
-   * it) the joiner starts over, with the registry check first.
-   */
   /** A Job in the build's own namespace refers to the Secrets itself; one elsewhere gets a copy. */
   async secretArgs(target: JobTarget, context: ReconcileContext): Promise<SecretArgs> {
     if (!isCrossNamespace(target.build, target.namespace)) return { values: {} };
     return readSecretArgs(target.build, this.#secrets, context);
   }
 
+  /**
+   * Creates the Job, owned (as controller) by the build that starts it. A build joining a running Job
+   * does not touch it: it follows the Job by polling, and if the owner is deleted (and the Job with
+   * it) the joiner starts over, with the registry check first.
+   */
   async start(
     target: JobTarget,
     context: ReconcileContext,

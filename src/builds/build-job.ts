@@ -211,12 +211,24 @@ export function jobLabels(build: ImageBuild, reference: string): Record<string, 
   };
 }
 
-/** What a backend puts in the build pod: the containers after the artifact fetch, and every volume. */
+/**
+ * What a backend puts in the build pod: the containers after the artifact fetch, and its own volumes
+ * (the shared ones are renderBuildJob's: sharedVolumes).
+ */
 export interface BuildPod {
   /** Run in order after `fetch-artifact`. */
   initContainers: V1Container[];
   containers: V1Container[];
   volumes: V1Volume[];
+}
+
+/**
+ * The volumes every build pod has: the `workspace` the fetcher fills and the builder reads, the push
+ * credentials (registryCredentialsVolume) and the fetcher's GCS key, where there are any.
+ */
+function sharedVolumes(input: BuildJobInput, storage: StorageConfig): V1Volume[] {
+  const credentials = [registryCredentialsVolume(input), storageCredentialsVolume(storage)];
+  return [{ name: "workspace", emptyDir: {} }, ...credentials.filter((volume) => volume !== undefined)];
 }
 
 /**
@@ -272,7 +284,7 @@ export function renderBuildJob(input: BuildJobInput, pod: BuildPod): V1Job {
           ...(job.tolerations.length ? { tolerations: job.tolerations } : {}),
           initContainers: [fetcher(artifact, storage, config.artifacts), ...pod.initContainers],
           containers: pod.containers,
-          volumes: pod.volumes,
+          volumes: [...sharedVolumes(input, storage), ...pod.volumes],
         },
       },
     },

@@ -37,12 +37,13 @@ import {
   registrySecretDir,
   renderBuildJob,
   secretBuildArgEnv,
-  storageCredentialsVolume,
   workspace,
 } from "./build-job.ts";
 import { formatImageReference } from "./naming.ts";
 
 const storageDir = "/var/lib/buildah";
+/** buildah's storage, shared by the steps of one pod. */
+const storageVolume: V1Volume = { name: "buildah-storage", emptyDir: {} };
 /** Where the kubelet reads a container's termination message (the default terminationMessagePath). */
 export const terminationLog = "/dev/termination-log";
 /** The image's user `build`, whose subordinate ids the image lists. */
@@ -119,20 +120,6 @@ function credentialMounts(input: BuildJobInput): V1VolumeMount[] {
   return registry ? [{ name: registry.name, mountPath: registrySecretDir, readOnly: true }] : [];
 }
 
-function volumes(input: BuildJobInput): V1Volume[] {
-  const { config } = input;
-  const list: V1Volume[] = [
-    { name: "workspace", emptyDir: {} },
-    { name: "buildah-storage", emptyDir: {} },
-  ];
-  for (const volume of [
-    registryCredentialsVolume(input),
-    config.storage && storageCredentialsVolume(config.storage),
-  ])
-    if (volume) list.push(volume);
-  return list;
-}
-
 function buildahContainer(
   name: string,
   input: BuildJobInput,
@@ -149,7 +136,7 @@ function buildahContainer(
     resources: buildResources(input.build, input.config),
     securityContext: rootlessSecurityContext,
     terminationMessagePolicy: "FallbackToLogsOnError",
-    volumeMounts: [{ name: "buildah-storage", mountPath: storageDir }, ...mounts],
+    volumeMounts: [{ name: storageVolume.name, mountPath: storageDir }, ...mounts],
   };
 }
 
@@ -173,7 +160,7 @@ export function archivePushSteps(
   return {
     load: buildahContainer("load", input, loadArgs, [{ ...archiveMount, readOnly: true }], []),
     push: buildahContainer("push", input, pushArgs(input), pushMounts, []),
-    storage: { name: "buildah-storage", emptyDir: {} },
+    storage: storageVolume,
   };
 }
 
@@ -190,6 +177,6 @@ export function renderBuildahJob(input: BuildJobInput): V1Job {
   return renderBuildJob(input, {
     initContainers: [...pull, build],
     containers: [push],
-    volumes: volumes(input),
+    volumes: [storageVolume],
   });
 }

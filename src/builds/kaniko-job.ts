@@ -21,11 +21,9 @@ import {
   fetcherCommand,
   fetcherSecurityContext,
   pushCredentialsSecret,
-  registryCredentialsVolume,
   registrySecretDir,
   renderBuildJob,
   secretBuildArgEnv,
-  storageCredentialsVolume,
   workspace,
 } from "./build-job.ts";
 import { archivePushSteps } from "./buildah-job.ts";
@@ -121,15 +119,10 @@ function kanikoArgs(input: KanikoJobInput): string[] {
   return [...args, ...config.kaniko.extraArgs];
 }
 
-/** The pod's volumes (workspace, credentials, base-image cache) and those the Kaniko container mounts (never a credential). */
+/** The pod's own volumes (the base-image cache; the shared ones are build-job.ts's) and those the Kaniko container mounts (never a credential). */
 function podVolumes(input: KanikoJobInput) {
   const { config } = input;
-  const volumes: V1Volume[] = [{ name: "workspace", emptyDir: {} }];
-  for (const volume of [
-    registryCredentialsVolume(input),
-    config.storage && storageCredentialsVolume(config.storage),
-  ])
-    if (volume) volumes.push(volume);
+  const volumes: V1Volume[] = [];
   const kanikoMounts: V1VolumeMount[] = [{ name: "workspace", mountPath: workspace }];
   if (config.kaniko.cache.enabled && config.kaniko.cache.volumeClaim) {
     volumes.push({

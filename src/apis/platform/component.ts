@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { group, IngressTls, ingressHost, podSettings, version } from "./schemas.ts";
+import { group, IngressTls, ingressHost, phasedColumns, podSettings, version } from "./schemas.ts";
 
 export const componentPhases = [
   "Pending",
@@ -138,10 +138,6 @@ export const ComponentKind = defineKind({
   description: "One service of a Platform, rendered by the Platform controller (internal: do not edit)",
   spec: ComponentSpec,
   status: ComponentStatus,
-  printerColumns: [
-    { name: "Version", type: "string", jsonPath: ".status.version" },
-    { name: "Phase", type: "string", jsonPath: ".status.phase" },
-    { name: "Ready", type: "string", jsonPath: ".status.ready" },
-  ],
+  printerColumns: phasedColumns,
 });
 export type ComponentResource = Resource<typeof ComponentKind>;

@@ -11,6 +11,7 @@ import {
   IngressTls,
   ingressHost,
   logLevels,
+  phasedColumns,
   podSettings,
   TrustedProxies,
   Version,
@@ -166,10 +167,6 @@ export const PlatformKind = defineKind({
   description: "An installation of the Slipway platform: its services, their versions, storage and state",
   spec: PlatformSpec,
   status: PlatformStatus,
-  printerColumns: [
-    { name: "Version", type: "string", jsonPath: ".status.version" },
-    { name: "Phase", type: "string", jsonPath: ".status.phase" },
-    { name: "Ready", type: "string", jsonPath: ".status.ready" },
-  ],
+  printerColumns: phasedColumns,
 });
 export type PlatformResource = Resource<typeof PlatformKind>;

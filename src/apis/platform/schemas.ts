@@ -1,4 +1,5 @@
 import { type TString, Type } from "@sinclair/typebox";
+import type { PrinterColumn } from "../kind.ts";
 import { validations } from "../schema.ts";
 
 export const group = "platform.slipway.dev";
@@ -23,6 +24,13 @@ export const defaultSizes = {
   builderCacheSize: "25Gi",
   databaseSize: "10Gi",
 } as const;
+
+/** What kubectl shows of a Platform and a Component: both report a version, a phase and `ready` (n/m). */
+export const phasedColumns: PrinterColumn[] = [
+  { name: "Version", type: "string", jsonPath: ".status.version" },
+  { name: "Phase", type: "string", jsonPath: ".status.phase" },
+  { name: "Ready", type: "string", jsonPath: ".status.ready" },
+];
 
 export const logLevels = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 

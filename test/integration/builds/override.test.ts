@@ -1,5 +1,6 @@
 import { CoreV1Api, EventsV1Api } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import { types } from "../../../src/builds/resource-types.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -15,7 +16,7 @@ import {
 } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 import { pushImage } from "../../support/fakes/push-image.ts";
-import { operatorQuiet, reconcileCounter } from "../../support/reconciles.ts";
+import { reconciledAndIdle, trackReconciles } from "../../support/reconciles.ts";
 
 describe("per-namespace override: ConfigMap slipway-builds", () => {
   const servers = useBuildServers();
@@ -50,7 +51,7 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
     );
 
     // the ConfigMap changes but stays just as invalid: the failure is not written or reported again
-    const reconciles = reconcileCounter(manager, "imagebuild");
+    const reconciles = trackReconciles(manager, "imagebuild");
     await core.replaceNamespacedConfigMap({
       name: "slipway-builds",
       namespace,
@@ -61,10 +62,16 @@ describe("per-namespace override: ConfigMap slipway-builds", () => {
     });
     await eventually(
       "the build reconciled with the changed ConfigMap",
-      async () => reconciles(namespace, "scorer"),
+      async () => reconciles.count(namespace, "scorer"),
       (n) => n >= 1,
     );
-    await operatorQuiet(manager, ["imagebuild"]);
+    await reconciledAndIdle(
+      manager,
+      "imagebuild",
+      reconciles,
+      { type: types.imageBuild, key: { namespace, name: "scorer" } },
+      { related: [{ type: types.overrideConfigMap, key: { namespace, name: "slipway-builds" } }] },
+    );
     expect((await readImageBuild(namespace, "scorer")).status?.completedAt).toBe(failed.status?.completedAt);
     // the runtime's recorder (events.k8s.io) reports a repeat in the first Event's series.count
     const warnings = (await events.listNamespacedEvent({ namespace })).items.filter(

@@ -5,6 +5,7 @@
  */
 import { CoreV1Api } from "@kubernetes/client-node";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { types } from "../../../src/builds/resource-types.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -25,7 +26,7 @@ import {
 import { startRealmRegistry } from "../../support/builds/token-server.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { uploadContext } from "../../support/fakes/build-server-children.ts";
-import { operatorQuiet } from "../../support/reconciles.ts";
+import { reconciledAndIdle, trackReconciles } from "../../support/reconciles.ts";
 
 const overrideConfigMap = (namespace: string, yaml: string) =>
   adminConfig()
@@ -185,6 +186,7 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
       kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
     });
     const { manager } = await startBuildOperator(namespace, config);
+    const reconciles = trackReconciles(manager, "imagebuild");
     const version = `join-${namespace}`;
     await createImageBuild(namespace, "first", spec(artifactUri, version));
     const first = await waitForPhase(namespace, "first", "Building");
@@ -192,7 +194,21 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     const second = await waitForPhase(namespace, "second", "Failed", 30_000);
     expect(second.status?.job).toEqual(first.status?.job);
     expect(second.status?.message).toContain("the Job it joined (another build's) is left running");
-    await operatorQuiet(manager, ["imagebuild"]); // the failed build's reconciles are done
+    // the failed build's reconciles are done, and no event of it or of the Job is on its way
+    await reconciledAndIdle(
+      manager,
+      "imagebuild",
+      reconciles,
+      { type: types.imageBuild, key: { namespace, name: "second" } },
+      {
+        related: [
+          {
+            type: types.job,
+            key: { namespace: first.status?.job?.namespace, name: first.status?.job?.name ?? "" },
+          },
+        ],
+      },
+    );
     expect((await jobsIn(namespace)).map((j) => j.metadata?.name)).toEqual([first.status?.job?.name]);
     expect((await readImageBuild(namespace, "first")).status?.phase).toBe("Building");
   });

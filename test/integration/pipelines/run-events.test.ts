@@ -10,7 +10,7 @@ import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
-import { operatorQuiet, reconcileCounter } from "../../support/reconciles.ts";
+import { reconcileCounter, reconciledAndIdle, trackReconciles } from "../../support/reconciles.ts";
 import { acknowledged, type EventSinkServer, startEventSink } from "./event-sink.ts";
 import {
   createPipeline,
@@ -66,6 +66,7 @@ const idsOf = (server: EventSinkServer) => acknowledged(server).map((r) => r.eve
 describe("run-completion events", () => {
   it("Succeeded and Failed runs: once to each healthy sink; a sink failing 3× gets the same id; a slow sink delays no other; one that keeps failing is reported, not blocking", async () => {
     const ns = await testNamespace("ev");
+    const runs = trackReconciles(operator, "run");
     const slow = await sink({ delayMs: 3_000 });
     const healthy = await sink();
     const flaky = await sink({ failFirst: 3 });
@@ -138,7 +139,16 @@ describe("run-completion events", () => {
       run: { namespace: ns, name: "bad" },
       status: "Failed",
     });
-    await operatorQuiet(operator, ["run"]); // the reconciles after the deliveries' status writes: nothing sent twice
+    // the reconciles after the deliveries' status writes are done (a completed Run comes back only
+    // for its TTL, an hour off) and the cache holds those writes: nothing sent twice
+    for (const name of ["ok", "bad"])
+      await reconciledAndIdle(
+        operator,
+        "run",
+        runs,
+        { type: types.run, key: { namespace: ns, name } },
+        { idleBeyondMs: 60_000 },
+      );
     expect(idsOf(healthy)).toEqual([record.id, failed.status.events[0].id]);
     expect(idsOf(operatorSink).filter((id) => id === record.id)).toHaveLength(1);
     expect(healthy.invalid).toEqual([]);

@@ -245,7 +245,18 @@ describe("decide: a build in flight", () => {
     expect(decide(inFlight({}))).toEqual({ kind: "observe", what: "job" });
     const running = act(decide(inFlight({ observedJob: { state: "running", attempts: 2 } })));
     expect(running.status).toMatchObject({ phase: "Building", attempts: 2, startedAt: building.startedAt });
-    expect(running.requeueAfterMs).toBeGreaterThan(0);
+    // 60 s of a 600 s timeout gone: the next look is a poll (10 s) away
+    expect(running.requeueAfterMs).toBe(10_000);
+  });
+
+  it("looks again at the timeout when it comes before the next poll, and not sooner than a second", () => {
+    const running = { state: "running" as const, attempts: 1 };
+    // started 11:50:05: 595 s of the 600 s gone, the timeout is 5 s away
+    const nearTimeout = { ...building, startedAt: "2026-01-01T11:50:05Z" };
+    expect(act(decide(inFlight({ status: nearTimeout, observedJob: running }))).requeueAfterMs).toBe(5_000);
+    // 599.9 s gone: 100 ms left, looked at again after the floor of one second
+    const almost = { ...building, startedAt: "2026-01-01T11:50:00.100Z" };
+    expect(act(decide(inFlight({ status: almost, observedJob: running }))).requeueAfterMs).toBe(1_000);
   });
 
   it("a finished run: the digest comes from the registry", () => {
@@ -268,7 +279,8 @@ describe("decide: a build in flight", () => {
       phase: "Building",
       message: expect.stringMatching(/waiting for .* to appear/),
     });
-    expect(waiting.requeueAfterMs).toBeGreaterThan(0);
+    // the pushed image is looked for every 2 s while it may still be on its way
+    expect(waiting.requeueAfterMs).toBe(2_000);
     const longAgo = { ...justFinished, finishedAt: "2026-01-01T11:50:00Z" };
     const notPushed = act(decide(inFlight({ observedJob: longAgo, registry: { result: "missing" } })));
     expect(notPushed.status?.conditions?.[0]?.reason).toBe("ImageNotPushed");
