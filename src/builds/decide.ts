@@ -121,7 +121,8 @@ export type Decision =
     };
 
 const done: Decision = { kind: "act" };
-const pollMs = 10_000;
+/** A build may follow a Job it does not own (joined), whose events do not reach it: poll while building. */
+const buildingPollMs = 3_000;
 const waitForSlotMs = 15_000;
 const artifactRetryMs = 30_000;
 /** How long after a run succeeded the pushed image may take to show in the registry (replication, caches). */
@@ -295,7 +296,7 @@ function followJob(o: Observed): Decision | undefined {
       return {
         kind: "act",
         status,
-        requeueAfterMs: Math.max(1000, Math.min(pollMs, Math.ceil(remainingMs))),
+        requeueAfterMs: Math.max(1000, Math.min(buildingPollMs, Math.ceil(remainingMs))),
       };
     }
     case "failed":
@@ -381,7 +382,7 @@ function launch(o: Observed, run: JobObservation): Decision {
       startJob: true, // joins the shared run as an owner
       status: building(o, run.attempts),
       event: { type: "Normal", reason: "BuildJoined", message },
-      requeueAfterMs: pollMs,
+      requeueAfterMs: buildingPollMs,
     };
   }
   if (!o.slots) return { kind: "observe", what: "slots" };
@@ -399,7 +400,7 @@ function launch(o: Observed, run: JobObservation): Decision {
     startJob: true,
     status: building(o, 0),
     event: { type: "Normal", reason: "BuildStarted", message: `building ${o.image} in ${o.job.name}` },
-    requeueAfterMs: Math.min(pollMs, o.timeoutSeconds * 1000),
+    requeueAfterMs: Math.min(buildingPollMs, o.timeoutSeconds * 1000),
   };
 }
 

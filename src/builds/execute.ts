@@ -20,9 +20,6 @@ export interface Executor {
   metrics: BuildMetrics;
 }
 
-/** A build may follow a Job it does not own (joined), whose events do not reach it: poll while building. */
-const buildingPollMs = 3_000;
-
 /** Deletes or starts the run the decision names. */
 async function jobEffects(
   executor: Executor,
@@ -92,10 +89,6 @@ export async function execute(
     writeRequeueMs = result.requeueAfterMs;
   }
   if (writeRequeueMs === 0 && "observed" in gathered) await jobEffects(executor, gathered, decision, context);
-  const pollMs =
-    status?.phase === "Building"
-      ? Math.min(decision.requeueAfterMs ?? buildingPollMs, buildingPollMs)
-      : decision.requeueAfterMs;
-  const requeueAfterMs = soonerRequeue(pollMs, writeRequeueMs);
+  const requeueAfterMs = soonerRequeue(decision.requeueAfterMs, writeRequeueMs);
   return requeueAfterMs ? { requeueAfterMs } : undefined;
 }

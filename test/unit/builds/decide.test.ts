@@ -245,15 +245,15 @@ describe("decide: a build in flight", () => {
     expect(decide(inFlight({}))).toEqual({ kind: "observe", what: "job" });
     const running = act(decide(inFlight({ observedJob: { state: "running", attempts: 2 } })));
     expect(running.status).toMatchObject({ phase: "Building", attempts: 2, startedAt: building.startedAt });
-    // 60 s of a 600 s timeout gone: the next look is a poll (10 s) away
-    expect(running.requeueAfterMs).toBe(10_000);
+    // 60 s of a 600 s timeout gone: the next look is a poll (3 s) away
+    expect(running.requeueAfterMs).toBe(3_000);
   });
 
   it("looks again at the timeout when it comes before the next poll, and not sooner than a second", () => {
     const running = { state: "running" as const, attempts: 1 };
-    // started 11:50:05: 595 s of the 600 s gone, the timeout is 5 s away
-    const nearTimeout = { ...building, startedAt: "2026-01-01T11:50:05Z" };
-    expect(act(decide(inFlight({ status: nearTimeout, observedJob: running }))).requeueAfterMs).toBe(5_000);
+    // started 11:50:02: 598 s of the 600 s gone, the timeout is 2 s away
+    const nearTimeout = { ...building, startedAt: "2026-01-01T11:50:02Z" };
+    expect(act(decide(inFlight({ status: nearTimeout, observedJob: running }))).requeueAfterMs).toBe(2_000);
     // 599.9 s gone: 100 ms left, looked at again after the floor of one second
     const almost = { ...building, startedAt: "2026-01-01T11:50:00.100Z" };
     expect(act(decide(inFlight({ status: almost, observedJob: running }))).requeueAfterMs).toBe(1_000);
