@@ -37,7 +37,13 @@ export async function startBuildOperator(
       done();
     },
   });
-  const parsed = parseBuildsConfig(config) as BuildsConfig;
+  // An operator whose cache holds every namespace counts the running build Jobs of every file that
+  // shares the plane as slot holders: ten of theirs queued this file's builds (Pending, "10 builds
+  // running"). Unless a test sets the limit, it is far above what the tests run at once.
+  const slotsOfItsOwn = options.allNamespaces
+    ? { maxConcurrentBuilds: 1_000, ...(config as object) }
+    : config;
+  const parsed = parseBuildsConfig(slotsOfItsOwn) as BuildsConfig;
   const spec = imageBuildController({
     config: parsed,
     ...(localBuilder ? { localBuilder } : {}),
