@@ -17,7 +17,7 @@ import type {
 } from "../backend.ts";
 import { parseOutboundList } from "../outbound-policy.ts";
 import { types } from "../types.ts";
-import { type ArgoWorkflowStatus, runCompletion } from "./completion.ts";
+import { type ArgoWorkflowStatus, runObservation } from "./completion.ts";
 import { argoName } from "./names.ts";
 import { argoScheduledRuns } from "./scheduled-runs.ts";
 import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
@@ -146,8 +146,9 @@ export class ArgoBackend implements Backend {
         namespace: provider.key.namespace,
         name: id,
       });
-      if (!found) return { state: "Failed", artifacts: [] }; // deleted: it will never finish
-      return runCompletion(found.status, wanted.artifacts, wanted.pipelineRootStorage);
+      if (!found) return { state: "Failed", artifacts: [], failure: `the Workflow ${id} is gone` }; // it will never finish
+      // its steps come from the same read (Argo's node statuses)
+      return runObservation(found.status, wanted.artifacts, wanted.pipelineRootStorage);
     },
   };
 }
