@@ -109,6 +109,8 @@ export class RestClient {
     onEvent: (event: WatchEvent) => void,
     signal: AbortSignal,
     idleTimeoutMs = 0,
+    /** Called once the API server accepted the watch (a 2xx answer), before any event. */
+    onOpen: () => void = () => {},
   ) {
     // the idle timeout is the socket's: a half-open connection that stops delivering is torn down
     const response = await this.#send("GET", path, {
@@ -127,6 +129,7 @@ export class RestClient {
       } catch {}
       throw new ApiError(status, "WATCH", path, body);
     }
+    onOpen();
     response.setEncoding("utf8");
     let buffered = "";
     for await (const chunk of response) {
