@@ -220,6 +220,7 @@ async function runOperator(
     kubeConfig,
     namespace,
     fieldManager: "slipway-bench",
+    clientRateLimit: false, // as the peer (QPS < 0)
     log: pino({ level: "silent" }),
   });
   manager.add(spec);

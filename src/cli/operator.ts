@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import { loadClusterAccess } from "../kube/kubeconfig.ts";
+import { defaultClientRateLimit } from "../kube/rate-limit.ts";
+import { clientRateLimitFlags, parseClientRateLimit } from "../operator/client-rate-limit.ts";
 import { namespacesFromFlags } from "../operator/namespaces.ts";
 import { UserError } from "./run.ts";
 
@@ -61,6 +63,14 @@ export function registerOperatorCommand(program: Command): void {
       "ValidatingWebhookConfigurations whose caBundle the operator keeps (comma-separated)",
     )
     .option("--shutdown-timeout <seconds>", "how long in-flight reconciles may run after SIGTERM", "30")
+    .option(
+      `${clientRateLimitFlags.qps.flag} <qps>`,
+      `API requests a second, on average (watches not counted; or ${clientRateLimitFlags.qps.env}; default ${defaultClientRateLimit.qps})`,
+    )
+    .option(
+      `${clientRateLimitFlags.burst.flag} <requests>`,
+      `API requests at once above the rate (or ${clientRateLimitFlags.burst.env}; default ${defaultClientRateLimit.burst})`,
+    )
     .action(
       async (options: {
         kubeconfig?: string;
@@ -78,6 +88,8 @@ export function registerOperatorCommand(program: Command): void {
         webhookPort?: string;
         webhookHosts: string;
         webhookConfiguration?: string;
+        kubeApiQps?: string;
+        kubeApiBurst?: string;
       }) => {
         const shutdown = Number(options.shutdownTimeout);
         if (!Number.isFinite(shutdown) || shutdown < 0) {
@@ -88,6 +100,9 @@ export function registerOperatorCommand(program: Command): void {
         const metricsPort = port("--metrics-port", options.metricsPort);
         const healthPort = port("--health-port", options.healthPort);
         const namespaces = userError(() => namespacesFromFlags(options));
+        const clientRateLimit = userError(() =>
+          parseClientRateLimit({ qps: options.kubeApiQps, burst: options.kubeApiBurst }),
+        );
         const webhookPort = port("--webhook-port", options.webhookPort);
         const list = (text: string | undefined) => (text ?? "").split(",").filter(Boolean);
         // not client-node's KubeConfig: it imports the whole generated API (+71 MB resident)
@@ -109,6 +124,7 @@ export function registerOperatorCommand(program: Command): void {
           leaderElect: options.leaderElect,
           leaseNamespace: options.leaseNamespace,
           shutdownDeadlineMs: shutdown * 1000,
+          clientRateLimit,
           ...(webhookPort === undefined
             ? {}
             : {

@@ -11,6 +11,7 @@ import { defaultLeaseName, LeaderElector } from "./leader.ts";
 import { RuntimeMetrics } from "./metrics.ts";
 import { reviewAuthorizer } from "./ops-auth.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
+import { type ClientRateLimit, defaultClientRateLimit } from "./rate-limit.ts";
 import { cacheReadiness, type Readiness } from "./readiness.ts";
 import { readKinds } from "./reads.ts";
 import { RestClient } from "./rest.ts";
@@ -48,6 +49,12 @@ export interface ManagerOptions {
    * (TokenReview + SubjectAccessReview, ops-auth.ts); the probes stay open. For a pod's open port.
    */
   opsRequireToken?: boolean;
+  /**
+   * The client-side limit on the API requests of the caches, controllers and events (watches are
+   * not counted; the Lease has a bucket of its own, so renewals never queue behind work); default
+   * controller-runtime's, 20 qps with a burst of 30. `false`: none (the benches, as their peer).
+   */
+  clientRateLimit?: ClientRateLimit | false;
   log?: Logger;
   /** How long stop() lets in-flight reconciles finish. Default 30 s. */
   shutdownDeadlineMs?: number;
@@ -87,11 +94,13 @@ export class Manager {
   /** Ports the ops endpoints listen on, once started. */
   readonly ports: { metrics?: number; health?: number } = {};
   readonly #options: ManagerOptions;
+  readonly #restOptions: ConstructorParameters<typeof RestClient>[1];
   readonly #types: ResourceTypes;
   readonly #specs: ControllerSpec[] = [];
   readonly #controllers: Controller[] = [];
   readonly #servers: OpsServer[] = [];
   #elector: LeaderElector | undefined;
+  #leaseRest: RestClient | undefined;
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
   #resolveDone!: (outcome: ManagerOutcome) => void;
   /** Resolves when the manager stops, or when it lost leadership (the process should then exit). */
@@ -105,10 +114,15 @@ export class Manager {
     this.identity =
       (options.leaderElection || undefined)?.identity ||
       `${hostname()}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    this.rest = new RestClient(options.kubeConfig, {
-      onRequest: (code, method) => this.metrics.restRequests.inc({ code, method }),
+    const rateLimit =
+      options.clientRateLimit === false ? undefined : (options.clientRateLimit ?? defaultClientRateLimit);
+    this.#restOptions = {
+      onRequest: (code: string, method: string) => this.metrics.restRequests.inc({ code, method }),
       userAgent: `slipway-operator/${options.fieldManager}`,
-    });
+      ...(rateLimit ? { rateLimit } : {}),
+      onRateLimiterWait: (waitedMs: number) => this.metrics.rateLimiterWait.observe(waitedMs / 1000),
+    };
+    this.rest = new RestClient(options.kubeConfig, this.#restOptions);
     this.#types = new ResourceTypes(this.rest);
     this.namespaces = servedNamespaces(options);
     this.cache = new InformerCache(this.rest, { log: this.log, namespaces: this.namespaces });
@@ -181,8 +195,10 @@ export class Manager {
     const leaseName = (election || undefined)?.leaseName || defaultLeaseName;
     if (election) {
       this.metrics.leaderStatus.set({ name: leaseName }, 0);
+      // its own client and bucket (as controller-runtime's leader election): a renewal never waits for work
+      this.#leaseRest = new RestClient(this.#options.kubeConfig, this.#restOptions);
       this.#elector = new LeaderElector(
-        this.rest,
+        this.#leaseRest,
         { ...election, leaseName, identity: this.identity },
         this.log,
         (leading) => {
@@ -249,6 +265,7 @@ export class Manager {
     await this.cache.stop();
     await Promise.all(this.#servers.map((server) => server.close()));
     this.rest.close();
+    this.#leaseRest?.close();
     this.#state = "stopped";
   }
 

@@ -75,6 +75,12 @@ export class RuntimeMetrics {
     labelNames: ["name"],
     registers: [this.registry],
   });
+  readonly rateLimiterWait = new Histogram({
+    name: "rest_client_rate_limiter_duration_seconds",
+    help: "Client side rate limiter latency in seconds",
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
   readonly restRequests = new Counter({
     name: "rest_client_requests_total",
     help: "Number of HTTP requests, partitioned by status code and method",

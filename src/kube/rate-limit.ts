@@ -53,6 +53,19 @@ export class TokenBucket {
   }
 }
 
+/** A client-side limit on API requests: `qps` a second on average, `burst` at once (client-go's rest.Config QPS and Burst). */
+export interface ClientRateLimit {
+  qps: number;
+  burst: number;
+}
+
+/**
+ * controller-runtime's client defaults (its config loader sets them when the rest.Config has none),
+ * the peer Slipway is measured against; client-go's own (5 qps, burst 10) suit a kubectl-like
+ * client and would throttle an operator reconciling a few hundred objects.
+ */
+export const defaultClientRateLimit: ClientRateLimit = { qps: 20, burst: 30 };
+
 /** The retry delay of a failed key: the larger of its own backoff and the global bucket's wait. */
 export class RateLimiter {
   readonly backoff: ItemBackoff;

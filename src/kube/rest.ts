@@ -1,6 +1,8 @@
 import http from "node:http";
 import https from "node:https";
+import { abortableSleep } from "../lib/abortable-sleep.ts";
 import type { ClusterAccess } from "./kubeconfig.ts";
+import { type ClientRateLimit, TokenBucket } from "./rate-limit.ts";
 
 /** A non-2xx answer of the API server, with its Status reason (e.g. "Conflict", "Expired"). */
 export class ApiError extends Error {
@@ -48,26 +50,43 @@ const credentialsTtlMs = 60_000;
 /**
  * A small JSON REST client for the API server, on node:http(s) with keep-alive, configured from a
  * ClusterAccess (a KubeConfig: TLS, client certificates, bearer tokens, in-cluster token files). Counts every request
- * through `onRequest(code, method)`.
+ * through `onRequest(code, method)`. With `rateLimit`, each request (not a watch, which is one long
+ * request) first takes a token of a bucket, waiting for one when it is empty (client-go's token
+ * bucket rate limiter).
  */
 export class RestClient {
   readonly #kubeConfig: ClusterAccess;
   readonly #onRequest: (code: string, method: string) => void;
   readonly #userAgent: string;
+  readonly #bucket: TokenBucket | undefined;
+  readonly #onRateLimiterWait: (waitedMs: number) => void;
   #connection: Connection | undefined;
   #pending: Promise<Connection> | undefined;
 
   constructor(
     kubeConfig: ClusterAccess,
-    options: { onRequest?: (code: string, method: string) => void; userAgent?: string } = {},
+    options: {
+      onRequest?: (code: string, method: string) => void;
+      userAgent?: string;
+      rateLimit?: ClientRateLimit;
+      /** Told how long each request waited for the rate limit (0 when a token was there). */
+      onRateLimiterWait?: (waitedMs: number) => void;
+    } = {},
   ) {
     this.#kubeConfig = kubeConfig;
     this.#onRequest = options.onRequest ?? (() => {});
     this.#userAgent = options.userAgent ?? "slipway";
+    this.#bucket = options.rateLimit && new TokenBucket(options.rateLimit.qps, options.rateLimit.burst);
+    this.#onRateLimiterWait = options.onRateLimiterWait ?? (() => {});
   }
 
   /** Sends one request; resolves with the parsed JSON body; rejects with ApiError on a non-2xx status. */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    if (this.#bucket) {
+      const waitMs = this.#bucket.reserve();
+      this.#onRateLimiterWait(waitMs);
+      if (waitMs > 0) await abortableSleep(waitMs, options.signal ?? neverAborted);
+    }
     const response = await this.#send(method, path, options);
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
@@ -90,6 +109,8 @@ export class RestClient {
     onEvent: (event: WatchEvent) => void,
     signal: AbortSignal,
     idleTimeoutMs = 0,
+    /** Called once the API server accepted the watch (a 2xx answer), before any event. */
+    onOpen: () => void = () => {},
   ) {
     // the idle timeout is the socket's: a half-open connection that stops delivering is torn down
     const response = await this.#send("GET", path, {
@@ -108,6 +129,7 @@ export class RestClient {
       } catch {}
       throw new ApiError(status, "WATCH", path, body);
     }
+    onOpen();
     response.setEncoding("utf8");
     let buffered = "";
     for await (const chunk of response) {
@@ -217,6 +239,8 @@ export class RestClient {
     return this.#connection;
   }
 }
+
+const neverAborted = new AbortController().signal;
 
 function sameBuffer(a: unknown, b: unknown): boolean {
   if (a === b) return true;

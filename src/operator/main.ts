@@ -4,6 +4,7 @@ import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/c
 import type { ClusterAccess } from "../kube/kubeconfig.ts";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
+import type { ClientRateLimit } from "../kube/rate-limit.ts";
 import type { ControllerSpec } from "../kube/types.ts";
 import { argoSettingsFromEnvironment } from "../pipelines/argo/backend.ts";
 import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
@@ -32,6 +33,8 @@ export interface OperatorOptions {
   leaderElect: boolean;
   leaseNamespace?: string;
   shutdownDeadlineMs?: number;
+  /** ManagerOptions.clientRateLimit (default controller-runtime's 20 qps, burst 30). */
+  clientRateLimit?: ClientRateLimit;
   controllers?: ControllerSpec[];
   /** Read-only endpoints on the health port; default: the Platform status endpoint. */
   routes?: CacheRoute[];
@@ -75,6 +78,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
     opsRequireToken: options.opsRequireToken ?? false,
     routes: options.routes ?? [platformStatusRoute],
     shutdownDeadlineMs: options.shutdownDeadlineMs,
+    ...(options.clientRateLimit ? { clientRateLimit: options.clientRateLimit } : {}),
     log,
   });
   const controllers =

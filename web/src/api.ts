@@ -71,7 +71,22 @@ const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.strin
 const inNamespace = (namespace: string, rest: string) =>
   `/namespaces/${encodeURIComponent(namespace)}${rest}`;
 
+/** One page of a list route (`limit` + `continue`, passed to the API server), see docs/server.md. */
+export interface Page<T> {
+  items: T[];
+  continue?: string;
+  remainingItemCount?: number;
+  resourceVersion?: string;
+}
+
+/** How many objects a list page of the UI asks for. */
+export const listPageSize = 100;
+
 export const api = {
+  page: <T>(token: string, namespace: string, plural: string, next?: string) => {
+    const query = new URLSearchParams({ limit: String(listPageSize), ...(next ? { continue: next } : {}) });
+    return request<Page<T>>(inNamespace(namespace, `/${plural}?${query}`), token);
+  },
   platform: (token: string) => request<PlatformView>("/platform", token),
   versions: (token: string) => request<VersionsView>("/platform/versions", token),
   update: (token: string, version: string) =>
@@ -100,6 +115,10 @@ export interface StartRunBody {
 /** The build log's event stream (start, container, log, end), see src/server/builds/build-log.ts. */
 export const buildLogPath = (namespace: string, name: string) =>
   inNamespace(namespace, `/imagebuilds/${encodeURIComponent(name)}/logs?follow=true`);
+
+/** The changes of a namespace's `plural` after a list page's `resourceVersion` (no snapshot). */
+export const changesPath = (plural: string, namespace: string, resourceVersion: string) =>
+  `/watch/namespaces/${encodeURIComponent(namespace)}/${plural}?resourceVersion=${encodeURIComponent(resourceVersion)}`;
 
 /** The event stream of a namespace's `plural` (or of one object, `name`). */
 export const watchPath = (plural: string, namespace: string, name?: string) =>

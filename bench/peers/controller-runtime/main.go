@@ -127,7 +127,7 @@ func (e *echo) Reconcile(ctx context.Context, request reconcile.Request) (reconc
 }
 
 // newManager builds a manager whose every request is counted. The client-side rate limiter is off
-// (QPS < 0), as Slipway's REST client has none; metrics and health servers are off, as in the bench's
+// (QPS < 0), as the bench turns off Slipway's (clientRateLimit: false); metrics and health servers are off, as in the bench's
 // Slipway Manager; reads of Widgets come from the informer cache, as Slipway's do (controller-runtime
 // reads unstructured objects from the API server unless told to cache them).
 func newManager(kubeconfig string, requests *requestCounter) (manager.Manager, error) {

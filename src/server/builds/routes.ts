@@ -16,6 +16,7 @@ import { types } from "../../builds/resource-types.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
+import { type ListMetadata, listParameters, PageFields, PageQuery, pageOf } from "../paging.ts";
 import { Name, NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 import { followedEventStream } from "../sse.ts";
@@ -43,7 +44,7 @@ export const ImageBuildView = Type.Object({
   spec: Spec,
   status: Type.Optional(Status),
 });
-const ListView = Type.Object({ items: Type.Array(ImageBuildView) });
+const ListView = Type.Object({ items: Type.Array(ImageBuildView), ...PageFields });
 const LogsView = Type.Object({ pod: Type.String(), container: Type.String(), logs: Type.String() });
 const errors = errorResponses(400, 401, 403, 404, 409, 422, 502);
 
@@ -145,24 +146,24 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
     },
   );
 
-  app.get<{ Params: Static<typeof NamespaceParams> }>(
+  app.get<{ Params: Static<typeof NamespaceParams>; Querystring: PageQuery }>(
     base,
     {
       schema: {
         tags: ["builds"],
-        summary: "List ImageBuilds",
+        summary: "List ImageBuilds, a page at a time (limit, continue)",
         params: NamespaceParams,
-        response: { 200: ListView, ...errors },
+        querystring: PageQuery,
+        response: { 200: ListView, ...errors, ...errorResponses(410) },
       },
     },
     async (request) => {
       const list = (await objects(request.kube).listNamespacedCustomObject({
         ...coordinates,
         namespace: request.params.namespace,
-      })) as {
-        items: ImageBuild[];
-      };
-      return { items: list.items.map(view) };
+        ...listParameters(request.query),
+      })) as { items: ImageBuild[] } & ListMetadata;
+      return { items: list.items.map(view), ...pageOf(list) };
     },
   );
 

@@ -5,10 +5,19 @@ import type { KubeObject, ResourceType } from "../../kube/types.ts";
 import { errorResponses } from "../errors.ts";
 import { Name, NamespaceParams } from "../params.ts";
 import { followedEventStream } from "../sse.ts";
-import { followResources } from "./follow.ts";
+import { followChanges, followResources } from "./follow.ts";
 
 export const EventsQuery = Type.Object(
-  { name: Type.Optional({ ...Name, description: "Follow only the object of this name" }) },
+  {
+    name: Type.Optional({ ...Name, description: "Follow only the object of this name" }),
+    resourceVersion: Type.Optional(
+      Type.String({
+        pattern: "^[0-9]+$",
+        description:
+          "Only the changes after this resourceVersion (a list page's): no snapshot; `expired` when the API server no longer has them (list again)",
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -20,7 +29,9 @@ type EventsRequest = FastifyRequest<{
 /**
  * The handler of an event stream of `type`: `snapshot` ({items}: every object, first), then
  * `upsert` (an object's new view) and `delete` ({name}). The first list runs before the response
- * is taken over, so a 403 is still a JSON answer.
+ * is taken over, so a 403 is still a JSON answer. With `resourceVersion` (a list page's), no list:
+ * `watching` once the watch is open, then `upsert` and `delete`, and `expired` (the stream ends)
+ * when the API server no longer has the changes since then.
  */
 export function resourceEventsHandler<View>(
   type: ResourceType,
@@ -29,7 +40,34 @@ export function resourceEventsHandler<View>(
 ) {
   return async (request: EventsRequest, reply: FastifyReply): Promise<void> => {
     const { namespace } = request.params;
-    const name = request.query.name;
+    const { name, resourceVersion } = request.query;
+    const onFailure = (feed: { close(): void }) => (error: unknown) => {
+      request.log.warn({ err: error, plural: type.plural }, "watch failed; closing the event stream");
+      feed.close();
+    };
+    if (resourceVersion) {
+      // a paged list's changes: the caller holds its pages; the server holds no copy of the namespace
+      await followedEventStream(request, reply, heartbeatMs, async (feed) => {
+        await followChanges(
+          request.kube,
+          { type, namespace, ...(name ? { fieldSelector: `metadata.name=${name}` } : {}) },
+          resourceVersion,
+          {
+            upsert: (object) => feed.send("upsert", view(object)),
+            delete: (object) => feed.send("delete", { name: object.metadata?.name ?? "" }),
+            expired: () => {
+              feed.send("expired", {});
+              feed.close();
+            },
+            onFailure: onFailure(feed),
+            signal: feed.signal,
+            log: request.log,
+          },
+        );
+        feed.send("watching", { resourceVersion });
+      });
+      return;
+    }
     await followedEventStream(request, reply, heartbeatMs, (feed) =>
       followResources(
         request.kube,
@@ -38,10 +76,7 @@ export function resourceEventsHandler<View>(
           snapshot: (objects) => feed.send("snapshot", { items: objects.map(view) }),
           upsert: (object) => feed.send("upsert", view(object)),
           delete: (object) => feed.send("delete", { name: object.metadata?.name ?? "" }),
-          onFailure: (error) => {
-            request.log.warn({ err: error, plural: type.plural }, "watch failed; closing the event stream");
-            feed.close();
-          },
+          onFailure: onFailure(feed),
           signal: feed.signal,
           log: request.log,
         },
@@ -66,11 +101,11 @@ export function registerLiveRoute<View>(app: FastifyInstance, route: LiveRoute<V
     {
       schema: {
         tags: route.tags,
-        summary: `Server-sent events of the ${route.type.kind}s of a namespace: snapshot ({items}), upsert (one view), delete ({name})`,
+        summary: `Server-sent events of the ${route.type.kind}s of a namespace: snapshot ({items}), upsert (one view), delete ({name}); with resourceVersion: watching, upsert, delete, expired`,
         params: NamespaceParams,
         querystring: EventsQuery,
         produces: ["text/event-stream"],
-        response: errorResponses(400, 401, 403, 429),
+        response: errorResponses(400, 401, 403, 410, 429),
       },
     },
     resourceEventsHandler(route.type, route.view, route.heartbeatMs),

@@ -20,6 +20,7 @@ import {
 import type { KubeObject } from "../../kube/types.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
+import { type ListMetadata, listParameters, PageFields, PageQuery, pageOf } from "../paging.ts";
 import { NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 import { HistoryView, readHistory } from "./history.ts";
@@ -54,6 +55,16 @@ async function listOf(kube: KubeConfig, kind: Kind, namespace: string): Promise<
   return (list as { items: Stored[] }).items;
 }
 
+/** One page of `kind`'s objects of `namespace`, as the API server answers `page`. */
+async function pageOfKind(kube: KubeConfig, kind: Kind, namespace: string, page: PageQuery) {
+  const list = (await objects(kube).listNamespacedCustomObject({
+    ...coordinatesOf(kind),
+    namespace,
+    ...listParameters(page),
+  })) as { items: Stored[] } & ListMetadata;
+  return { items: list.items, ...pageOf(list) };
+}
+
 async function readOne(kube: KubeConfig, kind: Kind, namespace: string, name: string): Promise<Stored> {
   const object = await objects(kube)
     .getNamespacedCustomObject({ ...coordinatesOf(kind), namespace, name })
@@ -62,19 +73,24 @@ async function readOne(kube: KubeConfig, kind: Kind, namespace: string, name: st
 }
 
 function listRoute(app: FastifyInstance, kind: Kind) {
-  app.get<{ Params: Static<typeof NamespaceParams> }>(
+  app.get<{ Params: Static<typeof NamespaceParams>; Querystring: PageQuery }>(
     `/namespaces/:namespace/${kind.plural}`,
     {
       schema: {
-        summary: `List the ${kind.kind}s of a namespace`,
+        summary: `List the ${kind.kind}s of a namespace, a page at a time (limit, continue)`,
         tags,
         params: NamespaceParams,
-        response: { 200: Type.Object({ items: Type.Array(ResourceView) }), ...errorResponses(400, 401, 403) },
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({ items: Type.Array(ResourceView), ...PageFields }),
+          ...errorResponses(400, 401, 403, 410),
+        },
       },
     },
-    async (request) => ({
-      items: (await listOf(request.kube, kind, request.params.namespace)).map(resourceView),
-    }),
+    async (request) => {
+      const page = await pageOfKind(request.kube, kind, request.params.namespace, request.query);
+      return { ...page, items: page.items.map(resourceView) };
+    },
   );
 }
 
@@ -163,6 +179,7 @@ const ProviderView = Type.Composite([
 ]);
 const ProvidersView = Type.Object({
   items: Type.Array(ProviderView),
+  ...PageFields,
   hiddenKinds: Type.Array(Type.String(), {
     description: "Kinds the caller may not list: their use of the Providers is not counted",
   }),
@@ -188,27 +205,29 @@ async function providerUsersIn(kube: KubeConfig, namespace: string) {
 }
 
 function providersRoute(app: FastifyInstance) {
-  app.get<{ Params: Static<typeof NamespaceParams> }>(
+  app.get<{ Params: Static<typeof NamespaceParams>; Querystring: PageQuery }>(
     "/namespaces/:namespace/providers",
     {
       schema: {
-        summary: "List the Providers of a namespace with the resources using each",
+        summary:
+          "List the Providers of a namespace with the resources using each, a page at a time (limit, continue)",
         tags,
         params: NamespaceParams,
-        response: { 200: ProvidersView, ...errorResponses(400, 401, 403) },
+        querystring: PageQuery,
+        response: { 200: ProvidersView, ...errorResponses(400, 401, 403, 410) },
       },
     },
     async (request) => {
       const { namespace } = request.params;
       const [providers, usage] = await Promise.all([
-        listOf(request.kube, ProviderKind, namespace),
+        pageOfKind(request.kube, ProviderKind, namespace, request.query),
         providerUsersIn(request.kube, namespace),
       ]);
-      const items = providers.map((provider) => ({
+      const items = providers.items.map((provider) => ({
         ...resourceView(provider),
         usedBy: usage.users.get(`${namespace}/${provider.metadata.name}`) ?? [],
       }));
-      return { items, hiddenKinds: usage.hiddenKinds };
+      return { ...providers, items, hiddenKinds: usage.hiddenKinds };
     },
   );
 }

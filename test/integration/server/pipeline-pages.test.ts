@@ -163,6 +163,7 @@ describe("REST routes of the pipeline pages", () => {
     const providers = await call("GET", "/providers");
     expect(providers.status).toBe(200);
     expect(providers.body).toEqual({
+      resourceVersion: expect.any(String),
       hiddenKinds: [],
       items: [
         expect.objectContaining({

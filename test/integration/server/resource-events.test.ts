@@ -82,4 +82,48 @@ describe("event streams of a namespace's resources (GET /watch/namespaces/:names
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ statusCode: 403, message: /imagebuilds/ });
   });
+
+  it("after a list page (?resourceVersion=): no snapshot, only later changes; expired when the API server no longer has them", async () => {
+    const namespace = await testNamespace("ev-paged");
+    await createImageBuild(namespace, "first", spec);
+    const url = await startServer(namespace);
+    const token = await serviceAccountToken(namespace, "viewer");
+    await grantRole(namespace, "viewer", "viewer-builds", [
+      { apiGroups: [ImageBuildKind.group], resources: ["imagebuilds"], verbs: ["list", "watch"] },
+    ]);
+    const headers = { authorization: `Bearer ${token}` };
+    const page = (await (
+      await fetch(`${url}/api/v1/namespaces/${namespace}/imagebuilds?limit=1`, { headers })
+    ).json()) as { items: { name: string }[]; resourceVersion: string };
+    expect(page.items.map((item) => item.name)).toEqual(["first"]);
+
+    const controller = new AbortController();
+    const response = await fetch(
+      `${url}/api/v1/watch/namespaces/${namespace}/imagebuilds?resourceVersion=${page.resourceVersion}`,
+      { headers, signal: controller.signal },
+    );
+    expect(response.status).toBe(200);
+    const events = serverSentEvents(response);
+    await readUntil(events, (event) => event.event === "watching");
+    await createImageBuild(namespace, "second", { ...spec, version: "v2" });
+    await deleteImageBuild(namespace, "first");
+    const seen = await readUntil(events, (event) => event.event === "delete");
+    // "first" was in the page: only its deletion is told
+    expect(seen.map((event) => event.event)).not.toContain("snapshot");
+    expect(seen.find((event) => event.event === "upsert")?.data).toMatchObject({ name: "second" });
+    expect(seen.at(-1)?.data).toEqual({ name: "first" });
+    controller.abort();
+
+    // a resourceVersion older than the API server keeps changes for: expired, and the stream ends
+    const old = await fetch(`${url}/api/v1/watch/namespaces/${namespace}/imagebuilds?resourceVersion=1`, {
+      headers,
+    });
+    if (old.status === 200) {
+      const ended = await readUntil(serverSentEvents(old), (event) => event.event === "expired");
+      expect(ended.at(-1)).toMatchObject({ event: "expired", data: {} });
+    } else {
+      expect(old.status).toBe(410);
+      expect(await old.json()).toMatchObject({ statusCode: 410 });
+    }
+  });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { applyListEvent, reconnectDelayMs } from "../../../web/src/live/liveList.ts";
+import {
+  appendPage,
+  applyListEvent,
+  applyPageChange,
+  reconnectDelayMs,
+} from "../../../web/src/live/liveList.ts";
 import { runDuration, runState } from "../../../web/src/pages/runs/runState.ts";
 import { listHref, parseRoute } from "../../../web/src/routes.ts";
 import type { RunView } from "../../../web/src/views.ts";
@@ -36,6 +41,34 @@ describe("a live list", () => {
   });
   it("reconnects after 0.5 s, doubling to at most 10 s", () => {
     expect([0, 1, 2, 10].map(reconnectDelayMs)).toEqual([500, 1000, 2000, 10_000]);
+  });
+});
+
+describe("a paged list kept live", () => {
+  const named = (...names: string[]) => names.map((name) => ({ name }));
+  const loaded = named("a", "c", "e");
+
+  it("an upsert replaces a loaded object, adds one that sorts among the loaded, and leaves one of a later page for it", () => {
+    const changed = { name: "c", spec: 2 };
+    expect(
+      applyPageChange<{ name: string; spec?: number }>(loaded, { event: "upsert", data: changed }, false),
+    ).toEqual([{ name: "a" }, changed, { name: "e" }]);
+    expect(applyPageChange(loaded, { event: "upsert", data: { name: "b" } }, false)).toEqual(
+      named("a", "b", "c", "e"),
+    );
+    expect(applyPageChange(loaded, { event: "upsert", data: { name: "f" } }, false)).toEqual(loaded);
+    // every page loaded: a new last object is shown
+    expect(applyPageChange(loaded, { event: "upsert", data: { name: "f" } }, true)).toEqual(
+      named("a", "c", "e", "f"),
+    );
+    expect(applyPageChange(loaded, { event: "delete", data: { name: "c" } }, false)).toEqual(named("a", "e"));
+  });
+
+  it("pages follow the API server's order (byte-wise), and a page does not repeat what a change already added", () => {
+    expect(applyPageChange(named("a-b"), { event: "upsert", data: { name: "ab" } }, true)).toEqual(
+      named("a-b", "ab"),
+    );
+    expect(appendPage(named("a", "c", "d"), named("d", "f"))).toEqual(named("a", "c", "d", "f"));
   });
 });
 

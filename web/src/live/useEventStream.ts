@@ -12,7 +12,8 @@ export interface StreamState {
 
 /**
  * Follows the event stream of `path` (undefined: none) and hands each event to `onEvent`; after a
- * drop it reconnects with backoff (the server starts again with a snapshot). A 401 signs the user out.
+ * drop it reconnects with backoff (the server starts again with a snapshot, or from the same
+ * resourceVersion). A 401 signs the user out; a 410 (that resourceVersion is gone) is an `expired` event.
  */
 export function useEventStream(
   token: string,
@@ -46,6 +47,9 @@ export function useEventStream(
         } catch (error) {
           if (signal.aborted) return;
           if (error instanceof ApiError && error.status === 401) return onUnauthorized();
+          // the changes since a page's resourceVersion are gone: the page is read again
+          if (error instanceof ApiError && error.status === 410)
+            return listener.current({ event: "expired", data: {} });
           const message = error instanceof Error ? error.message : String(error);
           setState({ connection: "reconnecting", error: message });
         }

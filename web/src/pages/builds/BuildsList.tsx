@@ -1,10 +1,10 @@
 import { useState } from "react";
-import { watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
 import { type Column, DataTable } from "../../components/DataTable.tsx";
+import { MoreRows } from "../../components/MoreRows.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
 import { span } from "../../format.ts";
-import { useLiveList } from "../../live/useLiveList.ts";
+import { usePagedList } from "../../live/usePagedList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref } from "../../routes.ts";
 import type { BuildView } from "../../views.ts";
@@ -30,7 +30,7 @@ const buildColumns = (namespace: string, now: Date): Column<BuildView>[] => [
 ];
 
 export function BuildsList({ token, namespace, onSignOut }: PageProps) {
-  const builds = useLiveList<BuildView>(token, watchPath("imagebuilds", namespace), onSignOut);
+  const builds = usePagedList<BuildView>(token, "imagebuilds", namespace, onSignOut);
   useReportConnection(builds.connection);
   const [creating, setCreating] = useState(false);
   const now = new Date();
@@ -53,6 +53,7 @@ export function BuildsList({ token, namespace, onSignOut }: PageProps) {
             rowKey={(build) => build.name}
           />
         )}
+        <MoreRows shown={builds.items?.length ?? 0} remaining={builds.remaining} more={builds.more} />
       </section>
       {creating && <BuildForm token={token} namespace={namespace} />}
     </>

@@ -1,8 +1,8 @@
-import { watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
 import { type Column, DataTable } from "../../components/DataTable.tsx";
+import { MoreRows } from "../../components/MoreRows.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
-import { useLiveList } from "../../live/useLiveList.ts";
+import { usePagedList } from "../../live/usePagedList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref } from "../../routes.ts";
 import type { PipelineView } from "../../views.ts";
@@ -20,7 +20,7 @@ const pipelineColumns = (namespace: string): Column<PipelineView>[] => [
 ];
 
 export function PipelinesList({ token, namespace, onSignOut }: PageProps) {
-  const pipelines = useLiveList<PipelineView>(token, watchPath("pipelines", namespace), onSignOut);
+  const pipelines = usePagedList<PipelineView>(token, "pipelines", namespace, onSignOut);
   useReportConnection(pipelines.connection);
   return (
     <section className="card" aria-labelledby="pipelines-heading">
@@ -35,6 +35,7 @@ export function PipelinesList({ token, namespace, onSignOut }: PageProps) {
           rowKey={(pipeline) => pipeline.name}
         />
       )}
+      <MoreRows shown={pipelines.items?.length ?? 0} remaining={pipelines.remaining} more={pipelines.more} />
     </section>
   );
 }

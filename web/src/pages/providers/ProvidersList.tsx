@@ -1,8 +1,7 @@
-import { useCallback, useEffect, useState } from "react";
-import { type ApiError, api, watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
 import { type Column, DataTable } from "../../components/DataTable.tsx";
-import { useLiveList } from "../../live/useLiveList.ts";
+import { MoreRows } from "../../components/MoreRows.tsx";
+import { usePagedList } from "../../live/usePagedList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref, type Section } from "../../routes.ts";
 import type { ProviderView } from "../../views.ts";
@@ -11,31 +10,20 @@ import type { PageProps } from "../SectionPage.tsx";
 const pageOfKind: Record<string, Section | undefined> = { Pipeline: "pipelines", Run: "runs" };
 
 export function ProvidersList({ token, namespace, onSignOut }: PageProps) {
-  const [answer, setAnswer] = useState<{ items: ProviderView[]; hiddenKinds: string[] }>();
-  const [error, setError] = useState<string>();
-  const refresh = useCallback(() => {
-    api.providers(token, namespace).then(
-      (next) => {
-        setAnswer(next);
-        setError(undefined);
-      },
-      (failure: ApiError) => setError(failure.message),
-    );
-  }, [token, namespace]);
-  // the stream says when a Provider changed; the list with each one's users is read again then
-  const stream = useLiveList<ProviderView>(token, watchPath("providers", namespace), onSignOut, refresh);
-  useReportConnection(stream.connection);
-  useEffect(refresh, [refresh]);
-  const items = answer?.items;
+  // the resources using each Provider come with the page: when a Provider changes, it is read again
+  const providers = usePagedList<ProviderView>(token, "providers", namespace, onSignOut, () =>
+    providers.reload(),
+  );
+  useReportConnection(providers.connection);
+  const items = providers.items;
+  const hiddenKinds = (providers.first as { hiddenKinds?: string[] } | undefined)?.hiddenKinds ?? [];
   return (
     <section className="card" aria-labelledby="providers-heading">
       <h2 id="providers-heading">Providers in {namespace}</h2>
-      <StreamProblem error={items ? undefined : (error ?? stream.error)} what="the providers" />
+      <StreamProblem error={items ? undefined : providers.error} what="the providers" />
       {items?.length === 0 && <p className="muted">No providers in this namespace.</p>}
-      {answer && answer.hiddenKinds.length > 0 && (
-        <p className="muted">
-          You may not list {answer.hiddenKinds.join(", ")} here: their use is not counted.
-        </p>
+      {hiddenKinds.length > 0 && (
+        <p className="muted">You may not list {hiddenKinds.join(", ")} here: their use is not counted.</p>
       )}
       {items && items.length > 0 && (
         <DataTable
@@ -45,6 +33,7 @@ export function ProvidersList({ token, namespace, onSignOut }: PageProps) {
           rowKey={(provider) => provider.name}
         />
       )}
+      <MoreRows shown={items?.length ?? 0} remaining={providers.remaining} more={providers.more} />
     </section>
   );
 }
@@ -62,7 +51,8 @@ function Ready({ provider }: { provider: ProviderView }) {
 }
 
 function UsedBy({ provider }: { provider: ProviderView }) {
-  if (provider.usedBy.length === 0) return <span className="muted">nothing</span>;
+  // a change told live has no users until the page is read again
+  if (!provider.usedBy?.length) return <span className="muted">nothing</span>;
   return (
     <ul className="plain">
       {provider.usedBy.map((user) => {

@@ -1,8 +1,8 @@
-import { watchPath } from "../../api.ts";
 import { StreamProblem } from "../../components/Conditions.tsx";
 import { type Column, DataTable } from "../../components/DataTable.tsx";
+import { MoreRows } from "../../components/MoreRows.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
-import { useLiveList } from "../../live/useLiveList.ts";
+import { usePagedList } from "../../live/usePagedList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref } from "../../routes.ts";
 import type { RunView } from "../../views.ts";
@@ -20,7 +20,7 @@ const runColumns = (namespace: string, now: Date): Column<RunView>[] => [
 ];
 
 export function RunsList({ token, namespace, query, onSignOut }: PageProps) {
-  const runs = useLiveList<RunView>(token, watchPath("runs", namespace), onSignOut);
+  const runs = usePagedList<RunView>(token, "runs", namespace, onSignOut);
   useReportConnection(runs.connection);
   const now = new Date();
   return (
@@ -37,6 +37,7 @@ export function RunsList({ token, namespace, query, onSignOut }: PageProps) {
             rowKey={(run) => run.name}
           />
         )}
+        <MoreRows shown={runs.items?.length ?? 0} remaining={runs.remaining} more={runs.more} />
       </section>
       <StartRun token={token} namespace={namespace} pipeline={query.get("start") ?? undefined} />
     </>
