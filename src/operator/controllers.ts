@@ -1,6 +1,7 @@
 import type { BuildsConfig } from "../builds/config.ts";
 import { imageBuildController } from "../builds/controller.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import type { ArgoSettings } from "../pipelines/argo/backend.ts";
 import { backendsFor } from "../pipelines/backends.ts";
 import { pipelineControllers } from "../pipelines/controllers/index.ts";
 import type { EventsOptions } from "../pipelines/events/dispatcher.ts";
@@ -36,6 +37,8 @@ export function allControllers(
     outbound?: OutboundPolicy;
     /** The cluster's node and pod networks (the installer's SLIPWAY_OUTBOUND_DENY): the api-server's default trusted proxies. */
     clusterNetworks?: readonly string[];
+    /** Where an Argo workflow controller installed outside a Provider's namespace serves (SLIPWAY_ARGO_NAMESPACES). */
+    argo?: ArgoSettings;
   } = {},
 ): ControllerSpec[] {
   const serviceAccounts = providerServiceAccountPolicy(options.providerServiceAccounts ?? []);
@@ -53,7 +56,7 @@ export function allControllers(
       },
     }),
     ...pipelineControllers({
-      backends: backendsFor(outbound),
+      backends: backendsFor(outbound, options.argo),
       events: { ...options.events, outbound },
       serviceAccounts,
     }),

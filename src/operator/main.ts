@@ -5,6 +5,7 @@ import type { ClusterAccess } from "../kube/kubeconfig.ts";
 import { Manager } from "../kube/manager.ts";
 import type { CacheRoute } from "../kube/ops-server.ts";
 import type { ControllerSpec } from "../kube/types.ts";
+import { argoSettingsFromEnvironment } from "../pipelines/argo/backend.ts";
 import { eventsConfigFromEnvironment } from "../pipelines/events/config.ts";
 import {
   clusterNetworksFromEnvironment,
@@ -85,6 +86,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
       providerServiceAccounts: parseServiceAccountAllowlist(process.env[serviceAccountsVariable]),
       outbound: outboundPolicyFromEnvironment(),
       clusterNetworks: clusterNetworksFromEnvironment(),
+      argo: argoSettingsFromEnvironment(),
     });
   for (const spec of controllers) manager.add(spec);
   const webhooks =

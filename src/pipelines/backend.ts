@@ -6,6 +6,7 @@ import type { Static } from "@sinclair/typebox";
 import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
 import type { Pipeline } from "../apis/pipelines/pipeline.ts";
 import type { Provider } from "../apis/pipelines/provider.ts";
+import type { RunStep } from "../apis/pipelines/run.ts";
 import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../kube/types.ts";
 import type { ScheduledRuns } from "./events/scheduled.ts";
 
@@ -69,11 +70,23 @@ export interface ArtifactLocation {
   location: string;
 }
 
+export type RunStepStatus = Static<typeof RunStep>;
+
 export interface RunCompletion {
   state: "Succeeded" | "Failed";
   startedAt?: string;
   finishedAt?: string;
   artifacts: ArtifactLocation[];
+  /** Each step as the backend recorded it (a backend that reports none leaves it out). */
+  steps?: RunStepStatus[];
+  /** A failed run: the failing step and its reason, in one line. */
+  failure?: string;
+}
+
+/** A run still going, and its steps as far as the backend has recorded them. */
+export interface RunProgress {
+  state: "Running";
+  steps: RunStepStatus[];
 }
 
 /** CRUD of one kind of backend object; `id` is what create returned. */
@@ -102,12 +115,15 @@ export interface Backend {
   experiments: BackendObjects<ExperimentDefinition>;
   runSchedules: BackendObjects<RunScheduleDefinition>;
   runs: BackendObjects<RunDefinition> & {
-    /** The run's outcome once it has finished (polled); undefined while it runs. */
+    /**
+     * The run's outcome once it has finished (polled); while it runs, its steps so far (RunProgress),
+     * or undefined from a backend that reports no steps.
+     */
     completion(
       provider: ProviderAt,
       id: string,
       wanted: { artifacts: Static<typeof OutputArtifact>[]; pipelineRootStorage?: string },
-    ): Promise<RunCompletion | undefined>;
+    ): Promise<RunCompletion | RunProgress | undefined>;
   };
 }
 

@@ -7,7 +7,7 @@
 import type { Run } from "../apis/pipelines/run.ts";
 import { rfc3339 } from "../kube/conditions.ts";
 import { staleCopyRetryMs } from "../kube/status-writer.ts";
-import type { RunCompletion } from "./backend.ts";
+import type { RunCompletion, RunProgress } from "./backend.ts";
 import { allSettled, completionRecord } from "./events/delivery.ts";
 import { resolveSinks, type Sink } from "./events/sinks.ts";
 import type { Follow, FollowAt, Settled } from "./sync/kind.ts";
@@ -37,13 +37,15 @@ export function expiry(
 
 type Completion = Pick<
   NonNullable<Run["status"]>,
-  "completionState" | "markedCompletedAt" | "artifacts" | "events"
+  "completionState" | "markedCompletedAt" | "artifacts" | "steps" | "failure" | "events"
 >;
 
 const recordedCompletion = (run: Run): Completion => ({
   completionState: run.status?.completionState,
   markedCompletedAt: run.status?.markedCompletedAt,
   artifacts: run.status?.artifacts,
+  steps: run.status?.steps,
+  failure: run.status?.failure,
   events: run.status?.events,
 });
 
@@ -72,14 +74,22 @@ export function followRun(run: Run, status: SharedStatus, at: FollowAt, timing: 
   };
 }
 
-/** The backend's answer: still running (undefined), or the completion to record with its Event. */
+/**
+ * The backend's answer: still running (its steps so far, or undefined from a backend that reports
+ * none), or the completion to record with its Event. The steps are written only when they changed:
+ * the status writer sends nothing equal to what the Run has.
+ */
 export function completed(
   run: Run,
-  completion: RunCompletion | undefined,
+  completion: RunCompletion | RunProgress | undefined,
   now: number,
   timing: RunTiming & { sinks?: readonly string[] },
 ): Settled {
-  if (!completion) return settledRun(run, recordedCompletion(run), now, timing);
+  const recorded = recordedCompletion(run);
+  if (!completion) return settledRun(run, recorded, now, timing);
+  // no steps yet is no news: nothing to write
+  const steps = completion.steps?.length ? completion.steps : recorded.steps;
+  if (completion.state === "Running") return settledRun(run, { ...recorded, steps }, now, timing);
   const succeeded = completion.state === "Succeeded";
   const settled = settledRun(
     run,
@@ -87,6 +97,8 @@ export function completed(
       completionState: completion.state,
       markedCompletedAt: rfc3339(new Date(now)),
       artifacts: completion.artifacts,
+      steps,
+      failure: completion.failure,
       events: completionEvents(run, completion, timing.sinks ?? [], now),
     },
     now,

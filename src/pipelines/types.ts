@@ -28,6 +28,7 @@ export const types = {
   workflowTemplate: argo("WorkflowTemplate", "workflowtemplates"),
   workflow: argo("Workflow", "workflows"),
   cronWorkflow: argo("CronWorkflow", "cronworkflows"),
+  deployment: { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", namespaced: true },
   crd: {
     group: "apiextensions.k8s.io",
     version: "v1",

@@ -2,7 +2,8 @@
  * What `make demo` sets up (`slipway dev up`, then `slipway install --dev`), on a control plane of
  * its own (kwok only): the dev plane is a release install — the operator runs as the release's
  * ServiceAccount and the API server calls its admission webhook — and teams work side by side:
- * a Provider and a Pipeline in a namespace of its own reach Synchronized, and a team onboarded with
+ * a Provider in a namespace of its own is Ready only once a workflow controller serves that
+ * namespace, then its Pipeline reaches Synchronized, and a team onboarded with
  * `slipway dev team` builds an image from a context uploaded the README's way, runs a Pipeline on
  * the platform's Provider, and is refused at admission when it names a Secret it may not read.
  */
@@ -82,7 +83,7 @@ describe("the demo's set-up is a release install", () => {
 });
 
 describe("the demo's set-up serves team namespaces", () => {
-  it("a Provider and a Pipeline in a new namespace reach Synchronized with a WorkflowTemplate", {
+  it("a Provider in a new namespace is not Ready until a workflow controller serves it; then its Pipeline reaches Synchronized with a WorkflowTemplate", {
     timeout: 180_000,
   }, async () => {
     await api.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ml" } });
@@ -103,6 +104,47 @@ describe("the demo's set-up serves team namespaces", () => {
       },
     } as Any);
 
+    // the platform's Argo runs --namespaced to the platform's namespace: nothing would run ml's Workflows
+    const unserved = await eventually(
+      "Provider ml/argo Ready=False",
+      () => read(pipelines, "Provider", "ml", "argo"),
+      (p) => condition(p, "Ready")?.status === "False",
+      60_000,
+    );
+    expect(condition(unserved, "Ready")?.message).toContain(
+      "no Argo workflow controller serves namespace ml",
+    );
+    const waiting = await eventually(
+      "Pipeline ml/train waiting for its Provider",
+      () => read(pipelines, "Pipeline", "ml", "train"),
+      (p) => condition(p, "ProviderAccepted")?.reason === "ProviderNotReady",
+      60_000,
+    );
+    expect(condition(waiting, "ProviderAccepted")?.message).toContain("namespace ml");
+
+    // a namespace-install of Argo's controller in ml (its Deployment: kwok runs no process in it)
+    const labels = { app: "workflow-controller" };
+    await api.create({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "workflow-controller", namespace: "ml" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            containers: [
+              {
+                name: "workflow-controller",
+                image: "quay.io/argoproj/workflow-controller:v4.0.5",
+                args: ["--namespaced"],
+              },
+            ],
+          },
+        },
+      },
+    } as Any);
     const synced = await eventually(
       "Pipeline ml/train Synchronized",
       () => read(pipelines, "Pipeline", "ml", "train"),

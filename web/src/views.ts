@@ -86,7 +86,19 @@ export interface RunStatus extends SyncStatus {
   completionState?: "Succeeded" | "Failed";
   markedCompletedAt?: string;
   artifacts?: { name: string; location: string }[];
-  steps?: { name: string; phase?: string; message?: string }[];
+  /** Each step from the backend's own record (Run status.steps). */
+  steps?: RunStepView[];
+  /** A failed run: the failing step and its reason. */
+  failure?: string;
+}
+export interface RunStepView {
+  name: string;
+  phase: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+  startedAt?: string;
+  finishedAt?: string;
+  retries?: number;
+  exitCode?: number;
+  message?: string;
 }
 export type RunView = ResourceView<RunSpec, RunStatus>;
 

@@ -30,6 +30,31 @@ export const runFields = {
   ),
 };
 
+/** A step's phase, whatever the backend (Argo's Error → Failed; its Skipped and Omitted → Skipped). */
+export const runStepPhases = ["Pending", "Running", "Succeeded", "Failed", "Skipped"] as const;
+
+/** One step of a run as its backend recorded it (argo: the Workflow's node of the step's task). */
+export const RunStep = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 253, description: "The pipeline step's name." }),
+    phase: StringEnum(runStepPhases, { description: "Pending, Running, Succeeded, Failed or Skipped." }),
+    startedAt: Type.Optional(Type.String({ format: "date-time", description: "When the step started." })),
+    finishedAt: Type.Optional(Type.String({ format: "date-time", description: "When the step finished." })),
+    retries: Type.Optional(
+      Type.Integer({ minimum: 1, description: "Attempts after the first (absent: it ran once)." }),
+    ),
+    exitCode: Type.Optional(
+      Type.Integer({
+        description: "Exit code of the step's container (of its last attempt), once it exited.",
+      }),
+    ),
+    message: Type.Optional(
+      Type.String({ maxLength: 1024, description: "Why the step is in this phase, as the backend says." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** A year: longer keeps are not a Run's job (and every duration the CRDs accept must be bounded). */
 export const maxTtlSecondsAfterCompletion = 365 * 86_400;
 
@@ -69,6 +94,21 @@ export const RunKind = defineKind({
     completionState: Type.Optional(StringEnum(["Succeeded", "Failed"] as const)),
     markedCompletedAt: Type.Optional(Type.String({ format: "date-time" })),
     artifacts: Type.Optional(Type.Array(ArtifactLocation)),
+    steps: Type.Optional(
+      Type.Array(RunStep, {
+        maxItems: 64,
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["name"],
+        description:
+          "Each step the backend has started or decided on, from its own record, as of the last poll.",
+      }),
+    ),
+    failure: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description: "Why a failed run failed: the failing step and its reason (or the backend's message).",
+      }),
+    ),
     events: Type.Optional(EventDeliveries),
   }),
   printerColumns: [

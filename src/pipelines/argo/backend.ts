@@ -15,11 +15,17 @@ import type {
   RunDefinition,
   RunScheduleDefinition,
 } from "../backend.ts";
+import { parseOutboundList } from "../outbound-policy.ts";
 import { types } from "../types.ts";
-import { type ArgoWorkflowStatus, runCompletion } from "./completion.ts";
+import { type ArgoWorkflowStatus, runObservation } from "./completion.ts";
 import { argoName } from "./names.ts";
 import { argoScheduledRuns } from "./scheduled-runs.ts";
 import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
+import {
+  type DeploymentView,
+  workflowControllerOf,
+  workflowControllerReadiness,
+} from "./workflow-controllers.ts";
 
 /** Argo's cron takes 5 fields or a descriptor; a 6-field (seconds) expression is refused with this message. */
 export function argoCronProblem(expression: string): string | undefined {
@@ -37,23 +43,48 @@ export const argoCrdNames = [types.workflowTemplate, types.workflow, types.cronW
 
 type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 
+/** The installer's setting: namespaces an Argo workflow controller installed outside them serves (`*`: all). */
+export const argoNamespacesVariable = "SLIPWAY_ARGO_NAMESPACES";
+
+export interface ArgoSettings {
+  /** Namespaces an Argo workflow controller elsewhere serves (SLIPWAY_ARGO_NAMESPACES; `*`: a cluster-wide Argo). */
+  servedNamespaces?: readonly string[];
+}
+
+/** The installer's settings from the operator's environment (an error naming the variable and a bad entry). */
+export function argoSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env): ArgoSettings {
+  return {
+    servedNamespaces: parseOutboundList(argoNamespacesVariable, env[argoNamespacesVariable], "namespaces"),
+  };
+}
+
 export class ArgoBackend implements Backend {
   readonly #client: Client;
   readonly #now: () => number;
+  readonly #settings: ArgoSettings;
 
-  constructor(client: Client, now: () => number = Date.now) {
+  constructor(client: Client, now: () => number = Date.now, settings: ArgoSettings = {}) {
     this.#client = client;
     this.#now = now;
+    this.#settings = settings;
   }
 
-  async readiness(_provider: ProviderConfig): Promise<BackendReadiness> {
+  /** Ready when Argo's kinds are served and a workflow controller serves the Provider's namespace. */
+  async readiness(provider: ProviderConfig): Promise<BackendReadiness> {
     for (const name of argoCrdNames) {
       const crd = await this.#client.get<Crd>(types.crd, { name });
       if (!crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
         return { ready: false, message: `the API server does not serve ${name}: install Argo Workflows` };
       }
     }
-    return { ready: true, message: "Argo Workflows is installed" };
+    const namespace = provider.key.namespace;
+    const declared = this.#settings.servedNamespaces ?? [];
+    const deployments =
+      declared.includes("*") || declared.includes(namespace)
+        ? []
+        : await this.#client.list<KubeObject & DeploymentView>(types.deployment, { namespace });
+    const controllers = deployments.flatMap((d) => workflowControllerOf(d) ?? []);
+    return workflowControllerReadiness(namespace, { controllers, declared }, argoNamespacesVariable);
   }
 
   /** In the resource's own namespace, owner references let the garbage collector clean up. */
@@ -115,23 +146,28 @@ export class ArgoBackend implements Backend {
         namespace: provider.key.namespace,
         name: id,
       });
-      if (!found) return { state: "Failed", artifacts: [] }; // deleted: it will never finish
-      return runCompletion(found.status, wanted.artifacts, wanted.pipelineRootStorage);
+      if (!found) return { state: "Failed", artifacts: [], failure: `the Workflow ${id} is gone` }; // it will never finish
+      // its steps come from the same read (Argo's node statuses)
+      return runObservation(found.status, wanted.artifacts, wanted.pipelineRootStorage);
     },
   };
 }
 
-export const argoBackend: BackendPlugin = {
-  create: (client) => new ArgoBackend(client),
+export const argoBackendFor = (settings: ArgoSettings = {}): BackendPlugin => ({
+  create: (client) => new ArgoBackend(client, Date.now, settings),
   writes: {
     pipeline: [types.workflowTemplate],
     experiment: [],
     run: [types.workflow],
     runSchedule: [types.cronWorkflow],
   },
-  readinessPermissions: [{ type: types.crd, verbs: ["get"] }],
+  // the Deployments of the Provider's namespace: is a workflow controller serving it?
+  readinessPermissions: [
+    { type: types.crd, verbs: ["get"] },
+    { type: types.deployment, verbs: ["list"] },
+  ],
   scheduledRuns: {
     create: argoScheduledRuns,
     permissions: [{ type: types.workflow, verbs: ["list", "patch"] }],
   },
-};
+});

@@ -1,4 +1,5 @@
-import type { RunCompletion } from "../backend.ts";
+import type { RunCompletion, RunProgress } from "../backend.ts";
+import { type ArgoNode, runFailure, runSteps } from "./steps.ts";
 
 interface ArgoArtifact {
   name: string;
@@ -10,9 +11,10 @@ interface ArgoArtifact {
 
 export interface ArgoWorkflowStatus {
   phase?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  nodes?: Record<string, { displayName?: string; outputs?: { artifacts?: ArgoArtifact[] } }>;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+  message?: string;
+  nodes?: Record<string, ArgoNode & { outputs?: { artifacts?: ArgoArtifact[] } }>;
 }
 
 function location(artifact: ArgoArtifact, root: string | undefined): string | undefined {
@@ -30,7 +32,8 @@ function location(artifact: ArgoArtifact, root: string | undefined): string | un
 /**
  * A Run's completion from its Workflow's status as Argo's controller writes it: phase Succeeded →
  * Succeeded; Failed or Error → Failed; otherwise still running. Artifacts named `<step>:<artifact>`
- * are located in the step's node outputs.
+ * are located in the step's node outputs; the steps are the nodes' (steps.ts), and a failed run's
+ * failure names the step that failed.
  */
 export function runCompletion(
   status: ArgoWorkflowStatus | undefined,
@@ -49,10 +52,25 @@ export function runCompletion(
     const at = artifact && location(artifact, pipelineRootStorage);
     return at === undefined ? [] : [{ name, location: at }];
   });
+  const steps = runSteps(status?.nodes);
+  const succeeded = phase === "Succeeded";
   return {
-    state: phase === "Succeeded" ? "Succeeded" : "Failed",
+    state: succeeded ? "Succeeded" : "Failed",
     ...(status?.startedAt ? { startedAt: status.startedAt } : {}),
     ...(status?.finishedAt ? { finishedAt: status.finishedAt } : {}),
     artifacts,
+    ...(steps.length ? { steps } : {}),
+    ...(succeeded ? {} : { failure: runFailure(steps, status?.message) }),
   };
+}
+
+/** What one read of the Workflow says: its completion, or while it runs its steps so far. */
+export function runObservation(
+  status: ArgoWorkflowStatus | undefined,
+  wanted: { name: string; path: string }[],
+  pipelineRootStorage?: string,
+): RunCompletion | RunProgress {
+  return (
+    runCompletion(status, wanted, pipelineRootStorage) ?? { state: "Running", steps: runSteps(status?.nodes) }
+  );
 }

@@ -8,6 +8,7 @@ import type {
   Owner,
   ProviderConfig,
   RunCompletion,
+  RunProgress,
 } from "../backend.ts";
 import type { Buildable } from "../blockers.ts";
 import type { SharedStatus } from "./status.ts";
@@ -27,13 +28,13 @@ export interface Settled {
   expired?: boolean;
 }
 
-/** Ask the backend how the run `id` ended; `next` decides from the answer (undefined: still running). */
+/** Ask the backend how the run `id` ended; `next` decides from the answer (Running or undefined: still running). */
 export interface PollCompletion {
   type: "poll";
   provider: string;
   id: string;
   wanted: { artifacts: { name: string; path: string }[]; pipelineRootStorage?: string };
-  next: (completion: RunCompletion | undefined) => Settled;
+  next: (completion: RunCompletion | RunProgress | undefined) => Settled;
 }
 
 export type Follow = Settled | PollCompletion;

@@ -5,7 +5,7 @@
  * the next commands from that result. reconciler.ts executes the commands and nothing else.
  */
 import type { StatusEvent } from "../../kube/status-writer.ts";
-import type { ProviderConfig, RunCompletion } from "../backend.ts";
+import type { ProviderConfig, RunCompletion, RunProgress } from "../backend.ts";
 import type { Blocker, Buildable } from "../blockers.ts";
 import type { Follow, Settled, SyncedKind, SyncedResource } from "./kind.ts";
 import { type Action, decide, type Outcome, type Recorded, type SyncInput, settle } from "./state-machine.ts";
@@ -35,7 +35,7 @@ export type SyncCommand<D> =
   | {
       type: "PollCompletion";
       poll: Omit<Extract<Follow, { type: "poll" }>, "next" | "type">;
-      next: (completion: RunCompletion | undefined) => SyncCommand<D>[];
+      next: (completion: RunCompletion | RunProgress | undefined) => SyncCommand<D>[];
     }
   | { type: "SetStatus"; status: SharedStatus; event?: StatusEvent }
   | { type: "DeleteResource" }

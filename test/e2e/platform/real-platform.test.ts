@@ -21,6 +21,7 @@ import { realNodeName } from "../../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../../src/dev/real-node/images.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.ts";
+import type { RunStepStatus } from "../../../src/pipelines/backend.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
 import { skipFor } from "../../support/allowed-skips.ts";
@@ -250,6 +251,14 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
       // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
       expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
       expect(run.status?.completionState).toBe("Succeeded");
+      // every step from Argo's own record (the Workflow's node statuses), Succeeded with exit code 0
+      const steps: RunStepStatus[] = run.status?.steps ?? [];
+      expect(steps.map((step) => [step.name, step.phase, step.exitCode])).toEqual([
+        ["train", "Succeeded", 0],
+        ["evaluate", "Succeeded", 0],
+      ]);
+      for (const step of steps) expect(Date.parse(step.finishedAt ?? "")).toBeGreaterThan(0);
+      expect(run.status?.failure).toBeUndefined();
       const writers = (workflow.metadata?.managedFields ?? []).map((f: { manager?: string }) => f.manager);
       expect(writers).toContain("workflow-controller");
       const pods = await workflowPods(namespace, workflowName);

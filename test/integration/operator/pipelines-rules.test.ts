@@ -19,7 +19,12 @@ import { allowlistPolicy } from "../../../src/pipelines/provider-service-account
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
-import { Api, installArgoCrds, type Obj } from "../../support/fakes/pipelines-operator.ts";
+import {
+  Api,
+  installArgoCrds,
+  type Obj,
+  startWorkflowControllerDeployment,
+} from "../../support/fakes/pipelines-operator.ts";
 import {
   applyRbac,
   bundleOptions,
@@ -61,8 +66,12 @@ const create = (
   spec: unknown,
 ) => api.create(type, { apiVersion: group, kind, metadata: { name, namespace }, spec } as Obj);
 
-/** The accounts and Secret, an argo Provider with a Pipeline and a Run, and two kfp Providers. */
+/**
+ * The accounts and Secret, an argo Provider (and a workflow controller's Deployment serving its
+ * namespace, which its readiness lists) with a Pipeline and a Run, and two kfp Providers.
+ */
 async function createPipelinesObjects(namespace: string): Promise<void> {
+  await startWorkflowControllerDeployment(api, namespace);
   const core = adminConfig().makeApiClient(CoreV1Api);
   for (const name of ["runner", "kfp-client"])
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });

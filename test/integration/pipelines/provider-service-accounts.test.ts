@@ -10,8 +10,9 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { Manager } from "../../../src/kube/manager.ts";
-import { backends } from "../../../src/pipelines/backends.ts";
+import { backendsFor } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
+import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
@@ -46,6 +47,8 @@ async function startOperator(served: string): Promise<void> {
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
   const serviceAccounts = allowlistPolicy([`${served}/pipeline-runner`, "*/shared-runner"]);
+  // a workflow controller serves every namespace (SLIPWAY_ARGO_NAMESPACES=*): only the accounts decide here
+  const backends = backendsFor(outboundPolicy(), { servedNamespaces: ["*"] });
   for (const controller of pipelineControllers({ backends, serviceAccounts })) operator.add(controller);
   await operator.start();
 }

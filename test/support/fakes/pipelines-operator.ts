@@ -116,6 +116,11 @@ export interface PipelinesOperatorOptions {
    * control plane each pass their own namespaces, so no file's operator writes another file's objects.
    */
   serves?: (namespace: string) => boolean;
+  /**
+   * The namespaces an Argo workflow controller serves (SLIPWAY_ARGO_NAMESPACES); default `*`: these
+   * tests play Argo's controller themselves (they write the Workflows' status) in every namespace.
+   */
+  argoNamespaces?: readonly string[];
 }
 
 /** `controller`, reconciling only the keys of namespaces `serves` accepts (the others are left alone). */
@@ -146,9 +151,60 @@ export async function startPipelinesOperator(
   // and the Platform's own account (platformPipelinesAccount) would hold the Provider controller
   // until the Platform CRD is served
   const policy = allowlistPolicy(serviceAccounts);
-  const backends = backendsFor(outbound);
+  const backends = backendsFor(outbound, { servedNamespaces: options.argoNamespaces ?? ["*"] });
   for (const controller of pipelineControllers({ backends, run, events, serviceAccounts: policy }))
     manager.add(options.serves ? servingOnly(controller, options.serves) : controller);
   await manager.start();
   return manager;
+}
+
+const deploymentType: ResourceType = {
+  group: "apps",
+  version: "v1",
+  kind: "Deployment",
+  plural: "deployments",
+  namespaced: true,
+};
+
+/**
+ * A Deployment of Argo's workflow-controller image with `args` (default `--namespaced`: it serves its
+ * own namespace), available once its pod is Ready — on this control plane's kwok nodes, no process
+ * runs in it: it stands for Argo's controller as an operator sees it (its Deployment), and the tests
+ * play the controller's part on the Workflows. Resolves when a replica is available.
+ */
+export async function startWorkflowControllerDeployment(
+  api: Api,
+  namespace: string,
+  args: string[] = ["--namespaced"],
+  name = "workflow-controller",
+): Promise<void> {
+  const labels = { app: name };
+  await api.apply(deploymentType, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: "workflow-controller",
+              image: `quay.io/argoproj/workflow-controller:${argoVersion}`,
+              args,
+            },
+          ],
+        },
+      },
+    },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = await api.get<{ status?: { availableReplicas?: number } }>(deploymentType, namespace, name);
+    if ((found?.status?.availableReplicas ?? 0) > 0) return;
+    if (Date.now() > deadline) throw new Error(`Deployment ${namespace}/${name} has no available replica`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -102,22 +102,34 @@ function RunParameters({ run }: { run: RunView }) {
   );
 }
 
+/** Each step as the backend recorded it (Argo: the Workflow's node statuses), its phase coloured. */
 function RunSteps({ run }: { run: RunView }) {
-  const steps = run.status?.steps;
+  const steps = run.status?.steps ?? [];
   return (
     <section className="card" aria-labelledby="run-steps-heading">
       <h2 id="run-steps-heading">Steps</h2>
-      {!steps?.length ? (
-        <p className="muted">The backend reports no per-step state for this run.</p>
+      {run.status?.failure && (
+        <p className="notice" data-testid="failure">
+          {run.status.failure}
+        </p>
+      )}
+      {steps.length === 0 ? (
+        <p className="muted">The backend reports no per-step state for this run yet.</p>
       ) : (
-        <ul className="conditions">
-          {steps.map((step) => (
-            <li key={step.name}>
-              <strong>{step.name}</strong> {step.phase ?? "—"}
-              {step.message ? `: ${step.message}` : ""}
-            </li>
-          ))}
-        </ul>
+        <DataTable
+          caption="Steps"
+          columns={[
+            { header: "Step", cell: (step) => step.name },
+            { header: "Phase", cell: (step) => <PhaseBadge phase={step.phase} /> },
+            { header: "Started", cell: (step) => time(step.startedAt) },
+            { header: "Finished", cell: (step) => time(step.finishedAt) },
+            { header: "Retries", cell: (step) => step.retries ?? 0 },
+            { header: "Exit code", cell: (step) => step.exitCode ?? "—", className: "mono" },
+            { header: "Message", cell: (step) => step.message ?? "" },
+          ]}
+          items={steps}
+          rowKey={(step) => step.name}
+        />
       )}
     </section>
   );
