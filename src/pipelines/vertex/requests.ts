@@ -84,7 +84,7 @@ function irOf(run: RunDefinition, provider: ProviderConfig) {
     defaultBeamArgs: provider.spec.defaultBeamArgs,
   });
   if (!compiled.ok)
-    throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.field}: ${compiled.error}`);
+    throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.error}`);
   return compiled.ir;
 }
 
