@@ -13,6 +13,7 @@ import type {
   V1VolumeMount,
 } from "@kubernetes/client-node";
 import { type ImageBuild, reservedLabelKey } from "../apis/builds/imagebuild.ts";
+import { durationSeconds } from "../apis/duration.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { shortHash } from "../lib/canonical.ts";
 import { artifactLimitExitCode } from "./artifact-limits.ts";
@@ -24,7 +25,7 @@ import {
   jobNameFor,
   registryCredentialsSecretName,
 } from "./build-namespace.ts";
-import { type ArtifactsConfig, type BuildsConfig, durationSeconds, type StorageConfig } from "./config.ts";
+import type { ArtifactsConfig, BuildsConfig, StorageConfig } from "./config.ts";
 import { formatImageReference, type ImageReference } from "./naming.ts";
 
 export const buildJobLabels = {

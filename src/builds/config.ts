@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { type ObjectOptions, type Static, type TProperties, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { durationPattern } from "../apis/builds/imagebuild.ts";
+import { durationPattern } from "../apis/duration.ts";
 import { ownVersion } from "../apis/version.ts";
 import { quantityValue } from "../lib/quantity.ts";
 import { parseYaml } from "../lib/yaml.ts";
@@ -260,15 +260,6 @@ export function buildsConfigFromEnvironment(env: NodeJS.ProcessEnv = process.env
     const rule = error.message.replace(/^builds configuration: /, "");
     throw new ConfigError(`builds configuration ${path} (${configEnvironmentVariable}): ${rule}`);
   }
-}
-
-/** `1h30m` → 5400. */
-export function durationSeconds(duration: string): number {
-  const units: Record<string, number> = { h: 3600, m: 60, s: 1 };
-  let seconds = 0;
-  for (const [, amount, unit] of duration.matchAll(/([0-9]+)(h|m|s)/g))
-    seconds += Number(amount) * (units[unit ?? "s"] ?? 1);
-  return seconds;
 }
 
 /**

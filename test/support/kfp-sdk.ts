@@ -4,6 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import fc from "fast-check";
+import { durationSeconds } from "../../src/apis/duration.ts";
 import type { Pipeline, PipelineStep } from "../../src/apis/pipelines/pipeline.ts";
 import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
 import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
@@ -61,6 +62,22 @@ function resourceCalls(task: string, step: PipelineStep): string[] {
   return calls;
 }
 
+/** `task.set_retry(...)` for a step's retry: durations of one unit as written (the SDK converts them), others in seconds. */
+function retryCalls(task: string, step: PipelineStep): string[] {
+  const retry = step.retry;
+  if (!retry) return [];
+  const duration = (text: string) => py(/^[0-9]+[hms]$/.test(text) ? text : `${durationSeconds(text)}s`);
+  const backoff = retry.backoff;
+  const args = [
+    `num_retries=${retry.limit}`,
+    ...(backoff
+      ? [`backoff_duration=${duration(backoff.duration)}`, `backoff_factor=${backoff.factor ?? 1}`]
+      : []),
+    ...(backoff?.maxDuration ? [`backoff_max_duration=${duration(backoff.maxDuration)}`] : []),
+  ];
+  return [`${task}.set_retry(${args.join(", ")})`];
+}
+
 function taskSource(pipeline: KfpPipeline, step: PipelineStep, index: number, order: string[]): string[] {
   const task = `t_${index}`;
   const texts = [...(step.command ?? []), ...(step.args ?? [])];
@@ -74,6 +91,7 @@ function taskSource(pipeline: KfpPipeline, step: PipelineStep, index: number, or
     `${task}.set_caching_options(False)`,
     ...env.map((item) => `${task}.set_env_variable(${py(item.name)}, ${py(item.value)})`),
     ...resourceCalls(task, step),
+    ...retryCalls(task, step),
     ...(step.dependsOn ?? []).map((name) => `${task}.after(t_${order.indexOf(name)})`),
   ];
 }

@@ -1,5 +1,6 @@
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
+import { Duration } from "../duration.ts";
 import { defineKind, type Resource } from "../kind.ts";
 import { validations } from "../schema.ts";
 
@@ -28,8 +29,6 @@ function Optional<T extends TSchema>(schema: T) {
 
 /** `s3://bucket/key` or `gs://bucket/key`; the bucket follows the S3/GCS naming rules, the key is not empty. */
 export const artifactUriPattern = "^(s3|gs)://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]/.+$";
-/** A Go-style duration in whole units: `90s`, `30m`, `1h30m`. */
-export const durationPattern = "^([0-9]+(h|m|s))+$";
 /** The longest build timeout: a week. */
 export const maxTimeout = "168h";
 
@@ -167,18 +166,7 @@ export const ImageBuildSpec = Type.Object({
       { description: "Of the build container." },
     ),
   ),
-  timeout: Optional(
-    Type.String({
-      pattern: durationPattern,
-      maxLength: 32,
-      description: `Default: the platform's (30m); at most ${maxTimeout}.`,
-      ...validations({
-        rule: `duration(self) >= duration('1s') && duration(self) <= duration('${maxTimeout}')`,
-        message: `a duration from 1s to ${maxTimeout}`,
-        reason: "FieldValueInvalid",
-      }),
-    }),
-  ),
+  timeout: Optional(Duration("1s", maxTimeout, `Default: the platform's (30m); at most ${maxTimeout}.`)),
   backoffLimit: Optional(
     Type.Integer({ minimum: 0, maximum: 10, description: "Retries of the build pod; default 2." }),
   ),

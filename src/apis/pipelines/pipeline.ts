@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { Duration } from "../duration.ts";
 import { defineKind, type Resource } from "../kind.ts";
 import { validations } from "../schema.ts";
 import {
@@ -7,10 +8,63 @@ import {
   NamedValues,
   ProviderReference,
   providerColumns,
+  StringEnum,
   StringMap,
   synchronizedStatus,
   version,
 } from "./common.ts";
+
+/** Which failures a retry counts: Argo's RetryPolicy names (v1alpha1 workflow_types.go). */
+export const retryPolicies = ["OnFailure", "OnError", "Always"] as const;
+/** Argo's default when a retryStrategy names no policy (RetryStrategy.RetryPolicyActual), and KFP's only one. */
+export const defaultRetryPolicy = "OnFailure";
+
+const Backoff = Type.Object(
+  {
+    duration: Duration("1s", "24h", "The wait before the first retry."),
+    factor: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10,
+        description:
+          "Each wait is the previous one times this (Argo takes whole numbers). Default 1: a constant wait.",
+      }),
+    ),
+    maxDuration: Type.Optional(
+      Duration(
+        "1s",
+        "168h",
+        "Retrying ends this long after the first attempt started (a retried attempt still running then is stopped). Default: none on argo; 1h on kfp and vertex (KFP's).",
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    ...validations({
+      rule: "!has(self.maxDuration) || duration(self.maxDuration) >= duration(self.duration)",
+      message: "maxDuration must be at least duration",
+      fieldPath: ".maxDuration",
+    }),
+  },
+);
+
+const Retry = Type.Object(
+  {
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      description: "Retries after the first attempt (at most limit + 1 attempts).",
+    }),
+    policy: Type.Optional(
+      StringEnum(retryPolicies, {
+        description:
+          "Which failures are retried: OnFailure (the step's container failed; the default), OnError (an error of Argo's rather than the container's: its pod could not run, its init or wait container failed), Always (both). kfp and vertex: OnFailure only.",
+      }),
+    ),
+    backoff: Type.Optional(Backoff),
+  },
+  { additionalProperties: false, description: "Retries of this step when it fails." },
+);
 
 const Step = Type.Object(
   {
@@ -28,6 +82,7 @@ const Step = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    retry: Type.Optional(Retry),
   },
   { additionalProperties: false },
 );
@@ -86,3 +141,4 @@ export const PipelineKind = defineKind({
 
 export type Pipeline = Resource<typeof PipelineKind>;
 export type PipelineStep = Pipeline["spec"]["steps"][number];
+export type StepRetry = NonNullable<PipelineStep["retry"]>;

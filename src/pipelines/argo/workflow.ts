@@ -1,7 +1,7 @@
 /** Pure builders of Argo objects from pipeline resources (the argo backend applies them). */
 import type { Static } from "@sinclair/typebox";
 import type { OutputArtifact } from "../../apis/pipelines/common.ts";
-import type { PipelineStep } from "../../apis/pipelines/pipeline.ts";
+import { defaultRetryPolicy, type PipelineStep, type StepRetry } from "../../apis/pipelines/pipeline.ts";
 import type { PipelineDefinition, ProviderConfig, RunDefinition, RunScheduleDefinition } from "../backend.ts";
 import { mergeNamed, type Named, stepEnvironment } from "../step-env.ts";
 import { canonical } from "../version.ts";
@@ -19,6 +19,30 @@ export function providerDocument(provider: ProviderConfig): string {
 }
 
 export const stepTemplate = (step: string) => `step-${step}`;
+
+/**
+ * A step's retry as Argo's template `retryStrategy` (RetryStrategy and Backoff in
+ * pkg/apis/workflow/v1alpha1/workflow_types.go, argo-workflows v4): `limit` and `backoff.factor` are
+ * IntOrString (the controller reads the factor as an integer), the durations strings Go's
+ * time.ParseDuration reads; `retryPolicy` written out although OnFailure is Argo's default, so the
+ * Workflow says what it does.
+ */
+export function retryStrategy(retry: StepRetry) {
+  const backoff = retry.backoff;
+  return {
+    limit: retry.limit,
+    retryPolicy: retry.policy ?? defaultRetryPolicy,
+    ...(backoff
+      ? {
+          backoff: {
+            duration: backoff.duration,
+            ...(backoff.factor === undefined ? {} : { factor: backoff.factor }),
+            ...(backoff.maxDuration === undefined ? {} : { maxDuration: backoff.maxDuration }),
+          },
+        }
+      : {}),
+  };
+}
 
 function containerTemplate(
   step: PipelineStep,
@@ -42,6 +66,7 @@ function containerTemplate(
       artifacts: [{ name: "provider", path: providerFilePath, raw: { data: providerDocument(provider) } }],
     },
     ...(artifacts.length ? { outputs: { artifacts } } : {}),
+    ...(step.retry ? { retryStrategy: retryStrategy(step.retry) } : {}),
     container: {
       image: step.image ?? pipeline.spec.image,
       ...(step.command ? { command: step.command } : {}),

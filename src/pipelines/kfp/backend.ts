@@ -46,7 +46,7 @@ function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
     spec: definition.spec,
     defaultBeamArgs: provider.spec.defaultBeamArgs,
   });
-  if (!compiled.ok) throw new Error(`${compiled.field}: ${compiled.error}`);
+  if (!compiled.ok) throw new Error(compiled.error);
   return compiled.ir;
 }
 

@@ -15,6 +15,7 @@ import { componentName, executorLabel, pipelineNamePattern, taskName } from "./n
 import { type InputParameter, inputParameters, stepInputs } from "./parameter-inputs.ts";
 import { parameterReference, withPlaceholders } from "./parameters.ts";
 import { resourceSpec } from "./resources.ts";
+import { retryPolicy } from "./retry.ts";
 import { checkSteps } from "./steps.ts";
 
 export interface KfpPipeline {
@@ -58,7 +59,7 @@ function container(input: KfpPipeline, step: PipelineStep, field: string, kfpNam
   return { container: spec };
 }
 
-function task(step: PipelineStep, inputs: InputParameter[]): TaskSpec {
+function task(step: PipelineStep, inputs: InputParameter[], field: string): TaskSpec {
   const spec: TaskSpec = {
     // A Slipway run runs every step (as on argo); KFP's default would reuse an earlier run's outputs.
     cachingOptions: { enableCache: false },
@@ -66,6 +67,7 @@ function task(step: PipelineStep, inputs: InputParameter[]): TaskSpec {
     taskInfo: { name: taskName(step.name) },
   };
   if (step.dependsOn?.length) spec.dependentTasks = step.dependsOn.map(taskName).sort();
+  if (step.retry) spec.retryPolicy = retryPolicy(step.retry, field);
   if (inputs.length)
     spec.inputs = {
       parameters: Object.fromEntries(inputs.map((p) => [p.kfpName, { componentInputParameter: p.kfpName }])),
@@ -112,7 +114,7 @@ function build(input: KfpPipeline): PipelineSpec {
     const inputs = stepInputs(step, parameters, field);
     ir.components[componentName(step.name)] = component(step, inputs);
     ir.deploymentSpec.executors[executorLabel(step.name)] = container(input, step, field, kfpNames);
-    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs);
+    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs, field);
   });
   if (input.pipelineRoot) ir.defaultPipelineRoot = input.pipelineRoot;
   if (parameters.length) ir.root.inputDefinitions = { parameters: rootInputs(parameters) };

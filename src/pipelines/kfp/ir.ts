@@ -42,11 +42,20 @@ export interface ContainerSpec {
   resources?: ResourceSpec;
 }
 
+/** `PipelineTaskSpec.RetryPolicy`: protobuf JSON writes a Duration as seconds with an `s` (`30s`). */
+export interface RetryPolicySpec {
+  maxRetryCount: number;
+  backoffDuration: string;
+  backoffFactor: number;
+  backoffMaxDuration: string;
+}
+
 export interface TaskSpec {
   cachingOptions: { enableCache: boolean };
   componentRef: { name: string };
   dependentTasks?: string[];
   inputs?: { parameters: Record<string, { componentInputParameter: string }> };
+  retryPolicy?: RetryPolicySpec;
   taskInfo: { name: string };
 }
 

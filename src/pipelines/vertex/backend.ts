@@ -98,7 +98,7 @@ export class VertexBackend implements Backend {
         spec: definition.spec,
         defaultBeamArgs: provider.spec.defaultBeamArgs,
       });
-      if (!compiled.ok) throw new Error(`${compiled.field}: ${compiled.error}`);
+      if (!compiled.ok) throw new Error(compiled.error);
       return `${definition.owner.namespace}.${definition.owner.name}@${definition.version}`;
     },
     update: (provider, _id, definition) => this.pipelines.create(provider, definition),

@@ -83,8 +83,7 @@ function irOf(run: RunDefinition, provider: ProviderConfig) {
     spec: run.pipeline.spec,
     defaultBeamArgs: provider.spec.defaultBeamArgs,
   });
-  if (!compiled.ok)
-    throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.field}: ${compiled.error}`);
+  if (!compiled.ok) throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.error}`);
   return compiled.ir;
 }
 

@@ -15,7 +15,7 @@ import { providerServiceAccountPolicy } from "../../../src/operator/controllers.
 import { backends } from "../../../src/pipelines/backends.ts";
 import { pipelineControllers } from "../../../src/pipelines/controllers/index.ts";
 import { credentialKeys, credentialSecrets } from "../../../src/platform/credentials.ts";
-import { adminConfig } from "../../support/cluster.ts";
+import { adminConfig, eventually } from "../../support/cluster.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
@@ -88,4 +88,56 @@ export async function readPlatformObject(namespace: string, location: string): P
   } finally {
     s3.destroy();
   }
+}
+
+/**
+ * A one-step Pipeline whose step fails (exit 3) on its first two attempts and succeeds on the third:
+ * the attempt number is Argo's `{{retries}}`, which its controller substitutes in a template that has
+ * a retryStrategy (0 for the first attempt). Retried at most 3 times, after 2 s and then 4 s
+ * (backoff factor 2). Returns the completed Run.
+ */
+export async function runRetriedPipeline(namespace: string, provider: string, image: string): Promise<Any> {
+  const objects = custom();
+  const create = (plural: string, kind: string, name: string, spec: unknown) =>
+    objects.createNamespacedCustomObject({
+      group: "pipelines.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural,
+      body: { apiVersion: "pipelines.slipway.dev/v1alpha1", kind, metadata: { name }, spec },
+    });
+  const read = (plural: string, name: string): Promise<Any> =>
+    objects.getNamespacedCustomObject({
+      group: "pipelines.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural,
+      name,
+    });
+  const script =
+    "import sys; attempt = int('{{retries}}'); print('attempt', attempt); sys.exit(0 if attempt >= 2 else 3)";
+  await create("pipelines", "Pipeline", "flaky", {
+    provider,
+    image,
+    steps: [
+      {
+        name: "flaky",
+        command: ["python3", "-c", script],
+        retry: { limit: 3, policy: "OnFailure", backoff: { duration: "2s", factor: 2 } },
+      },
+    ],
+  });
+  await eventually(
+    "Pipeline flaky synchronized",
+    () => read("pipelines", "flaky"),
+    (p) => p.status?.state === "Succeeded",
+    120_000,
+  );
+  await create("runs", "Run", "flaky-1", { provider, pipeline: "flaky" });
+  return eventually(
+    "Run flaky-1 completed",
+    () => read("runs", "flaky-1"),
+    (r) => r.status?.completionState !== undefined,
+    600_000,
+  );
 }

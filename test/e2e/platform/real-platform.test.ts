@@ -24,11 +24,18 @@ import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.
 import type { RunStepStatus } from "../../../src/pipelines/backend.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
+import { workflowImages } from "../../../src/platform/workflow-images.ts";
 import { skipFor } from "../../support/allowed-skips.ts";
 import { createImageBuild, waitForPhase } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 import { platformRegistry, startPlatformBuilds } from "./real-build.ts";
-import { readPlatformObject, readWorkflow, startPipelinesController, workflowPods } from "./real-pipeline.ts";
+import {
+  readPlatformObject,
+  readWorkflow,
+  runRetriedPipeline,
+  startPipelinesController,
+  workflowPods,
+} from "./real-pipeline.ts";
 import { cli, type OperatorProcess, readPlatform, startOperator, suiteNamespace } from "./support.ts";
 
 const run = promisify(execFile);
@@ -275,6 +282,61 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
       expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
       const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
       expect(content).toContain(`trained; tracking http://slipway-mlflow.${namespace}.svc:5000`);
+    } finally {
+      await pipelines.stop();
+    }
+  });
+
+  it("retries a step that fails twice, with its backoff, on the real Argo controller: the Run succeeds and records the retries", {
+    timeout: 900_000,
+  }, async () => {
+    const provider = (await readPlatform(namespace)).status?.provider ?? "";
+    const image = workflowImages("0.2.0")?.step ?? "";
+    expect(image).not.toBe("");
+    const pipelines = await startPipelinesController(namespace);
+    try {
+      const run = await runRetriedPipeline(namespace, provider, image);
+      const workflowName = `${namespace}.flaky-1`;
+      const workflow = await readWorkflow(namespace, workflowName);
+      expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+      expect(run.status?.completionState).toBe("Succeeded");
+      const template = workflow.spec.templates.find((t: { name: string }) => t.name === "step-flaky");
+      expect(template.retryStrategy).toEqual({
+        limit: 3,
+        retryPolicy: "OnFailure",
+        backoff: { duration: "2s", factor: 2 },
+      });
+      // Argo's record: a Retry node whose attempts are Pod nodes, failed twice (exit 3), then succeeded
+      const nodes = Object.values(workflow.status?.nodes ?? {}) as {
+        id: string;
+        type: string;
+        displayName: string;
+        phase: string;
+        startedAt: string;
+        finishedAt: string;
+        children?: string[];
+        outputs?: { exitCode?: string };
+      }[];
+      const retry = nodes.find((node) => node.type === "Retry" && node.displayName === "flaky");
+      const attempts = (retry?.children ?? []).map((id) => nodes.find((node) => node.id === id));
+      expect(attempts.map((node) => [node?.phase, node?.outputs?.exitCode])).toEqual([
+        ["Failed", "3"],
+        ["Failed", "3"],
+        ["Succeeded", "0"],
+      ]);
+      // the backoff: each retry started at least 2 s, then 4 s (factor 2), after the attempt before it finished
+      const seconds = (time?: string) => Date.parse(time ?? "") / 1000;
+      expect(seconds(attempts[1]?.startedAt) - seconds(attempts[0]?.finishedAt)).toBeGreaterThanOrEqual(2);
+      expect(seconds(attempts[2]?.startedAt) - seconds(attempts[1]?.finishedAt)).toBeGreaterThanOrEqual(4);
+      // the Run's status says the same: one step, Succeeded after 2 retries, exit code 0
+      const steps: RunStepStatus[] = run.status?.steps ?? [];
+      expect(steps.map((step) => [step.name, step.phase, step.retries, step.exitCode])).toEqual([
+        ["flaky", "Succeeded", 2, 0],
+      ]);
+      expect(run.status?.failure).toBeUndefined();
+      const pods = await workflowPods(namespace, workflowName);
+      expect(pods).toHaveLength(3);
+      for (const pod of pods) expect(pod.spec?.nodeName).toBe(realNodeName);
     } finally {
       await pipelines.stop();
     }

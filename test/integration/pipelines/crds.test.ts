@@ -22,7 +22,7 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
     } as never);
   }
 
-  it("checks provider references, cron syntax, value xor valueFrom, step images and dependencies", async () => {
+  it("checks provider references, cron syntax, value xor valueFrom, step images, dependencies and retries", async () => {
     namespace = await testNamespace("pl-crd");
     api = new Api(adminConfig());
     const run = (provider: string, parameters: unknown[] = []) => ({
@@ -88,6 +88,36 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
         steps: [{ name: "a", dependsOn: ["zzz"] }],
       }),
     ).rejects.toThrow(/dependsOn must name other steps/);
+    const retried = (name: string, retry: unknown) =>
+      create(types.pipeline, name, { provider: "argo", image: "i", steps: [{ name: "a", retry }] });
+    await expect(
+      retried("retry-ok", {
+        limit: 3,
+        policy: "Always",
+        backoff: { duration: "1m30s", factor: 2, maxDuration: "2h" },
+      }),
+    ).resolves.toBeDefined();
+    await expect(retried("retry-zero", { limit: 0 })).rejects.toThrow(
+      /spec.steps\[0\].retry.limit.*greater than or equal to 1/,
+    );
+    await expect(retried("retry-no-limit", { backoff: { duration: "1s" } })).rejects.toThrow(
+      /spec.steps\[0\].retry.limit: Required value/,
+    );
+    await expect(retried("retry-policy", { limit: 1, policy: "OnTransientError" })).rejects.toThrow(
+      /spec.steps\[0\].retry.policy.*Unsupported value.*"OnFailure", "OnError", "Always"/,
+    );
+    await expect(retried("retry-unit", { limit: 1, backoff: { duration: "2d" } })).rejects.toThrow(
+      /spec.steps\[0\].retry.backoff.duration.*should match/,
+    );
+    await expect(retried("retry-long", { limit: 1, backoff: { duration: "25h" } })).rejects.toThrow(
+      /spec.steps\[0\].retry.backoff.duration.*a duration from 1s to 24h/,
+    );
+    await expect(
+      retried("retry-short-max", { limit: 1, backoff: { duration: "10m", maxDuration: "5m" } }),
+    ).rejects.toThrow(/spec.steps\[0\].retry.backoff.maxDuration.*maxDuration must be at least duration/);
+    await expect(
+      retried("retry-factor", { limit: 1, backoff: { duration: "1s", factor: 1.5 } }),
+    ).rejects.toThrow(/spec.steps\[0\].retry.backoff.factor.*integer/);
     await expect(create(types.provider, "p", { type: "airflow" })).rejects.toThrow(
       /spec.type.*Unsupported value/,
     );

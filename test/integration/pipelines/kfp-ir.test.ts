@@ -110,6 +110,33 @@ const pipelines: KfpPipeline[] = [
       ],
     },
   },
+  {
+    name: "retries",
+    spec: {
+      provider: "kfp",
+      image: "trainer:1",
+      steps: [
+        { name: "fetch", command: ["fetch"], retry: { limit: 2 } },
+        {
+          name: "train",
+          command: ["train"],
+          dependsOn: ["fetch"],
+          retry: {
+            limit: 5,
+            policy: "OnFailure",
+            backoff: { duration: "30s", factor: 3, maxDuration: "2h" },
+          },
+        },
+        {
+          name: "evaluate",
+          command: ["evaluate"],
+          dependsOn: ["train"],
+          retry: { limit: 1, backoff: { duration: "1m30s", maxDuration: "90m" } },
+        },
+        { name: "report", command: ["report"], dependsOn: ["evaluate"] },
+      ],
+    },
+  },
 ];
 
 /** More, drawn at random (a fixed seed, so a failure repeats): free text in args and env, defaults of every type. */
@@ -128,6 +155,9 @@ function withoutDocumentedDifferences(ir: Record<string, unknown>): Record<strin
   const { sdkVersion: _, ...rest } = ir;
   return rest;
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: reads of the parsed IR
+type Any = any;
 
 const python = kfpPython();
 
@@ -174,6 +204,26 @@ describe(
       });
     });
 
+    it("a retried step's task has the retryPolicy kfp writes for set_retry", () => {
+      const retries = judged[pipelines.findIndex((p) => p.name === "retries")] as Judged;
+      const tasks = (retries.theirs?.ir.root as Any)?.dag?.tasks;
+      expect(tasks?.train?.retryPolicy).toEqual({
+        maxRetryCount: 5,
+        backoffDuration: "30s",
+        backoffFactor: 3,
+        backoffMaxDuration: "7200s",
+      });
+      expect(tasks?.fetch?.retryPolicy).toEqual({
+        maxRetryCount: 2,
+        backoffDuration: "0s",
+        backoffFactor: 2,
+        backoffMaxDuration: "3600s",
+      });
+      expect(tasks?.report).toBeDefined();
+      expect(tasks?.report?.retryPolicy).toBeUndefined();
+      expect((retries.ours?.ir.root as Any)?.dag?.tasks).toEqual(tasks);
+    });
+
     it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
       const cases = pipelines.length + randomPipelines.length;
       expect(judged[cases]?.error).toMatch(/cpuLimits/);
@@ -218,6 +268,31 @@ describe("slipway pipelines compile", () => {
     expect(vertex.code).toBe(0);
     const { parse } = await import("yaml");
     expect(parse(vertex.stdout)).toEqual(JSON.parse(slipwayIr(pipeline)));
+  });
+
+  it("shows a step's retry as its task's retryPolicy; a policy KFP cannot say fails naming the field and the backends", async () => {
+    const pipeline = pipelines.find((p) => p.name === "retries") as KfpPipeline;
+    const file = join(dir, "retries.yaml");
+    const { stringify, parse } = await import("yaml");
+    await writeFile(file, stringify(document(pipeline)));
+    const shown = await slipway(["pipelines", "compile", file, "-o", "yaml"]);
+    expect(shown.code).toBe(0);
+    expect(parse(shown.stdout).root.dag.tasks.evaluate.retryPolicy).toEqual({
+      maxRetryCount: 1,
+      backoffDuration: "90s",
+      backoffFactor: 1,
+      backoffMaxDuration: "5400s",
+    });
+    const always = document(pipeline);
+    always.spec = { ...always.spec, steps: [{ name: "fetch", retry: { limit: 2, policy: "Always" } }] };
+    await writeFile(file, stringify(always));
+    for (const backend of ["kfp", "vertex"]) {
+      const refused = await slipway(["pipelines", "compile", file, "--backend", backend]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `error: ${file}: spec.steps[0].retry.policy: KFP's IR has no retry policy: the kfp and vertex backends retry only a step that failed (OnFailure); Always is for argo\n`,
+      );
+    }
   });
 
   it("fails with one line naming the field", async () => {

@@ -88,6 +88,7 @@ const pipelineSpec = (provider: string, epochs = "1") => ({
       name: "train",
       args: [`--epochs={{workflow.parameters.epochs}}`, `--seed=${epochs}`],
       dependsOn: ["prepare"],
+      retry: { limit: 3, backoff: { duration: "10s", factor: 2 } },
     },
   ],
 });
@@ -168,6 +169,13 @@ describe(
       expect(version.display_name).toBe(first.status.version);
       expect(version.pipeline_spec.pipelineInfo.name).toBe("train");
       expect(Object.keys(version.pipeline_spec.root.dag.tasks).sort()).toEqual(["prepare", "train"]);
+      // the server parsed it into kfp's PipelineSpec (expectClean: no violation)
+      expect(version.pipeline_spec.root.dag.tasks.train.retryPolicy).toEqual({
+        maxRetryCount: 3,
+        backoffDuration: "10s",
+        backoffFactor: 2,
+        backoffMaxDuration: "3600s",
+      });
 
       await bed.api.mergePatch(types.pipeline, ns, "train", {
         spec: { steps: pipelineSpec("kfp", "2").steps },
@@ -415,6 +423,24 @@ describe(
       );
       expect(condition(typo, "Synchronized").message).toMatch(
         /^create failed \(attempt 1\): spec.parameters\[epoch\]: Pipeline train has no such parameter; retrying in 5s$/,
+      );
+      // a retry policy KFP's IR cannot say is never dropped: the Pipeline says so, naming the field
+      const always = pipelineSpec("kfp");
+      await create(types.pipeline, ns, "always", {
+        ...always,
+        steps: [always.steps[0], { ...always.steps[1], retry: { limit: 1, policy: "Always" } }],
+      });
+      const refused: Any = await eventually(
+        "Pipeline always Failed",
+        () => bed.api.get(types.pipeline, ns, "always"),
+        (p: Any) => p?.status?.state === "Failed",
+      );
+      expect(condition(refused, "Synchronized")).toMatchObject({ status: "False", reason: "Failed" });
+      expect(condition(refused, "Synchronized").message).toMatch(
+        /^create failed \(attempt 1\): spec.steps\[1\].retry.policy: KFP's IR has no retry policy: the kfp and vertex backends retry only a step that failed \(OnFailure\); Always is for argo; retrying in 5s$/,
+      );
+      expect((await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.always`)).toEqual(
+        [],
       );
       await expectClean(ns);
     });

@@ -71,9 +71,21 @@ const pipelineSpec = (provider: string, trainArgs = ["--epochs=1"]) => ({
   env: [{ name: "STAGE", value: "test" }],
   steps: [
     { name: "prepare", args: ["--dataset={{workflow.parameters.dataset}}"] },
-    { name: "train", args: trainArgs, dependsOn: ["prepare"] },
+    { name: "train", args: trainArgs, dependsOn: ["prepare"], retry: trainRetry },
   ],
 });
+
+const trainRetry = {
+  limit: 2,
+  policy: "OnError",
+  backoff: { duration: "5s", factor: 3, maxDuration: "1h30m" },
+};
+/** Argo's retryStrategy for trainRetry, as the API server keeps it under Argo's own CRD schema (nothing pruned). */
+const trainRetryStrategy = {
+  limit: 2,
+  retryPolicy: "OnError",
+  backoff: { duration: "5s", factor: 3, maxDuration: "1h30m" },
+};
 
 async function createPipeline(namespace: string, name: string, provider: string, trainArgs?: string[]) {
   await api.create(types.pipeline, {
@@ -115,6 +127,8 @@ describe("pipelines on the argo backend", () => {
     ]);
     const train = template.spec.templates.find((t: Any) => t.name === "step-train");
     expect(train.container).toMatchObject({ image: "registry.example/ml/pipeline:1", args: ["--epochs=1"] });
+    expect(train.retryStrategy).toEqual(trainRetryStrategy);
+    expect(template.spec.templates.find((t: Any) => t.name === "step-prepare").retryStrategy).toBeUndefined();
     const providerArtifact = train.inputs.artifacts.find((a: Any) => a.path === providerFilePath);
     expect(JSON.parse(providerArtifact.raw.data)).toMatchObject({
       provider,
@@ -228,6 +242,7 @@ describe("pipelines on the argo backend", () => {
     }
     const train = workflow.spec.templates.find((t: Any) => t.name === "step-train");
     expect(train.outputs.artifacts).toEqual([{ name: "model", path: "/slipway/outputs/model" }]);
+    expect(train.retryStrategy).toEqual(trainRetryStrategy);
 
     await expect(api.mergePatch(types.run, ns, "ok", { spec: { pipeline: "other" } })).rejects.toThrow(
       /a Run's spec is immutable/,

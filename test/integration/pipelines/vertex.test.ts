@@ -55,7 +55,13 @@ const pipelineSpec = {
   provider: "vertex",
   image: "registry.example/ml/pipeline:1",
   parameters: [{ name: "epochs", default: "3" }],
-  steps: [{ name: "train", args: ["--epochs={{workflow.parameters.epochs}}"] }],
+  steps: [
+    {
+      name: "train",
+      args: ["--epochs={{workflow.parameters.epochs}}"],
+      retry: { limit: 2, backoff: { duration: "1m", factor: 2, maxDuration: "30m" } },
+    },
+  ],
 };
 
 const nightly = (provider: string) => ({
@@ -108,6 +114,13 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
     expect(ir.deploymentSpec.executors["exec-train"].container.args).toEqual([
       "--epochs={{$.inputs.parameters['epochs']}}",
     ]);
+    // the same IR as kfp's: the step's retry as its task's retryPolicy
+    expect(ir.root.dag.tasks.train.retryPolicy).toEqual({
+      maxRetryCount: 2,
+      backoffDuration: "60s",
+      backoffFactor: 2,
+      backoffMaxDuration: "1800s",
+    });
 
     vertex.finishJob(ok.status.provider.id, "PIPELINE_STATE_SUCCEEDED", [
       { taskName: "train", outputs: { model: { artifacts: [{ uri: "gs://bucket/root/train/model" }] } } },

@@ -5,6 +5,7 @@ import { argoName, ownerOf } from "../../../src/pipelines/argo/names.ts";
 import {
   cronWorkflow,
   providerFilePath,
+  retryStrategy,
   scheduleActive,
   workflow,
   workflowSpec,
@@ -33,7 +34,13 @@ const pipeline: PipelineDefinition = {
     beamArgs: [{ name: "runner", value: "DataflowRunner" }],
     steps: [
       { name: "prepare", env: [{ name: "A", value: "step" }] },
-      { name: "train", image: "gpu:1", dependsOn: ["prepare"], args: ["--x"] },
+      {
+        name: "train",
+        image: "gpu:1",
+        dependsOn: ["prepare"],
+        args: ["--x"],
+        retry: { limit: 3, backoff: { duration: "30s", factor: 2, maxDuration: "1h30m" } },
+      },
     ],
   },
 };
@@ -70,6 +77,24 @@ describe("argo workflow spec", () => {
     expect(template("step-prepare").container.image).toBe("img:1");
     expect(spec.arguments?.parameters).toEqual([{ name: "dataset", value: "d1" }]);
     expect(spec.serviceAccountName).toBe("runner");
+  });
+
+  it("gives a retried step's template Argo's retryStrategy (OnFailure written out), and none to the others", () => {
+    expect(template("step-train").retryStrategy).toEqual({
+      limit: 3,
+      retryPolicy: "OnFailure",
+      backoff: { duration: "30s", factor: 2, maxDuration: "1h30m" },
+    });
+    expect(template("step-prepare").retryStrategy).toBeUndefined();
+  });
+
+  it("renders a retry's policy, and a backoff's unset factor and maximum not at all (Argo's constant wait, no limit)", () => {
+    expect(retryStrategy({ limit: 1, policy: "Always" })).toEqual({ limit: 1, retryPolicy: "Always" });
+    expect(retryStrategy({ limit: 2, policy: "OnError", backoff: { duration: "5s" } })).toEqual({
+      limit: 2,
+      retryPolicy: "OnError",
+      backoff: { duration: "5s" },
+    });
   });
 
   it("declares the output artifacts a run records on their step", () => {

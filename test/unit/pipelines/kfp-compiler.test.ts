@@ -175,6 +175,41 @@ describe("compilePipeline: what a Pipeline becomes", () => {
   });
 });
 
+describe("compilePipeline: a step's retry", () => {
+  const retried = (retry: NonNullable<Spec["steps"][number]["retry"]>) =>
+    compiled({ name: "p", spec: { provider: "kfp", image: "alpine", steps: [{ name: "a", retry }] } }).root
+      .dag.tasks.a?.retryPolicy;
+
+  it("is the task's retryPolicy as set_retry compiles it: durations in seconds, all four fields", () => {
+    expect(retried({ limit: 3, backoff: { duration: "1m30s", factor: 3, maxDuration: "2h" } })).toEqual({
+      maxRetryCount: 3,
+      backoffDuration: "90s",
+      backoffFactor: 3,
+      backoffMaxDuration: "7200s",
+    });
+  });
+
+  it("without a backoff: the SDK's defaults (no wait, at most 3600s); with one but no factor: a constant wait", () => {
+    expect(retried({ limit: 2 })).toEqual({
+      maxRetryCount: 2,
+      backoffDuration: "0s",
+      backoffFactor: 2,
+      backoffMaxDuration: "3600s",
+    });
+    expect(retried({ limit: 2, policy: "OnFailure", backoff: { duration: "10s" } })).toEqual({
+      maxRetryCount: 2,
+      backoffDuration: "10s",
+      backoffFactor: 1,
+      backoffMaxDuration: "3600s",
+    });
+  });
+
+  it("is absent where a step has no retry", () => {
+    const ir = compiled({ name: "p", spec: { provider: "kfp", image: "alpine", steps: [{ name: "a" }] } });
+    expect(ir.root.dag.tasks.a?.retryPolicy).toBeUndefined();
+  });
+});
+
 describe("compilePipeline: what KFP cannot take names the field", () => {
   const cases: [string, Partial<Spec>, string, RegExp, string?][] = [
     ["a name with a dot", {}, "metadata.name", /\^\[a-z0-9\]/, "team.train"],
@@ -293,6 +328,18 @@ describe("compilePipeline: what KFP cannot take names the field", () => {
       { steps: [{ name: "a", resources: { requests: { "nvidia.com/gpu": "1" } } }] },
       "spec.steps[0].resources.requests.nvidia.com/gpu",
       /needs a limit/,
+    ],
+    [
+      "a retry policy KFP's IR cannot say",
+      { steps: [{ name: "z" }, { name: "a", retry: { limit: 2, policy: "Always" } }] },
+      "spec.steps[1].retry.policy",
+      /KFP's IR has no retry policy: the kfp and vertex backends retry only a step that failed \(OnFailure\); Always is for argo/,
+    ],
+    [
+      "OnError",
+      { steps: [{ name: "a", retry: { limit: 1, policy: "OnError" } }] },
+      "spec.steps[0].retry.policy",
+      /OnError is for argo/,
     ],
     [
       "half an accelerator",

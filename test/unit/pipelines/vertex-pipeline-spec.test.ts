@@ -44,4 +44,15 @@ describe("the vertex pipelineSpec kept per Pipeline version", () => {
       pipelineJob(second, provider(), settings),
     );
   });
+
+  it("a Pipeline the IR cannot express fails naming the Pipeline and the field once", () => {
+    const retried = run("a", "v1");
+    retried.pipeline.spec = {
+      ...retried.pipeline.spec,
+      steps: [{ name: "train", retry: { limit: 1, policy: "OnError" } }],
+    };
+    expect(() => pipelineSpecOf(retried, provider())).toThrow(
+      /^spec\.pipeline: Pipeline train: spec\.steps\[0\]\.retry\.policy: KFP's IR has no retry policy: .*; OnError is for argo$/,
+    );
+  });
 });
