@@ -18,13 +18,18 @@ const labelPair = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
  * The sum of every sample of metric `name` in a Prometheus text exposition whose labels `where`
  * accepts (default: all); 0 when there is none.
  */
-export function metricSum(text: string, name: string, where: (labels: Labels) => boolean = () => true): number {
+export function metricSum(
+  text: string,
+  name: string,
+  where: (labels: Labels) => boolean = () => true,
+): number {
   let sum = 0;
   for (const line of text.split("\n")) {
     const match = sampleLine.exec(line);
     if (!match || match[1] !== name) continue;
     const labels: Labels = {};
-    for (const [, key, value] of (match[2] ?? "").matchAll(labelPair)) labels[key as string] = value as string;
+    for (const [, key, value] of (match[2] ?? "").matchAll(labelPair))
+      labels[key as string] = value as string;
     if (where(labels)) sum += Number(match[3]);
   }
   return sum;
