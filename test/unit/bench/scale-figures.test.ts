@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dueAtMs, isWrite, metricSum, peakRate, percentile } from "../../../bench/scale/figures.ts";
+import { hasStatus, isCurrent } from "../../../bench/scale/tracker.ts";
 
 describe("the scale bench's figures", () => {
   it("takes nearest-rank percentiles", () => {
@@ -44,5 +45,25 @@ describe("the scale bench's figures", () => {
   it("spaces a steady stream evenly", () => {
     expect(dueAtMs(0, 50)).toBe(0);
     expect(dueAtMs(100, 50)).toBe(2000);
+  });
+});
+
+describe("the scale bench's status reading", () => {
+  const object = (status?: Record<string, unknown>) => ({ metadata: { generation: 2 }, status });
+
+  it("counts a status current when written for this generation and settled", () => {
+    expect(isCurrent(object({ observedGeneration: 2, state: "Succeeded" }))).toBe(true);
+    expect(isCurrent(object({ observedGeneration: 2, phase: "Succeeded" }))).toBe(true);
+    expect(isCurrent(object({ observedGeneration: 2 }))).toBe(true); // the peer's
+    expect(isCurrent(object({ observedGeneration: 1, state: "Succeeded" }))).toBe(false);
+    expect(isCurrent(object({ observedGeneration: 2, state: "Creating" }))).toBe(false);
+    expect(isCurrent(object({ observedGeneration: 2, phase: "Failed" }))).toBe(false);
+    expect(isCurrent(object())).toBe(false);
+  });
+
+  it("tells a first status write from none", () => {
+    expect(hasStatus(object())).toBe(false);
+    expect(hasStatus(object({}))).toBe(false);
+    expect(hasStatus(object({ state: "Creating" }))).toBe(true);
   });
 });
