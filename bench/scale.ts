@@ -150,22 +150,27 @@ const namespaceType: ResourceType = {
 };
 const namespaceName = (index: number) => `team-${String(index).padStart(4, "0")}`;
 
-/** Samples a subject's request counter every second, for its peak rate. */
+/** Samples a subject's request counter four times a second (the peak is over spans of a second at least). */
 function requestSampler(subject: Subject) {
   const samples: CounterSample[] = [];
   let stopped = false;
+  const sample = async () => {
+    const text = await scrape(subject);
+    if (text) samples.push({ at: performance.now(), total: progressOf(text).requests });
+  };
   const loop = (async () => {
     while (!stopped) {
-      const text = await scrape(subject);
-      if (text) samples.push({ at: performance.now(), total: progressOf(text).requests });
-      await sleep(1_000);
+      await sample();
+      await sleep(250);
     }
   })();
   return {
+    /** The peak rate, with a last sample taken now (what was sent since the previous one counts). */
     stop: async () => {
       stopped = true;
       await loop;
-      return peakRate(samples);
+      await sample();
+      return peakRate(samples, 1_000);
     },
   };
 }
@@ -176,12 +181,19 @@ function requestSampler(subject: Subject) {
  */
 async function converged(subject: Subject, startedAt: number, objects: number) {
   let last = progressOf("");
+  let readyAt: number | undefined;
   await until(async () => {
     if (!(await isReady(subject))) return false;
+    readyAt ??= performance.now();
     last = progressOf(await scrape(subject));
     return last.reconciles >= objects && last.depth === 0 && last.active === 0;
   });
-  return { seconds: seconds(startedAt), writes: last.writes, reads: last.requests - last.writes };
+  return {
+    seconds: seconds(startedAt),
+    readySeconds: seconds(startedAt, readyAt),
+    writes: last.writes,
+    reads: last.requests - last.writes,
+  };
 }
 
 /** Until the subject has been quiet (nothing queued or in progress) for three seconds in a row. */
@@ -391,10 +403,12 @@ export default async function bench(): Promise<BenchFigures> {
       rss_mb: slipwayIdle.rssMb,
       peer_rss_mb: peerIdle.rssMb,
       restart_converge_seconds: rounded(restart.seconds),
+      restart_ready_seconds: rounded(restart.readySeconds),
       restart_writes: restart.writes,
       restart_reads: restart.reads,
       peer_start_converge_seconds: rounded(peerStart.seconds),
       peer_start_writes: peerStart.writes,
+      peer_start_reads: peerStart.reads,
       idle_writes_per_minute: slipwayIdle.writesPerMinute,
       idle_reads_per_minute: slipwayIdle.readsPerMinute,
       peer_idle_writes_per_minute: peerIdle.writesPerMinute,
