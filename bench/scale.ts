@@ -423,7 +423,7 @@ export default async function bench(): Promise<BenchFigures> {
       burst_objects_per_second: rounded(burstCount / burstSeconds, 1),
       peer_burst_objects_per_second: rounded(burstCount / peerBurstSeconds, 1),
       peer_status_writes: peerFigures.writes ?? null,
-      concurrency,
+      peer_workers_per_kind: concurrency,
       peer: "controller-runtime v0.25.2",
     };
   } finally {
