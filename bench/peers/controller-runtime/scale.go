@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// The kinds bench/scale.ts creates in every namespace: the peer caches each, as Slipway's operator does.
+var scaleKinds = []schema.GroupVersionKind{
+	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Provider"},
+	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Pipeline"},
+	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Run"},
+	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "RunSchedule"},
+	imageBuildKind,
+}
+
+// observe is the peer's minimal work on one kind: an object whose status.observedGeneration is not its
+// generation gets one status write (server-side apply of status.observedGeneration); any other object
+// costs nothing but the read from the cache. Every status Slipway wrote carries observedGeneration, so
+// the peer writes nothing for what Slipway already reconciled and once for each new object.
+type observe struct {
+	client client.Client
+	kind   schema.GroupVersionKind
+	writes *atomic.Int64
+}
+
+func (o *observe) object() *unstructured.Unstructured {
+	object := &unstructured.Unstructured{}
+	object.SetGroupVersionKind(o.kind)
+	return object
+}
+
+func (o *observe) Reconcile(ctx context.Context, request reconcile.Request) (reconcile.Result, error) {
+	object := o.object()
+	if err := o.client.Get(ctx, request.NamespacedName, object); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	observed, found, _ := unstructured.NestedInt64(object.Object, "status", "observedGeneration")
+	if found && observed == object.GetGeneration() {
+		return reconcile.Result{}, nil
+	}
+	status := o.object()
+	status.SetName(request.Name)
+	status.SetNamespace(request.Namespace)
+	status.Object["status"] = map[string]any{"observedGeneration": object.GetGeneration()}
+	if err := o.client.Status().Patch(ctx, status, client.Apply, client.FieldOwner("bench-peer"), client.ForceOwnership); err != nil {
+		return reconcile.Result{}, err
+	}
+	o.writes.Add(1)
+	return reconcile.Result{}, nil
+}
+
+type scaleFigures struct {
+	Writes int64 `json:"writes"`
+}
+
+// scale runs one controller per kind (`concurrency` workers each, objects read from the cache) with
+// controller-runtime's metrics on `metricsAddress` (the bench scrapes them as it scrapes Slipway's),
+// until SIGTERM; then prints the status writes it made.
+func scale(kubeconfig, metricsAddress string, concurrency int) (*scaleFigures, error) {
+	config, err := restConfig(kubeconfig, &requestCounter{})
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(config, manager.Options{
+		Metrics:                metricsserver.Options{BindAddress: metricsAddress},
+		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var writes atomic.Int64
+	for _, kind := range scaleKinds {
+		reconciler := &observe{client: mgr.GetClient(), kind: kind, writes: &writes}
+		err := ctrl.NewControllerManagedBy(mgr).
+			Named("scale-" + kind.Kind).
+			For(reconciler.object()).
+			WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+			Complete(reconciler)
+		if err != nil {
+			return nil, err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mgr.Start(ctx); err != nil {
+		return nil, err
+	}
+	return &scaleFigures{Writes: writes.Load()}, nil
+}
