@@ -117,10 +117,15 @@ describe("the demo's set-up serves team namespaces", () => {
     const waiting = await eventually(
       "Pipeline ml/train waiting for its Provider",
       () => read(pipelines, "Pipeline", "ml", "train"),
-      (p) => condition(p, "ProviderAccepted")?.reason === "ProviderNotReady",
+      // first "its backend has not answered yet", then the Provider's reason once it is known
+      (p) =>
+        condition(p, "ProviderAccepted")?.reason === "ProviderNotReady" &&
+        (condition(p, "ProviderAccepted")?.message ?? "").includes("namespace ml"),
       60_000,
     );
-    expect(condition(waiting, "ProviderAccepted")?.message).toContain("namespace ml");
+    expect(condition(waiting, "ProviderAccepted")?.message).toContain(
+      "no Argo workflow controller serves namespace ml",
+    );
 
     // a namespace-install of Argo's controller in ml (its Deployment: kwok runs no process in it)
     const labels = { app: "workflow-controller" };
