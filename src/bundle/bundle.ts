@@ -1,6 +1,6 @@
 /**
  * The release bundle: every CRD, the operator's ServiceAccount and RBAC, its Deployment and metrics
- * Service. Pure: `bundleFor(namespace, options)` returns the objects; deploy/slipway.yaml, the Helm
+ * Service, its webhooks, and its priority level and FlowSchema. Pure: `bundleFor(namespace, options)` returns the objects; deploy/slipway.yaml, the Helm
  * chart and `slipway install` are all made from it.
  */
 import type {
@@ -29,6 +29,7 @@ import {
   outboundDenyVariable,
 } from "../pipelines/outbound-policy.ts";
 import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
+import { flowControlObjects, placeFlowSchema } from "./flow-control.ts";
 import { placeRunFinalizerPolicyBinding, runFinalizerPolicyObjects } from "./run-finalizer.ts";
 import { placeWebhookConfiguration, webhookArgs, webhookConfigurations, webhookService } from "./webhook.ts";
 
@@ -279,6 +280,8 @@ const clusterScoped = new Set([
   "ValidatingWebhookConfiguration",
   "MutatingAdmissionPolicy",
   "MutatingAdmissionPolicyBinding",
+  "PriorityLevelConfiguration",
+  "FlowSchema",
 ]);
 /** Cluster-wide objects of one install, named after its namespace. */
 const namedAfterNamespace = new Set([
@@ -287,6 +290,8 @@ const namedAfterNamespace = new Set([
   "ValidatingWebhookConfiguration",
   "MutatingAdmissionPolicy",
   "MutatingAdmissionPolicyBinding",
+  "PriorityLevelConfiguration",
+  "FlowSchema",
 ]);
 
 /** The resource of a cluster-wide object named after the namespace, as RBAC names it (`validatingwebhookconfigurations`). */
@@ -312,8 +317,9 @@ function placedRuleNames(
  * Puts a bundle into `namespace`: a namespace-free one (the template) or one placed before (e.g.
  * deploy/slipway.yaml, in `slipway`; its Namespace object says where). Objects of the bundle's
  * namespace (or of none) move there, ServiceAccount subjects point there, the Namespace object is
- * renamed, and the bundle's cluster-wide RBAC and webhook configuration are named after it so installs in two namespaces do
- * not share one ClusterRole(Binding); rules limited to those configurations' names follow. Role references to a ClusterRole of the bundle follow the
+ * renamed, and the bundle's cluster-wide RBAC, webhook configuration, Run finalizer policy and API
+ * Priority and Fairness objects (flow-control.ts: the FlowSchema's subject and level follow) are named
+ * after it so installs in two namespaces do not share one ClusterRole(Binding); rules limited to those configurations' names follow. Role references to a ClusterRole of the bundle follow the
  * rename; built-in ones (e.g. system:auth-delegator) stay. Roles in other namespaces (those the
  * operator serves) stay where they are.
  */
@@ -352,6 +358,7 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
       const policyName = placedName(String((object.spec as { policyName?: string }).policyName));
       return placeRunFinalizerPolicyBinding(placed, policyName, prior ?? "", namespace);
     }
+    if (kind === "FlowSchema") return placeFlowSchema(placed, placedName, namespace);
     if (kind === "ClusterRole" && Array.isArray(object.rules))
       placed.rules = (object.rules as PolicyRule[]).map((rule) =>
         placedRuleNames(rule, ownNamed, placedName),
@@ -393,6 +400,7 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     webhookService(labels(options.version), selector),
     ...webhookConfigurations(labels(options.version), options.serves),
     ...(options.runFinalizerPolicy ? runFinalizerPolicyObjects(labels(options.version), options.serves) : []),
+    ...flowControlObjects(labels(options.version), operatorName),
   ];
   if (namespace === undefined) return template;
   const namespaceObject = { apiVersion: "v1", kind: "Namespace", metadata: meta(namespace, options.version) };

@@ -6,6 +6,7 @@
  */
 import { Document, parseDocument } from "yaml";
 import { type BundleObject, type BundleOptions, bundleFor } from "./bundle.ts";
+import { flowControlKinds } from "./flow-control.ts";
 import { buildsBlocks, buildsPodMarkers } from "./helm-builds.ts";
 import { runFinalizerPolicyApi, runFinalizerPolicyKinds } from "./run-finalizer.ts";
 import { toYaml } from "./yaml.ts";
@@ -246,6 +247,7 @@ const templateFiles: [string, string[], string?][] = [
   ["service.yaml", ["Service"]],
   ["webhook.yaml", ["ValidatingWebhookConfiguration"]],
   ["run-finalizer-policy.yaml", runFinalizerPolicyKinds, runFinalizerPolicyApi],
+  ["flow-control.yaml", flowControlKinds],
 ];
 
 const servedOnly = (api: string | undefined, text: string) =>

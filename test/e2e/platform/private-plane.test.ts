@@ -12,6 +12,7 @@ import {
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  FlowcontrolApiserverV1Api,
   type KubeConfig,
   NetworkingV1Api,
   RbacAuthorizationV1Api,
@@ -122,11 +123,16 @@ async function createDefaultIngressClass(): Promise<() => Promise<void>> {
 
 const slipwayClusterObjects = async () => {
   const rbac = config.makeApiClient(RbacAuthorizationV1Api);
+  const flowControl = config.makeApiClient(FlowcontrolApiserverV1Api);
   const names = [
     ...(await rbac.listClusterRole()).items.map((r) => `ClusterRole/${r.metadata?.name}`),
     ...(await rbac.listClusterRoleBinding()).items.map((b) => `ClusterRoleBinding/${b.metadata?.name}`),
     ...(await config.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition()).items.map(
       (c) => `CustomResourceDefinition/${c.metadata?.name}`,
+    ),
+    ...(await flowControl.listFlowSchema()).items.map((s) => `FlowSchema/${s.metadata?.name}`),
+    ...(await flowControl.listPriorityLevelConfiguration()).items.map(
+      (l) => `PriorityLevelConfiguration/${l.metadata?.name}`,
     ),
   ];
   return names.filter((name) => name.includes("slipway"));
@@ -184,6 +190,8 @@ describe.sequential("a platform on its own control plane", () => {
     expect(before).toContain(`ClusterRoleBinding/slipway-operator-${namespace}`);
     expect(before).toContain(`ClusterRoleBinding/slipway-api-server-${namespace}`);
     expect(before).toContain("CustomResourceDefinition/platforms.platform.slipway.dev");
+    expect(before).toContain(`FlowSchema/slipway-operator-${namespace}`);
+    expect(before).toContain(`PriorityLevelConfiguration/slipway-operator-${namespace}`);
 
     const first = await cli("uninstall", "--yes", "--timeout", "4m");
     expect(first.stderr).toBe("");

@@ -8,6 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { type BundleObject, type BundleOptions, bundleFor } from "../../../src/bundle/bundle.ts";
+import { flowControlKinds } from "../../../src/bundle/flow-control.ts";
 import { chartDir, helmLabels, ownedTemplates } from "../../../src/bundle/helm.ts";
 import { imageRepository, releaseOptions } from "../../../src/bundle/release.ts";
 import { runFinalizerPolicyApi, runFinalizerPolicyKinds } from "../../../src/bundle/run-finalizer.ts";
@@ -16,6 +17,9 @@ import { RestClient } from "../../../src/kube/rest.ts";
 import { generatedFiles, valuesFile, valuesPath } from "../../../tools/gen/files.ts";
 import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: test drills into rendered objects
+type Any = any;
 
 const run = promisify(execFile);
 /** The chart as the generator makes it now (the stale check compares it with deploy/), in a temp dir. */
@@ -152,6 +156,24 @@ describe("the Helm chart", () => {
     const older = await renderFor([], "ops");
     expect(older.filter((o) => runFinalizerPolicyKinds.includes(o.kind ?? ""))).toEqual([]);
     expect(older).toEqual(own.filter((o) => !runFinalizerPolicyKinds.includes(o.kind ?? "")));
+  });
+
+  it("renders the operator's priority level and FlowSchema for the release namespace, whatever it serves", async () => {
+    for (const values of [[], ["namespaces={team-a,team-b}"], ["allNamespaces=true"]]) {
+      const rendered = (await render("ops", ...values)).filter((o) =>
+        flowControlKinds.includes(o.kind ?? ""),
+      ) as Any[];
+      // Helm orders kinds it does not know by name: the schema may come first (dangling for a moment)
+      expect(rendered.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+        "FlowSchema/slipway-operator-ops",
+        "PriorityLevelConfiguration/slipway-operator-ops",
+      ]);
+      const schema = rendered.find((o) => o.kind === "FlowSchema").spec;
+      expect(schema.priorityLevelConfiguration.name).toBe("slipway-operator-ops");
+      expect(schema.rules[0].subjects).toEqual([
+        { kind: "ServiceAccount", serviceAccount: { name: "slipway-operator", namespace: "ops" } },
+      ]);
+    }
   });
 
   it("renders the bundle of the values given", async () => {

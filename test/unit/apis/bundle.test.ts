@@ -84,7 +84,7 @@ describe("bundleFor", () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
 
-  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services and the webhook configurations (ImageBuilds, Providers, the builds override), all in the namespace", () => {
+  it("holds the Namespace and CRDs first, then the ServiceAccount, RBAC, Deployment, Services, the webhook configurations (ImageBuilds, Providers, the builds override) and the operator's priority level and FlowSchema, all in the namespace", () => {
     expect(objects.map((o) => o.kind)).toEqual([
       "Namespace",
       "CustomResourceDefinition",
@@ -99,6 +99,8 @@ describe("bundleFor", () => {
       "ValidatingWebhookConfiguration",
       "ValidatingWebhookConfiguration",
       "ValidatingWebhookConfiguration",
+      "PriorityLevelConfiguration",
+      "FlowSchema",
     ]);
     expect(objects[0]?.metadata?.name).toBe("ml");
     const clusterWide = [
@@ -106,6 +108,8 @@ describe("bundleFor", () => {
       "ClusterRole",
       "ClusterRoleBinding",
       "ValidatingWebhookConfiguration",
+      "PriorityLevelConfiguration",
+      "FlowSchema",
     ];
     for (const object of objects.slice(1))
       expect(object.metadata?.namespace).toBe(clusterWide.includes(object.kind ?? "") ? undefined : "ml");
