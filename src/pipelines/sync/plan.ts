@@ -116,8 +116,26 @@ function operationOf<D>(
 const synchronizedMessage = (status: SharedStatus | undefined) =>
   status?.conditions?.find((c) => c.type === "Synchronized")?.message ?? "";
 
+/** Blockers that are a dependency on its way (watched or polled), not a mistake in the resource. */
+const dependencyOnItsWay: ReadonlySet<Blocker["reason"]> = new Set([
+  "ProviderNotReady",
+  "PipelineNotSynchronized",
+]);
+
 function blockedStep<D>(observation: SyncObservation<D>, blocker: Blocker): Step {
   const { input, previous } = observation;
+  // never synchronized and waiting for its Provider or Pipeline (applied with it): no state yet
+  // (Synchronized=Unknown, Pending) and a Normal Event, not Failed
+  if (dependencyOnItsWay.has(blocker.reason) && input.recorded.state === undefined) {
+    return {
+      recorded: { ...input.recorded, retryAt: undefined, observedGeneration: input.generation },
+      message: blocker.message,
+      ...(input.providerProblem ? {} : { requeueAfterMs: definitionBlockerPollMs }),
+      ...(synchronizedMessage(previous) !== blocker.message
+        ? { transition: { type: "Normal", reason: "Waiting", message: blocker.message } }
+        : {}),
+    };
+  }
   const changed = previous?.state !== "Failed" || synchronizedMessage(previous) !== blocker.message;
   return {
     recorded: {

@@ -107,6 +107,40 @@ const table: [string, SyncObservation<string>, Answers, string[]][] = [
     ["SetStatus Failed +Warning Failed", "Requeue 30000"],
   ],
   [
+    "never synchronized, its Pipeline not synchronized yet → no state (Pending), a Normal Event, polled",
+    observation({}, blocked("PipelineNotSynchronized", "spec.pipeline: Pipeline p is not synchronized yet")),
+    {},
+    ["SetStatus undefined +Normal Waiting", "Requeue 30000"],
+  ],
+  [
+    "never synchronized, its Provider not Ready yet → no state (Pending), a Normal Event, no requeue (watched)",
+    observation({ providerProblem: { reason: "ProviderNotReady", message: "not Ready" } }, undefined),
+    {},
+    ["SetStatus undefined +Normal Waiting"],
+  ],
+  [
+    "still waiting with the same message → no second Event",
+    observation(
+      {},
+      blocked("PipelineNotSynchronized", "same"),
+      statusFrom({ observedGeneration: 1 }, "same"),
+    ),
+    {},
+    ["SetStatus undefined", "Requeue 30000"],
+  ],
+  [
+    "once synchronized, a Provider not Ready is a failure again (Failed with a Warning)",
+    observation(
+      {
+        recorded: { state: "Failed", observedGeneration: 1 },
+        providerProblem: { reason: "ProviderNotReady", message: "down" },
+      },
+      undefined,
+    ),
+    {},
+    ["SetStatus Failed +Warning Failed"],
+  ],
+  [
     "the same definition blocker again → no second Event",
     observation(
       { recorded: { state: "Failed", observedGeneration: 1 } },
