@@ -1,23 +1,42 @@
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 
-/** Asks the kernel for `count` distinct free TCP ports on 127.0.0.1 (all held open until every one is known). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once("error", reject);
-          server.listen(0, "127.0.0.1", () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("no TCP address");
-    return address.port;
+/** Listens on a port the kernel chooses on 127.0.0.1. */
+function listenOnEphemeralPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server: Server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (address === null || typeof address === "string") return reject(new Error("no TCP address"));
+      resolve({ port: address.port, close: () => new Promise((done) => server.close(() => done())) });
+    });
   });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+}
+
+/**
+ * Ports this process handed out: a port is free again once its listener closes, so the kernel may
+ * give it to a later call before its owner binds it (a state file once held one port for both
+ * etcd's clients and the kubelet's healthz: the kubelet never started).
+ */
+const handedOut = new Set<number>();
+
+/**
+ * `count` distinct free TCP ports on 127.0.0.1, none handed out before by this process (each held
+ * open until every one is known). `listen` is the kernel's choice; replaceable to test the rule.
+ */
+export async function freePorts(count: number, listen = listenOnEphemeralPort): Promise<number[]> {
+  const held: { port: number; close: () => Promise<void> }[] = [];
+  const ports: number[] = [];
+  try {
+    while (ports.length < count) {
+      if (held.length >= count + 100) throw new Error(`no ${count} free ports after ${held.length} tries`);
+      const listener = await listen();
+      held.push(listener);
+      if (!handedOut.has(listener.port) && !ports.includes(listener.port)) ports.push(listener.port);
+    }
+  } finally {
+    await Promise.all(held.map((listener) => listener.close()));
+  }
+  for (const port of ports) handedOut.add(port);
   return ports;
 }
