@@ -209,6 +209,13 @@ export class Informer {
         if (isNotFound(error)) {
           needList = true; // a type served again starts from a list
           this.#unserved(stream, backoff);
+        } else if (error instanceof ApiError && error.status === 429) {
+          // flow control, not a failure: a type's watch cache still initialising (a CRD just
+          // installed answers "storage is (re)initializing") or a full priority-level queue
+          this.#options.log.info(
+            { resource: this.type.plural, namespace: stream.namespace, retryInMs: backoff },
+            "the API server asked to retry (429); retrying",
+          );
         } else {
           this.#options.log.warn(
             {

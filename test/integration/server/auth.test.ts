@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
-import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import {
   createPlatform,
@@ -39,7 +39,15 @@ describe("slipway server authentication (TokenReview) and authorisation (Kuberne
     // A token of a ServiceAccount that was deleted is refused by the real TokenReview too.
     const token = await serviceAccountToken(namespace, "gone");
     await adminConfig().makeApiClient(CoreV1Api).deleteNamespacedServiceAccount({ namespace, name: "gone" });
-    const revoked = await get(`${url}/api/v1/platform/versions`, token);
+    // the API server's token authenticator reads ServiceAccounts from its own cache: it refuses the
+    // token once that cache has the deletion (until then RBAC answers 403 for the account's rights);
+    // a review accepted just before is kept by the server for tokenCacheSeconds (10 s)
+    const revoked = await eventually(
+      "the deleted ServiceAccount's token refused",
+      () => get(`${url}/api/v1/platform/versions`, token),
+      (response) => response.status !== 403,
+      30_000,
+    );
     expect(revoked.status).toBe(401);
 
     const health = await get(`${url}/healthz`);
