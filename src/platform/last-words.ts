@@ -7,6 +7,7 @@
  * `UnsupportedModelRegistryStoreURIException: … got unsupported URI 'x://…'. Supported URI schemes
  * are: [… 300 more characters]`). Credentials are masked before anything is cut.
  */
+import { clip } from "../lib/clip.ts";
 
 /** How many of the last lines are kept, and how long each may be. */
 export const lastWordsLimits = { lines: 3, lineLength: 200 } as const;
@@ -28,8 +29,7 @@ export function maskCredentials(line: string): string {
     .replace(/\b([\w.-]*(?:password|passwd|secret|token)[\w.-]*["']?\s*[=:]\s*["']?)[^\s"',;&]+/gi, "$1***");
 }
 
-const cut = (line: string) =>
-  line.length > lastWordsLimits.lineLength ? `${line.slice(0, lastWordsLimits.lineLength - 1)}…` : line;
+const cut = (line: string) => clip(line, lastWordsLimits.lineLength);
 
 /** The excerpt, lines joined by " | " ("" for an empty message). */
 export function lastWordsExcerpt(message: string | undefined): string {

@@ -7,6 +7,7 @@
  * match no step); a task not run because a dependency failed is a node of phase Omitted. A Pod
  * node's `outputs.exitCode` is its main container's exit code (a string).
  */
+import { clip } from "../../lib/clip.ts";
 import type { RunStepStatus } from "../backend.ts";
 import { stepTemplate } from "./workflow.ts";
 
@@ -39,7 +40,6 @@ const phases: Record<string, RunStepStatus["phase"]> = {
 const maxMessage = 1024;
 /** Code-unit order (not the locale's): a time not reached yet, `~`, sorts after every RFC 3339 time. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function exitCodeOf(node: ArgoNode | undefined): number | undefined {
   const text = node?.outputs?.exitCode;
