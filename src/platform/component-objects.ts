@@ -47,12 +47,13 @@ function meta(component: ComponentResource, name: string = component.metadata.na
   };
 }
 
+/** The labels that say which of the platform's components a workload runs (e.g. `workflow-engine`). */
+export function componentLabels(component: string): Record<string, string> {
+  return { "app.kubernetes.io/name": component, "app.kubernetes.io/part-of": "slipway" };
+}
+
 export function selectorLabels(component: ComponentResource): Record<string, string> {
-  return {
-    "app.kubernetes.io/name": component.spec.component,
-    "app.kubernetes.io/part-of": "slipway",
-    [labels.component]: component.metadata.name ?? "",
-  };
+  return { ...componentLabels(component.spec.component), [labels.component]: component.metadata.name ?? "" };
 }
 
 /**

@@ -9,6 +9,7 @@
  * with it, `--managed-namespace`, by default the controller's own namespace. Each flag may also be
  * given as an `ARGO_`-prefixed environment variable (ARGO_NAMESPACED, ARGO_MANAGED_NAMESPACE).
  */
+import { componentLabels } from "../../platform/component-objects.ts";
 import type { BackendReadiness } from "../backend.ts";
 
 /** What a Deployment's pod template says, as far as telling an Argo workflow controller goes. */
@@ -41,10 +42,7 @@ export interface WorkflowController {
  * The platform's workflow engine (src/platform/contracts.ts) is Argo's workflow-controller under the
  * component name `workflow-engine`; its image can be overridden, so its labels say what it is.
  */
-const platformEngineLabels = {
-  "app.kubernetes.io/name": "workflow-engine",
-  "app.kubernetes.io/part-of": "slipway",
-};
+const platformEngineLabels = componentLabels("workflow-engine");
 
 /** Argo's image (quay.io/argoproj/workflow-controller), wherever it is mirrored: the last path segment. */
 const argoControllerImage = /(^|\/)workflow-controller([:@]|$)/;
