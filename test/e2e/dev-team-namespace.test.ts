@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoReleases } from "../../src/dev/demo.ts";
 import { privateDev, slipway } from "../support/cli.ts";
 import { eventually } from "../support/cluster.ts";
+import { workflowControllerDeployment } from "../support/fakes/pipelines-operator.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
@@ -128,28 +129,7 @@ describe("the demo's set-up serves team namespaces", () => {
     );
 
     // a namespace-install of Argo's controller in ml (its Deployment: kwok runs no process in it)
-    const labels = { app: "workflow-controller" };
-    await api.create({
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: "workflow-controller", namespace: "ml" },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            containers: [
-              {
-                name: "workflow-controller",
-                image: "quay.io/argoproj/workflow-controller:v4.0.5",
-                args: ["--namespaced"],
-              },
-            ],
-          },
-        },
-      },
-    } as Any);
+    await api.create(workflowControllerDeployment("ml") as Any);
     const synced = await eventually(
       "Pipeline ml/train Synchronized",
       () => read(pipelines, "Pipeline", "ml", "train"),

@@ -166,20 +166,14 @@ const deploymentType: ResourceType = {
   namespaced: true,
 };
 
-/**
- * A Deployment of Argo's workflow-controller image with `args` (default `--namespaced`: it serves its
- * own namespace), available once its pod is Ready — on this control plane's kwok nodes, no process
- * runs in it: it stands for Argo's controller as an operator sees it (its Deployment), and the tests
- * play the controller's part on the Workflows. Resolves when a replica is available.
- */
-export async function startWorkflowControllerDeployment(
-  api: Api,
+/** A Deployment of Argo's workflow-controller image with `args` (default `--namespaced`: it serves its own namespace). */
+export function workflowControllerDeployment(
   namespace: string,
   args: string[] = ["--namespaced"],
   name = "workflow-controller",
-): Promise<void> {
+) {
   const labels = { app: name };
-  await api.apply(deploymentType, {
+  return {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name, namespace },
@@ -199,7 +193,22 @@ export async function startWorkflowControllerDeployment(
         },
       },
     },
-  });
+  };
+}
+
+/**
+ * workflowControllerDeployment, available once its pod is Ready — on this control plane's kwok
+ * nodes, no process runs in it: it stands for Argo's controller as an operator sees it (its
+ * Deployment), and the tests play the controller's part on the Workflows. Resolves when a replica is
+ * available.
+ */
+export async function startWorkflowControllerDeployment(
+  api: Api,
+  namespace: string,
+  args: string[] = ["--namespaced"],
+  name = "workflow-controller",
+): Promise<void> {
+  await api.apply(deploymentType, workflowControllerDeployment(namespace, args, name));
   const deadline = Date.now() + 60_000;
   for (;;) {
     const found = await api.get<{ status?: { availableReplicas?: number } }>(deploymentType, namespace, name);
