@@ -92,6 +92,16 @@ export class InformerCache implements Cache {
     return this.#known(type).byIndex(index, value) as T[];
   }
 
+  holds(type: ResourceType, namespace?: string): boolean {
+    const informer = this.#informers.get(cacheId(type));
+    if (!informer?.synced) return false;
+    return (
+      !type.namespaced ||
+      this.#namespaces === undefined ||
+      (namespace !== undefined && this.#namespaces.includes(namespace))
+    );
+  }
+
   #known(type: ResourceType): Informer {
     const informer = this.#informers.get(cacheId(type));
     if (!informer) {

@@ -75,7 +75,7 @@ export class Informer {
   readonly #abort = new AbortController();
   readonly #streams: Stream[];
   #synced = false;
-  #syncWaiters: (() => void)[] = [];
+  #syncWaiters: { resolve: () => void; orUnserved: boolean }[] = [];
   #running: Promise<void> | undefined;
 
   constructor(type: ResourceType, rest: RestClient, options: InformerOptions) {
@@ -159,11 +159,16 @@ export class Informer {
     this.#running ??= Promise.all(this.#streams.map((stream) => this.#run(stream))).then(() => {});
   }
 
-  waitForSync(signal?: AbortSignal): Promise<void> {
-    if (this.#synced) return Promise.resolve();
+  /**
+   * Resolves once synced; with `orUnserved`, also once the API server answered that it does not
+   * serve the type (an optional kind: its informer keeps retrying and syncs when it is served).
+   */
+  waitForSync(signal?: AbortSignal, options: { orUnserved?: boolean } = {}): Promise<void> {
+    const orUnserved = options.orUnserved ?? false;
+    if (this.#synced || (orUnserved && this.state === "unserved")) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(new Error(`cache of ${this.type.plural} not synced`));
     return new Promise((resolve, reject) => {
-      this.#syncWaiters.push(resolve);
+      this.#syncWaiters.push({ resolve, orUnserved });
       signal?.addEventListener("abort", () => reject(new Error(`cache of ${this.type.plural} not synced`)), {
         once: true,
       });
@@ -236,6 +241,10 @@ export class Informer {
   #unserved(stream: Stream, backoffMs: number): void {
     const warned = this.#streams.some((s) => s.unserved);
     stream.unserved = true;
+    this.#syncWaiters = this.#syncWaiters.filter((waiter) => {
+      if (waiter.orUnserved) waiter.resolve();
+      return !waiter.orUnserved;
+    });
     if (warned) return;
     this.#options.log.warn(
       { resource: typeId(this.type), namespace: stream.namespace, retryInMs: backoffMs },
@@ -402,6 +411,6 @@ export class Informer {
     stream.synced = true;
     if (this.#synced || !this.#streams.every((s) => s.synced)) return;
     this.#synced = true;
-    for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    for (const waiter of this.#syncWaiters.splice(0)) waiter.resolve();
   }
 }

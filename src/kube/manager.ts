@@ -13,7 +13,7 @@ import { reviewAuthorizer } from "./ops-auth.ts";
 import { type CacheRoute, type OpsRoute, OpsServer } from "./ops-server.ts";
 import { type ClientRateLimit, defaultClientRateLimit } from "./rate-limit.ts";
 import { cacheReadiness, type Readiness } from "./readiness.ts";
-import { readKinds } from "./reads.ts";
+import { cacheId, optionalCacheIds, readKinds } from "./reads.ts";
 import { RestClient } from "./rest.ts";
 import type { ControllerSpec } from "./types.ts";
 
@@ -158,7 +158,10 @@ export class Manager {
 
   /** /readyz: ready once every cache synced, else each cache's state (a kind not served named by group/version/resource). */
   readiness(): Readiness {
-    return cacheReadiness(this.cache.states());
+    const optional = optionalCacheIds(this.#specs);
+    return cacheReadiness(
+      this.cache.states().map((cache) => ({ ...cache, optional: optional.has(cache.resource) })),
+    );
   }
 
   controller(name: string): Controller | undefined {
@@ -217,7 +220,14 @@ export class Manager {
   async #startWhenSynced(controller: Controller): Promise<void> {
     const signal = this.#stopping.signal;
     try {
-      await Promise.all(controller.types().map((type) => this.cache.informer(type).waitForSync(signal)));
+      const optional = optionalCacheIds(this.#specs);
+      await Promise.all(
+        controller
+          .types()
+          .map((type) =>
+            this.cache.informer(type).waitForSync(signal, { orUnserved: optional.has(cacheId(type)) }),
+          ),
+      );
     } catch {
       return; // stopped before the caches synced
     }

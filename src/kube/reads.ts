@@ -32,3 +32,27 @@ export function readKinds(spec: ControllerSpec): ResourceType[] {
     return true;
   });
 }
+
+/**
+ * The cache ids of the kinds `specs` read only as optional watches (no spec needs them otherwise):
+ * their controllers do not wait for an API server that does not serve them.
+ */
+export function optionalCacheIds(specs: readonly ControllerSpec[]): Set<string> {
+  const watches = specs.flatMap((spec) => spec.watches ?? []);
+  const required = new Set(
+    specs.flatMap((spec) =>
+      [
+        spec.for,
+        ...(spec.owns ?? []),
+        ...(spec.watches ?? []).filter((watch) => !watch.optional).map((watch) => watch.type),
+        ...(spec.indexes ?? []).map((index) => index.type),
+        ...(spec.reads ?? []),
+      ].map(cacheId),
+    ),
+  );
+  return new Set(
+    watches
+      .filter((watch) => watch.optional && !required.has(cacheId(watch.type)))
+      .map((w) => cacheId(w.type)),
+  );
+}

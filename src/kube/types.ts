@@ -46,6 +46,11 @@ export interface Cache {
   ): T[];
   /** Objects whose index `index` contains `value`. Built in: "controller" (value: the controlling owner's uid). */
   byIndex<T extends KubeObject>(type: ResourceType, index: string, value: string): T[];
+  /**
+   * Whether the cache of `type` holds every object of `namespace` (synced, and the namespace is one
+   * the cache watches): an object missing from it does not exist as of the last event.
+   */
+  holds(type: ResourceType, namespace?: string): boolean;
 }
 
 /** Writes to the API server. Every write is server-side apply with the controller's field manager, unless named otherwise. */
@@ -127,8 +132,17 @@ export interface ControllerSpec {
   for: ResourceType;
   /** Child kinds; an event on a child enqueues its controlling owner (of kind `for`). */
   owns?: ResourceType[];
-  /** Other kinds whose events map to keys of `for` (the map may read the cache, e.g. an index). */
-  watches?: { type: ResourceType; map: (object: KubeObject, cache: Cache) => ObjectKey[] }[];
+  /**
+   * Other kinds whose events map to keys of `for` (the map may read the cache, e.g. an index).
+   * `optional`: another project's kind the API server may not serve (e.g. Argo's Workflow); the
+   * controller starts once its cache synced or the API server said it does not serve it, and
+   * /readyz does not wait for it. Reconcilers ask `cache.holds` before trusting its absence.
+   */
+  watches?: {
+    type: ResourceType;
+    map: (object: KubeObject, cache: Cache) => ObjectKey[];
+    optional?: boolean;
+  }[];
   /**
    * Kinds the reconciler reads from the cache whose events enqueue nothing (e.g. the pods of a Job
    * it owns). Like every kind above they are cached, waited for and granted get/list/watch

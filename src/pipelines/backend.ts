@@ -7,7 +7,7 @@ import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/com
 import type { Pipeline } from "../apis/pipelines/pipeline.ts";
 import type { Provider } from "../apis/pipelines/provider.ts";
 import type { RunStep } from "../apis/pipelines/run.ts";
-import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../kube/types.ts";
+import type { Cache, Client, KubeObject, ObjectKey, Permission, ResourceType } from "../kube/types.ts";
 import type { ScheduledRuns } from "./events/scheduled.ts";
 
 export interface ProviderConfig {
@@ -83,10 +83,14 @@ export interface RunCompletion {
   failure?: string;
 }
 
-/** A run still going, and its steps as far as the backend has recorded them. */
+/**
+ * A run still going, and its steps as far as the backend has recorded them. `watched`: the answer
+ * came from a cache that announces the run's next change (BackendPlugin.runWatch), so nothing polls.
+ */
 export interface RunProgress {
   state: "Running";
   steps: RunStepStatus[];
+  watched?: boolean;
 }
 
 /** CRUD of one kind of backend object; `id` is what create returned. */
@@ -129,7 +133,13 @@ export interface Backend {
 
 /** One backend as the operator registers it: how to make it, and what it touches (the controllers' RBAC). */
 export interface BackendPlugin {
-  create(client: Client): Backend;
+  /** `cache`: the operator's, holding `runWatch.type` where the API server serves it. */
+  create(client: Client, cache?: Cache): Backend;
+  /**
+   * The backend's record of a run, cached and watched (an optional watch: the operator starts where
+   * the backend is not installed): a change of one enqueues the Run `runOf` names.
+   */
+  runWatch?: { type: ResourceType; runOf(object: KubeObject): ObjectKey | undefined };
   /** The kinds it writes for each pipeline kind. */
   writes: Record<"pipeline" | "experiment" | "run" | "runSchedule", ResourceType[]>;
   /** What readiness() reads. */

@@ -89,7 +89,11 @@ export function completed(
   if (!completion) return settledRun(run, recorded, now, timing);
   // no steps yet is no news: nothing to write
   const steps = completion.steps?.length ? completion.steps : recorded.steps;
-  if (completion.state === "Running") return settledRun(run, { ...recorded, steps }, now, timing);
+  if (completion.state === "Running") {
+    const running = settledRun(run, { ...recorded, steps }, now, timing);
+    // the backend's watch enqueues the Run when its record changes: nothing to poll
+    return completion.watched ? { ...running, requeueAfterMs: undefined } : running;
+  }
   const succeeded = completion.state === "Succeeded";
   const settled = settledRun(
     run,

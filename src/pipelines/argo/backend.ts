@@ -3,7 +3,7 @@
  * the Provider's namespace. Argo has no experiments: an Experiment is a label on its runs' Workflows.
  */
 import { ownerReference } from "../../kube/owners.ts";
-import type { Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
+import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
 import type {
   Backend,
   BackendObjects,
@@ -18,7 +18,7 @@ import type {
 import { parseOutboundList } from "../outbound-policy.ts";
 import { types } from "../types.ts";
 import { type ArgoWorkflowStatus, runObservation } from "./completion.ts";
-import { argoName } from "./names.ts";
+import { argoName, labels, ownerOf } from "./names.ts";
 import { argoScheduledRuns } from "./scheduled-runs.ts";
 import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
 import {
@@ -58,15 +58,39 @@ export function argoSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env
   };
 }
 
+/**
+ * The Workflows of Runs (not of schedules, whose runs scheduled-runs.ts follows), as the Run
+ * controller caches and watches them: Argo's controller writes each node's progress there.
+ */
+export const runWorkflows: ResourceType = { ...types.workflow, labelSelector: `${labels.kind}=Run` };
+
+/** The Run a Workflow was created for (its owner annotation). */
+export const runOfWorkflow = (workflow: KubeObject): ObjectKey | undefined => ownerOf(workflow, "Run");
+
+type WorkflowObject = KubeObject & { status?: ArgoWorkflowStatus };
+
 export class ArgoBackend implements Backend {
   readonly #client: Client;
+  readonly #cache: Cache | undefined;
   readonly #now: () => number;
   readonly #settings: ArgoSettings;
 
-  constructor(client: Client, now: () => number = Date.now, settings: ArgoSettings = {}) {
+  constructor(client: Client, options: { cache?: Cache; now?: () => number; settings?: ArgoSettings } = {}) {
     this.#client = client;
-    this.#now = now;
-    this.#settings = settings;
+    this.#cache = options.cache;
+    this.#now = options.now ?? Date.now;
+    this.#settings = options.settings ?? {};
+  }
+
+  /**
+   * The Run's Workflow from the cache when the cache holds its namespace (then the watch announces
+   * the next change); else, or when the cache has not seen it yet (just created), a live read.
+   */
+  async #runWorkflow(key: Required<ObjectKey>): Promise<{ found?: WorkflowObject; watched: boolean }> {
+    const watched = this.#cache?.holds(runWorkflows, key.namespace) ?? false;
+    const cached = watched ? this.#cache?.get<WorkflowObject>(runWorkflows, key) : undefined;
+    if (cached) return { found: cached, watched };
+    return { found: await this.#client.get<WorkflowObject>(types.workflow, key), watched };
   }
 
   /** Ready when Argo's kinds are served and a workflow controller serves the Provider's namespace. */
@@ -140,21 +164,19 @@ export class ArgoBackend implements Backend {
     ...this.#objects<RunDefinition>(types.workflow, workflow),
     // A Workflow runs what it was created with: an update (the Run's spec is immutable) changes nothing.
     update: async (_provider, id) => id,
-    // A live read, not an informer: the operator must start where Argo is not installed.
     completion: async (provider, id, wanted) => {
-      const found = await this.#client.get<KubeObject & { status?: ArgoWorkflowStatus }>(types.workflow, {
-        namespace: provider.key.namespace,
-        name: id,
-      });
+      const { found, watched } = await this.#runWorkflow({ namespace: provider.key.namespace, name: id });
       if (!found) return { state: "Failed", artifacts: [], failure: `the Workflow ${id} is gone` }; // it will never finish
       // its steps come from the same read (Argo's node statuses)
-      return runObservation(found.status, wanted.artifacts, wanted.pipelineRootStorage);
+      const observed = runObservation(found.status, wanted.artifacts, wanted.pipelineRootStorage);
+      return observed.state === "Running" && watched ? { ...observed, watched } : observed;
     },
   };
 }
 
 export const argoBackendFor = (settings: ArgoSettings = {}): BackendPlugin => ({
-  create: (client) => new ArgoBackend(client, Date.now, settings),
+  create: (client, cache) => new ArgoBackend(client, { cache, settings }),
+  runWatch: { type: runWorkflows, runOf: runOfWorkflow },
   writes: {
     pipeline: [types.workflowTemplate],
     experiment: [],

@@ -1,5 +1,5 @@
 import type { Run } from "../../apis/pipelines/run.ts";
-import type { ControllerSpec } from "../../kube/types.ts";
+import type { ControllerSpec, KubeObject } from "../../kube/types.ts";
 import type { BackendRegistry, RunDefinition } from "../backend.ts";
 import { EventDispatcher } from "../events/dispatcher.ts";
 import { eventDeliveryStep, withEventDelivery } from "../events/reconcile.ts";
@@ -43,6 +43,19 @@ export function runKind(
   };
 }
 
+/** Each backend's run records, mapped to their Run. */
+function runWatches(backends: BackendRegistry): NonNullable<ControllerSpec["watches"]> {
+  return Object.values(backends).flatMap((plugin) => {
+    const watch = plugin.runWatch;
+    if (!watch) return [];
+    const map = (object: KubeObject) => {
+      const run = watch.runOf(object);
+      return run ? [run] : [];
+    };
+    return [{ type: watch.type, optional: true, map }];
+  });
+}
+
 /** `events`: the operator's one dispatcher (shared with the RunSchedule controller); its metrics are served here. */
 export function runController(deps: {
   backends: BackendRegistry;
@@ -56,8 +69,9 @@ export function runController(deps: {
   return {
     name: "run",
     for: types.run,
-    // no Workflow informer: the operator must start where Argo is not installed (completion is polled)
-    watches: [provider.watch, pipeline.watch],
+    // a backend's run records (argo's Workflows) are optional: the operator starts where Argo is not
+    // installed, and polls completion until the API server serves them
+    watches: [provider.watch, pipeline.watch, ...runWatches(deps.backends)],
     indexes: [provider.index, pipeline.index],
     reconcile: withEventDelivery(eventDeliveryStep(runEvents(events.operatorSinks), events), sync),
     permissions: [

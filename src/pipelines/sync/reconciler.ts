@@ -53,7 +53,7 @@ function backendsFor(registry: BackendRegistry, context: ReconcileContext): Back
       "";
     const plugin = Object.hasOwn(registry, type) ? registry[type] : undefined;
     if (!plugin) return undefined;
-    const backend = made.get(type) ?? plugin.create(context.client);
+    const backend = made.get(type) ?? plugin.create(context.client, context.cache);
     made.set(type, backend);
     return backend;
   };

@@ -25,6 +25,7 @@ function cacheHolding(build: ImageBuild): Cache {
       (type === types.imageBuild && key.name === build.metadata.name ? build : undefined) as T | undefined,
     list: () => [],
     byIndex: () => [],
+    holds: () => false,
   };
 }
 

@@ -3,8 +3,9 @@
  * workflow controller serves the namespace its Workflows are created in (the operator lists the
  * Deployments there; this control plane's kwok nodes run no process in them, so the test plays the
  * controller's part on the Workflows), and a Run that cannot start says why in its conditions; a
- * Run's status lists its steps from the Workflow's node statuses, and a failed one names its step —
- * in the Run and in the REST API's view of it.
+ * Run's status lists its steps from the Workflow's node statuses as they change (the operator watches
+ * Workflows: nothing is polled), and a failed one names its step — in the Run and in the REST API's
+ * view of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
@@ -34,7 +35,8 @@ beforeAll(async () => {
   // no SLIPWAY_ARGO_NAMESPACES: only a controller found in a Provider's namespace serves it
   operator = await startPipelinesOperator(adminConfig(), {
     serves: isOwnNamespace,
-    run: { completionPollSeconds: 1 },
+    // polled hourly: every change of a Workflow below reaches its Run through the operator's watch
+    run: { completionPollSeconds: 3600 },
     argoNamespaces: [],
   });
 });

@@ -71,6 +71,7 @@ function snapshot(objects: KubeObject[]): Cache {
       find(type, key) as T | undefined,
     list: () => [],
     byIndex: () => [],
+    holds: () => false,
   };
 }
 

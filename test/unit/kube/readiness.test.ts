@@ -20,4 +20,20 @@ describe("cacheReadiness", () => {
       "readyz check failed",
     ]);
   });
+
+  it("is ready with an optional cache whose kind is not served, and says so; not while it still syncs", () => {
+    const pods = { resource: "v1/pods", state: "synced" as const };
+    const workflows = { resource: "argoproj.io/v1alpha1/workflows", optional: true };
+    expect(cacheReadiness([pods, { ...workflows, state: "unserved" }])).toEqual({
+      ready: true,
+      detail: "ok",
+    });
+    const syncing = cacheReadiness([pods, { ...workflows, state: "syncing" }]);
+    expect(syncing.ready).toBe(false);
+    expect(syncing.detail.split("\n")).toEqual([
+      "[+]cache v1/pods ok",
+      "[-]cache argoproj.io/v1alpha1/workflows failed: not synced yet",
+      "readyz check failed",
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readKinds } from "../../../src/kube/reads.ts";
+import { cacheId, optionalCacheIds, readKinds } from "../../../src/kube/reads.ts";
 import type { ControllerSpec, ResourceType } from "../../../src/kube/types.ts";
 import { deriveRbac } from "../../../src/operator/rbac.ts";
 
@@ -51,5 +51,29 @@ describe("readKinds: the one derivation of what a controller reads", () => {
       "batch/jobs",
       "test.slipway.dev/gadgets",
     ]);
+  });
+});
+
+describe("optionalCacheIds: the kinds controllers start without when the API server does not serve them", () => {
+  const workflow = type("argoproj.io", "Workflow", "workflows");
+  const other: ControllerSpec = {
+    ...spec,
+    name: "other",
+    watches: [{ type: workflow, optional: true, map: () => [] }],
+  };
+
+  it("is a kind every controller reading it watches as optional", () => {
+    expect([...optionalCacheIds([spec, other])]).toEqual([cacheId(workflow)]);
+  });
+
+  it("is not a kind another controller needs (reads, owns or watches it without optional)", () => {
+    const needing: ControllerSpec = { ...spec, name: "needing", reads: [workflow] };
+    expect([...optionalCacheIds([other, needing])]).toEqual([]);
+    const watching: ControllerSpec = {
+      ...spec,
+      name: "watching",
+      watches: [{ type: workflow, map: () => [] }],
+    };
+    expect([...optionalCacheIds([other, watching])]).toEqual([]);
   });
 });
