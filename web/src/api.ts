@@ -103,6 +103,11 @@ export const api = {
     request<HistoryView>(inNamespace(namespace, `/pipelines/${encodeURIComponent(name)}/history`), token),
   createRun: (token: string, namespace: string, body: StartRunBody) =>
     request<RunView>(inNamespace(namespace, "/runs"), token, post(body)),
+  stepLog: (token: string, namespace: string, run: string, step: string) =>
+    request<{ pod: string; container: string; logs: string }>(
+      inNamespace(namespace, `/runs/${encodeURIComponent(run)}/steps/${encodeURIComponent(step)}/logs`),
+      token,
+    ),
   providers: (token: string, namespace: string) =>
     request<{ items: ProviderView[]; hiddenKinds: string[] }>(inNamespace(namespace, "/providers"), token),
 };

@@ -8,10 +8,9 @@ import type { FastifyBaseLogger } from "fastify";
 import { fetch } from "undici";
 import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
 import { HttpError } from "../errors.ts";
+import { containerState, containerStep, tailLines } from "../pod-log.ts";
 import type { StreamFeed } from "../sse.ts";
 
-/** Lines of a container's log sent first (then what it writes from then on). */
-const tailLines = 1000;
 /** How often a pod whose next container has not started yet is read again. */
 const startPollMs = 1000;
 
@@ -37,19 +36,6 @@ export async function buildPod(
       `the build Job ${job.namespace}/${job.name} has no pod (it may have been cleaned up)`,
     );
   return pod as V1Pod & { metadata: { name: string; namespace: string } };
-}
-
-const stateOf = (pod: V1Pod, container: string) =>
-  [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
-    (status) => status.name === container,
-  )?.state;
-
-/** What to do about one container of a pod (pure): follow its log, wait for it to start, or skip it (it never will). */
-export function containerStep(pod: V1Pod, container: string): "follow" | "wait" | "skip" {
-  const state = stateOf(pod, container);
-  if (state?.running || state?.terminated) return "follow";
-  const phase = pod.status?.phase;
-  return phase === "Succeeded" || phase === "Failed" ? "skip" : "wait";
 }
 
 /**
@@ -106,7 +92,7 @@ export async function followPodLog(
     feed.send("container", { name: container });
     await followContainer(kube, { namespace, pod: name, container }, feed);
     pod = await afterLogEnded(current, container, feed.signal);
-    if (pod && !feed.signal.aborted && stateOf(pod, container)?.running) {
+    if (pod && !feed.signal.aborted && containerState(pod, container)?.running) {
       log.info(
         { pod: name, container },
         "the log ended while the container runs; closing for the client to reconnect",
@@ -133,7 +119,7 @@ async function afterLogEnded(
   let pod = await current();
   for (
     let read = 1;
-    read < statusLagReads && pod && stateOf(pod, container)?.running && !signal.aborted;
+    read < statusLagReads && pod && containerState(pod, container)?.running && !signal.aborted;
     read++
   ) {
     await pause(startPollMs, signal);

@@ -3,7 +3,7 @@
  * logs of ImageBuild resources, acting on the Kubernetes API as the caller (request.kube) — the
  * resources are the source of truth; nothing here bypasses them.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import {
@@ -18,9 +18,10 @@ import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
 import { type ListMetadata, listParameters, PageFields, PageQuery, pageOf } from "../paging.ts";
 import { Name, NamespaceParams, ObjectParams } from "../params.ts";
+import { containerLogTail, LogsView } from "../pod-log.ts";
 import { resourceView } from "../resource-view.ts";
 import { followedEventStream } from "../sse.ts";
-import { buildContainer, buildContainerNames, buildPod, containerStep, followPodLog } from "./build-log.ts";
+import { buildContainer, buildContainerNames, buildPod, followPodLog } from "./build-log.ts";
 
 /** The CRD's schema without its Kubernetes extensions (`x-kubernetes-*`), which Ajv refuses; the API server still applies them. */
 function withoutKubernetesExtensions<T>(schema: T): T {
@@ -45,7 +46,6 @@ export const ImageBuildView = Type.Object({
   status: Type.Optional(Status),
 });
 const ListView = Type.Object({ items: Type.Array(ImageBuildView), ...PageFields });
-const LogsView = Type.Object({ pod: Type.String(), container: Type.String(), logs: Type.String() });
 const errors = errorResponses(400, 401, 403, 404, 409, 422, 502);
 
 function view(build: ImageBuild): Static<typeof ImageBuildView> {
@@ -84,12 +84,7 @@ async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<ty
       404,
       `the build pod ${namespace}/${name} has no build container (one of ${buildContainerNames.join(", ")})`,
     );
-  // a container not started yet has written nothing (the API server refuses to read it)
-  if (containerStep(pod, container) !== "follow") return { pod: name, container, logs: "" };
-  const logs = await kube
-    .makeApiClient(CoreV1Api)
-    .readNamespacedPodLog({ namespace, name, container, tailLines: 1000 });
-  return { pod: name, container, logs };
+  return containerLogTail(kube, pod, container);
 }
 
 const LogsQuery = Type.Object(

@@ -26,6 +26,7 @@ import { resourceView } from "../resource-view.ts";
 import { HistoryView, readHistory } from "./history.ts";
 import { ProviderUser, providerUsers, type UsesProvider } from "./provider-usage.ts";
 import { CreateRunBody, pipelineName, runForPipeline } from "./run-create.ts";
+import { stepLogsRoute } from "./step-logs.ts";
 
 /** One resource as the UI shows it: identity, spec and status as the API server has them. */
 export const ResourceView = Type.Object({
@@ -242,4 +243,5 @@ export async function pipelineRoutes(
     readRoutes(app, kind, options);
   historyRoute(app);
   createRunRoute(app);
+  stepLogsRoute(app);
 }

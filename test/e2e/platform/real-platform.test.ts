@@ -25,9 +25,11 @@ import type { RunStepStatus } from "../../../src/pipelines/backend.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
 import { workflowImages } from "../../../src/platform/workflow-images.ts";
+import { serviceAccountToken, startServer } from "../../integration/server/server.ts";
 import { skipFor } from "../../support/allowed-skips.ts";
 import { createImageBuild, waitForPhase } from "../../support/builds/operator.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
+import { grantRole } from "../../support/service-account.ts";
 import { platformRegistry, startPlatformBuilds } from "./real-build.ts";
 import {
   readPlatformObject,
@@ -337,6 +339,27 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
       const pods = await workflowPods(namespace, workflowName);
       expect(pods).toHaveLength(3);
       for (const pod of pods) expect(pod.spec?.nodeName).toBe(realNodeName);
+
+      // the step's log through the REST API, as a user who may read the Run and the pods' logs: the last attempt's
+      const url = await startServer(namespace);
+      const token = await serviceAccountToken(namespace, "step-log-reader");
+      await grantRole(namespace, "step-log-reader", "step-log-reader", [
+        { apiGroups: ["pipelines.slipway.dev"], resources: ["runs"], verbs: ["get"] },
+        { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
+        { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+      ]);
+      const response = await fetch(`${url}/api/v1/namespaces/${namespace}/runs/flaky-1/steps/flaky/logs`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const log = (await response.json()) as { pod: string; container: string; logs: string };
+      expect(response.status, JSON.stringify(log)).toBe(200);
+      expect(log.container).toBe("main");
+      expect(log.logs).toContain("attempt 2");
+      expect(log.logs).not.toContain("attempt 1");
+      const logPod = pods.find((pod) => pod.metadata?.name === log.pod);
+      expect(logPod?.metadata?.annotations?.["workflows.argoproj.io/node-name"]).toBe(
+        `${workflowName}.flaky(2)`,
+      );
     } finally {
       await pipelines.stop();
     }

@@ -63,6 +63,9 @@ async function grantScientist(namespace: string, account: string) {
     },
     { apiGroups: [PipelineKind.group], resources: ["runs"], verbs: ["create"] },
     { apiGroups: [""], resources: ["events"], verbs: ["list"] },
+    // a step's log: the pods of the Run's Workflow
+    { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
+    { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
   ]);
 }
 
@@ -218,8 +221,23 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
     const name = ((await heading.textContent()) ?? "").split("/")[1] ?? "";
     await page.getByRole("cell", { name: "s3://data/fraud" }).waitFor();
 
-    await writeStatus(RunKind, namespace, name, { state: "Succeeded", version: "77aa" });
+    await writeStatus(RunKind, namespace, name, {
+      state: "Succeeded",
+      version: "77aa",
+      provider: { name: `${namespace}/argo`, id: `${namespace}.${name}` },
+      steps: [{ name: "prepare", phase: "Running", startedAt: new Date().toISOString() }],
+    });
     await page.getByTestId("state").getByText("Running").waitFor();
+    const steps = page.getByRole("table", { name: "Steps" });
+    await steps.locator('tr[data-row="prepare"]').getByText("Running").waitFor();
+    // its log: this control plane's kwok node runs no Argo, so no pod ran the step, and the page says so
+    await steps.getByRole("button", { name: "Log of prepare" }).click();
+    await page
+      .locator(".notice")
+      .getByText(`no pod in namespace ${namespace} ran the step prepare of Run ${namespace}/${name}`, {
+        exact: false,
+      })
+      .waitFor();
     await screenshot(page, "run-running");
     await writeStatus(RunKind, namespace, name, {
       state: "Succeeded",

@@ -1,6 +1,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { buildContainer, containerStep, podContainers } from "../../../src/server/builds/build-log.ts";
+import { buildContainer, podContainers } from "../../../src/server/builds/build-log.ts";
+import { containerStep } from "../../../src/server/pod-log.ts";
 import { renderSample } from "../../support/builds/samples.ts";
 
 const pod = (phase: string, states: Record<string, "waiting" | "running" | "terminated">): V1Pod => ({

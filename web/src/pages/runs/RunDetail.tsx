@@ -1,4 +1,5 @@
-import { watchPath } from "../../api.ts";
+import { useEffect, useState } from "react";
+import { api, watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
 import { DataTable } from "../../components/DataTable.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
@@ -6,7 +7,7 @@ import { time } from "../../format.ts";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref, listHref } from "../../routes.ts";
-import type { RunView } from "../../views.ts";
+import type { RunStepView, RunView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
 import { runDuration, runState } from "./runState.ts";
 
@@ -27,7 +28,7 @@ export function RunDetail({ token, namespace, name, onSignOut }: PageProps & { n
       )}
       {run && <RunSummary run={run} />}
       {run && <RunParameters run={run} />}
-      {run && <RunSteps run={run} />}
+      {run && <RunSteps run={run} token={token} />}
       {run && <RunArtifacts run={run} />}
     </>
   );
@@ -102,9 +103,11 @@ function RunParameters({ run }: { run: RunView }) {
   );
 }
 
-/** Each step as the backend recorded it (Argo: the Workflow's node statuses), its phase coloured. */
-function RunSteps({ run }: { run: RunView }) {
+/** Each step as the backend recorded it (Argo: the Workflow's node statuses), its phase coloured; one step's log below. */
+function RunSteps({ run, token }: { run: RunView; token: string }) {
   const steps = run.status?.steps ?? [];
+  const [shown, setShown] = useState<string>();
+  const step = steps.find((candidate) => candidate.name === shown);
   return (
     <section className="card" aria-labelledby="run-steps-heading">
       <h2 id="run-steps-heading">Steps</h2>
@@ -126,12 +129,49 @@ function RunSteps({ run }: { run: RunView }) {
             { header: "Retries", cell: (step) => step.retries ?? 0 },
             { header: "Exit code", cell: (step) => step.exitCode ?? "—", className: "mono" },
             { header: "Message", cell: (step) => step.message ?? "" },
+            {
+              header: "Log",
+              cell: (step) => (
+                <button type="button" onClick={() => setShown(step.name)} aria-pressed={shown === step.name}>
+                  Log of {step.name}
+                </button>
+              ),
+            },
           ]}
           items={steps}
           rowKey={(step) => step.name}
         />
       )}
+      {step && <StepLog token={token} run={run} step={step} />}
     </section>
+  );
+}
+
+/** The step's log (its last attempt's), read again whenever the step's state changes. */
+function StepLog({ token, run, step }: { token: string; run: RunView; step: RunStepView }) {
+  const [log, setLog] = useState<{ text?: string; problem?: string }>({});
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again when the step's phase or attempt changes
+  useEffect(() => {
+    let current = true;
+    api.stepLog(token, run.namespace, run.name, step.name).then(
+      (answer) => current && setLog({ text: answer.logs }),
+      (failure: unknown) =>
+        current && setLog({ problem: failure instanceof Error ? failure.message : String(failure) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [token, run.namespace, run.name, step.name, step.phase, step.retries]);
+  return (
+    <>
+      <h3>Log of step {step.name}</h3>
+      {log.problem && <p className="notice">{log.problem}</p>}
+      {log.text !== undefined && (
+        <pre className="log" role="log" aria-label={`Log of step ${step.name}`}>
+          {log.text || "(nothing logged yet)"}
+        </pre>
+      )}
+    </>
   );
 }
 
