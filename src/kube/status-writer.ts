@@ -69,14 +69,14 @@ export class StatusWriter<S extends object> {
 
   /**
    * Writes `status` as the status of `object` (the cached copy it was computed from), recording
-   * `event` only if the API server took the write. `event` may be a function of whether the phase
-   * changed etc.; pass undefined for a write that reports nothing.
+   * `event` (or each of several) only if the API server took the write; pass undefined for a write
+   * that reports nothing.
    */
   async write<T extends KubeObject & { status?: Partial<S> }>(
     context: { client: Pick<Client, "applyStatus">; events: EventRecorder },
     object: T,
     status: S,
-    event?: StatusEvent,
+    event?: StatusEvent | readonly StatusEvent[],
   ): Promise<StatusWriteResult> {
     const previous = object.status ?? {};
     if (sameJson(status, previous)) return { written: false, requeueAfterMs: 0 };
@@ -92,7 +92,8 @@ export class StatusWriter<S extends object> {
       throw error;
     }
     if (this.#pacing) setNewest(this.#writtenAt, id, this.#now(), rememberedObjects);
-    if (event) context.events.event(object, event.type, event.reason, event.message);
+    for (const each of [event ?? []].flat())
+      context.events.event(object, each.type, each.reason, each.message);
     return { written: true, requeueAfterMs: 0 };
   }
 }

@@ -3,7 +3,7 @@ import type { ControllerSpec } from "../../kube/types.ts";
 import type { BackendRegistry, RunScheduleDefinition } from "../backend.ts";
 import { ready } from "../blockers.ts";
 import { EventDispatcher } from "../events/dispatcher.ts";
-import { eventDeliveryStep, withEventDelivery } from "../events/reconcile.ts";
+import { eventDeliveryStep } from "../events/reconcile.ts";
 import { runScheduleEvents } from "../events/sources.ts";
 import { scheduledRunsStep } from "../events/track-scheduled.ts";
 import { pipelineVersion, resolveRunDefinition } from "../resolve.ts";
@@ -50,16 +50,16 @@ export function runScheduleController(deps: {
   const pipeline = pipelineWatch(types.runSchedule);
   const events = deps.events ?? new EventDispatcher();
   const source = runScheduleEvents(events.operatorSinks);
-  const sync = syncReconciler(runScheduleKind, deps.backends);
   const track = scheduledRunsStep(deps.backends, source, (deps.run?.completionPollSeconds ?? 60) * 1000);
+  // delivery, then tracking (on the records delivery left), then sync: one status write
+  const sync = syncReconciler(runScheduleKind, deps.backends, [eventDeliveryStep(source, events), track]);
 
   return {
     name: "runschedule",
     for: types.runSchedule,
     watches: [provider.watch, pipeline.watch],
     indexes: [provider.index, pipeline.index],
-    // delivery, then tracking, then sync: a step that wrote status lets the next wait for the cache
-    reconcile: withEventDelivery(eventDeliveryStep(source, events), withEventDelivery(track, sync)),
+    reconcile: sync,
     permissions: [
       ...syncedPermissions(types.runSchedule, deps.backends, runScheduleKind.role),
       ...Object.values(deps.backends).flatMap((plugin) => plugin.scheduledRuns?.permissions ?? []),

@@ -2,7 +2,7 @@ import type { Run } from "../../apis/pipelines/run.ts";
 import type { ControllerSpec, KubeObject } from "../../kube/types.ts";
 import type { BackendRegistry, RunDefinition } from "../backend.ts";
 import { EventDispatcher } from "../events/dispatcher.ts";
-import { eventDeliveryStep, withEventDelivery } from "../events/reconcile.ts";
+import { eventDeliveryStep } from "../events/reconcile.ts";
 import type { Sink } from "../events/sinks.ts";
 import { runEvents } from "../events/sources.ts";
 import { resolveRunDefinition } from "../resolve.ts";
@@ -65,7 +65,8 @@ export function runController(deps: {
   const provider = providerWatch(types.run);
   const pipeline = pipelineWatch(types.run);
   const events = deps.events ?? new EventDispatcher();
-  const sync = syncReconciler(runKind(deps.run, events.operatorSinks), deps.backends);
+  const deliver = eventDeliveryStep(runEvents(events.operatorSinks), events);
+  const sync = syncReconciler(runKind(deps.run, events.operatorSinks), deps.backends, [deliver]);
   return {
     name: "run",
     for: types.run,
@@ -73,7 +74,8 @@ export function runController(deps: {
     // installed, and polls completion until the API server serves them
     watches: [provider.watch, pipeline.watch, ...runWatches(deps.backends)],
     indexes: [provider.index, pipeline.index],
-    reconcile: withEventDelivery(eventDeliveryStep(runEvents(events.operatorSinks), events), sync),
+    // delivery of its completion event is a step of the one reconcile: one status write
+    reconcile: sync,
     permissions: [
       ...syncedPermissions(types.run, deps.backends, "run"),
       { type: types.run, verbs: ["delete"] },

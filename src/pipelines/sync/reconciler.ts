@@ -4,7 +4,7 @@
  * a StatusWriter: the transition's Event only when the write happened), deletion, requeue.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
-import { StatusWriter } from "../../kube/status-writer.ts";
+import { StatusWriter, staleCopyRetryMs } from "../../kube/status-writer.ts";
 import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
 import { setNewest } from "../../lib/bounded-map.ts";
 import type {
@@ -22,6 +22,7 @@ import type { SyncedKind, SyncedResource } from "./kind.ts";
 import { type BackendOperation, planSync, type SyncCommand, type SyncObservation } from "./plan.ts";
 import type { Outcome } from "./state-machine.ts";
 import { recordedOf, type SharedStatus } from "./status.ts";
+import { runStatusSteps, type StatusStep, type StepStatus, withStepStatus } from "./status-steps.ts";
 
 export function providerConfig(provider: Provider): ProviderConfig {
   return {
@@ -96,19 +97,38 @@ function observe<R extends SyncedResource, D>(
   };
 }
 
+/**
+ * `steps` (event delivery, scheduled-run tracking) run first; what they set goes into the plan's one
+ * status write (status-steps.ts).
+ */
 export function syncReconciler<R extends SyncedResource, D>(
   kind: SyncedKind<R, D>,
   registry: BackendRegistry,
+  steps: readonly StatusStep<R>[] = [],
 ): Reconcile {
   const writer = new StatusWriter<SharedStatus>();
   const submitted = new Map<string, string | undefined>();
   return async (key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | undefined> => {
     const resource = context.cache.get<R>(kind.type, key);
     if (!resource) return undefined;
+    const parts = await runStatusSteps(steps, resource, context);
     const backendOf = backendsFor(registry, context);
     const commands = planSync(kind, resource, observe(kind, resource, context.cache, registry, backendOf));
-    return execute(commands, { kind, key, resource, context, writer, backendOf, submitted });
+    const target = { kind, key, resource, context, writer, backendOf, submitted, parts };
+    return execute(withStepWrite(commands, parts, resource), target);
   };
+}
+
+/** A plan that writes no status (a deletion's) still writes what the steps set. */
+function withStepWrite<D>(
+  commands: SyncCommand<D>[],
+  parts: readonly StepStatus[],
+  resource: SyncedResource,
+): SyncCommand<D>[] {
+  // a backend call and a completion poll always end in the plan's status write
+  const writing = new Set(["SetStatus", "CallBackend", "PollCompletion"]);
+  if (parts.length === 0 || commands.some((command) => writing.has(command.type))) return commands;
+  return [...commands, { type: "SetStatus", status: resource.status ?? {} }];
 }
 
 interface Target<R extends SyncedResource, D> {
@@ -120,6 +140,8 @@ interface Target<R extends SyncedResource, D> {
   backendOf: BackendOf;
   /** Ids that submissions got, by resource uid and submission (a bounded memory). */
   submitted: Map<string, string | undefined>;
+  /** What the status steps set, merged into the status write. */
+  parts: readonly StepStatus[];
 }
 
 /** Submissions remembered per controller: far more than are ever in flight with a stale copy. */
@@ -145,11 +167,12 @@ async function execute<R extends SyncedResource, D>(
   commands: SyncCommand<D>[],
   target: Target<R, D>,
 ): Promise<ReconcileResult | undefined> {
-  const { kind, key, context, writer, backendOf } = target;
+  const { kind, key, context, backendOf } = target;
   // the copy the status write is based on: the cached one, or the one a finalizer patch returned
   let resource = target.resource;
   const queue = [...commands];
   let requeueAfterMs: number | undefined;
+  let stepsWritten = false;
   const requeue = (ms: number) => {
     requeueAfterMs = requeueAfterMs === undefined ? ms : Math.min(requeueAfterMs, ms);
   };
@@ -176,8 +199,10 @@ async function execute<R extends SyncedResource, D>(
         break;
       }
       case "SetStatus": {
-        const written = await writer.write(context, resource, command.status, command.event);
-        if (written.requeueAfterMs > 0) requeue(written.requeueAfterMs);
+        // the status steps' part goes into the first write (a plan writes once)
+        const parts = stepsWritten ? [] : target.parts;
+        for (const ms of await writeWithSteps(target, resource, command, parts)) requeue(ms);
+        stepsWritten = true;
         break;
       }
       case "DeleteResource":
@@ -189,6 +214,29 @@ async function execute<R extends SyncedResource, D>(
     }
   }
   return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+}
+
+/**
+ * The plan's status write with what the status steps set and their Events; then, unless refused as
+ * stale, each step's work after the write. Answers the requeue delays it asks for.
+ */
+async function writeWithSteps<R extends SyncedResource, D>(
+  target: Target<R, D>,
+  resource: R,
+  command: Extract<SyncCommand<D>, { type: "SetStatus" }>,
+  parts: readonly StepStatus[],
+): Promise<number[]> {
+  const status = withStepStatus(command.status, parts, resource.metadata.generation);
+  const events = [command.event, ...parts.map((part) => part.event)].filter((e) => e !== undefined);
+  const written = await target.writer.write(target.context, resource, status, events);
+  if (written.requeueAfterMs > 0) return [written.requeueAfterMs]; // stale: all of it again, later
+  for (const part of parts) await part.afterWrite?.();
+  return [
+    ...parts.flatMap((part) => (part.requeueAfterMs ? [part.requeueAfterMs] : [])),
+    // what the steps recorded is decided on again once the cache holds it (e.g. a Run's expiry
+    // waits for its events' delivery)
+    ...(written.written && parts.some((part) => part.status) ? [staleCopyRetryMs] : []),
+  ];
 }
 
 function objectsAt<R extends SyncedResource, D>(target: Target<R, D>, provider: string): BackendObjects<D> {

@@ -1,0 +1,63 @@
+/**
+ * Steps of a synchronized kind's reconcile that add to its one status write: event delivery (Run,
+ * RunSchedule) and scheduled-run tracking (RunSchedule). Each does its I/O first and answers what it
+ * adds; the sync reconciler merges every step's part into the status its plan writes (pure:
+ * `withStepStatus`), records their Events with the write, and runs each `afterWrite` once the write
+ * has landed (or there was nothing new to write).
+ */
+import { type ConditionInput, setCondition } from "../../kube/conditions.ts";
+import type { StatusEvent } from "../../kube/status-writer.ts";
+import type { ReconcileContext } from "../../kube/types.ts";
+import type { SyncedResource } from "./kind.ts";
+import type { SharedStatus } from "./status.ts";
+
+export interface StepStatus {
+  /** Fields this step sets, over what the plan writes (e.g. `events`). */
+  status?: Partial<SharedStatus>;
+  condition?: ConditionInput;
+  /** Recorded with the write, only if the API server takes it. */
+  event?: StatusEvent;
+  requeueAfterMs?: number;
+  /**
+   * After the write landed or wrote nothing new, never after a refused (stale) one: work that must
+   * follow what the status records (e.g. marking runs recorded in the backend).
+   */
+  afterWrite?: () => Promise<void>;
+}
+
+/** One step: given the cached resource and the status as the steps before it left it. */
+export type StatusStep<R extends SyncedResource> = (
+  resource: R,
+  status: SharedStatus,
+  context: ReconcileContext,
+) => Promise<StepStatus | undefined>;
+
+/** `status` with what the steps set (in order; a later step's fields win). */
+export function withStepStatus(
+  status: SharedStatus,
+  parts: readonly StepStatus[],
+  generation: number | undefined,
+): SharedStatus {
+  let merged = status;
+  for (const part of parts) {
+    if (part.status) merged = { ...merged, ...part.status };
+    if (part.condition)
+      merged = { ...merged, conditions: setCondition(merged.conditions, part.condition, generation) };
+  }
+  return merged;
+}
+
+/** Runs the steps in order, each on the status the ones before it left. */
+export async function runStatusSteps<R extends SyncedResource>(
+  steps: readonly StatusStep<R>[],
+  resource: R,
+  context: ReconcileContext,
+): Promise<StepStatus[]> {
+  const parts: StepStatus[] = [];
+  for (const step of steps) {
+    const status = withStepStatus(resource.status ?? {}, parts, resource.metadata.generation);
+    const part = await step(resource, status, context);
+    if (part) parts.push(part);
+  }
+  return parts;
+}
