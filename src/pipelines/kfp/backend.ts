@@ -35,6 +35,8 @@ import { kfpScheduledRuns } from "./scheduled-runs.ts";
 const byDisplayName = (value: string) =>
   JSON.stringify({ predicates: [{ key: "display_name", operation: "EQUALS", string_value: value }] });
 
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 const ignoreNotFound = (error: unknown) => {
   if (!isKfpNotFound(error)) throw error;
 };
@@ -53,10 +55,12 @@ function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
 export class KfpBackend implements Backend {
   readonly #client: Client;
   readonly #outbound: OutboundPolicy;
+  readonly #now: () => number;
 
-  constructor(client: Client, outbound: OutboundPolicy) {
+  constructor(client: Client, outbound: OutboundPolicy, now: () => number = Date.now) {
     this.#client = client;
     this.#outbound = outbound;
+    this.#now = now;
   }
 
   #connect(provider: ProviderConfig): KfpConnection {
@@ -208,14 +212,30 @@ export class KfpBackend implements Backend {
   readonly runSchedules: Backend["runSchedules"] = {
     create: async (provider, definition) => {
       const { http, settings } = this.#connect(provider);
-      const body = recurringRunBody(definition, provider, settings);
+      const body = recurringRunBody(definition, provider, settings, this.#now());
       return (await http.request<{ recurring_run_id: string }>("POST", `${api}/recurringruns`, { body }))
         .recurring_run_id;
     },
-    // KFP cannot change a recurring run: the new one is created before the old one goes
+    /**
+     * KFP cannot change a recurring run: the new one is created before the old one goes, so a
+     * failed create leaves the old one running; when the old one cannot be deleted, the new one
+     * goes again (two live recurring runs would start every run twice) and the update fails.
+     */
     update: async (provider, id, definition) => {
       const created = await this.runSchedules.create(provider, definition);
-      await this.runSchedules.delete({ key: provider.key, config: provider }, id);
+      const at = { key: provider.key, config: provider };
+      try {
+        await this.runSchedules.delete(at, id);
+      } catch (error) {
+        const undone = await this.runSchedules.delete(at, created).then(
+          () => undefined,
+          (undo: unknown) => undo,
+        );
+        if (undone === undefined) throw error;
+        throw new Error(
+          `${errorText(error)}; the new recurring run ${created} could not be deleted either (${errorText(undone)}): both start runs until one is deleted`,
+        );
+      }
       return created;
     },
     delete: (provider, id) => this.#delete(provider, `recurringruns/${encodeURIComponent(id)}`),

@@ -341,12 +341,14 @@ describe("pipelines on the argo backend", () => {
     await api.mergePatch(types.runConfiguration, ns, "nightly", {
       spec: { triggers: { schedules: [schedules[1]] } },
     });
+    // schedules are RunSchedules by their place: the first one now says @daily, the second one goes
     const one = await eventually("one RunSchedule left", owned, (list) => list.length === 1);
+    expect(one[0].metadata.name).toBe("nightly-0");
     expect(one[0].spec.schedule.cronExpression).toBe("@daily");
     await eventually(
-      "its CronWorkflow left alone",
+      "one CronWorkflow left, saying @daily",
       () => api.list<Any>(types.cronWorkflow, ns),
-      (l) => l.length === 1,
+      (l) => l.length === 1 && l[0].spec.schedules[0] === "@daily",
     );
 
     await api.mergePatch(types.pipeline, ns, "train", {

@@ -33,17 +33,41 @@ const run = (
 });
 
 describe("planRunConfiguration", () => {
-  it("wants one RunSchedule per schedule, named by the schedule, and deletes the rest", () => {
-    const a = { cronExpression: "@daily" };
-    const b = { cronExpression: "0 * * * *" };
+  it("wants one RunSchedule per schedule, named by its place, with its policy; deletes the rest", () => {
+    const a = { cronExpression: "@daily", startTime: "2030-01-01T00:00:00Z" };
+    const b = { cronExpression: "0 * * * *", concurrencyPolicy: "Allow" as const, maxConcurrency: 2 };
     const plan = planRunConfiguration(configuration({ schedules: [a, b] }), {
       ...observed,
-      schedules: ["rc-old"],
+      schedules: ["rc-0", "rc-1", "rc-2"],
     });
-    expect(plan.schedules.map((s) => s.name)).toEqual([scheduleName("rc", a), scheduleName("rc", b)]);
+    expect(plan.schedules.map((s) => s.name)).toEqual([scheduleName("rc", 0), scheduleName("rc", 1)]);
     expect(plan.schedules[0]?.spec).toEqual({ provider: "argo", pipeline: "train", schedule: a });
-    expect(plan.deleteSchedules).toEqual(["rc-old"]);
+    expect(plan.schedules[1]?.spec).toEqual({
+      provider: "argo",
+      pipeline: "train",
+      schedule: { cronExpression: "0 * * * *" },
+      concurrencyPolicy: "Allow",
+      maxConcurrency: 2,
+    });
+    expect(plan.deleteSchedules).toEqual(["rc-2"]);
     expect(plan.run).toBeUndefined();
+  });
+
+  it("an edited schedule is the same RunSchedule with a new spec (an update, never a second schedule)", () => {
+    const before = planRunConfiguration(
+      configuration({ schedules: [{ cronExpression: "@daily" }] }),
+      observed,
+    );
+    const after = planRunConfiguration(
+      configuration({ schedules: [{ cronExpression: "@hourly", catchUp: true }] }),
+      { ...observed, schedules: before.schedules.map((s) => s.name) },
+    );
+    expect(after.schedules.map((s) => s.name)).toEqual(before.schedules.map((s) => s.name));
+    expect(after.schedules[0]?.spec).toMatchObject({
+      schedule: { cronExpression: "@hourly" },
+      catchUp: true,
+    });
+    expect(after.deleteSchedules).toEqual([]);
   });
 
   it("onChange pipeline: a Run when the synchronized pipeline version is new, none when it is recorded", () => {
