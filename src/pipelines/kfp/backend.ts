@@ -14,6 +14,7 @@ import type {
   ProviderConfig,
 } from "../backend.ts";
 import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
+import { replaceSchedule } from "../replace-schedule.ts";
 import { credentialPermissions } from "./auth.ts";
 import { compilePipeline } from "./compile.ts";
 import { type KfpRun, kfpRunCompletion } from "./completion.ts";
@@ -34,8 +35,6 @@ import { kfpScheduledRuns } from "./scheduled-runs.ts";
 /** KFP's list filter (V2beta1Filter) on one field's value. */
 const byDisplayName = (value: string) =>
   JSON.stringify({ predicates: [{ key: "display_name", operation: "EQUALS", string_value: value }] });
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const ignoreNotFound = (error: unknown) => {
   if (!isKfpNotFound(error)) throw error;
@@ -216,28 +215,9 @@ export class KfpBackend implements Backend {
       return (await http.request<{ recurring_run_id: string }>("POST", `${api}/recurringruns`, { body }))
         .recurring_run_id;
     },
-    /**
-     * KFP cannot change a recurring run: the new one is created before the old one goes, so a
-     * failed create leaves the old one running; when the old one cannot be deleted, the new one
-     * goes again (two live recurring runs would start every run twice) and the update fails.
-     */
-    update: async (provider, id, definition) => {
-      const created = await this.runSchedules.create(provider, definition);
-      const at = { key: provider.key, config: provider };
-      try {
-        await this.runSchedules.delete(at, id);
-      } catch (error) {
-        const undone = await this.runSchedules.delete(at, created).then(
-          () => undefined,
-          (undo: unknown) => undo,
-        );
-        if (undone === undefined) throw error;
-        throw new Error(
-          `${errorText(error)}; the new recurring run ${created} could not be deleted either (${errorText(undone)}): both start runs until one is deleted`,
-        );
-      }
-      return created;
-    },
+    // KFP cannot change a recurring run: it is replaced (src/pipelines/replace-schedule.ts)
+    update: (provider, id, definition) =>
+      replaceSchedule(this.runSchedules, provider, id, definition, "recurring run"),
     delete: (provider, id) => this.#delete(provider, `recurringruns/${encodeURIComponent(id)}`),
   };
 }

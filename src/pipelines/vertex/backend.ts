@@ -19,6 +19,7 @@ import type {
 } from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
 import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
+import { replaceSchedule } from "../replace-schedule.ts";
 import {
   alreadyExists,
   type Clients,
@@ -30,11 +31,13 @@ import {
   vertexClientsAt,
 } from "./clients.ts";
 import {
+  needsReplacement,
   pipelineJob,
   pipelineSpecKey,
   pipelineSpecOf,
   type Struct,
   schedule,
+  scheduleUpdate,
   type VertexJob,
   vertexId,
   vertexRunCompletion,
@@ -171,11 +174,27 @@ export class VertexBackend implements Backend {
         throw new Error(`Vertex AI at ${clients.settings.apiEndpoint}: CreateSchedule returned no name`);
       return created.name;
     },
-    // the new Schedule is created before the old one goes
-    update: async (provider, id, definition) => {
-      const created = await this.runSchedules.create(provider, definition);
-      await this.runSchedules.delete({ key: provider.key, config: provider }, id);
-      return created;
+    /**
+     * In place (UpdateSchedule): one live Schedule throughout, which starts no run due before the
+     * update, and which a refused update leaves as it was. Only a Schedule deleted in Vertex
+     * meanwhile is created again, and one whose endTime goes is replaced: the new one created
+     * before the old one goes, and deleted again when the old one cannot be.
+     */
+    update: async (provider, name, definition) => {
+      const clients = await this.#clients(provider);
+      const live = await calling(clients, "GetSchedule", () => clients.schedules.getSchedule({ name })).then(
+        ([found]) => found,
+        (error: unknown) => {
+          if (grpcCode(error) === notFound) return undefined;
+          throw error;
+        },
+      );
+      if (!live) return this.runSchedules.create(provider, definition);
+      if (needsReplacement(live, definition))
+        return replaceSchedule(this.runSchedules, provider, name, definition, "Schedule");
+      const request = scheduleUpdate(name, definition, provider, clients.settings, this.#now());
+      await calling(clients, "UpdateSchedule", () => clients.schedules.updateSchedule(request));
+      return name;
     },
     delete: async (provider, name) => {
       const clients = await this.#at(provider);
