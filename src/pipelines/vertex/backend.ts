@@ -19,7 +19,6 @@ import type {
 } from "../backend.ts";
 import { compilePipeline } from "../kfp/compile.ts";
 import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
-import { replaceSchedule } from "../replace-schedule.ts";
 import {
   alreadyExists,
   type Clients,
@@ -31,7 +30,6 @@ import {
   vertexClientsAt,
 } from "./clients.ts";
 import {
-  needsReplacement,
   pipelineJob,
   pipelineSpecKey,
   pipelineSpecOf,
@@ -176,25 +174,22 @@ export class VertexBackend implements Backend {
     },
     /**
      * In place (UpdateSchedule): one live Schedule throughout, which starts no run due before the
-     * update, and which a refused update leaves as it was. Only a Schedule deleted in Vertex
-     * meanwhile is created again, and one whose endTime goes is replaced: the new one created
-     * before the old one goes, and deleted again when the old one cannot be.
+     * update, and which a refused update leaves as it was; a Schedule deleted in Vertex meanwhile
+     * is created again.
      */
     update: async (provider, name, definition) => {
       const clients = await this.#clients(provider);
-      const live = await calling(clients, "GetSchedule", () => clients.schedules.getSchedule({ name })).then(
-        ([found]) => found,
+      const request = scheduleUpdate(name, definition, provider, clients.settings, this.#now());
+      const updated = await calling(clients, "UpdateSchedule", () =>
+        clients.schedules.updateSchedule(request),
+      ).then(
+        () => true,
         (error: unknown) => {
-          if (grpcCode(error) === notFound) return undefined;
+          if (grpcCode(error) === notFound) return false;
           throw error;
         },
       );
-      if (!live) return this.runSchedules.create(provider, definition);
-      if (needsReplacement(live, definition))
-        return replaceSchedule(this.runSchedules, provider, name, definition, "Schedule");
-      const request = scheduleUpdate(name, definition, provider, clients.settings, this.#now());
-      await calling(clients, "UpdateSchedule", () => clients.schedules.updateSchedule(request));
-      return name;
+      return updated ? name : this.runSchedules.create(provider, definition);
     },
     delete: async (provider, name) => {
       const clients = await this.#at(provider);

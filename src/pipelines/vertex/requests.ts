@@ -186,11 +186,13 @@ export function schedule(
 /** Schedule fields (camelCase) → the update mask's paths (the proto's snake_case names). */
 const maskPath = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** The latest time a protobuf Timestamp holds (9999-12-31T23:59:59Z): an endTime that never comes. */
+export const neverEnds = { seconds: 253_402_300_799 };
+
 /**
  * UpdateSchedule's request for the live Schedule `name`: every field Slipway sets, in the mask.
- * Vertex starts no run due before the update (ScheduleService.UpdateSchedule), so startTime is the
- * later of the spec's and now (UpdateSchedule cannot unset a startTime set before); an endTime it
- * cannot unset either (see needsReplacement).
+ * Vertex starts no run due before the update (ScheduleService.UpdateSchedule) and cannot unset a
+ * field set before: the startTime is the later of the spec's and now, and no endTime is neverEnds.
  */
 export function scheduleUpdate(
   name: string,
@@ -200,22 +202,16 @@ export function scheduleUpdate(
   now: number,
 ) {
   const fields = schedule(definition, provider, settings, now);
-  const start = definition.schedule.startTime
-    ? Math.max(Date.parse(definition.schedule.startTime), now)
-    : now;
-  const updated = { ...fields, startTime: timestamp(start) };
+  const { startTime, endTime } = definition.schedule;
+  const updated = {
+    ...fields,
+    startTime: timestamp(startTime ? Math.max(Date.parse(startTime), now) : now),
+    endTime: endTime ? timestamp(endTime) : neverEnds,
+  };
   return {
     schedule: { ...updated, name },
     updateMask: { paths: Object.keys(updated).map(maskPath) },
   };
-}
-
-/** UpdateSchedule cannot unset a field: a live endTime the definition drops takes a new Schedule. */
-export function needsReplacement(
-  live: { endTime?: { seconds?: unknown } | null },
-  definition: RunScheduleDefinition,
-): boolean {
-  return Boolean(live.endTime?.seconds) && !definition.schedule.endTime;
 }
 
 export interface VertexJob {

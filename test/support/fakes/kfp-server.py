@@ -6,6 +6,9 @@ types and unknown enum values are refused with 400 and recorded as violations. U
 specs are parsed into kfp's PipelineSpec protobuf (unknown fields refused) and a run's runtime
 parameters are checked against the version's root input definitions, as KFP's API server does.
 
+GET /test/state also says, per recurring run, the time its scheduler counts intervals from
+(countsFrom), as KFP's does.
+
 Usage: python kfp-server.py [--token T] [--namespace NS]   (prints "listening <port>")
 Test controls under /test: GET /test/state, GET /test/requests, POST /test/runs/<id> {state,
 finished_at, task_details}, POST /test/recurringruns/<id>/runs (starts a run of that recurring run,
@@ -106,6 +109,7 @@ class State:
         self.lock = threading.Lock()
         self.pipelines, self.versions, self.experiments = {}, {}, {}
         self.runs, self.recurring = {}, {}
+        self.counts_from = {}
         self.requests, self.violations = [], []
         self.failures = {"count": 0, "status": 503, "method": None, "path": None}
 
@@ -120,6 +124,7 @@ class State:
             "experiments": self.experiments,
             "runs": self.runs,
             "recurringRuns": self.recurring,
+            "countsFrom": self.counts_from,
             "violations": self.violations,
         }
 
@@ -287,11 +292,21 @@ def create_recurring_run(state, body):
     cron = (body.get("trigger") or {}).get("cron_schedule") or {}
     if not CRON.match(cron.get("cron", "")):
         raise KfpError(400, f"trigger.cron_schedule.cron: {cron.get('cron')!r} is not a 6-field cron or a descriptor")
-    concurrency = int(body.get("max_concurrency") or "1")
-    if not 1 <= concurrency <= 10:
+    concurrency = body.get("max_concurrency")
+    if concurrency is not None and not re.fullmatch(r"-?\d+", concurrency):
+        raise Invalid(f"body.max_concurrency: {concurrency!r} is not an int64 (a decimal string in JSON)")
+    if not 1 <= int(concurrency or "1") <= 10:
         raise KfpError(400, "max_concurrency must be between 1 and 10")
-    recurring = {**body, "recurring_run_id": str(uuid.uuid4()), "created_at": now(), "status": "ENABLED"}
+    start, end = cron.get("start_time"), cron.get("end_time")
+    if start and end and dateparser.isoparse(start) >= dateparser.isoparse(end):
+        raise KfpError(400, "trigger.cron_schedule: start_time must be before end_time")
+    created = now()
+    recurring = {**body, "recurring_run_id": str(uuid.uuid4()), "created_at": created, "status": "ENABLED"}
     state.recurring[recurring["recurring_run_id"]] = recurring
+    # where KFP's scheduler counts the intervals from (CronSchedule.getEffectiveLastJobEpoch in
+    # backend/src/crd/controller/scheduledworkflow): start_time when set, even long past, else the
+    # creation; with catch-up it starts a run for every interval since then
+    state.counts_from[recurring["recurring_run_id"]] = start or created
     return recurring, "V2beta1RecurringRun"
 
 
