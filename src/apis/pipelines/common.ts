@@ -131,7 +131,7 @@ export const schedulePolicyFields = {
   concurrencyPolicy: Type.Optional(
     StringEnum(concurrencyPolicies, {
       description:
-        "When a run is due while its earlier runs still go: Forbid (default) skips it, Allow starts it (at most maxConcurrency at once), Replace stops the running one and starts it (argo only). argo: CronWorkflow concurrencyPolicy; kfp: max_concurrency; vertex: maxConcurrentRunCount.",
+        "When a run is due while its earlier runs still go: Forbid (default) runs one at a time (argo and vertex skip the due run, kfp starts the latest one due once the running one ends), Allow starts it (at most maxConcurrency at once), Replace stops the running one and starts it (argo only). argo: CronWorkflow concurrencyPolicy; kfp: max_concurrency; vertex: maxConcurrentRunCount.",
     }),
   ),
   maxConcurrency: Type.Optional(
