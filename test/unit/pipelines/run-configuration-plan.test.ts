@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Run } from "../../../src/apis/pipelines/run.ts";
 import type { RunConfiguration } from "../../../src/apis/pipelines/run-configuration.ts";
+import type { RunSchedule } from "../../../src/apis/pipelines/run-schedule.ts";
 import { runConfigurationStatus } from "../../../src/pipelines/controllers/run-configuration.ts";
 import { planRunConfiguration, scheduleName } from "../../../src/pipelines/run-configuration-plan.ts";
 
@@ -143,5 +144,36 @@ describe("runConfigurationStatus", () => {
     });
     const again = planRunConfiguration(configuration({ onChange: ["runSpec"] }, status), observed);
     expect(runConfigurationStatus(rc, again, []).event).toBeUndefined();
+  });
+
+  it("a RunSchedule that failed is named with its own reason (the field its backend refused)", () => {
+    const rc = configuration({ schedules: [{ cronExpression: "@daily", concurrencyPolicy: "Replace" }] });
+    const plan = planRunConfiguration(rc, observed);
+    const message =
+      "update failed (attempt 1): spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow; retrying in 5s";
+    const schedule = {
+      apiVersion: "pipelines.slipway.dev/v1alpha1",
+      kind: "RunSchedule",
+      metadata: { name: "rc-0", namespace: "team" },
+      spec: plan.schedules[0]?.spec,
+      status: {
+        state: "Failed",
+        conditions: [
+          {
+            type: "Synchronized",
+            status: "False",
+            reason: "Failed",
+            message,
+            lastTransitionTime: "2026-01-01T00:00:00Z",
+          },
+        ],
+      },
+    } as unknown as RunSchedule;
+    const { status } = runConfigurationStatus(rc, plan, [schedule]);
+    expect(status.conditions?.find((c) => c.type === "Synchronized")).toMatchObject({
+      status: "False",
+      reason: "Failed",
+      message: `RunSchedule rc-0 failed: ${message}`,
+    });
   });
 });
