@@ -179,6 +179,13 @@ export class KfpBackend implements Backend {
     delete: (provider, id) => this.#delete(provider, `experiments/${encodeURIComponent(id)}`),
   };
 
+  /** A POST with no body (`:disable`, `:enable`) of an object that may be gone. */
+  #post(provider: ProviderAt, path: string): Promise<void> {
+    return this.#at(provider)
+      .http.request("POST", `${api}/${path}`)
+      .then(() => {}, ignoreNotFound);
+  }
+
   #delete(provider: ProviderAt, path: string): Promise<void> {
     return this.#at(provider)
       .http.request("DELETE", `${api}/${path}`)
@@ -215,9 +222,20 @@ export class KfpBackend implements Backend {
       return (await http.request<{ recurring_run_id: string }>("POST", `${api}/recurringruns`, { body }))
         .recurring_run_id;
     },
-    // KFP cannot change a recurring run: it is replaced (src/pipelines/replace-schedule.ts)
+    // KFP cannot change a recurring run: it is replaced (src/pipelines/replace-schedule.ts), the
+    // old one disabled meanwhile
     update: (provider, id, definition) =>
-      replaceSchedule(this.runSchedules, provider, id, definition, "recurring run"),
+      replaceSchedule(
+        {
+          ...this.runSchedules,
+          pause: (at, old) => this.#post(at, `recurringruns/${encodeURIComponent(old)}:disable`),
+          resume: (at, old) => this.#post(at, `recurringruns/${encodeURIComponent(old)}:enable`),
+        },
+        provider,
+        id,
+        definition,
+        "recurring run",
+      ),
     delete: (provider, id) => this.#delete(provider, `recurringruns/${encodeURIComponent(id)}`),
   };
 }

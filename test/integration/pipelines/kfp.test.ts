@@ -378,9 +378,10 @@ describe(
       expect(condition(undone, "Synchronized").message).toBe(
         `update failed (attempt 1): KFP at ${kfp.endpoint}: DELETE /apis/v2beta1/recurringruns/${secondId} → 503 Service Unavailable; retrying in 5s`,
       );
-      expect((await mine()).map((r) => [r.recurring_run_id, r.trigger.cron_schedule.cron])).toEqual([
-        [secondId, "0 30 * * * *"],
-      ]);
+      // disabled while its replacement was made, enabled again
+      expect((await mine()).map((r) => [r.recurring_run_id, r.trigger.cron_schedule.cron, r.status])).toEqual(
+        [[secondId, "0 30 * * * *", "ENABLED"]],
+      );
       const third: Any = await synced(types.runSchedule, ns, "hourly", 3);
       expect((await mine()).map((r) => [r.recurring_run_id, r.trigger.cron_schedule.cron])).toEqual([
         [third.status.provider.id, "0 45 * * * *"],
@@ -397,6 +398,8 @@ describe(
         "update failed (attempt 1): spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow; retrying in 5s",
       );
       expect((await mine()).map((r) => r.recurring_run_id)).toEqual([third.status.provider.id]);
+      // the old one is disabled before its replacement is created: never two enabled at once
+      expect((await kfp.state()).mostEnabled[`${ns}.hourly`]).toBe(1);
 
       await bed.api.delete(types.runSchedule, ns, "hourly");
       await eventually("the recurring run deleted", mine, (left) => left.length === 0);
