@@ -3,7 +3,7 @@
  * (src/pipelines/kfp/) and `vertex` (src/pipelines/vertex/), each registered by one line in backends.ts.
  */
 import type { Static } from "@sinclair/typebox";
-import type { NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
+import type { ConcurrencyPolicy, NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
 import type { Pipeline } from "../apis/pipelines/pipeline.ts";
 import type { Provider } from "../apis/pipelines/provider.ts";
 import type { RunStep } from "../apis/pipelines/run.ts";
@@ -59,10 +59,14 @@ export interface RunDefinition {
 
 export interface RunScheduleDefinition extends RunDefinition {
   schedule: Static<typeof Schedule>;
-  /** At most this many runs at once (1 when the RunSchedule does not say). */
-  maxConcurrency: number;
-  /** Start the runs missed while over maxConcurrency or paused (false when the RunSchedule does not say). */
+  /** What a due run does while earlier ones still go (Forbid when the schedule does not say). */
+  concurrencyPolicy: ConcurrencyPolicy;
+  /** At most this many runs at once: 1 under Forbid and Replace; under Allow as set, or undefined (the backend's most). */
+  maxConcurrency: number | undefined;
+  /** Start the runs missed while the scheduler was down or over maxConcurrency (false when not said). */
   catchUp: boolean;
+  /** A missed run due longer ago than this is not started (catch-up unbounded when undefined). */
+  startingDeadlineSeconds: number | undefined;
 }
 
 export interface ArtifactLocation {

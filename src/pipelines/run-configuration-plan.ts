@@ -30,8 +30,12 @@ export interface RunConfigurationPlan {
   latestRuns: LatestRuns;
 }
 
-export const scheduleName = (configuration: string, schedule: unknown) =>
-  `${configuration}-${versionOf(schedule).slice(0, 8)}`;
+/**
+ * A schedule's RunSchedule is named by its place in the list: an edit of a schedule is an update of
+ * its RunSchedule (which never leaves two live backend schedules, nor deletes the live one when the
+ * backend refuses the new one), not a new RunSchedule beside the old one.
+ */
+export const scheduleName = (configuration: string, index: number) => `${configuration}-${index}`;
 
 function latestSucceeded(runs: Run[]): LatestRuns["succeeded"] {
   const succeeded = runs
@@ -56,10 +60,17 @@ export function planRunConfiguration(
   const { provider, run, triggers = {} } = configuration.spec;
   const recorded = configuration.status?.triggers ?? {};
 
-  const schedules = (triggers.schedules ?? []).map((schedule) => ({
-    name: scheduleName(name, schedule),
-    spec: { provider, ...run, schedule },
-  }));
+  const schedules = (triggers.schedules ?? []).map(
+    ({ cronExpression, startTime, endTime, ...policy }, index) => ({
+      name: scheduleName(name, index),
+      spec: {
+        provider,
+        ...run,
+        schedule: { cronExpression, ...(startTime ? { startTime } : {}), ...(endTime ? { endTime } : {}) },
+        ...policy,
+      },
+    }),
+  );
   const wanted = new Set(schedules.map((s) => s.name));
   const deleteSchedules = observed.schedules.filter((s) => !wanted.has(s));
 

@@ -1,5 +1,6 @@
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
+import type { CelRule } from "../kind.ts";
 import { validations } from "../schema.ts";
 
 /** A string enum as a CRD schema accepts it (`enum`, not TypeBox's anyOf of consts). */
@@ -118,6 +119,58 @@ export const Schedule = Type.Object(
     }),
   },
 );
+
+export const concurrencyPolicies = ["Allow", "Forbid", "Replace"] as const;
+export type ConcurrencyPolicy = (typeof concurrencyPolicies)[number];
+
+/**
+ * What a schedule does when a run is due while earlier runs still go, and with the runs it missed
+ * (the same fields on a RunSchedule's spec and on each of a RunConfiguration's schedules).
+ */
+export const schedulePolicyFields = {
+  concurrencyPolicy: Type.Optional(
+    StringEnum(concurrencyPolicies, {
+      description:
+        "When a run is due while its earlier runs still go: Forbid (default) runs one at a time (argo and vertex skip the due run, kfp starts the latest one due once the running one ends), Allow starts it (at most maxConcurrency at once), Replace stops the running one and starts it (argo only). argo: CronWorkflow concurrencyPolicy; kfp: max_concurrency; vertex: maxConcurrentRunCount.",
+    }),
+  ),
+  maxConcurrency: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10,
+      description:
+        "With concurrencyPolicy Allow: at most this many runs at once (kfp: max_concurrency, vertex: maxConcurrentRunCount and maxConcurrentActiveRunCount; unset: 10 on kfp and vertex, no bound on argo, which cannot bound it). Forbid and Replace run one at a time.",
+    }),
+  ),
+  catchUp: Type.Optional(
+    Type.Boolean({
+      description:
+        "Start the runs missed while the scheduler was down or over maxConcurrency (default false; argo: the latest missed run within startingDeadlineSeconds, which it needs; kfp: no_catchup=false; vertex: allowQueueing). A startTime in the past never starts missed runs.",
+    }),
+  ),
+  startingDeadlineSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 31_536_000,
+      description:
+        "Bounds catchUp: a missed run due longer ago than this is not started (argo: CronWorkflow startingDeadlineSeconds; kfp and vertex cannot bound catch-up and refuse it).",
+    }),
+  ),
+};
+
+/** The schedule policy's rules, on the object that holds schedulePolicyFields. */
+export const schedulePolicyRules: CelRule[] = [
+  {
+    rule: "!has(self.maxConcurrency) || self.maxConcurrency == 1 || (has(self.concurrencyPolicy) && self.concurrencyPolicy == 'Allow')",
+    message: "maxConcurrency above 1 needs concurrencyPolicy Allow (Forbid and Replace run one at a time)",
+    fieldPath: ".maxConcurrency",
+  },
+  {
+    rule: "!has(self.startingDeadlineSeconds) || (has(self.catchUp) && self.catchUp)",
+    message: "startingDeadlineSeconds bounds catch-up: it needs catchUp: true",
+    fieldPath: ".startingDeadlineSeconds",
+  },
+];
 
 export const syncStates = ["Creating", "Updating", "Succeeded", "Deleting", "Deleted", "Failed"] as const;
 export type SyncStateName = (typeof syncStates)[number];

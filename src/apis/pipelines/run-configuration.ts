@@ -1,8 +1,27 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { ArtifactLocation, group, ProviderReference, Schedule, StringEnum, version } from "./common.ts";
+import { validations } from "../schema.ts";
+import {
+  ArtifactLocation,
+  group,
+  ProviderReference,
+  Schedule,
+  StringEnum,
+  schedulePolicyFields,
+  schedulePolicyRules,
+  version,
+} from "./common.ts";
 import { runFields } from "./run.ts";
+
+/** One of a RunConfiguration's schedules: when (as a RunSchedule's schedule) and its policy (as a RunSchedule's). */
+export const ScheduleTrigger = Type.Object(
+  { ...Schedule.properties, ...schedulePolicyFields },
+  {
+    additionalProperties: false,
+    ...validations(...(Schedule["x-kubernetes-validations"] ?? []), ...schedulePolicyRules),
+  },
+);
 
 export const RunConfigurationKind = defineKind({
   group,
@@ -21,7 +40,7 @@ export const RunConfigurationKind = defineKind({
       triggers: Type.Optional(
         Type.Object(
           {
-            schedules: Type.Optional(Type.Array(Schedule, { maxItems: 32 })),
+            schedules: Type.Optional(Type.Array(ScheduleTrigger, { maxItems: 32 })),
             onChange: Type.Optional(
               Type.Array(StringEnum(["pipeline", "runSpec"] as const), {
                 maxItems: 2,

@@ -1,10 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { defineKind, type Resource } from "../kind.ts";
+import { validations } from "../schema.ts";
 import {
   group,
   ProviderReference,
   providerColumns,
   Schedule,
+  schedulePolicyFields,
+  schedulePolicyRules,
   synchronizedStatus,
   version,
 } from "./common.ts";
@@ -25,22 +28,9 @@ export const RunScheduleKind = defineKind({
       provider: ProviderReference,
       ...runFields,
       schedule: Schedule,
-      maxConcurrency: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: 10,
-          description:
-            "At most this many of its runs at once (default 1; kfp: max_concurrency, vertex: maxConcurrentRunCount; argo ignores it).",
-        }),
-      ),
-      catchUp: Type.Optional(
-        Type.Boolean({
-          description:
-            "Start the runs missed while paused or over maxConcurrency (default false; kfp: no_catchup=false, vertex: allowQueueing; argo ignores it). A startTime in the past never starts missed runs.",
-        }),
-      ),
+      ...schedulePolicyFields,
     },
-    { additionalProperties: false },
+    { additionalProperties: false, ...validations(...schedulePolicyRules) },
   ),
   status: Type.Object({ ...synchronizedStatus, events: Type.Optional(EventDeliveries) }),
   printerColumns: [

@@ -36,6 +36,19 @@ export function argoCronProblem(expression: string): string | undefined {
     : `spec.schedule.cronExpression: the argo backend takes 5 cron fields (minute resolution), not ${fields}`;
 }
 
+/**
+ * What a CronWorkflow cannot do of a schedule's policy (CronWorkflowSpec, argo-workflows v4): bound
+ * the runs Allow starts, or catch up without a deadline (startingDeadlineSeconds unset starts no
+ * missed run); the message names the field.
+ */
+export function argoSchedulePolicyProblem(definition: RunScheduleDefinition): string | undefined {
+  if (definition.concurrencyPolicy === "Allow" && definition.maxConcurrency !== undefined)
+    return `spec.maxConcurrency: the argo backend cannot bound the runs of concurrencyPolicy Allow (a CronWorkflow's Allow starts every due run): leave maxConcurrency unset, or use Forbid`;
+  if (definition.catchUp && definition.startingDeadlineSeconds === undefined)
+    return "spec.startingDeadlineSeconds: the argo backend catches up only within a deadline (a CronWorkflow's startingDeadlineSeconds): set it with catchUp";
+  return undefined;
+}
+
 /** The Argo kinds the argo backend writes; the backend answers when the API server serves all of them. */
 export const argoCrdNames = [types.workflowTemplate, types.workflow, types.cronWorkflow].map(
   (type) => `${type.plural}.${type.group}`,
@@ -157,7 +170,8 @@ export class ArgoBackend implements Backend {
   readonly runSchedules = this.#objects<RunScheduleDefinition>(
     types.cronWorkflow,
     (name, definition, provider) => cronWorkflow(name, definition, provider, this.#now()),
-    (definition) => argoCronProblem(definition.schedule.cronExpression),
+    (definition) =>
+      argoCronProblem(definition.schedule.cronExpression) ?? argoSchedulePolicyProblem(definition),
   );
 
   readonly runs: Backend["runs"] = {

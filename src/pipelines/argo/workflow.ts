@@ -152,6 +152,9 @@ export function cronWorkflow(
       schedules: [schedule.schedule.cronExpression],
       timezone: "UTC",
       suspend: !scheduleActive(schedule.schedule, now),
+      concurrencyPolicy: schedule.concurrencyPolicy,
+      // without it Argo starts no missed run; with it, the latest one due within it
+      ...(schedule.catchUp ? { startingDeadlineSeconds: schedule.startingDeadlineSeconds } : {}),
       workflowMetadata: { labels: metadata.labels, annotations: metadata.annotations },
       // finished Workflows stay long enough for their completion to be recorded (src/pipelines/events/scheduled.ts)
       successfulJobsHistoryLimit: scheduledHistoryLimit,

@@ -35,11 +35,13 @@ function schedulesCondition(schedules: RunSchedule[], wanted: number): Condition
   }
   const failed = schedules.find((s) => s.status?.state === "Failed");
   if (failed) {
+    // its own condition names the field and the backend's reason (a policy it refused, say)
+    const why = failed.status?.conditions?.find((c) => c.type === "Synchronized")?.message;
     return {
       type: "Synchronized",
       status: "False",
       reason: "Failed",
-      message: `RunSchedule ${failed.metadata.name} failed`,
+      message: `RunSchedule ${failed.metadata.name} failed${why ? `: ${why}` : ""}`,
     };
   }
   return {

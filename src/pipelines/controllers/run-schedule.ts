@@ -7,6 +7,7 @@ import { eventDeliveryStep } from "../events/reconcile.ts";
 import { runScheduleEvents } from "../events/sources.ts";
 import { scheduledRunsStep } from "../events/track-scheduled.ts";
 import { pipelineVersion, resolveRunDefinition } from "../resolve.ts";
+import { schedulePolicy } from "../schedule-policy.ts";
 import type { SyncedKind } from "../sync/kind.ts";
 import { syncReconciler } from "../sync/reconciler.ts";
 import { types } from "../types.ts";
@@ -33,8 +34,7 @@ export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
     return ready({
       ...run.value,
       schedule: schedule.spec.schedule,
-      maxConcurrency: schedule.spec.maxConcurrency ?? 1,
-      catchUp: schedule.spec.catchUp ?? false,
+      ...schedulePolicy(schedule.spec),
     });
   },
   objects: (backend) => backend.runSchedules,

@@ -14,6 +14,7 @@ import type {
   ProviderConfig,
 } from "../backend.ts";
 import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
+import { replaceSchedule } from "../replace-schedule.ts";
 import { credentialPermissions } from "./auth.ts";
 import { compilePipeline } from "./compile.ts";
 import { type KfpRun, kfpRunCompletion } from "./completion.ts";
@@ -53,10 +54,12 @@ function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
 export class KfpBackend implements Backend {
   readonly #client: Client;
   readonly #outbound: OutboundPolicy;
+  readonly #now: () => number;
 
-  constructor(client: Client, outbound: OutboundPolicy) {
+  constructor(client: Client, outbound: OutboundPolicy, now: () => number = Date.now) {
     this.#client = client;
     this.#outbound = outbound;
+    this.#now = now;
   }
 
   #connect(provider: ProviderConfig): KfpConnection {
@@ -176,6 +179,13 @@ export class KfpBackend implements Backend {
     delete: (provider, id) => this.#delete(provider, `experiments/${encodeURIComponent(id)}`),
   };
 
+  /** A POST with no body (`:disable`, `:enable`) of an object that may be gone. */
+  #post(provider: ProviderAt, path: string): Promise<void> {
+    return this.#at(provider)
+      .http.request("POST", `${api}/${path}`)
+      .then(() => {}, ignoreNotFound);
+  }
+
   #delete(provider: ProviderAt, path: string): Promise<void> {
     return this.#at(provider)
       .http.request("DELETE", `${api}/${path}`)
@@ -208,16 +218,24 @@ export class KfpBackend implements Backend {
   readonly runSchedules: Backend["runSchedules"] = {
     create: async (provider, definition) => {
       const { http, settings } = this.#connect(provider);
-      const body = recurringRunBody(definition, provider, settings);
+      const body = recurringRunBody(definition, provider, settings, this.#now());
       return (await http.request<{ recurring_run_id: string }>("POST", `${api}/recurringruns`, { body }))
         .recurring_run_id;
     },
-    // KFP cannot change a recurring run: the new one is created before the old one goes
-    update: async (provider, id, definition) => {
-      const created = await this.runSchedules.create(provider, definition);
-      await this.runSchedules.delete({ key: provider.key, config: provider }, id);
-      return created;
-    },
+    // KFP cannot change a recurring run: it is replaced (src/pipelines/replace-schedule.ts), the
+    // old one disabled meanwhile
+    update: (provider, id, definition) =>
+      replaceSchedule(
+        {
+          ...this.runSchedules,
+          pause: (at, old) => this.#post(at, `recurringruns/${encodeURIComponent(old)}:disable`),
+          resume: (at, old) => this.#post(at, `recurringruns/${encodeURIComponent(old)}:enable`),
+        },
+        provider,
+        id,
+        definition,
+        "recurring run",
+      ),
     delete: (provider, id) => this.#delete(provider, `recurringruns/${encodeURIComponent(id)}`),
   };
 }

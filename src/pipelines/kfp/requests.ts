@@ -12,6 +12,7 @@ import type {
   RunScheduleDefinition,
 } from "../backend.ts";
 import { keyText } from "../provider-ref.ts";
+import { defaultAllowedConcurrency } from "../schedule-policy.ts";
 import { kfpParameterName } from "./names.ts";
 import { parameterType, typedValue } from "./parameters.ts";
 import type { KfpSettings } from "./settings.ts";
@@ -131,22 +132,44 @@ export function kfpCron(expression: string): string {
   return trimmed.split(/\s+/).length === 5 ? `0 ${trimmed}` : trimmed;
 }
 
+/**
+ * What a recurring run cannot do of a schedule's policy: stop a running run (Replace), or bound
+ * catch-up (KFP's no_catchup=false starts every missed run); the message names the field.
+ */
+export function kfpSchedulePolicyProblem(schedule: RunScheduleDefinition): string | undefined {
+  if (schedule.concurrencyPolicy === "Replace")
+    return "spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow";
+  if (schedule.startingDeadlineSeconds !== undefined)
+    return "spec.startingDeadlineSeconds: a KFP recurring run catches up every missed run (no_catchup=false) and cannot bound it: leave it unset";
+  return undefined;
+}
+
+/**
+ * A recurring run (V2beta1RecurringRun). A startTime in the past is left out: KFP's scheduler
+ * counts the intervals from start_time when set, even long past (CronSchedule's
+ * getEffectiveLastJobEpoch in backend/src/crd/controller/scheduledworkflow), so a recurring run
+ * created again by an edit would start the runs its predecessor already started; unset, it counts
+ * from its creation.
+ */
 export function recurringRunBody(
   schedule: RunScheduleDefinition,
   provider: ProviderConfig,
   settings: KfpSettings,
+  now: number,
 ) {
+  const problem = kfpSchedulePolicyProblem(schedule);
+  if (problem) throw new Error(problem);
   const { cronExpression, startTime, endTime } = schedule.schedule;
   return {
     ...runFields(schedule, provider),
     ...inNamespace(settings),
-    max_concurrency: String(schedule.maxConcurrency),
+    max_concurrency: String(schedule.maxConcurrency ?? defaultAllowedConcurrency),
     no_catchup: !schedule.catchUp,
     mode: "ENABLE",
     trigger: {
       cron_schedule: {
         cron: kfpCron(cronExpression),
-        ...(startTime ? { start_time: startTime } : {}),
+        ...(startTime && Date.parse(startTime) > now ? { start_time: startTime } : {}),
         ...(endTime ? { end_time: endTime } : {}),
       },
     },

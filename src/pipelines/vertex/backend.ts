@@ -35,6 +35,7 @@ import {
   pipelineSpecOf,
   type Struct,
   schedule,
+  scheduleUpdate,
   type VertexJob,
   vertexId,
   vertexRunCompletion,
@@ -171,11 +172,24 @@ export class VertexBackend implements Backend {
         throw new Error(`Vertex AI at ${clients.settings.apiEndpoint}: CreateSchedule returned no name`);
       return created.name;
     },
-    // the new Schedule is created before the old one goes
-    update: async (provider, id, definition) => {
-      const created = await this.runSchedules.create(provider, definition);
-      await this.runSchedules.delete({ key: provider.key, config: provider }, id);
-      return created;
+    /**
+     * In place (UpdateSchedule): one live Schedule throughout, which starts no run due before the
+     * update, and which a refused update leaves as it was; a Schedule deleted in Vertex meanwhile
+     * is created again.
+     */
+    update: async (provider, name, definition) => {
+      const clients = await this.#clients(provider);
+      const request = scheduleUpdate(name, definition, provider, clients.settings, this.#now());
+      const updated = await calling(clients, "UpdateSchedule", () =>
+        clients.schedules.updateSchedule(request),
+      ).then(
+        () => true,
+        (error: unknown) => {
+          if (grpcCode(error) === notFound) return false;
+          throw error;
+        },
+      );
+      return updated ? name : this.runSchedules.create(provider, definition);
     },
     delete: async (provider, name) => {
       const clients = await this.#at(provider);

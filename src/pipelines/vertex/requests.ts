@@ -15,6 +15,7 @@ import type { ScheduledCompletion } from "../events/scheduled.ts";
 import { compilePipeline } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
+import { defaultAllowedConcurrency } from "../schedule-policy.ts";
 import { locationName, type VertexSettings } from "./settings.ts";
 
 type Value = {
@@ -134,27 +135,82 @@ export function vertexCron(expression: string): string {
   return `TZ=UTC ${fields}`;
 }
 
-/** A Schedule: a past startTime is left out (Vertex would start the runs missed since then at once). */
+/**
+ * What a Vertex Schedule cannot do of a schedule's policy: stop a running job (Replace), or bound
+ * catch-up (its allowQueueing queues every run over the limit; its catch_up is output only, set by
+ * ResumeSchedule); the message names the field.
+ */
+export function vertexSchedulePolicyProblem(definition: RunScheduleDefinition): string | undefined {
+  if (definition.concurrencyPolicy === "Replace")
+    return "spec.concurrencyPolicy: a Vertex AI Schedule cannot stop a running job (Replace is for argo): use Forbid or Allow";
+  if (definition.startingDeadlineSeconds !== undefined)
+    return "spec.startingDeadlineSeconds: a Vertex AI Schedule cannot bound catch-up (allowQueueing queues every run over the limit): leave it unset";
+  return undefined;
+}
+
+const timestamp = (time: string | number) => ({
+  seconds: Math.floor((typeof time === "number" ? time : Date.parse(time)) / 1000),
+});
+
+/**
+ * A Schedule: a past startTime is left out (Vertex would start the runs missed since then at once).
+ * At most maxConcurrency jobs are started (maxConcurrentRunCount) and running
+ * (maxConcurrentActiveRunCount, which counts the jobs not yet finished); allowQueueing queues a due
+ * run over the limit instead of skipping it.
+ */
 export function schedule(
   definition: RunScheduleDefinition,
   provider: ProviderConfig,
   settings: VertexSettings,
   now: number,
 ) {
+  const problem = vertexSchedulePolicyProblem(definition);
+  if (problem) throw new Error(problem);
   const { cronExpression, startTime, endTime } = definition.schedule;
-  const start =
-    startTime && Date.parse(startTime) > now ? { startTime: { seconds: Date.parse(startTime) / 1000 } } : {};
+  const concurrency = definition.maxConcurrency ?? defaultAllowedConcurrency;
   return {
     displayName: `${definition.owner.namespace}.${definition.owner.name}`,
     cron: vertexCron(cronExpression),
-    ...start,
-    ...(endTime ? { endTime: { seconds: Date.parse(endTime) / 1000 } } : {}),
-    maxConcurrentRunCount: definition.maxConcurrency,
+    ...(startTime && Date.parse(startTime) > now ? { startTime: timestamp(startTime) } : {}),
+    ...(endTime ? { endTime: timestamp(endTime) } : {}),
+    maxConcurrentRunCount: concurrency,
+    maxConcurrentActiveRunCount: concurrency,
     allowQueueing: definition.catchUp,
     createPipelineJobRequest: {
       parent: locationName(settings),
       pipelineJob: pipelineJob(definition, provider, settings),
     },
+  };
+}
+
+/** Schedule fields (camelCase) → the update mask's paths (the proto's snake_case names). */
+const maskPath = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The latest time a protobuf Timestamp holds (9999-12-31T23:59:59Z): an endTime that never comes. */
+export const neverEnds = { seconds: 253_402_300_799 };
+
+/**
+ * UpdateSchedule's request for the live Schedule `name`: every field Slipway sets, in the mask.
+ * Vertex starts no run due before the update (ScheduleService.UpdateSchedule) and cannot unset a
+ * field set before: the startTime is the later of the spec's and now, and no endTime is neverEnds.
+ */
+export function scheduleUpdate(
+  name: string,
+  definition: RunScheduleDefinition,
+  provider: ProviderConfig,
+  settings: VertexSettings,
+  now: number,
+) {
+  const fields = schedule(definition, provider, settings, now);
+  const { startTime, endTime } = definition.schedule;
+  const updated = {
+    ...fields,
+    startTime: timestamp(startTime ? Math.max(Date.parse(startTime), now) : now),
+    endTime: endTime ? timestamp(endTime) : neverEnds,
+  };
+  return {
+    schedule: { ...updated, name },
+    updateMask: { paths: Object.keys(updated).map(maskPath) },
   };
 }
 

@@ -22,7 +22,7 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
     } as never);
   }
 
-  it("checks provider references, cron syntax, value xor valueFrom, step images, dependencies and retries", async () => {
+  it("checks provider references, cron syntax, schedule policies, value xor valueFrom, step images, dependencies and retries", async () => {
     namespace = await testNamespace("pl-crd");
     api = new Api(adminConfig());
     const run = (provider: string, parameters: unknown[] = []) => ({
@@ -76,6 +76,50 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
           endTime: "2027-01-01T00:00:00Z",
         },
       }),
+    ).rejects.toThrow(/startTime must be before endTime/);
+
+    // a schedule's policy: maxConcurrency above 1 only with Allow, a deadline only with catchUp
+    const policy = (name: string, fields: Record<string, unknown>) =>
+      create(types.runSchedule, name, { ...schedule("@daily"), ...fields });
+    await expect(policy("allow-3", { concurrencyPolicy: "Allow", maxConcurrency: 3 })).resolves.toBeDefined();
+    await expect(
+      policy("forbid-1", { concurrencyPolicy: "Forbid", maxConcurrency: 1 }),
+    ).resolves.toBeDefined();
+    await expect(policy("deadline", { catchUp: true, startingDeadlineSeconds: 600 })).resolves.toBeDefined();
+    await expect(policy("forbid-3", { maxConcurrency: 3 })).rejects.toThrow(
+      /spec.maxConcurrency: Invalid value.*maxConcurrency above 1 needs concurrencyPolicy Allow/,
+    );
+    await expect(policy("replace-2", { concurrencyPolicy: "Replace", maxConcurrency: 2 })).rejects.toThrow(
+      /spec.maxConcurrency: Invalid value.*maxConcurrency above 1 needs concurrencyPolicy Allow/,
+    );
+    await expect(policy("no-catch-up", { startingDeadlineSeconds: 60 })).rejects.toThrow(
+      /spec.startingDeadlineSeconds: Invalid value.*startingDeadlineSeconds bounds catch-up: it needs catchUp: true/,
+    );
+    await expect(policy("queue", { concurrencyPolicy: "Queue" })).rejects.toThrow(
+      /spec.concurrencyPolicy.*Unsupported value.*"Allow", "Forbid", "Replace"/,
+    );
+    // the same rules on each of a RunConfiguration's schedules
+    const configuration = (name: string, schedules: unknown[]) =>
+      create(types.runConfiguration, name, {
+        provider: "argo",
+        run: { pipeline: "train" },
+        triggers: { schedules },
+      });
+    await expect(
+      configuration("rc-ok", [{ cronExpression: "@daily", concurrencyPolicy: "Allow", maxConcurrency: 2 }]),
+    ).resolves.toBeDefined();
+    await expect(
+      configuration("rc-bad", [
+        { cronExpression: "@daily" },
+        { cronExpression: "@hourly", maxConcurrency: 2 },
+      ]),
+    ).rejects.toThrow(
+      /spec.triggers.schedules\[1\].maxConcurrency: Invalid value.*needs concurrencyPolicy Allow/,
+    );
+    await expect(
+      configuration("rc-backwards", [
+        { cronExpression: "@daily", startTime: "2027-01-02T00:00:00Z", endTime: "2027-01-01T00:00:00Z" },
+      ]),
     ).rejects.toThrow(/startTime must be before endTime/);
 
     await expect(

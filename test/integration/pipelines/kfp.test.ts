@@ -266,9 +266,10 @@ describe(
         parameters: [{ name: "dataset", value: "gs://data/nightly" }],
         schedule: {
           cronExpression: "30 2 * * *",
-          startTime: "2026-01-01T00:00:00Z",
+          startTime: "2029-01-01T00:00:00Z",
           endTime: "2030-01-01T00:00:00Z",
         },
+        concurrencyPolicy: "Allow",
         maxConcurrency: 3,
         catchUp: true,
       });
@@ -282,7 +283,7 @@ describe(
         trigger: {
           cron_schedule: {
             cron: "0 30 2 * * *",
-            start_time: "2026-01-01T00:00:00Z",
+            start_time: "2029-01-01T00:00:00Z",
             end_time: "2030-01-01T00:00:00Z",
           },
         },
@@ -290,7 +291,12 @@ describe(
       });
 
       await bed.api.mergePatch(types.runSchedule, ns, "nightly", {
-        spec: { schedule: { cronExpression: "@hourly" }, catchUp: null, maxConcurrency: null },
+        spec: {
+          schedule: { cronExpression: "@hourly" },
+          concurrencyPolicy: null,
+          catchUp: null,
+          maxConcurrency: null,
+        },
       });
       const second: Any = await synced(types.runSchedule, ns, "nightly", 2);
       expect(second.status.provider.id).not.toBe(first.status.provider.id);
@@ -310,6 +316,93 @@ describe(
           (await kfpObjects(kfp, "recurringRuns")).filter((r) => r.display_name === `${ns}.nightly`),
         (left) => left.length === 0,
       );
+      await expectClean(ns);
+    });
+
+    it("a schedule edit starts no run again; a failed create or delete of its replacement leaves the live recurring run alone", async () => {
+      const ns = await namespace();
+      await provider(ns, kfpSpec(kfp));
+      await create(types.pipeline, ns, "train", pipelineSpec("kfp"));
+      await synced(types.pipeline, ns, "train");
+      // a startTime long past: KFP would count intervals (and, catching up, start runs) from it
+      await create(types.runSchedule, ns, "hourly", {
+        provider: "kfp",
+        pipeline: "train",
+        schedule: { cronExpression: "0 * * * *", startTime: "2026-01-01T00:00:00Z" },
+        catchUp: true,
+      });
+      const first: Any = await synced(types.runSchedule, ns, "hourly");
+      const mine = async () =>
+        (await kfpObjects(kfp, "recurringRuns")).filter((r) => r.display_name === `${ns}.hourly`);
+      const countsFrom = async (id: string) => Date.parse((await kfp.state()).countsFrom[id]);
+      // Forbid (the default): one run at a time; catching up from its creation, not from 2026-01-01
+      expect(await mine()).toMatchObject([{ max_concurrency: "1", no_catchup: false }]);
+      expect(await countsFrom(first.status.provider.id)).toBeGreaterThanOrEqual(
+        Date.parse(first.metadata.creationTimestamp),
+      );
+
+      // the new recurring run cannot be created: Failed, the live one left running
+      await kfp.failNext(1, 503, { method: "POST", path: "/apis/v2beta1/recurringruns" });
+      const editedAt = Date.now() - 1000; // KFP's times are whole seconds
+      await bed.api.mergePatch(types.runSchedule, ns, "hourly", {
+        spec: { schedule: { cronExpression: "30 * * * *" } },
+      });
+      const failed: Any = await eventually(
+        "RunSchedule hourly Failed",
+        () => bed.api.get<Any>(types.runSchedule, ns, "hourly"),
+        (r: Any) => r.status?.state === "Failed",
+      );
+      expect(condition(failed, "Synchronized").message).toBe(
+        `update failed (attempt 1): KFP at ${kfp.endpoint}: POST /apis/v2beta1/recurringruns → 503 Service Unavailable; retrying in 5s`,
+      );
+      expect(failed.status.provider.id).toBe(first.status.provider.id);
+      expect((await mine()).map((r) => r.recurring_run_id)).toEqual([first.status.provider.id]);
+      // retried: one recurring run, which starts no run due before the edit
+      const second: Any = await synced(types.runSchedule, ns, "hourly", 2);
+      const [replaced] = await mine();
+      expect((await mine()).map((r) => r.recurring_run_id)).toEqual([second.status.provider.id]);
+      expect(replaced.trigger.cron_schedule).toEqual({ cron: "0 30 * * * *" });
+      expect(await countsFrom(second.status.provider.id)).toBeGreaterThanOrEqual(editedAt);
+
+      // the old one cannot be deleted: the new one goes again, the old one stays the only live one
+      const secondId = second.status.provider.id;
+      await kfp.failNext(1, 503, { method: "DELETE", path: `/apis/v2beta1/recurringruns/${secondId}` });
+      await bed.api.mergePatch(types.runSchedule, ns, "hourly", {
+        spec: { schedule: { cronExpression: "45 * * * *" } },
+      });
+      const undone: Any = await eventually(
+        "RunSchedule hourly Failed again",
+        () => bed.api.get<Any>(types.runSchedule, ns, "hourly"),
+        (r: Any) => r.status?.state === "Failed" && r.status.observedGeneration === 3,
+      );
+      expect(condition(undone, "Synchronized").message).toBe(
+        `update failed (attempt 1): KFP at ${kfp.endpoint}: DELETE /apis/v2beta1/recurringruns/${secondId} → 503 Service Unavailable; retrying in 5s`,
+      );
+      // disabled while its replacement was made, enabled again
+      expect((await mine()).map((r) => [r.recurring_run_id, r.trigger.cron_schedule.cron, r.status])).toEqual(
+        [[secondId, "0 30 * * * *", "ENABLED"]],
+      );
+      const third: Any = await synced(types.runSchedule, ns, "hourly", 3);
+      expect((await mine()).map((r) => [r.recurring_run_id, r.trigger.cron_schedule.cron])).toEqual([
+        [third.status.provider.id, "0 45 * * * *"],
+      ]);
+
+      // a policy KFP cannot honour: refused naming the field, the live recurring run untouched
+      await bed.api.mergePatch(types.runSchedule, ns, "hourly", { spec: { concurrencyPolicy: "Replace" } });
+      const refused: Any = await eventually(
+        "RunSchedule hourly refused",
+        () => bed.api.get<Any>(types.runSchedule, ns, "hourly"),
+        (r: Any) => r.status?.state === "Failed" && r.status.observedGeneration === 4,
+      );
+      expect(condition(refused, "Synchronized").message).toBe(
+        "update failed (attempt 1): spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow; retrying in 5s",
+      );
+      expect((await mine()).map((r) => r.recurring_run_id)).toEqual([third.status.provider.id]);
+      // the old one is disabled before its replacement is created: never two enabled at once
+      expect((await kfp.state()).mostEnabled[`${ns}.hourly`]).toBe(1);
+
+      await bed.api.delete(types.runSchedule, ns, "hourly");
+      await eventually("the recurring run deleted", mine, (left) => left.length === 0);
       await expectClean(ns);
     });
 

@@ -308,7 +308,10 @@ describe("pipelines on the argo backend", () => {
     const [ns = ""] = await namespaces(1);
     await helmProvider(ns, { type: "argo" });
     await createPipeline(ns, "train", "argo");
-    const schedules = [{ cronExpression: "0 * * * *" }, { cronExpression: "@daily" }];
+    const schedules = [
+      { cronExpression: "0 * * * *" },
+      { cronExpression: "@daily", concurrencyPolicy: "Allow", catchUp: true, startingDeadlineSeconds: 300 },
+    ];
     await api.create(types.runConfiguration, {
       apiVersion: group,
       kind: "RunConfiguration",
@@ -329,7 +332,15 @@ describe("pipelines on the argo backend", () => {
       () => api.list<Any>(types.cronWorkflow, ns),
       (l) => l.length === 2,
     );
-    expect(crons.map((c) => c.spec.schedules[0]).sort()).toEqual(["0 * * * *", "@daily"]);
+    // accepted by the API server with Argo's own CronWorkflow schema: Forbid by default, no catch-up
+    // without a deadline (the Argo controller enforces both)
+    const policies = crons
+      .map((c) => [c.spec.schedules[0], c.spec.concurrencyPolicy, c.spec.startingDeadlineSeconds])
+      .sort();
+    expect(policies).toEqual([
+      ["0 * * * *", "Forbid", undefined],
+      ["@daily", "Allow", 300],
+    ]);
     expect(two.map((s) => s.spec.schedule.cronExpression).sort()).toEqual(["0 * * * *", "@daily"]);
 
     const firstRuns = await eventually(
@@ -341,12 +352,14 @@ describe("pipelines on the argo backend", () => {
     await api.mergePatch(types.runConfiguration, ns, "nightly", {
       spec: { triggers: { schedules: [schedules[1]] } },
     });
+    // schedules are RunSchedules by their place: the first one now says @daily, the second one goes
     const one = await eventually("one RunSchedule left", owned, (list) => list.length === 1);
+    expect(one[0].metadata.name).toBe("nightly-0");
     expect(one[0].spec.schedule.cronExpression).toBe("@daily");
     await eventually(
-      "its CronWorkflow left alone",
+      "one CronWorkflow left, saying @daily",
       () => api.list<Any>(types.cronWorkflow, ns),
-      (l) => l.length === 1,
+      (l) => l.length === 1 && l[0].spec.schedules[0] === "@daily" && l[0].spec.concurrencyPolicy === "Allow",
     );
 
     await api.mergePatch(types.pipeline, ns, "train", {
@@ -526,7 +539,25 @@ describe("pipelines on the argo backend", () => {
       () => api.get(types.runSchedule, ns, "secondly"),
       (s: Any) => s.status.state === "Succeeded" && !s.status.failedAttempts,
     );
-    expect(await api.list(types.cronWorkflow, ns)).toHaveLength(1);
+    const [cron]: Any[] = await api.list(types.cronWorkflow, ns);
+    expect(cron.spec).toMatchObject({ schedules: ["*/10 * * * *"], concurrencyPolicy: "Forbid" });
+
+    // a policy a CronWorkflow cannot honour: refused naming the field, the live CronWorkflow as it was
+    await api.mergePatch(types.runSchedule, ns, "secondly", {
+      spec: { schedule: { cronExpression: "*/20 * * * *" }, concurrencyPolicy: "Allow", maxConcurrency: 3 },
+    });
+    const refused: Any = await eventually(
+      "RunSchedule refused",
+      () => api.get(types.runSchedule, ns, "secondly"),
+      (s: Any) => s.status.state === "Failed" && s.status.observedGeneration === 3,
+    );
+    expect(condition(refused, "Synchronized").message).toMatch(
+      /^update failed \(attempt 1\): spec.maxConcurrency: the argo backend cannot bound the runs of concurrencyPolicy Allow .*; retrying in 5s$/,
+    );
+    const kept: Any[] = await api.list(types.cronWorkflow, ns);
+    expect(kept.map((c) => [c.metadata.name, c.spec.schedules, c.spec.concurrencyPolicy])).toEqual([
+      [cron.metadata.name, ["*/10 * * * *"], "Forbid"],
+    ]);
     await expectNoConfigMaps();
   });
 });

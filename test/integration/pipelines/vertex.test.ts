@@ -68,6 +68,7 @@ const nightly = (provider: string) => ({
   provider,
   pipeline: "train",
   schedule: { cronExpression: "@daily", startTime: "2020-01-01T00:00:00Z", endTime: "2040-01-01T00:00:00Z" },
+  concurrencyPolicy: "Allow",
   maxConcurrency: 2,
   catchUp: true,
 });
@@ -152,17 +153,20 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
       cron: "TZ=UTC 0 0 * * *",
       endTime: { seconds: String(Date.parse("2040-01-01T00:00:00Z") / 1000) },
       maxConcurrentRunCount: "2",
+      maxConcurrentActiveRunCount: "2",
       allowQueueing: true,
     });
     expect(schedule.startTime).toBeUndefined(); // in the past: no burst of catch-up runs
     await bed.api.mergePatch(types.runSchedule, ns, "nightly", {
       spec: { schedule: { cronExpression: "15 * * * *" } },
     });
-    const replaced: Any = await synced(types.runSchedule, ns, "nightly", 2);
+    // an edit updates the live Schedule in place
+    const edited: Any = await synced(types.runSchedule, ns, "nightly", 2);
     expect(
       [...vertex.schedules.values()].filter((s) => s.displayName === `${ns}.nightly`).map((s) => s.cron),
     ).toEqual(["TZ=UTC 15 * * * *"]);
-    expect(replaced.status.provider.id).not.toBe(scheduled.status.provider.id);
+    expect(edited.status.provider.id).toBe(scheduled.status.provider.id);
+    expect(vertex.mostLive.get(`${ns}.nightly`)).toBe(1);
 
     // one failure: recorded as attempt 1 and retried after the backoff (a status write lost to the
     // finalizer's resourceVersion once made the retry immediate, so the failure was never seen)
@@ -192,6 +196,81 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
     expect(vertex.violations).toEqual([]);
     expect(await configMaps.stop()).toEqual([]);
     expect(outbound.outside()).toEqual([]); // google-auth never looked for the GCE metadata server
+  });
+
+  it("a schedule edit keeps one live Schedule and starts no run again; a failed or refused update leaves it as it was", async () => {
+    const ns = await testNamespace("vtx");
+    configMaps = await watchConfigMaps(bed.api, [ns]);
+    await readyProvider(ns, vertexSpec());
+    await create(types.pipeline, ns, "train", pipelineSpec);
+    await synced(types.pipeline, ns, "train");
+    await create(types.runSchedule, ns, "hourly", {
+      provider: "vertex",
+      pipeline: "train",
+      schedule: { cronExpression: "0 * * * *", endTime: "2040-01-01T00:00:00Z" },
+    });
+    const created: Any = await synced(types.runSchedule, ns, "hourly");
+    const id = created.status.provider.id;
+    // Forbid (the default): one job started and running at a time, a due run skipped, not queued
+    expect(vertex.schedules.get(id)).toMatchObject({
+      maxConcurrentRunCount: "1",
+      maxConcurrentActiveRunCount: "1",
+      allowQueueing: false,
+    });
+    const mine = () => [...vertex.schedules.values()].filter((s) => s.displayName === `${ns}.hourly`);
+
+    const editedAt = Math.floor(Date.now() / 1000);
+    // Vertex cannot take the edit (UNAVAILABLE): Failed, the live Schedule as it was, then retried
+    vertex.failNext(1, 14, "updateSchedule");
+    await bed.api.mergePatch(types.runSchedule, ns, "hourly", {
+      spec: { schedule: { cronExpression: "30 * * * *", endTime: null } },
+    });
+    const failed: Any = await eventually(
+      "RunSchedule hourly Failed",
+      () => bed.api.get<Any>(types.runSchedule, ns, "hourly"),
+      (r: Any) => r.status?.state === "Failed",
+    );
+    expect(condition(failed, "Synchronized").message).toMatch(
+      /^update failed \(attempt 1\): Vertex AI at 127\.0\.0\.1: UpdateSchedule: gRPC status 14 UNAVAILABLE; retrying in 5s$/,
+    );
+    expect(failed.status.provider.id).toBe(id);
+    expect(mine().map((s) => [s.name, s.cron])).toEqual([[id, "TZ=UTC 0 * * * *"]]);
+    const edited: Any = await synced(types.runSchedule, ns, "hourly", 2);
+    expect(edited.status.provider.id).toBe(id);
+    const [live] = mine();
+    expect(live.cron).toBe("TZ=UTC 30 * * * *");
+    // no run due before the edit (its startTime is the update's), the dropped endTime never comes
+    expect(Number(live.startTime.seconds)).toBeGreaterThanOrEqual(editedAt);
+    expect(live.endTime).toEqual({ seconds: "253402300799" });
+    const update = vertex.requests
+      .filter((r) => r.method === "updateSchedule" && r.request.schedule.name === id)
+      .at(-1);
+    expect(update?.request.updateMask.paths).toContain("end_time");
+
+    // a policy Vertex cannot honour: refused naming the field, the live Schedule untouched
+    await bed.api.mergePatch(types.runSchedule, ns, "hourly", {
+      spec: { concurrencyPolicy: "Replace", schedule: { cronExpression: "45 * * * *" } },
+    });
+    const refused: Any = await eventually(
+      "RunSchedule hourly refused",
+      () => bed.api.get<Any>(types.runSchedule, ns, "hourly"),
+      (r: Any) => r.status?.state === "Failed" && r.status.observedGeneration === 3,
+    );
+    expect(condition(refused, "Synchronized").message).toMatch(
+      /^update failed \(attempt 1\): spec.concurrencyPolicy: a Vertex AI Schedule cannot stop a running job \(Replace is for argo\): use Forbid or Allow; retrying in 5s$/,
+    );
+    expect(mine().map((s) => [s.name, s.cron])).toEqual([[id, "TZ=UTC 30 * * * *"]]);
+
+    // never two live Schedules of it (each would start every run)
+    expect(vertex.mostLive.get(`${ns}.hourly`)).toBe(1);
+    await bed.api.delete(types.runSchedule, ns, "hourly");
+    await eventually(
+      "the Schedule deleted",
+      async () => mine(),
+      (left) => left.length === 0,
+    );
+    expect(vertex.violations).toEqual([]);
+    expect(await configMaps.stop()).toEqual([]);
   });
 
   it("a Pipeline edit is a new version the next Run's job runs; a RunSchedule moves with its Provider", async () => {

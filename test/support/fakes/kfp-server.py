@@ -6,6 +6,10 @@ types and unknown enum values are refused with 400 and recorded as violations. U
 specs are parsed into kfp's PipelineSpec protobuf (unknown fields refused) and a run's runtime
 parameters are checked against the version's root input definitions, as KFP's API server does.
 
+GET /test/state also says, per recurring run, the time its scheduler counts intervals from
+(countsFrom), as KFP's does, and per display name the most recurring runs enabled at once
+(mostEnabled).
+
 Usage: python kfp-server.py [--token T] [--namespace NS]   (prints "listening <port>")
 Test controls under /test: GET /test/state, GET /test/requests, POST /test/runs/<id> {state,
 finished_at, task_details}, POST /test/recurringruns/<id>/runs (starts a run of that recurring run,
@@ -106,8 +110,15 @@ class State:
         self.lock = threading.Lock()
         self.pipelines, self.versions, self.experiments = {}, {}, {}
         self.runs, self.recurring = {}, {}
+        self.counts_from, self.most_enabled = {}, {}
         self.requests, self.violations = [], []
         self.failures = {"count": 0, "status": 503, "method": None, "path": None}
+
+    def count_enabled(self, recurring):
+        """Keeps the most enabled recurring runs of one display name at once (each would start every run)."""
+        name = recurring["display_name"]
+        enabled = sum(1 for r in self.recurring.values() if r["display_name"] == name and r["status"] == "ENABLED")
+        self.most_enabled[name] = max(self.most_enabled.get(name, 0), enabled)
 
     def require_namespace(self, body, what):
         if self.namespace and body.get("namespace") != self.namespace:
@@ -120,6 +131,8 @@ class State:
             "experiments": self.experiments,
             "runs": self.runs,
             "recurringRuns": self.recurring,
+            "countsFrom": self.counts_from,
+            "mostEnabled": self.most_enabled,
             "violations": self.violations,
         }
 
@@ -287,11 +300,24 @@ def create_recurring_run(state, body):
     cron = (body.get("trigger") or {}).get("cron_schedule") or {}
     if not CRON.match(cron.get("cron", "")):
         raise KfpError(400, f"trigger.cron_schedule.cron: {cron.get('cron')!r} is not a 6-field cron or a descriptor")
-    concurrency = int(body.get("max_concurrency") or "1")
-    if not 1 <= concurrency <= 10:
+    concurrency = body.get("max_concurrency")
+    if concurrency is not None and not re.fullmatch(r"-?\d+", concurrency):
+        raise Invalid(f"body.max_concurrency: {concurrency!r} is not an int64 (a decimal string in JSON)")
+    if not 1 <= int(concurrency or "1") <= 10:
         raise KfpError(400, "max_concurrency must be between 1 and 10")
-    recurring = {**body, "recurring_run_id": str(uuid.uuid4()), "created_at": now(), "status": "ENABLED"}
+    start, end = cron.get("start_time"), cron.get("end_time")
+    if start and end and dateparser.isoparse(start) >= dateparser.isoparse(end):
+        raise KfpError(400, "trigger.cron_schedule: start_time must be before end_time")
+    created = now()
+    recurring = {**body, "recurring_run_id": str(uuid.uuid4()), "created_at": created, "status": "ENABLED"}
     state.recurring[recurring["recurring_run_id"]] = recurring
+    if body.get("mode") == "DISABLE":
+        recurring["status"] = "DISABLED"
+    state.count_enabled(recurring)
+    # where KFP's scheduler counts the intervals from (CronSchedule.getEffectiveLastJobEpoch in
+    # backend/src/crd/controller/scheduledworkflow): start_time when set, even long past, else the
+    # creation; with catch-up it starts a run for every interval since then
+    state.counts_from[recurring["recurring_run_id"]] = start or created
     return recurring, "V2beta1RecurringRun"
 
 
@@ -320,6 +346,8 @@ def listing(items, field, type_name, query, fields=None):
 def start_scheduled_run(state, recurring_run_id):
     """A run of the recurring run, as KFP's scheduled-workflow controller starts one (then RUNNING)."""
     recurring = found(state.recurring, recurring_run_id, "recurring run")
+    if recurring["status"] != "ENABLED":
+        raise KfpError(412, f"recurring run {recurring_run_id} is disabled: its scheduler starts no run")
     copied = ("description", "pipeline_version_reference", "runtime_config", "service_account", "experiment_id")
     count = sum(1 for r in state.runs.values() if r.get("recurring_run_id") == recurring_run_id)
     run = {
@@ -382,6 +410,15 @@ def route(state, method, parts, query, body):
             return found(state.recurring, key, "recurring run"), "V2beta1RecurringRun"
         case ("DELETE", ["recurringruns", key]):
             return removed(state.recurring, key, "recurring run")
+        case ("POST", ["recurringruns", action]) if action.endswith((":enable", ":disable")):
+            if body:
+                raise Invalid(f"{action}: takes no body")
+            key, _, verb = action.rpartition(":")
+            recurring = found(state.recurring, key, "recurring run")
+            enabled = verb == "enable"
+            recurring.update({"mode": "ENABLE" if enabled else "DISABLE", "status": "ENABLED" if enabled else "DISABLED"})
+            state.count_enabled(recurring)
+            return {}, None
     raise KfpError(404, f"no route {method} {'/'.join(parts)}")
 
 

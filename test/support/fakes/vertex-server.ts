@@ -4,8 +4,10 @@
  * ScheduleService and Locations, with requests decoded by the protos that @google-cloud/aiplatform
  * ships (build/protos/protos.json) and google-gax's locations proto — the definitions its client
  * encodes with. It keeps jobs and schedules in memory and records every decoded request; a
- * request that breaks a rule Vertex documents (parent, ids, cron with TZ, a job's spec) is refused
- * with INVALID_ARGUMENT and recorded as a violation.
+ * request that breaks a rule Vertex documents (parent, ids, cron with TZ, a job's spec, a
+ * Schedule's field behaviours in schedule.proto: REQUIRED, OUTPUT_ONLY, IMMUTABLE; UpdateSchedule's
+ * mask, which cannot unset a field nor change the request type) is refused with INVALID_ARGUMENT and
+ * recorded as a violation.
  */
 import { type KeyObject, verify } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -38,6 +40,8 @@ export interface VertexServer {
   location: string;
   jobs: Map<string, Any>;
   schedules: Map<string, Any>;
+  /** displayName → the most Schedules of that name that were live at once (two would start every run twice). */
+  mostLive: Map<string, number>;
   /** Every call decoded, with its bearer JWT when the server checks one (`bearerKey`). */
   requests: { method: string; request: Any; bearer?: Bearer }[];
   violations: string[];
@@ -229,27 +233,104 @@ function pipelineJobHandlers({ server, parent, checkParent, found, operation }: 
   };
 }
 
+/** The Schedule message's field behaviours (google.api.field_behavior), by camelCase field name. */
+function scheduleFieldBehaviours(): Map<string, string | undefined> {
+  const aiplatform = require("@google-cloud/aiplatform/build/protos/protos.json");
+  const fields = aiplatform.nested.google.nested.cloud.nested.aiplatform.nested.v1.nested.Schedule.fields;
+  return new Map(
+    Object.entries(fields as Record<string, Any>).map(([name, field]) => [
+      name,
+      field.options?.["(google.api.field_behavior)"],
+    ]),
+  );
+}
+
+const behaviours = scheduleFieldBehaviours();
+const isSet = (value: Any) => value !== undefined && value !== null && value !== "" && value !== "0";
+
+/** The rules a Schedule as created or updated must keep (schedule.proto). */
+function checkSchedule(schedule: Any, checkParent: (value: string) => void) {
+  for (const [field, behaviour] of behaviours) {
+    if (behaviour === "OUTPUT_ONLY" && isSet(schedule?.[field]))
+      throw new Refused(3, `schedule.${field} is output only`);
+  }
+  if (!schedule?.displayName) throw new Refused(3, "schedule.displayName is required");
+  if (!cronPattern.test(schedule?.cron ?? ""))
+    throw new Refused(3, `schedule.cron: ${schedule?.cron} is not TZ=… with 5 fields`);
+  if (!(Number(schedule.maxConcurrentRunCount) > 0))
+    throw new Refused(3, "schedule.maxConcurrentRunCount must be > 0");
+  if (
+    schedule.maxConcurrentActiveRunCount !== undefined &&
+    !(Number(schedule.maxConcurrentActiveRunCount) > 0)
+  )
+    throw new Refused(3, "schedule.maxConcurrentActiveRunCount must be > 0 when set");
+  if (
+    schedule.startTime &&
+    schedule.endTime &&
+    epochSeconds(schedule.startTime) >= epochSeconds(schedule.endTime)
+  )
+    throw new Refused(3, "schedule.startTime must be before endTime");
+  checkParent(schedule.createPipelineJobRequest?.parent);
+  checkJob(schedule.createPipelineJobRequest?.pipelineJob, "schedule.createPipelineJobRequest.pipelineJob");
+}
+
+/** UpdateSchedule's mask: Schedule fields by their proto names, none output only or immutable. */
+function maskedFields(request: Any): string[] {
+  const paths: string[] = request.updateMask?.paths ?? [];
+  if (paths.length === 0) throw new Refused(3, "update_mask is required");
+  return paths.map((path) => {
+    const field = camel(path);
+    if (!behaviours.has(field) || path !== path.toLowerCase())
+      throw new Refused(3, `update_mask: ${path} is not a Schedule field`);
+    const behaviour = behaviours.get(field);
+    if (behaviour === "OUTPUT_ONLY" || behaviour === "IMMUTABLE")
+      throw new Refused(3, `update_mask: ${path} is ${behaviour}`);
+    if (field === "createNotebookExecutionJobRequest")
+      throw new Refused(3, "update_mask: the scheduled request type cannot be changed");
+    return field;
+  });
+}
+
 function scheduleHandlers({ server, parent, checkParent, found, operation }: Scope) {
   const { schedules } = server;
+  const countLive = (displayName: string) => {
+    const live = [...schedules.values()].filter((s) => s.displayName === displayName).length;
+    server.mostLive.set(displayName, Math.max(server.mostLive.get(displayName) ?? 0, live));
+  };
   return {
     createSchedule: (request: Any) => {
       checkParent(request.parent);
       const schedule = request.schedule;
-      if (!cronPattern.test(schedule?.cron ?? ""))
-        throw new Refused(3, `schedule.cron: ${schedule?.cron} is not TZ=… with 5 fields`);
-      if (!(Number(schedule.maxConcurrentRunCount) > 0))
-        throw new Refused(3, "schedule.maxConcurrentRunCount must be > 0");
-      checkParent(schedule.createPipelineJobRequest?.parent);
-      checkJob(
-        schedule.createPipelineJobRequest?.pipelineJob,
-        "schedule.createPipelineJobRequest.pipelineJob",
-      );
+      checkSchedule(schedule, checkParent);
       const name = `${parent}/schedules/${schedules.size + 1}${Math.random().toString(36).slice(2, 8)}`;
-      const created = { ...schedule, name, state: "ACTIVE" };
+      const seconds = String(Math.floor(Date.now() / 1000));
+      const created = { ...schedule, name, state: "ACTIVE", createTime: { seconds } };
       schedules.set(name, created);
+      countLive(created.displayName);
       return created;
     },
     getSchedule: (request: Any) => found(schedules, request.name),
+    /** Replaces the masked fields; "the non-empty fields cannot be unset" (UpdateScheduleRequest). */
+    updateSchedule: (request: Any) => {
+      const live = found(schedules, request.schedule?.name);
+      const fields = maskedFields(request);
+      const updated = { ...live };
+      for (const field of fields) {
+        const value = request.schedule[field];
+        if (!isSet(value) && isSet(live[field]) && typeof live[field] !== "boolean")
+          throw new Refused(3, `schedule.${field} cannot be unset`);
+        updated[field] = value;
+      }
+      const given = Object.fromEntries(
+        Object.entries(updated).filter(
+          ([field]) => !["OUTPUT_ONLY", "IMMUTABLE"].includes(behaviours.get(field) ?? ""),
+        ),
+      );
+      checkSchedule(given, checkParent);
+      const seconds = String(Math.floor(Date.now() / 1000));
+      Object.assign(live, updated, { updateTime: { seconds } });
+      return live;
+    },
     deleteSchedule: (request: Any) => {
       found(schedules, request.name);
       schedules.delete(request.name);
@@ -344,6 +425,7 @@ function newServer(
     location,
     jobs: new Map(),
     schedules: new Map(),
+    mostLive: new Map(),
     requests: [],
     violations: [],
     finishJob: (name, state, taskDetails, endTime = 1767225660) => {

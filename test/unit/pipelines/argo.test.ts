@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { argoCronProblem } from "../../../src/pipelines/argo/backend.ts";
+import { argoCronProblem, argoSchedulePolicyProblem } from "../../../src/pipelines/argo/backend.ts";
 import { runCompletion } from "../../../src/pipelines/argo/completion.ts";
 import { argoName, ownerOf } from "../../../src/pipelines/argo/names.ts";
 import {
@@ -11,6 +11,7 @@ import {
   workflowSpec,
 } from "../../../src/pipelines/argo/workflow.ts";
 import type { PipelineDefinition, ProviderConfig } from "../../../src/pipelines/backend.ts";
+import { schedulePolicy } from "../../../src/pipelines/schedule-policy.ts";
 
 const provider: ProviderConfig = {
   key: { namespace: "ml", name: "argo" },
@@ -129,11 +130,56 @@ describe("argo workflow spec", () => {
       parameters: [],
       artifacts: [],
       schedule: { cronExpression: "@daily", ...schedule },
-      maxConcurrency: 1,
-      catchUp: false,
+      ...schedulePolicy({}),
     };
     const cron = cronWorkflow("team.s", definition, provider, Date.parse("2029-01-01T00:00:00Z"));
     expect(cron.spec).toMatchObject({ schedules: ["@daily"], suspend: true, timezone: "UTC" });
+  });
+
+  it("a schedule's policy → concurrencyPolicy (Forbid by default) and startingDeadlineSeconds with catchUp only", () => {
+    const definition = (policy: Parameters<typeof schedulePolicy>[0]) => ({
+      owner: owner("RunSchedule", "s"),
+      pipeline,
+      parameters: [],
+      artifacts: [],
+      schedule: { cronExpression: "*/5 * * * *" },
+      ...schedulePolicy(policy),
+    });
+    const now = Date.parse("2029-01-01T00:00:00Z");
+    const spec = (policy: Parameters<typeof schedulePolicy>[0]) =>
+      cronWorkflow("team.s", definition(policy), provider, now).spec as Record<string, unknown>;
+    expect(spec({})).toMatchObject({ concurrencyPolicy: "Forbid" });
+    expect(spec({})).not.toHaveProperty("startingDeadlineSeconds");
+    expect(spec({ concurrencyPolicy: "Replace" })).toMatchObject({ concurrencyPolicy: "Replace" });
+    expect(spec({ concurrencyPolicy: "Allow" })).toMatchObject({ concurrencyPolicy: "Allow" });
+    expect(spec({ catchUp: true, startingDeadlineSeconds: 600 })).toMatchObject({
+      concurrencyPolicy: "Forbid",
+      startingDeadlineSeconds: 600,
+    });
+  });
+
+  it("refuses what a CronWorkflow cannot do of a policy, naming the field; accepts the rest", () => {
+    const definition = (policy: Parameters<typeof schedulePolicy>[0]) => ({
+      owner: owner("RunSchedule", "s"),
+      pipeline,
+      parameters: [],
+      artifacts: [],
+      schedule: { cronExpression: "@daily" },
+      ...schedulePolicy(policy),
+    });
+    expect(argoSchedulePolicyProblem(definition({ concurrencyPolicy: "Allow", maxConcurrency: 3 }))).toMatch(
+      /^spec.maxConcurrency: the argo backend cannot bound the runs of concurrencyPolicy Allow/,
+    );
+    expect(argoSchedulePolicyProblem(definition({ catchUp: true }))).toMatch(
+      /^spec.startingDeadlineSeconds: the argo backend catches up only within a deadline/,
+    );
+    for (const accepted of [
+      {},
+      { concurrencyPolicy: "Allow" as const },
+      { concurrencyPolicy: "Replace" as const },
+      { catchUp: true, startingDeadlineSeconds: 60 },
+    ])
+      expect(argoSchedulePolicyProblem(definition(accepted))).toBeUndefined();
   });
 
   it("refuses 6-field cron for argo with a message naming the field", () => {

@@ -13,6 +13,7 @@ import {
 } from "../../../src/pipelines/kfp/requests.ts";
 import { kfpSettings } from "../../../src/pipelines/kfp/settings.ts";
 import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
+import { schedulePolicy } from "../../../src/pipelines/schedule-policy.ts";
 
 const outbound = outboundPolicy();
 
@@ -164,18 +165,43 @@ describe("kfp request bodies", () => {
     ).toBe("e-1");
   });
 
-  it("a recurring run carries max concurrency and catch-up from the RunSchedule", () => {
-    const body = recurringRunBody(
-      { ...run(), schedule: { cronExpression: "@daily" }, maxConcurrency: 4, catchUp: false },
-      provider({}),
-      { endpoint: "http://kfp", namespace: "team-a", auth: { type: "none" } },
-    );
-    expect(body).toMatchObject({
+  it("a recurring run carries the schedule's policy: max_concurrency, no_catchup; a past startTime left out", () => {
+    const settings = { endpoint: "http://kfp", namespace: "team-a", auth: { type: "none" as const } };
+    const now = Date.parse("2026-06-01T00:00:00Z");
+    const body = (policy: Parameters<typeof schedulePolicy>[0], startTime?: string) =>
+      recurringRunBody(
+        {
+          ...run(),
+          schedule: { cronExpression: "@daily", ...(startTime ? { startTime } : {}) },
+          ...schedulePolicy(policy),
+        },
+        provider({}),
+        settings,
+        now,
+      );
+    expect(body({ concurrencyPolicy: "Allow", maxConcurrency: 4 })).toMatchObject({
       max_concurrency: "4",
       no_catchup: true,
       namespace: "team-a",
       trigger: { cron_schedule: { cron: "@daily" } },
     });
+    expect(body({})).toMatchObject({ max_concurrency: "1", no_catchup: true });
+    expect(body({ concurrencyPolicy: "Allow", catchUp: true })).toMatchObject({
+      max_concurrency: "10",
+      no_catchup: false,
+    });
+    // KFP counts intervals from a start_time even long past: a recurring run made again would repeat runs
+    expect(body({}, "2026-01-01T00:00:00Z").trigger.cron_schedule).toEqual({ cron: "@daily" });
+    expect(body({}, "2026-07-01T00:00:00Z").trigger.cron_schedule).toEqual({
+      cron: "@daily",
+      start_time: "2026-07-01T00:00:00Z",
+    });
+    expect(() => body({ concurrencyPolicy: "Replace" })).toThrow(
+      /^spec.concurrencyPolicy: a KFP recurring run cannot stop a running run/,
+    );
+    expect(() => body({ catchUp: true, startingDeadlineSeconds: 60 })).toThrow(
+      /^spec.startingDeadlineSeconds: a KFP recurring run catches up every missed run/,
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Run } from "../../../src/apis/pipelines/run.ts";
 import type { RunConfiguration } from "../../../src/apis/pipelines/run-configuration.ts";
+import type { RunSchedule } from "../../../src/apis/pipelines/run-schedule.ts";
 import { runConfigurationStatus } from "../../../src/pipelines/controllers/run-configuration.ts";
 import { planRunConfiguration, scheduleName } from "../../../src/pipelines/run-configuration-plan.ts";
 
@@ -33,17 +34,41 @@ const run = (
 });
 
 describe("planRunConfiguration", () => {
-  it("wants one RunSchedule per schedule, named by the schedule, and deletes the rest", () => {
-    const a = { cronExpression: "@daily" };
-    const b = { cronExpression: "0 * * * *" };
+  it("wants one RunSchedule per schedule, named by its place, with its policy; deletes the rest", () => {
+    const a = { cronExpression: "@daily", startTime: "2030-01-01T00:00:00Z" };
+    const b = { cronExpression: "0 * * * *", concurrencyPolicy: "Allow" as const, maxConcurrency: 2 };
     const plan = planRunConfiguration(configuration({ schedules: [a, b] }), {
       ...observed,
-      schedules: ["rc-old"],
+      schedules: ["rc-0", "rc-1", "rc-2"],
     });
-    expect(plan.schedules.map((s) => s.name)).toEqual([scheduleName("rc", a), scheduleName("rc", b)]);
+    expect(plan.schedules.map((s) => s.name)).toEqual([scheduleName("rc", 0), scheduleName("rc", 1)]);
     expect(plan.schedules[0]?.spec).toEqual({ provider: "argo", pipeline: "train", schedule: a });
-    expect(plan.deleteSchedules).toEqual(["rc-old"]);
+    expect(plan.schedules[1]?.spec).toEqual({
+      provider: "argo",
+      pipeline: "train",
+      schedule: { cronExpression: "0 * * * *" },
+      concurrencyPolicy: "Allow",
+      maxConcurrency: 2,
+    });
+    expect(plan.deleteSchedules).toEqual(["rc-2"]);
     expect(plan.run).toBeUndefined();
+  });
+
+  it("an edited schedule is the same RunSchedule with a new spec (an update, never a second schedule)", () => {
+    const before = planRunConfiguration(
+      configuration({ schedules: [{ cronExpression: "@daily" }] }),
+      observed,
+    );
+    const after = planRunConfiguration(
+      configuration({ schedules: [{ cronExpression: "@hourly", catchUp: true }] }),
+      { ...observed, schedules: before.schedules.map((s) => s.name) },
+    );
+    expect(after.schedules.map((s) => s.name)).toEqual(before.schedules.map((s) => s.name));
+    expect(after.schedules[0]?.spec).toMatchObject({
+      schedule: { cronExpression: "@hourly" },
+      catchUp: true,
+    });
+    expect(after.deleteSchedules).toEqual([]);
   });
 
   it("onChange pipeline: a Run when the synchronized pipeline version is new, none when it is recorded", () => {
@@ -119,5 +144,36 @@ describe("runConfigurationStatus", () => {
     });
     const again = planRunConfiguration(configuration({ onChange: ["runSpec"] }, status), observed);
     expect(runConfigurationStatus(rc, again, []).event).toBeUndefined();
+  });
+
+  it("a RunSchedule that failed is named with its own reason (the field its backend refused)", () => {
+    const rc = configuration({ schedules: [{ cronExpression: "@daily", concurrencyPolicy: "Replace" }] });
+    const plan = planRunConfiguration(rc, observed);
+    const message =
+      "update failed (attempt 1): spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow; retrying in 5s";
+    const schedule = {
+      apiVersion: "pipelines.slipway.dev/v1alpha1",
+      kind: "RunSchedule",
+      metadata: { name: "rc-0", namespace: "team" },
+      spec: plan.schedules[0]?.spec,
+      status: {
+        state: "Failed",
+        conditions: [
+          {
+            type: "Synchronized",
+            status: "False",
+            reason: "Failed",
+            message,
+            lastTransitionTime: "2026-01-01T00:00:00Z",
+          },
+        ],
+      },
+    } as unknown as RunSchedule;
+    const { status } = runConfigurationStatus(rc, plan, [schedule]);
+    expect(status.conditions?.find((c) => c.type === "Synchronized")).toMatchObject({
+      status: "False",
+      reason: "Failed",
+      message: `RunSchedule rc-0 failed: ${message}`,
+    });
   });
 });
