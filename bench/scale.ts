@@ -321,6 +321,8 @@ export default async function bench(): Promise<BenchFigures> {
     const env = {
       SLIPWAY_BUILDS_CONFIG: await buildsConfig(dir, registry),
       SLIPWAY_OUTBOUND_ALLOW: "127.0.0.1",
+      // no Argo controller runs here (kwok); declared served from elsewhere, the Providers are Ready
+      SLIPWAY_ARGO_NAMESPACES: "*",
     };
     const watching = new StatusTracker(rest, scaleTypes);
     tracker = watching;

@@ -9,21 +9,29 @@ import type { ResourceType } from "../../src/kube/types.ts";
 
 interface Observed {
   metadata?: { namespace?: string; name?: string; generation?: number; resourceVersion?: string };
-  status?: { observedGeneration?: number; state?: string; phase?: string };
+  status?: {
+    observedGeneration?: number;
+    state?: string;
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+  };
 }
 
 /** A status that is there at all: the first status write of an object. */
 export const hasStatus = (object: Observed) => Object.keys(object.status ?? {}).length > 0;
 
 /**
- * A status written for the object's current generation that is not on its way anywhere: a pipelines
- * resource synchronized (state Succeeded), an ImageBuild Succeeded, or a status without either (the
- * peer's, observedGeneration alone).
+ * A status written for the object's current generation that is not on its way anywhere: Slipway's
+ * (with conditions) of a pipelines resource synchronized (state Succeeded: one still waiting has no
+ * state), of an ImageBuild Succeeded, of a Provider Ready; the peer's, observedGeneration alone.
  */
 export function isCurrent(object: Observed): boolean {
   const status = object.status;
   if (!status || status.observedGeneration !== object.metadata?.generation) return false;
-  return (status.state ?? "Succeeded") === "Succeeded" && (status.phase ?? "Succeeded") === "Succeeded";
+  if (status.conditions === undefined) return true;
+  if (status.state !== undefined || status.phase !== undefined)
+    return status.state === "Succeeded" || status.phase === "Succeeded";
+  return status.conditions.some((condition) => condition.type === "Ready" && condition.status === "True");
 }
 
 const keyOf = (type: ResourceType, object: Observed) =>

@@ -61,6 +61,15 @@ describe("the scale bench's status reading", () => {
     expect(isCurrent(object())).toBe(false);
   });
 
+  it("does not count Slipway's status of a resource still waiting (no state yet) or a Provider not Ready", () => {
+    const waiting = { type: "Synchronized", status: "Unknown" };
+    expect(isCurrent(object({ observedGeneration: 2, conditions: [waiting] }))).toBe(false);
+    expect(isCurrent(object({ observedGeneration: 2, state: "Succeeded", conditions: [waiting] }))).toBe(true);
+    const ready = (status: string) => [{ type: "Ready", status }];
+    expect(isCurrent(object({ observedGeneration: 2, conditions: ready("False") }))).toBe(false);
+    expect(isCurrent(object({ observedGeneration: 2, conditions: ready("True") }))).toBe(true);
+  });
+
   it("tells a first status write from none", () => {
     expect(hasStatus(object())).toBe(false);
     expect(hasStatus(object({}))).toBe(false);
