@@ -28,9 +28,9 @@ export const hasStatus = (object: Observed) => Object.keys(object.status ?? {}).
 export function isCurrent(object: Observed): boolean {
   const status = object.status;
   if (!status || status.observedGeneration !== object.metadata?.generation) return false;
-  if (status.conditions === undefined) return true;
   if (status.state !== undefined || status.phase !== undefined)
     return status.state === "Succeeded" || status.phase === "Succeeded";
+  if (status.conditions === undefined) return true;
   return status.conditions.some((condition) => condition.type === "Ready" && condition.status === "True");
 }
 
