@@ -64,7 +64,9 @@ describe("the scale bench's status reading", () => {
   it("does not count Slipway's status of a resource still waiting (no state yet) or a Provider not Ready", () => {
     const waiting = { type: "Synchronized", status: "Unknown" };
     expect(isCurrent(object({ observedGeneration: 2, conditions: [waiting] }))).toBe(false);
-    expect(isCurrent(object({ observedGeneration: 2, state: "Succeeded", conditions: [waiting] }))).toBe(true);
+    expect(isCurrent(object({ observedGeneration: 2, state: "Succeeded", conditions: [waiting] }))).toBe(
+      true,
+    );
     const ready = (status: string) => [{ type: "Ready", status }];
     expect(isCurrent(object({ observedGeneration: 2, conditions: ready("False") }))).toBe(false);
     expect(isCurrent(object({ observedGeneration: 2, conditions: ready("True") }))).toBe(true);
