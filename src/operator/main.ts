@@ -18,6 +18,7 @@ import {
 } from "../pipelines/provider-service-accounts.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
+import { operatorFieldManager } from "./field-manager.ts";
 import { describeNamespaces } from "./namespaces.ts";
 import { type OperatorWebhookOptions, operatorWebhooks } from "./webhooks.ts";
 
@@ -65,7 +66,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   const manager = new Manager({
     kubeConfig: options.kubeConfig,
     namespaces: options.namespaces,
-    fieldManager: "slipway-operator",
+    fieldManager: operatorFieldManager,
     leaderElection: options.leaderElect
       ? {
           // the Manager's default Lease name: the one the bundle's RBAC lets it read and renew
