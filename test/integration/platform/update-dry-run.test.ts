@@ -105,7 +105,14 @@ describe("slipway update --dry-run", () => {
     // a version change leaves the Services and claims as they are: not listed, counted
     expect(postgres?.objects.map((o) => o.kind)).not.toContain("PersistentVolumeClaim");
     expect(postgres?.unchanged).toBeGreaterThan(0);
-    expect(preview.components.flatMap((c) => c.objects).filter((o) => o.action !== "change")).toEqual([]);
+    // only the images change: the Components and their workloads, nothing else, nothing created or pruned
+    const touched = preview.components.flatMap((c) => c.objects);
+    expect(touched.filter((o) => o.action !== "change")).toEqual([]);
+    expect([...new Set(touched.map((o) => o.kind))].sort()).toEqual([
+      "Component",
+      "Deployment",
+      "StatefulSet",
+    ]);
 
     const text = await cli(namespace, "update", "--version", "0.2.0", "--dry-run");
     expect(text.code, text.stderr).toBe(0);
