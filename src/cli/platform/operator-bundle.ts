@@ -41,17 +41,6 @@ async function operatorContainer(context: PlatformContext): Promise<V1Container 
   return deployment?.spec?.template.spec?.containers[0];
 }
 
-/** The operator Deployment's container's environment variables given by value; undefined when it does not run in the cluster. */
-export async function operatorEnvironment(
-  context: PlatformContext,
-): Promise<Record<string, string> | undefined> {
-  const container = await operatorContainer(context);
-  if (!container) return undefined;
-  return Object.fromEntries(
-    (container.env ?? []).flatMap(({ name, value }) => (value === undefined ? [] : [[name, value]])),
-  );
-}
-
 /** The operator Deployment's container arguments; undefined when it does not run in the cluster. */
 export async function operatorArgs(context: PlatformContext): Promise<string[] | undefined> {
   return (await operatorContainer(context))?.args;

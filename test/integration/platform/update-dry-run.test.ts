@@ -24,6 +24,8 @@ import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts
 import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
 import { createPlatform } from "../../support/platform.ts";
+import { grantRole } from "../../support/service-account.ts";
+import { grantPlatformAccess, serviceAccountToken, startServer } from "../server/server.ts";
 
 beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
 
@@ -54,6 +56,26 @@ async function resourceVersions(rest: RestClient, namespace: string): Promise<Re
   return versions;
 }
 
+/** What a dry run of an update reads and dry-run writes: the Platform, its Components and their children. */
+const previewerRules = [
+  {
+    apiGroups: ["platform.slipway.dev"],
+    resources: ["platforms", "components"],
+    verbs: ["get", "list", "patch"],
+  },
+  { apiGroups: ["apps"], resources: ["deployments", "statefulsets"], verbs: ["get", "list", "patch"] },
+  {
+    apiGroups: [""],
+    resources: ["services", "serviceaccounts", "configmaps", "persistentvolumeclaims"],
+    verbs: ["get", "list", "patch"],
+  },
+  {
+    apiGroups: ["networking.k8s.io"],
+    resources: ["networkpolicies", "ingresses"],
+    verbs: ["get", "list", "patch"],
+  },
+];
+
 const release = (version: string): Release => {
   const found = findRelease(version);
   if (!found) throw new Error(`no release ${version}`);
@@ -74,6 +96,18 @@ describe("slipway update --dry-run", () => {
     expect(await forbiddenRequests(manager)).toBe(0);
     // nothing else writes the platform's objects while the dry run is compared
     await manager.stop();
+    // the REST API's dry run acts as its caller: one allowed the writes it previews, one allowed only the Platform
+    const url = await startServer(namespace);
+    const previewer = await serviceAccountToken(namespace, "previewer");
+    const reader = await serviceAccountToken(namespace, "reader");
+    await grantRole(namespace, "previewer", "previewer", previewerRules);
+    await grantPlatformAccess(namespace, "reader", ["get", "patch"]);
+    const dryRun = (token: string, body: unknown) =>
+      fetch(`${url}/api/v1/platform/update/dry-run`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      });
     const rest = new RestClient(adminConfig());
     const before = await resourceVersions(rest, namespace);
 
@@ -132,6 +166,24 @@ describe("slipway update --dry-run", () => {
     const unknown = await cli(namespace, "update", "--version", "9.9.9", "--dry-run");
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain("--version 9.9.9 is not a known Slipway release");
+
+    const answer = await dryRun(previewer, { version: "0.2.0" });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual(preview);
+    const unknownRest = await dryRun(previewer, { version: "9.9.9" });
+    expect(unknownRest.status).toBe(400);
+    expect(await unknownRest.json()).toMatchObject({
+      field: "body.version",
+      message: /unknown version 9\.9\.9/,
+    });
+    const downgradeRest = await dryRun(previewer, { version: "0.0.9" });
+    expect(downgradeRest.status).toBe(409);
+    expect(await downgradeRest.json()).toMatchObject({ message: /downgrade from 0\.1\.0/ });
+    const bad = await dryRun(previewer, { version: "0.2.0", dryRun: true });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ field: "body.dryRun" });
+    const refused = await dryRun(reader, { version: "0.2.0" });
+    expect(refused.status).toBe(403);
 
     expect(await resourceVersions(rest, namespace)).toEqual(before);
     expect((await readPlatform(namespace)).spec.version).toBe("0.1.0");
