@@ -16,9 +16,9 @@ import {
   parseServiceAccountAllowlist,
   serviceAccountsVariable,
 } from "../pipelines/provider-service-accounts.ts";
+import { operatorFieldManager } from "../platform/names.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
-import { operatorFieldManager } from "./field-manager.ts";
 import { describeNamespaces } from "./namespaces.ts";
 import { type OperatorWebhookOptions, operatorWebhooks } from "./webhooks.ts";
 

@@ -4,23 +4,20 @@
  * answers the object it would store (defaults, admission and immutability included) and stores
  * nothing. What the answers mean is decided in update-preview.ts.
  */
-import type { V1Deployment } from "@kubernetes/client-node";
 import type { Static } from "@sinclair/typebox";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource, PlatformSpec } from "../apis/platform/platform.ts";
-import { operatorName } from "../bundle/bundle.ts";
 import { KubeClient } from "../kube/client.ts";
 import { ResourceTypes } from "../kube/discovery.ts";
 import { keyOf, resourcePath } from "../kube/keys.ts";
 import { controllerOf } from "../kube/owners.ts";
 import { ApiError, type RestClient } from "../kube/rest.ts";
 import type { KubeObject, ObjectKey, ResourceType } from "../kube/types.ts";
-import { operatorFieldManager } from "../operator/field-manager.ts";
-import { clusterNetworksFromEnvironment } from "../pipelines/outbound-policy.ts";
 import { findRelease, ownVersion, type Release } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
 import { childAccess, foreignChildrenMessage } from "./component-ownership.ts";
 import { keptFor } from "./kept-data.ts";
+import { operatorFieldManager } from "./names.ts";
 import type { RenderOptions } from "./render.ts";
 import { types } from "./resource-types.ts";
 import {
@@ -50,35 +47,28 @@ const childTypes: ResourceType[] = [
 /**
  * What merge-patching the Platform `key`'s spec with `specPatch` (its version, its Ingress fields)
  * would do. The new spec is the API server's answer to a dry-run of that patch (defaults and the
- * CRD's rules applied; written as `fieldManager`, which asks for it); the operator renders with the
- * cluster networks its installer gave it, read from its Deployment when it runs in the namespace.
+ * CRD's rules applied; sent as `fieldManager`, whoever asks); `clusterNetworks` are the ones the
+ * operator renders with (its installer's SLIPWAY_OUTBOUND_DENY: bundle/operator-environment.ts).
  */
 export async function previewPlatformChange(
   rest: RestClient,
   key: ObjectKey,
   specPatch: Record<string, unknown>,
-  fieldManager: string,
+  options: { fieldManager: string; clusterNetworks: readonly string[] },
 ): Promise<UpdatePreview> {
   const platform = await rest.request<PlatformResource>("PATCH", resourcePath(types.platform, key), {
     body: { spec: specPatch },
     contentType: "application/merge-patch+json",
-    query: { fieldManager, dryRun: "All" },
+    query: { fieldManager: options.fieldManager, dryRun: "All" },
   });
   const version = platform.spec.version ?? ownVersion;
   const release = findRelease(version);
   if (!release) throw new Error(`spec.version ${version} is not a release this Slipway knows`);
   const operator = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: operatorFieldManager });
-  const deployment = await operator.get<V1Deployment>(types.deployment, {
-    namespace: key.namespace,
-    name: operatorName,
-  });
-  const environment = Object.fromEntries(
-    (deployment?.spec?.template.spec?.containers[0]?.env ?? []).map(({ name, value }) => [name, value]),
-  );
   return previewUpdate(operator, platform, {
     spec: platform.spec,
     release,
-    render: { clusterNetworks: clusterNetworksFromEnvironment(environment) },
+    render: { clusterNetworks: options.clusterNetworks },
   });
 }
 

@@ -3,6 +3,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
 import { Version } from "../../apis/platform/schemas.ts";
+import { operatorClusterNetworks } from "../../bundle/operator-environment.ts";
 import { RestClient } from "../../kube/rest.ts";
 import { previewPlatformChange } from "../../platform/update-dry-run.ts";
 import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
@@ -93,7 +94,13 @@ export function platformUpdatePreviewHandler(
     const to = decision.action === "update" ? decision.to : decision.version;
     const rest = new RestClient(request.kube, { userAgent: "slipway-server" });
     try {
-      return await previewPlatformChange(rest, key, { version: to }, "slipway-server");
+      const clusterNetworks = await operatorClusterNetworks(rest, key.namespace);
+      return await previewPlatformChange(
+        rest,
+        key,
+        { version: to },
+        { fieldManager: "slipway-server", clusterNetworks },
+      );
     } finally {
       rest.close();
     }
