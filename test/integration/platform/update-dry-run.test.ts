@@ -17,7 +17,7 @@ import { findRelease, type Release } from "../../../src/platform/catalog.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { operatorFieldManager } from "../../../src/platform/names.ts";
 import { types } from "../../../src/platform/resource-types.ts";
-import { previewObject } from "../../../src/platform/update-dry-run.ts";
+import { previewObject, previewUpdate } from "../../../src/platform/update-dry-run.ts";
 import { renderUpdate, type UpdatePreview } from "../../../src/platform/update-preview.ts";
 import { cli, listComponents, readPlatform } from "../../e2e/platform/support.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
@@ -278,5 +278,49 @@ describe("slipway update --dry-run", () => {
       [],
     );
     expect(selector).toMatchObject({ action: "conflict", fields: ["spec.selector"] });
+  }, 180_000);
+  it("lists what a rendering no longer has: a dropped component with everything it owns, an Ingress no longer rendered", async () => {
+    const namespace = await testNamespace("update-dry-run-prune");
+    await operatorWithBundleRbac(namespace, platformControllers());
+    await createPlatform(namespace, { version: "0.2.0" });
+    const rest = new RestClient(adminConfig());
+    await eventually(
+      "the Ingresses of the api-server and web",
+      async () =>
+        (
+          await rest.request<{ items: KubeObject[] }>(
+            "GET",
+            `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses`,
+          )
+        ).items
+          .map((ingress) => ingress.metadata?.name)
+          .sort(),
+      (names) => names.includes("slipway-web") && names.includes("slipway-api-server"),
+    );
+    const platform = await readPlatform(namespace);
+    const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: operatorFieldManager });
+    const preview = await previewUpdate(client, platform, {
+      spec: { ...platform.spec, components: { web: { enabled: false } }, ingress: { enabled: false } },
+      release: release("0.2.0"),
+    });
+    const web = preview.components.find((c) => c.component === "web");
+    expect(web?.objects.every((o) => o.action === "prune")).toBe(true);
+    expect(web?.objects.map((o) => o.kind)).toEqual(
+      expect.arrayContaining(["Component", "Deployment", "Service", "NetworkPolicy", "Ingress"]),
+    );
+    expect(web?.objects.find((o) => o.kind === "Component")).toMatchObject({
+      name: "slipway-web",
+      resolution: expect.stringContaining("deleted by the Platform controller"),
+    });
+    expect(web?.objects.find((o) => o.kind === "Deployment")).toMatchObject({
+      resolution: "deleted with its Component by the garbage collector",
+    });
+    const apiServer = preview.components.find((c) => c.component === "api-server");
+    expect(apiServer?.objects.find((o) => o.kind === "Ingress")).toEqual({
+      kind: "Ingress",
+      name: "slipway-api-server",
+      action: "prune",
+      resolution: "deleted by the component controller",
+    });
   }, 180_000);
 });
