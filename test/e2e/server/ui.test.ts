@@ -12,9 +12,11 @@ import {
   readPlatformAsAdmin,
   serviceAccountToken,
   startServer,
+  updatePreviewerRules,
 } from "../../integration/server/server.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { grantRole } from "../../support/service-account.ts";
 import { buildWebUi, launchChromium, screenshot, signedInPage } from "./browser.ts";
 
 const components = ["postgres", "object-store", "registry", "mlflow", "workflow-engine", "api-server", "web"];
@@ -98,6 +100,19 @@ describe("web UI (headless Chromium)", () => {
     expect(await page.getByRole("radio", { name: /0\.0\.9/ }).isDisabled()).toBe(true);
     await page.getByRole("radio", { name: /0\.1\.0/ }).check();
     await screenshot(page, "update-choose");
+
+    // a preview is a dry run as the caller: refused without the rights of the writes it stands for
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    await page.getByRole("alert").filter({ hasText: "You may not preview this update" }).waitFor();
+    await grantRole(namespace, "second-user", "second-user-preview", updatePreviewerRules);
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    const webChanges = page.getByRole("list", { name: "Changes to web" });
+    await webChanges.getByText(`~ Deployment ${namespace}/slipway-web`).waitFor();
+    await webChanges
+      .getByText("+ spec.template.spec.containers[web].image: ghcr.io/slipway-dev/slipway:0.1.0")
+      .waitFor();
+    await screenshot(page, "update-preview");
+    expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.0.9");
     await page.getByRole("button", { name: "Update to 0.1.0" }).click();
 
     // The real platform controller rolls the components to 0.1.0, one dependency level at a time.

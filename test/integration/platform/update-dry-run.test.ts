@@ -25,7 +25,12 @@ import { installCrds } from "../../support/crds.ts";
 import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
 import { createPlatform } from "../../support/platform.ts";
 import { grantRole } from "../../support/service-account.ts";
-import { grantPlatformAccess, serviceAccountToken, startServer } from "../server/server.ts";
+import {
+  grantPlatformAccess,
+  serviceAccountToken,
+  startServer,
+  updatePreviewerRules,
+} from "../server/server.ts";
 
 beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
 
@@ -56,26 +61,6 @@ async function resourceVersions(rest: RestClient, namespace: string): Promise<Re
   return versions;
 }
 
-/** What a dry run of an update reads and dry-run writes: the Platform, its Components and their children. */
-const previewerRules = [
-  {
-    apiGroups: ["platform.slipway.dev"],
-    resources: ["platforms", "components"],
-    verbs: ["get", "list", "patch"],
-  },
-  { apiGroups: ["apps"], resources: ["deployments", "statefulsets"], verbs: ["get", "list", "patch"] },
-  {
-    apiGroups: [""],
-    resources: ["services", "serviceaccounts", "configmaps", "persistentvolumeclaims"],
-    verbs: ["get", "list", "patch"],
-  },
-  {
-    apiGroups: ["networking.k8s.io"],
-    resources: ["networkpolicies", "ingresses"],
-    verbs: ["get", "list", "patch"],
-  },
-];
-
 const release = (version: string): Release => {
   const found = findRelease(version);
   if (!found) throw new Error(`no release ${version}`);
@@ -100,7 +85,7 @@ describe("slipway update --dry-run", () => {
     const url = await startServer(namespace);
     const previewer = await serviceAccountToken(namespace, "previewer");
     const reader = await serviceAccountToken(namespace, "reader");
-    await grantRole(namespace, "previewer", "previewer", previewerRules);
+    await grantRole(namespace, "previewer", "previewer", updatePreviewerRules);
     await grantPlatformAccess(namespace, "reader", ["get", "patch"]);
     const dryRun = (token: string, body: unknown) =>
       fetch(`${url}/api/v1/platform/update/dry-run`, {
