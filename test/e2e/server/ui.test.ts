@@ -2,6 +2,7 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/c
 import pino from "pino";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { Manager } from "../../../src/kube/manager.ts";
@@ -40,7 +41,8 @@ describe("web UI (headless Chromium)", () => {
   let webRoot: string;
 
   beforeAll(async () => {
-    await installCrds([PlatformKind, ComponentKind]);
+    // the platform controller makes the Platform's pipeline Provider (pipelines.slipway.dev)
+    await installCrds([PlatformKind, ComponentKind, ProviderKind]);
     webRoot = await buildWebUi();
     browser = await launchChromium();
   });
