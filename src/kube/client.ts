@@ -60,8 +60,12 @@ export class KubeClient implements Client {
     this.#cache = options.cache;
   }
 
-  async apply<T extends KubeObject>(object: T, options: { force?: boolean } = {}): Promise<T> {
-    return this.#apply(object, "object", { force: options.force ?? false });
+  /** `dryRun`: the API server validates and answers the object it would store, and stores nothing. */
+  async apply<T extends KubeObject>(
+    object: T,
+    options: { force?: boolean; dryRun?: boolean } = {},
+  ): Promise<T> {
+    return this.#apply(object, "object", { force: options.force ?? false, dryRun: options.dryRun ?? false });
   }
 
   async applyStatus<T extends KubeObject>(object: T, options: { basedOn?: string } = {}): Promise<T> {
@@ -132,7 +136,7 @@ export class KubeClient implements Client {
   async #apply<T extends KubeObject>(
     object: T,
     part: "object" | "status",
-    options: { force: boolean; basedOn?: string | undefined },
+    options: { force: boolean; basedOn?: string | undefined; dryRun?: boolean },
   ): Promise<T> {
     const type = await this.#types.resolve(object.apiVersion, object.kind);
     const key = this.#namespacedKey(type, object);
@@ -140,7 +144,11 @@ export class KubeClient implements Client {
       "PATCH",
       resourcePath(type, { ...key, subresource: part === "status" ? "status" : undefined }),
       {
-        query: { fieldManager: this.#fieldManager, ...(options.force ? { force: true } : {}) },
+        query: {
+          fieldManager: this.#fieldManager,
+          ...(options.force ? { force: true } : {}),
+          ...(options.dryRun ? { dryRun: "All" } : {}),
+        },
         body: forApply(object, part, options.basedOn),
         contentType: applyPatch,
       },

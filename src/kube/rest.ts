@@ -9,15 +9,27 @@ export class ApiError extends Error {
   override name = "ApiError";
   readonly status: number;
   readonly reason: string | undefined;
+  /** The Status's details.causes: which field broke which rule (e.g. a 422 naming an immutable field). */
+  readonly causes: readonly StatusCause[];
 
   constructor(status: number, method: string, path: string, body: unknown) {
-    const statusBody = body as { message?: string; reason?: string } | undefined;
+    const statusBody = body as
+      | { message?: string; reason?: string; details?: { causes?: StatusCause[] } }
+      | undefined;
     super(
       `${method} ${path}: ${status} ${statusBody?.message ?? (typeof body === "string" ? body : "")}`.trim(),
     );
     this.status = status;
     this.reason = statusBody?.reason;
+    this.causes = statusBody?.details?.causes ?? [];
   }
+}
+
+/** One cause of a refused request, as the API server's Status gives it. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
 }
 
 export const isNotFound = (error: unknown) => error instanceof ApiError && error.status === 404;

@@ -16,6 +16,7 @@ import {
   parseServiceAccountAllowlist,
   serviceAccountsVariable,
 } from "../pipelines/provider-service-accounts.ts";
+import { operatorFieldManager } from "../platform/names.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
@@ -65,7 +66,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   const manager = new Manager({
     kubeConfig: options.kubeConfig,
     namespaces: options.namespaces,
-    fieldManager: "slipway-operator",
+    fieldManager: operatorFieldManager,
     leaderElection: options.leaderElect
       ? {
           // the Manager's default Lease name: the one the bundle's RBAC lets it read and renew

@@ -16,11 +16,11 @@ import type {
   ReconcileContext,
   ResourceType,
 } from "../kube/types.ts";
+import { annotated, renderedChildren, workloadTypeOf } from "./component-children.ts";
 import { gateBlockers, mayPrepare, type SiblingComponent } from "./component-gate.ts";
 import {
   annotations,
   labels,
-  objectHash,
   renderClaims,
   renderConfigMap,
   renderIngress,
@@ -103,9 +103,6 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   return next ? { requeueAfterMs: next } : undefined;
 }
 
-const workloadTypeOf = (component: ComponentResource) =>
-  component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
-
 /**
  * Applies the ServiceAccount, claims, Service, NetworkPolicy and Ingress (deleting an Ingress no
  * longer rendered); true when one of them exists but is not in the cache yet.
@@ -135,29 +132,12 @@ async function prepare(context: ReconcileContext, component: ComponentResource):
 const networkPolicyOf = (cache: Pick<Cache, "list">, component: ComponentResource) =>
   renderNetworkPolicy(component, siblingsOf(cache, component));
 
-/** Every object the Component would write, with its kind. */
-function renderedChildren(
-  cache: Pick<Cache, "list">,
-  component: ComponentResource,
-): [ResourceType, KubeObject][] {
-  const children: [ResourceType, KubeObject | undefined][] = [
-    [workloadTypeOf(component), renderWorkload(component)],
-    [types.serviceAccount, renderServiceAccount(component)],
-    [types.componentConfigMap, renderConfigMap(component)],
-    ...renderClaims(component).map((claim): [ResourceType, KubeObject] => [types.pvc, claim]),
-    [types.service, renderService(component)],
-    [types.networkPolicy, networkPolicyOf(cache, component)],
-    [types.ingress, renderIngress(component)],
-  ];
-  return children.filter((child): child is [ResourceType, KubeObject] => child[1] !== undefined);
-}
-
 /** Why the Component may not be applied: objects of its children's names that belong to something else. */
 function foreignChildren(
   cache: Pick<Cache, "get" | "list">,
   component: ComponentResource,
 ): string | undefined {
-  const foreign = renderedChildren(cache, component)
+  const foreign = renderedChildren(component, siblingsOf(cache, component))
     .filter(([type, object]) => {
       const live = cache.get(type, keyOf(object));
       if (!live || childAccess(component, live) !== "foreign") return false;
@@ -194,18 +174,6 @@ function readyEndpoints(cache: ReconcileContext["cache"], namespace: string, nam
   return slices
     .flatMap((slice) => slice.endpoints ?? [])
     .filter((endpoint) => endpoint.conditions?.ready !== false).length;
-}
-
-/** `object` carrying the hash of its rendering, which tells a later reconcile it needs no write. */
-function annotated<T extends KubeObject>(object: T): T {
-  const hash = objectHash(object);
-  return {
-    ...object,
-    metadata: {
-      ...object.metadata,
-      annotations: { ...object.metadata?.annotations, [annotations.appliedHash]: hash },
-    },
-  };
 }
 
 /** The cached copy was applied from exactly this rendering (most reconciles follow a status change). */

@@ -79,8 +79,12 @@ function ingressRules(
 ): NetworkPolicyIngressRule[] {
   const ports = component.spec.ports.map((p) => ({ protocol: "TCP", port: p.port }));
   if (ports.length === 0) return [];
+  // by name, not in the order the cache lists them: the same Components render the same policy
+  const dependents = dependentsOf(component, components).sort((a, b) =>
+    (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""),
+  );
   const peers = [
-    ...dependentsOf(component, components).map(podsOf),
+    ...dependents.map(podsOf),
     ...(workloadPeers[component.spec.component as ComponentName] ?? []),
   ];
   const rules: NetworkPolicyIngressRule[] = peers.length ? [{ from: peers, ports }] : [];

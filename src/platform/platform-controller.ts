@@ -4,15 +4,13 @@
  */
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
-import { ownerReference } from "../kube/owners.ts";
 import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../kube/types.ts";
 import { findRelease, ownVersion, releases } from "./catalog.ts";
-import { labels } from "./component-objects.ts";
 import { phaseStatus } from "./phase-status.ts";
 import { type PlatformPlan, planPlatform } from "./platform-plan.ts";
 import { PlatformResources, platformProvider, providerType } from "./platform-resources.ts";
-import { type DesiredComponent, type RenderOptions, renderComponents } from "./render.ts";
+import { componentObject, type RenderOptions, renderComponents } from "./render.ts";
 import { types } from "./resource-types.ts";
 
 /** Held while Components are torn down in reverse dependency order. */
@@ -114,25 +112,6 @@ async function carryOut(client: ReconcileContext["client"], platform: PlatformRe
     const key = { namespace: platform.metadata.namespace, name };
     await client.delete(types.component, key, { propagationPolicy: "Foreground" });
   }
-}
-
-function componentObject(platform: PlatformResource, component: DesiredComponent): ComponentResource {
-  const name = platform.metadata.name ?? "";
-  return {
-    apiVersion: `${types.component.group}/${types.component.version}`,
-    kind: types.component.kind,
-    metadata: {
-      name: component.objectName,
-      namespace: platform.metadata.namespace,
-      labels: {
-        [labels.platform]: name,
-        "app.kubernetes.io/name": component.name,
-        "app.kubernetes.io/part-of": "slipway",
-      },
-      ownerReferences: [ownerReference(platform)],
-    },
-    spec: component.spec,
-  };
 }
 
 type StatusInput = Pick<PlatformPlan, "phase" | "message"> &

@@ -2,11 +2,14 @@
 
 import type { Static } from "@sinclair/typebox";
 import type { SpecOf } from "../apis/kind.ts";
-import type { ComponentKind } from "../apis/platform/component.ts";
-import type { PlatformSpec } from "../apis/platform/platform.ts";
+import type { ComponentKind, ComponentResource } from "../apis/platform/component.ts";
+import type { PlatformResource, PlatformSpec } from "../apis/platform/platform.ts";
 import { type ComponentName, defaultSizes } from "../apis/platform/schemas.ts";
+import { ownerReference } from "../kube/owners.ts";
 import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
+import { labels } from "./component-objects.ts";
 import type { EnvVar, RenderContext } from "./contracts.ts";
+import { types } from "./resource-types.ts";
 import { trustedProxies } from "./trusted-proxies.ts";
 
 export type ComponentSpec = SpecOf<typeof ComponentKind>;
@@ -19,6 +22,26 @@ export interface DesiredComponent {
   spec: ComponentSpec;
   /** Where the service answers in the cluster (none for a service nothing calls). */
   endpoint?: string;
+}
+
+/** The Component object the Platform controller applies for `component`, owned by `platform`. */
+export function componentObject(platform: PlatformResource, component: DesiredComponent): ComponentResource {
+  const name = platform.metadata.name ?? "";
+  return {
+    apiVersion: `${types.component.group}/${types.component.version}`,
+    kind: types.component.kind,
+    metadata: {
+      name: component.objectName,
+      namespace: platform.metadata.namespace,
+      labels: {
+        [labels.platform]: name,
+        "app.kubernetes.io/name": component.name,
+        "app.kubernetes.io/part-of": "slipway",
+      },
+      ownerReferences: [ownerReference(platform)],
+    },
+    spec: component.spec,
+  };
 }
 
 export function isEnabled(spec: Spec, name: ComponentName): boolean {

@@ -1,3 +1,4 @@
+import type { UpdatePreview } from "../../src/platform/update-preview.ts";
 import type { ComponentView, PlatformView } from "../../src/server/platform/view.ts";
 
 import type {
@@ -10,7 +11,7 @@ import type {
   RunView,
 } from "./views.ts";
 
-export type { ComponentView, PlatformView };
+export type { ComponentView, PlatformView, UpdatePreview };
 
 export interface VersionsView {
   running?: string;
@@ -91,6 +92,9 @@ export const api = {
   versions: (token: string) => request<VersionsView>("/platform/versions", token),
   update: (token: string, version: string) =>
     request<UpdateAnswer>("/platform/update", token, post({ version })),
+  /** What updating to `version` would change, per component; applies nothing. */
+  updatePreview: (token: string, version: string) =>
+    request<UpdatePreview>("/platform/update/dry-run", token, post({ version })),
   namespaces: (token: string, include: string[]) => {
     const query = new URLSearchParams(include.map((name): [string, string] => ["include", name])).toString();
     return request<{ namespaces: NamespaceAccess[] }>(`/namespaces${query ? `?${query}` : ""}`, token);

@@ -15,6 +15,7 @@ import {
 import { followPlatform, reportDone } from "./follow.ts";
 import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
 import { applyBundleAndWait, operatorInCluster } from "./operator-bundle.ts";
+import { dryRunUpdate } from "./update-dry-run.ts";
 import { updateVersion } from "./versions.ts";
 
 interface WaitFlags extends GlobalFlags {
@@ -90,6 +91,8 @@ export function patchSpecFromFlags(flags: { logLevel?: string; set?: string[] })
   return spec;
 }
 
+type UpdateFlags = WaitFlags & IngressFlags & { version?: string; force?: boolean; dryRun?: boolean };
+
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerLifecycle(program: Command): void {
@@ -105,13 +108,25 @@ export function registerLifecycle(program: Command): void {
       .option("--force", "allow a downgrade")
       .option("--host <fqdn>", "host name of the Ingress (every rule's host; the TLS certificate's name)")
       .option("--tls-secret <name>", "serve the Ingress over HTTPS with this kubernetes.io/tls Secret")
-      .option("--no-tls", "serve the Ingress over plain HTTP (removes spec.ingress.tls)"),
-  ).action(async (flags: WaitFlags & IngressFlags & { version?: string; force?: boolean }) => {
+      .option("--no-tls", "serve the Ingress over plain HTTP (removes spec.ingress.tls)")
+      .option(
+        "--dry-run",
+        "apply nothing; show per component the objects the update would change (a diff), create and leave unrendered, and immutable-field conflicts with how the update resolves them (-o json for a document)",
+      ),
+  ).action(async (flags: UpdateFlags) => {
     const ingress = ingressSpecFromFlags(flags);
     if (flags.version === undefined && Object.keys(ingress).length === 0)
       throw new UserError("nothing to update: give --version, --host, --tls-secret or --no-tls");
     const context = new PlatformContext(flags);
     const platform = await context.requirePlatform();
+    if (flags.dryRun) {
+      const version =
+        flags.version === undefined
+          ? {}
+          : { version: updateVersion(platform, flags.version, flags.force ?? false) };
+      await dryRunUpdate(context, { ...ingress, ...version });
+      return;
+    }
     if (flags.version === undefined) {
       await change(flags, ingress, "Running", "changing the Ingress");
       return;

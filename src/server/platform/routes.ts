@@ -5,7 +5,13 @@ import type { ReleaseCatalog } from "../../platform/version-change.ts";
 import { errorResponses, notFoundAs } from "../errors.ts";
 import { platformEventsHandler } from "./events.ts";
 import { type PlatformKey, readPlatform } from "./platforms.ts";
-import { platformUpdateHandler, UpdateAnswer, UpdateBody } from "./update.ts";
+import {
+  platformUpdateHandler,
+  platformUpdatePreviewHandler,
+  UpdateAnswer,
+  UpdateBody,
+  UpdatePreviewAnswer,
+} from "./update.ts";
 import { PlatformView, platformView } from "./view.ts";
 
 export interface PlatformRouteOptions {
@@ -79,6 +85,19 @@ export async function platformRoutes(app: FastifyInstance, options: PlatformRout
       },
     },
     platformUpdateHandler(key, releases, read),
+  );
+  app.post(
+    "/platform/update/dry-run",
+    {
+      schema: {
+        tags,
+        summary:
+          "What moving the Platform to another release would change, per component (as `slipway update --dry-run`); applies nothing",
+        body: UpdateBody,
+        response: { 200: UpdatePreviewAnswer, ...errors, ...errorResponses(422) },
+      },
+    },
+    platformUpdatePreviewHandler(key, releases, read),
   );
   app.get(
     "/platform/events",

@@ -3,6 +3,9 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
 import { Version } from "../../apis/platform/schemas.ts";
+import { operatorClusterNetworks } from "../../bundle/operator-environment.ts";
+import { RestClient } from "../../kube/rest.ts";
+import { previewPlatformChange } from "../../platform/update-dry-run.ts";
 import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
 import { HttpError } from "../errors.ts";
 import { type PlatformKey, setPlatformVersion } from "./platforms.ts";
@@ -23,6 +26,40 @@ export const UpdateAnswer = Type.Object({
   platform: PlatformView,
 });
 
+const FieldChangeView = Type.Object({
+  path: Type.String(),
+  before: Type.Optional(Type.Unknown()),
+  after: Type.Optional(Type.Unknown()),
+});
+
+/** `UpdatePreview` (src/platform/update-preview.ts): per component, what the update would do. */
+export const UpdatePreviewAnswer = Type.Object({
+  platform: Type.String(),
+  namespace: Type.String(),
+  from: Type.Optional(Type.String()),
+  to: Type.String(),
+  components: Type.Array(
+    Type.Object({
+      component: Type.String(),
+      objectName: Type.String(),
+      unchanged: Type.Integer({ description: "How many of its objects the update leaves as they are" }),
+      objects: Type.Array(
+        Type.Object({
+          kind: Type.String(),
+          name: Type.String(),
+          action: Type.Union(
+            ["change", "create", "prune", "conflict", "fail"].map((action) => Type.Literal(action)),
+          ),
+          changes: Type.Optional(Type.Array(FieldChangeView)),
+          fields: Type.Optional(Type.Array(Type.String(), { description: "The immutable fields changed" })),
+          resolution: Type.Optional(Type.String({ description: "What the update does about it" })),
+          message: Type.Optional(Type.String()),
+        }),
+      ),
+    }),
+  ),
+});
+
 /** An unknown version is a bad request (400); a downgrade conflicts with what runs or was asked for (409). */
 function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpError {
   if (decision.reason === "unknown-version") {
@@ -35,6 +72,39 @@ function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpE
   }
   const message = `${decision.target} is a downgrade from ${decision.from}: refused unless forced (force: true)`;
   return new HttpError(409, message, "body.version");
+}
+
+/**
+ * The dry-run handler: 200 with what updating to the version would change, as the caller (a dry run
+ * is authorized like the writes it stands for); refused as the update itself would be.
+ */
+export function platformUpdatePreviewHandler(
+  key: PlatformKey,
+  releases: ReleaseCatalog,
+  read: (request: FastifyRequest) => Promise<PlatformResource>,
+) {
+  return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>) => {
+    const platform = await read(request);
+    const { version, force = false } = request.body;
+    const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
+      force,
+      catalog: releases,
+    });
+    if (decision.action === "refuse") throw refusal(decision);
+    const to = decision.action === "update" ? decision.to : decision.version;
+    const rest = new RestClient(request.kube, { userAgent: "slipway-server" });
+    try {
+      const clusterNetworks = await operatorClusterNetworks(rest, key.namespace);
+      return await previewPlatformChange(
+        rest,
+        key,
+        { version: to },
+        { fieldManager: "slipway-server", clusterNetworks },
+      );
+    } finally {
+      rest.close();
+    }
+  };
 }
 
 /** The handler: 202 with the updated view, 200 when the version was already asked for. */

@@ -2,6 +2,7 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/c
 import pino from "pino";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { Manager } from "../../../src/kube/manager.ts";
@@ -12,9 +13,11 @@ import {
   readPlatformAsAdmin,
   serviceAccountToken,
   startServer,
+  updatePreviewerRules,
 } from "../../integration/server/server.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { grantRole } from "../../support/service-account.ts";
 import { buildWebUi, launchChromium, screenshot, signedInPage } from "./browser.ts";
 
 const components = ["postgres", "object-store", "registry", "mlflow", "workflow-engine", "api-server", "web"];
@@ -38,7 +41,8 @@ describe("web UI (headless Chromium)", () => {
   let webRoot: string;
 
   beforeAll(async () => {
-    await installCrds([PlatformKind, ComponentKind]);
+    // the platform controller makes the Platform's pipeline Provider (pipelines.slipway.dev)
+    await installCrds([PlatformKind, ComponentKind, ProviderKind]);
     webRoot = await buildWebUi();
     browser = await launchChromium();
   });
@@ -98,6 +102,19 @@ describe("web UI (headless Chromium)", () => {
     expect(await page.getByRole("radio", { name: /0\.0\.9/ }).isDisabled()).toBe(true);
     await page.getByRole("radio", { name: /0\.1\.0/ }).check();
     await screenshot(page, "update-choose");
+
+    // a preview is a dry run as the caller: refused without the rights of the writes it stands for
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    await page.getByRole("alert").filter({ hasText: "You may not preview this update" }).waitFor();
+    await grantRole(namespace, "second-user", "second-user-preview", updatePreviewerRules);
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    const webChanges = page.getByRole("list", { name: "Changes to web" });
+    await webChanges.getByText(`~ Deployment ${namespace}/slipway-web`).waitFor();
+    await webChanges
+      .getByText("+ spec.template.spec.containers[web].image: ghcr.io/slipway-dev/slipway:0.1.0")
+      .waitFor();
+    await screenshot(page, "update-preview");
+    expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.0.9");
     await page.getByRole("button", { name: "Update to 0.1.0" }).click();
 
     // The real platform controller rolls the components to 0.1.0, one dependency level at a time.

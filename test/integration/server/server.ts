@@ -79,6 +79,26 @@ export async function grantPlatformAccess(
   ]);
 }
 
+/** What a dry run of an update reads and dry-run writes: the Platform, its Components and their children. */
+export const updatePreviewerRules = [
+  {
+    apiGroups: ["platform.slipway.dev"],
+    resources: ["platforms", "components"],
+    verbs: ["get", "list", "patch"],
+  },
+  { apiGroups: ["apps"], resources: ["deployments", "statefulsets"], verbs: ["get", "list", "patch"] },
+  {
+    apiGroups: [""],
+    resources: ["services", "serviceaccounts", "configmaps", "persistentvolumeclaims"],
+    verbs: ["get", "list", "patch"],
+  },
+  {
+    apiGroups: ["networking.k8s.io"],
+    resources: ["networkpolicies", "ingresses"],
+    verbs: ["get", "list", "patch"],
+  },
+];
+
 const platforms = () => adminConfig().makeApiClient(CustomObjectsApi);
 const coordinates = (namespace: string) => ({
   group: PlatformKind.group,

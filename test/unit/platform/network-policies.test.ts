@@ -151,3 +151,22 @@ describe("the label keys the NetworkPolicies and build Jobs select by", () => {
     expect(reservedLabelKey("example.com/cost-center")).toBe(false);
   });
 });
+
+describe("a NetworkPolicy's dependents", () => {
+  it("are listed by name whatever order the Components come in (the cache's order varies)", () => {
+    const reversed = renderNetworkPolicies([...components].reverse());
+    for (const policy of policies) {
+      expect(reversed.find((p) => p.metadata?.name === policy.metadata?.name)).toEqual(policy);
+    }
+    const dependents = policyOf("object-store")
+      .spec.ingress[0]?.from.map(
+        (peer) =>
+          (peer as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector?.matchLabels?.[
+            labels.component
+          ],
+      )
+      .filter((name) => name !== undefined);
+    expect(dependents).toEqual([...(dependents ?? [])].sort());
+    expect(dependents?.length).toBeGreaterThan(1);
+  });
+});

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { ApiError, api, type VersionsView } from "../api.ts";
+import { ApiError, api, type UpdatePreview, type VersionsView } from "../api.ts";
 import { PhaseBadge } from "../components/PhaseBadge.tsx";
+import { UpdatePreviewView } from "../components/UpdatePreview.tsx";
 import type { UpdateFollow } from "../updateLog.ts";
 import type { PlatformState } from "../usePlatform.ts";
 
@@ -32,10 +33,33 @@ function useStartUpdate(token: string, onStarted: UpdateProps["onStarted"]) {
   return { error, setError, starting, start };
 }
 
+/** Previewing an update (a dry run): the preview, whether one is loading, and the last error (403 said plainly). */
+function usePreview(token: string) {
+  const [preview, setPreview] = useState<UpdatePreview>();
+  const [error, setError] = useState<string>();
+  const [loading, setLoading] = useState(false);
+  const load = async (version: string) => {
+    setLoading(true);
+    setError(undefined);
+    setPreview(undefined);
+    try {
+      setPreview(await api.updatePreview(token, version));
+    } catch (failure) {
+      const status = failure instanceof ApiError ? failure.status : 0;
+      const prefix = status === 403 ? "You may not preview this update: " : "";
+      setError(prefix + (failure as Error).message);
+    } finally {
+      setLoading(false);
+    }
+  };
+  return { preview, error, loading, load };
+}
+
 export function Update({ token, state, follow, onStarted }: UpdateProps) {
   const [versions, setVersions] = useState<VersionsView>();
   const [choice, setChoice] = useState<string>();
   const { error, setError, starting, start: startUpdate } = useStartUpdate(token, onStarted);
+  const preview = usePreview(token);
   const platform = state.platform;
 
   // The catalog's view of what is current changes when an update completes.
@@ -84,6 +108,13 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
             </fieldset>
             <button type="submit" disabled={!selected || starting || busy}>
               {starting ? "Starting…" : selected ? `Update to ${selected}` : "Start update"}
+            </button>{" "}
+            <button
+              type="button"
+              disabled={!selected || preview.loading}
+              onClick={() => selected && void preview.load(selected)}
+            >
+              {preview.loading ? "Previewing…" : "Preview changes"}
             </button>
           </form>
         )}
@@ -92,7 +123,13 @@ export function Update({ token, state, follow, onStarted }: UpdateProps) {
             {error}
           </p>
         )}
+        {preview.error && (
+          <p className="error" role="alert">
+            {preview.error}
+          </p>
+        )}
       </section>
+      {preview.preview && !follow && <UpdatePreviewView preview={preview.preview} />}
       {follow && <Progress follow={follow} />}
     </>
   );

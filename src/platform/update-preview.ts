@@ -1,0 +1,370 @@
+/**
+ * What `slipway update --dry-run` decides and says (pure): which of a Platform's objects an update
+ * would change, create or leave without a rendering, which changes the API server refuses as
+ * immutable, and what the controllers do about each. The I/O (dry-run applies) is update-dry-run.ts.
+ */
+import type { Static } from "@sinclair/typebox";
+import type { ComponentResource } from "../apis/platform/component.ts";
+import type { PlatformResource, PlatformSpec } from "../apis/platform/platform.ts";
+import type { StatusCause } from "../kube/rest.ts";
+import type { KubeObject, ResourceType } from "../kube/types.ts";
+import { sameJson } from "../lib/same-json.ts";
+import type { Release } from "./catalog.ts";
+import { annotated, renderedChildren } from "./component-children.ts";
+import { annotations } from "./component-objects.ts";
+import { componentObject, type RenderOptions, renderComponents } from "./render.ts";
+
+type Spec = Static<typeof PlatformSpec>;
+
+/** One field an update changes: absent `before` is an addition, absent `after` a removal. */
+export interface FieldChange {
+  path: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+interface ObjectId {
+  kind: string;
+  name: string;
+}
+
+export type ObjectPreview =
+  | (ObjectId & { action: "change"; changes: FieldChange[] })
+  | (ObjectId & { action: "create" })
+  | (ObjectId & { action: "prune"; resolution: string })
+  | (ObjectId & { action: "conflict"; fields: string[]; message: string; resolution: string })
+  | (ObjectId & { action: "fail"; message: string });
+
+export interface ComponentPreview {
+  /** The catalog's component name, e.g. `mlflow`. */
+  component: string;
+  /** The Component object's name, e.g. `slipway-mlflow`. */
+  objectName: string;
+  objects: ObjectPreview[];
+  /** How many of its objects the update leaves as they are. */
+  unchanged: number;
+}
+
+export interface UpdatePreview {
+  platform: string;
+  namespace: string;
+  from?: string;
+  to: string;
+  components: ComponentPreview[];
+}
+
+// --- rendering ------------------------------------------------------------------------------------
+
+/** An object the update would apply, with the kind it is read and written as. */
+export interface RenderedObject {
+  type: ResourceType;
+  object: KubeObject;
+  /** Applied with force (a child the Component controls) or not (the Component itself). */
+  force: boolean;
+}
+
+export interface RenderedComponent {
+  component: string;
+  objectName: string;
+  /** The Component object first, then its children as the component controller writes them. */
+  objects: RenderedObject[];
+}
+
+/** The owner uid rendered into the children of a Component that does not exist yet. */
+export const newComponentUid = "not-yet-created";
+
+/**
+ * What the controllers would apply for the Platform at `spec` and `release`: each desired Component
+ * and, rendered from its new spec, its children. `live` are the Platform's Components as they are
+ * (their uids are the children's owners; a new Component has none yet).
+ */
+export function renderUpdate(
+  platform: PlatformResource,
+  spec: Spec,
+  release: Release,
+  live: readonly ComponentResource[],
+  componentType: ResourceType,
+  options: RenderOptions = {},
+): RenderedComponent[] {
+  const name = platform.metadata.name ?? "";
+  const namespace = platform.metadata.namespace ?? "";
+  const desired = renderComponents(name, namespace, spec, release, options);
+  const components = desired.map((entry) => {
+    const object = componentObject(platform, entry);
+    const current = live.find((component) => component.metadata.name === entry.objectName);
+    const generation = current?.metadata.generation ?? 0;
+    const resource: ComponentResource = {
+      ...object,
+      metadata: {
+        ...object.metadata,
+        // a Component not created yet: its children are only listed as created, never sent
+        uid: current?.metadata.uid ?? newComponentUid,
+        generation: current && sameJson(current.spec, entry.spec) ? generation : generation + 1,
+      },
+    };
+    return { entry, object, resource };
+  });
+  const siblings = components.map(({ resource }) => resource);
+  return components.map(({ entry, object, resource }) => ({
+    component: entry.name,
+    objectName: entry.objectName,
+    objects: [
+      { type: componentType, object, force: false },
+      ...renderedChildren(
+        resource,
+        siblings.filter((sibling) => sibling !== resource),
+      ).map(([type, child]) => ({ type, object: annotated(child), force: true })),
+    ],
+  }));
+}
+
+// --- what counts as a change ----------------------------------------------------------------------
+
+/** Metadata the API server writes on every write, and bookkeeping that changes whenever anything does. */
+const serverMetadata = [
+  "managedFields",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "uid",
+  "selfLink",
+];
+const bookkeeping: readonly string[] = [
+  annotations.appliedHash,
+  annotations.renderedFrom,
+  annotations.templateHash,
+];
+
+type Json = Record<string, unknown>;
+
+function withoutBookkeeping(annotationMap: unknown): Json | undefined {
+  if (!annotationMap || typeof annotationMap !== "object") return undefined;
+  const kept = Object.fromEntries(
+    Object.entries(annotationMap as Json).filter(([key]) => !bookkeeping.includes(key)),
+  );
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/**
+ * The part of an object an update is about: no status, no server-written metadata, no hash
+ * annotations (they change whenever what they hash does, which the diff already shows).
+ */
+export function comparable(object: KubeObject): Json {
+  const { status: _status, metadata = {}, ...rest } = object as KubeObject & Json;
+  const meta: Json = { ...(metadata as Json) };
+  for (const field of serverMetadata) delete meta[field];
+  const metaAnnotations = withoutBookkeeping(meta.annotations);
+  if (metaAnnotations) meta.annotations = metaAnnotations;
+  else delete meta.annotations;
+  const result: Json = { ...rest, metadata: meta };
+  const spec = result.spec as Json | undefined;
+  const template = spec?.template as { metadata?: Json } | undefined;
+  if (spec && template?.metadata) {
+    const templateAnnotations = withoutBookkeeping(template.metadata.annotations);
+    const { annotations: _annotations, ...templateMeta } = template.metadata;
+    result.spec = {
+      ...spec,
+      template: {
+        ...template,
+        metadata: { ...templateMeta, ...(templateAnnotations ? { annotations: templateAnnotations } : {}) },
+      },
+    };
+  }
+  return result;
+}
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Items of a list keyed by their `name` (containers, env, ports, volumes) when every one has a unique one. */
+function byName(list: unknown[]): Map<string, unknown> | undefined {
+  const names = list.map((item) => (isObject(item) && typeof item.name === "string" ? item.name : undefined));
+  if (names.some((name) => name === undefined) || new Set(names).size !== names.length) return undefined;
+  return new Map(list.map((item, i) => [names[i] as string, item]));
+}
+
+/**
+ * The leaf fields that differ between `before` and `after` (objects key by key; lists of named
+ * items by name, other lists by position), with paths such as
+ * `spec.template.spec.containers[mlflow].image`.
+ */
+export function fieldChanges(before: unknown, after: unknown, path = ""): FieldChange[] {
+  if (sameJson(before, after)) return [];
+  const at = (key: string) => (path ? `${path}.${key}` : key);
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((key) => fieldChanges(before[key], after[key], at(key)));
+  }
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const left = byName(before);
+    const right = byName(after);
+    if (left && right) {
+      const names = [...new Set([...left.keys(), ...right.keys()])];
+      return names.flatMap((name) => fieldChanges(left.get(name), right.get(name), `${path}[${name}]`));
+    }
+    const length = Math.max(before.length, after.length);
+    return Array.from({ length }, (_, i) => fieldChanges(before[i], after[i], `${path}[${i}]`)).flat();
+  }
+  return [
+    {
+      path,
+      ...(before === undefined ? {} : { before }),
+      ...(after === undefined ? {} : { after }),
+    },
+  ];
+}
+
+/**
+ * What applying would do to `live` given what the API server answered to a dry run of it; undefined
+ * when it changes nothing.
+ */
+export function objectChange(
+  id: ObjectId,
+  live: KubeObject | undefined,
+  stored: KubeObject,
+): ObjectPreview | undefined {
+  if (!live) return { ...id, action: "create" };
+  const changes = fieldChanges(comparable(live), comparable(stored));
+  return changes.length > 0 ? { ...id, action: "change", changes } : undefined;
+}
+
+// --- immutable fields -----------------------------------------------------------------------------
+
+/** The fields of each kind that cannot change after creation (beyond what a refusal's causes name). */
+const immutablePaths: Record<string, readonly string[]> = {
+  Deployment: ["spec.selector"],
+  StatefulSet: ["spec.selector", "spec.serviceName", "spec.volumeClaimTemplates", "spec.podManagementPolicy"],
+  Service: ["spec.clusterIP"],
+  Job: ["spec.selector", "spec.template"],
+  PersistentVolumeClaim: ["spec.accessModes", "spec.storageClassName", "spec.volumeName"],
+};
+
+const immutableMessage = /immutable|updates to .* are forbidden/i;
+
+/**
+ * The fields a 422 refusal says cannot change, or undefined when it refuses for another reason. A
+ * cause naming only `spec` (a StatefulSet's "updates to statefulset spec for fields other than …
+ * are forbidden") is narrowed to the kind's immutable fields the rendering changes.
+ */
+export function immutableFields(
+  kind: string,
+  causes: readonly StatusCause[],
+  live: KubeObject | undefined,
+  rendered: KubeObject,
+): string[] | undefined {
+  const immutable = causes.filter((cause) => immutableMessage.test(cause.message ?? ""));
+  if (immutable.length === 0) return undefined;
+  const named = immutable.map((cause) => cause.field ?? "");
+  const changed = (immutablePaths[kind] ?? []).filter((path) => changesField(live, rendered, path));
+  const fields = named.flatMap((field) => {
+    const narrower = changed.filter((path) => path.startsWith(`${field}.`));
+    return field === "" || narrower.length > 0 ? narrower : [field];
+  });
+  return [...new Set(fields.length > 0 ? fields : named)];
+}
+
+const valueAt = (object: unknown, path: string): unknown =>
+  path.split(".").reduce<unknown>((value, key) => (isObject(value) ? value[key] : undefined), object);
+
+/** Whether everything `subset` sets is set to the same in `whole` (defaults the API server added aside). */
+function contains(whole: unknown, subset: unknown): boolean {
+  if (isObject(subset)) {
+    return isObject(whole) && Object.entries(subset).every(([key, value]) => contains(whole[key], value));
+  }
+  if (Array.isArray(subset)) {
+    return (
+      Array.isArray(whole) &&
+      whole.length === subset.length &&
+      subset.every((item, i) => contains(whole[i], item))
+    );
+  }
+  return sameJson(whole, subset);
+}
+
+/** Whether applying `rendered` changes `path` of `live`: it sets it differently, or drops a value there. */
+function changesField(live: KubeObject | undefined, rendered: KubeObject, path: string): boolean {
+  const want = valueAt(rendered, path);
+  const have = valueAt(live, path);
+  if (want === undefined) return Array.isArray(have) ? have.length > 0 : false;
+  return !contains(have, want);
+}
+
+/**
+ * What the update does about an immutable field it changes. Today's component controller applies
+ * every child in place (forced server-side apply) and never deletes and recreates one: the apply is
+ * refused, the Component keeps the old object and its reconcile fails and is retried, so the update
+ * does not finish. The only way through is by hand, said here with what it keeps.
+ */
+export function conflictResolution(
+  kind: string,
+  name: string,
+  namespace: string,
+  fields: readonly string[],
+  claims: readonly string[],
+): string {
+  const stall = `will fail: the component controller applies the ${kind} in place and does not recreate it, so the API server refuses the change to ${fields.join(", ")}; the Component keeps its old ${kind}, its reconcile fails and is retried, and the update does not finish`;
+  if (kind === "Deployment" || kind === "StatefulSet") {
+    const kept =
+      claims.length > 0
+        ? `; its data is in PersistentVolumeClaim${claims.length === 1 ? "" : "s"} ${claims.join(", ")}, separate objects that are kept`
+        : "";
+    return `${stall}. By hand: \`kubectl delete ${kind.toLowerCase()} ${name} -n ${namespace}\` and the controller creates it anew${kept}`;
+  }
+  if (kind === "PersistentVolumeClaim") {
+    return `${stall}. A claim is never recreated by Slipway: that would lose its data`;
+  }
+  return `${stall}. By hand: delete ${kind} ${name} in ${namespace} and the controller creates it anew`;
+}
+
+// --- pruning --------------------------------------------------------------------------------------
+
+/**
+ * What happens to an object of the Platform's that the new rendering has no place for. A Component
+ * no longer rendered is deleted by the Platform controller, and the garbage collector deletes what
+ * it owns; a child a Component no longer renders is deleted only if it is an Ingress.
+ */
+export function pruneResolution(kind: string, componentDropped: boolean): string {
+  if (kind === "Component") {
+    return "deleted by the Platform controller (foreground), and with it every object it owns, its PersistentVolumeClaims (data) included";
+  }
+  if (componentDropped) return "deleted with its Component by the garbage collector";
+  if (kind === "Ingress") return "deleted by the component controller";
+  return "left in place: the component controller deletes only an Ingress it no longer renders; this one goes when its Component is deleted";
+}
+
+// --- output ---------------------------------------------------------------------------------------
+
+const shown = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+
+const marks = { change: "~", create: "+", prune: "-", conflict: "!", fail: "!" } as const;
+
+/** The preview as a person reads it: per component, one line per object and its changed fields. */
+export function formatPreview(preview: UpdatePreview): string[] {
+  const lines = [
+    `dry run: platform ${preview.platform} in namespace ${preview.namespace}, ${preview.from ?? "(none)"} → ${preview.to}; nothing is applied`,
+  ];
+  for (const component of preview.components) {
+    const unchanged = component.unchanged > 0 ? ` (${component.unchanged} unchanged)` : "";
+    if (component.objects.length === 0) {
+      lines.push(`${component.component}: no change${unchanged}`);
+      continue;
+    }
+    lines.push(`${component.component}:${unchanged}`);
+    for (const object of component.objects) {
+      lines.push(`  ${marks[object.action]} ${object.kind} ${preview.namespace}/${object.name}`);
+      if (object.action === "change") {
+        for (const change of object.changes) {
+          if ("before" in change) lines.push(`      - ${change.path}: ${shown(change.before)}`);
+          if ("after" in change) lines.push(`      + ${change.path}: ${shown(change.after)}`);
+        }
+      } else if (object.action === "prune") {
+        lines.push(`      ${object.resolution}`);
+      } else if (object.action === "conflict") {
+        lines.push(`      immutable: ${object.fields.join(", ")}`, `      ${object.resolution}`);
+      } else if (object.action === "fail") {
+        lines.push(`      will fail: ${object.message}`);
+      }
+    }
+  }
+  return lines;
+}
