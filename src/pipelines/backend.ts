@@ -97,6 +97,17 @@ export interface RunProgress {
   watched?: boolean;
 }
 
+/**
+ * What a completion read looks for: the Run's output artifacts, the Provider's pipeline root, and
+ * the pipeline's step names (a backend whose record holds other tasks, e.g. KFP's root DAG, reports
+ * only these as steps).
+ */
+export interface RunWanted {
+  artifacts: Static<typeof OutputArtifact>[];
+  pipelineRootStorage?: string;
+  steps?: readonly string[];
+}
+
 /** CRUD of one kind of backend object; `id` is what create returned. */
 export interface BackendObjects<Definition> {
   create(provider: ProviderConfig, definition: Definition): Promise<string>;
@@ -130,7 +141,7 @@ export interface Backend {
     completion(
       provider: ProviderAt,
       id: string,
-      wanted: { artifacts: Static<typeof OutputArtifact>[]; pipelineRootStorage?: string },
+      wanted: RunWanted,
     ): Promise<RunCompletion | RunProgress | undefined>;
   };
 }

@@ -7,7 +7,7 @@
 import type { Run } from "../apis/pipelines/run.ts";
 import { rfc3339 } from "../kube/conditions.ts";
 import { staleCopyRetryMs } from "../kube/status-writer.ts";
-import type { RunCompletion, RunProgress } from "./backend.ts";
+import type { RunCompletion, RunDefinition, RunProgress } from "./backend.ts";
 import { allSettled, completionRecord } from "./events/delivery.ts";
 import { resolveSinks, type Sink } from "./events/sinks.ts";
 import type { Follow, FollowAt, Settled } from "./sync/kind.ts";
@@ -49,7 +49,12 @@ const recordedCompletion = (run: Run): Completion => ({
   events: run.status?.events,
 });
 
-export function followRun(run: Run, status: SharedStatus, at: FollowAt, timing: RunTiming): Follow {
+export function followRun(
+  run: Run,
+  status: SharedStatus,
+  at: FollowAt<RunDefinition>,
+  timing: RunTiming,
+): Follow {
   const recorded = recordedCompletion(run);
   // a run just submitted has not finished: its first poll comes one interval later
   if (!recorded.completionState && at.justSynchronized)
@@ -63,6 +68,7 @@ export function followRun(run: Run, status: SharedStatus, at: FollowAt, timing: 
     wanted: {
       artifacts: run.spec.artifacts ?? [],
       pipelineRootStorage: at.provider?.spec.pipelineRootStorage,
+      ...(at.definition ? { steps: at.definition.pipeline.spec.steps.map((step) => step.name) } : {}),
     },
     next: (completion) =>
       completed(run, completion, at.now, {

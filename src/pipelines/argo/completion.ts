@@ -1,5 +1,8 @@
 import type { RunCompletion, RunProgress } from "../backend.ts";
-import { type ArgoNode, runFailure, runSteps } from "./steps.ts";
+import { runFailure } from "../run-steps.ts";
+import { type ArgoNode, runSteps } from "./steps.ts";
+
+const argoSaid = { backend: "Argo", run: "workflow" };
 
 interface ArgoArtifact {
   name: string;
@@ -60,7 +63,7 @@ export function runCompletion(
     ...(status?.finishedAt ? { finishedAt: status.finishedAt } : {}),
     artifacts,
     ...(steps.length ? { steps } : {}),
-    ...(succeeded ? {} : { failure: runFailure(steps, status?.message) }),
+    ...(succeeded ? {} : { failure: runFailure(steps, status?.message, argoSaid) }),
   };
 }
 

@@ -9,6 +9,7 @@
  */
 import { clip } from "../../lib/clip.ts";
 import type { RunStepStatus } from "../backend.ts";
+import { maxStepMessage, orderedSteps } from "../run-steps.ts";
 import { stepTemplate } from "./workflow.ts";
 
 export interface ArgoNode {
@@ -37,10 +38,6 @@ const phases: Record<string, RunStepStatus["phase"]> = {
   Omitted: "Skipped",
 };
 
-const maxMessage = 1024;
-/** Code-unit order (not the locale's): a time not reached yet, `~`, sorts after every RFC 3339 time. */
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 function exitCodeOf(node: ArgoNode | undefined): number | undefined {
   const text = node?.outputs?.exitCode;
   if (text === undefined || !/^-?\d+$/.test(text)) return undefined;
@@ -59,34 +56,19 @@ function stepOf(node: ArgoNode & { displayName: string }, nodes: Record<string, 
     ...(node.finishedAt ? { finishedAt: node.finishedAt } : {}),
     ...(attempts.length > 1 ? { retries: attempts.length - 1 } : {}),
     ...(exitCode === undefined ? {} : { exitCode }),
-    ...(message ? { message: clip(message, maxMessage) } : {}),
+    ...(message ? { message: clip(message, maxStepMessage) } : {}),
   };
 }
 
 /** Each step Argo has a node for, in the order they started (not started yet: last), then by name. */
 export function runSteps(nodes: Record<string, ArgoNode> | undefined): RunStepStatus[] {
   const all = nodes ?? {};
-  return Object.values(all)
-    .filter(
-      (node): node is ArgoNode & { displayName: string } =>
-        node.displayName !== undefined && node.templateName === stepTemplate(node.displayName),
-    )
-    .map((node) => stepOf(node, all))
-    .sort((a, b) => byText(a.startedAt ?? "~", b.startedAt ?? "~") || byText(a.name, b.name));
-}
-
-/**
- * Why a failed run failed, in one line: the first step that failed (by its finish) and its reason,
- * else the Workflow's own message (a failure no step had: e.g. the Workflow could not be started).
- */
-export function runFailure(steps: readonly RunStepStatus[], workflowMessage: string | undefined): string {
-  const failed = steps
-    .filter((step) => step.phase === "Failed")
-    .sort((a, b) => byText(a.finishedAt ?? "~", b.finishedAt ?? "~"))[0];
-  if (!failed) return clip(`the workflow failed: ${workflowMessage || "Argo gave no reason"}`, 2048);
-  const exit =
-    failed.exitCode === undefined || failed.message?.includes("exit code")
-      ? ""
-      : ` (exit code ${failed.exitCode})`;
-  return clip(`step ${failed.name} failed: ${failed.message || "Argo gave no reason"}${exit}`, 2048);
+  return orderedSteps(
+    Object.values(all)
+      .filter(
+        (node): node is ArgoNode & { displayName: string } =>
+          node.displayName !== undefined && node.templateName === stepTemplate(node.displayName),
+      )
+      .map((node) => stepOf(node, all)),
+  );
 }

@@ -17,7 +17,7 @@ import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
 import { replaceSchedule } from "../replace-schedule.ts";
 import { credentialPermissions } from "./auth.ts";
 import { compilePipeline } from "./compile.ts";
-import { type KfpRun, kfpRunCompletion } from "./completion.ts";
+import { type KfpRun, kfpRunObservation } from "./completion.ts";
 import { type KfpConnection, kfpConnection, kfpConnectionAt } from "./connection.ts";
 import { isKfpConflict, isKfpNotFound } from "./http.ts";
 import {
@@ -207,7 +207,7 @@ export class KfpBackend implements Backend {
           "GET",
           `${api}/runs/${encodeURIComponent(id)}`,
         );
-        return kfpRunCompletion(run, wanted.artifacts);
+        return kfpRunObservation(run, wanted.artifacts, wanted.steps);
       } catch (error) {
         if (isKfpNotFound(error)) return { state: "Failed", artifacts: [] }; // deleted: it will never finish
         throw error;

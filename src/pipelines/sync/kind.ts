@@ -9,6 +9,7 @@ import type {
   ProviderConfig,
   RunCompletion,
   RunProgress,
+  RunWanted,
 } from "../backend.ts";
 import type { Buildable } from "../blockers.ts";
 import type { SharedStatus } from "./status.ts";
@@ -33,14 +34,16 @@ export interface PollCompletion {
   type: "poll";
   provider: string;
   id: string;
-  wanted: { artifacts: { name: string; path: string }[]; pipelineRootStorage?: string };
+  wanted: RunWanted;
   next: (completion: RunCompletion | RunProgress | undefined) => Settled;
 }
 
 export type Follow = Settled | PollCompletion;
 
-export interface FollowAt {
+export interface FollowAt<D = unknown> {
   now: number;
+  /** What the backend gets for the resource now, when it can be built (a Run's: its pipeline's steps). */
+  definition?: D;
   /** This reconcile synchronized it (a transition): a run just submitted has not finished. */
   justSynchronized: boolean;
   provider: ProviderConfig | undefined;
@@ -61,5 +64,5 @@ export interface SyncedKind<R extends SyncedResource, D> {
    */
   normalTransitionEvents?: boolean;
   /** After the resource is synchronized (state Succeeded): its own status fields (e.g. a Run's completion). */
-  follow?(resource: R, status: SharedStatus, at: FollowAt): Follow;
+  follow?(resource: R, status: SharedStatus, at: FollowAt<D>): Follow;
 }

@@ -191,7 +191,8 @@ function finish<R extends SyncedResource, D>(
   ];
   if (input.deleting || step.recorded.state !== "Succeeded" || !kind.follow)
     return written({ type: "settled" });
-  const at = { now: input.now, justSynchronized: step.transition !== undefined, provider };
+  const definition = observation.build?.type === "ready" ? observation.build.value : undefined;
+  const at = { now: input.now, justSynchronized: step.transition !== undefined, provider, definition };
   return followed(kind.follow(resource, shared, at), written);
 }
 

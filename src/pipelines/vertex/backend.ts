@@ -38,7 +38,7 @@ import {
   scheduleUpdate,
   type VertexJob,
   vertexId,
-  vertexRunCompletion,
+  vertexRunObservation,
 } from "./requests.ts";
 import { vertexScheduledRuns } from "./scheduled-runs.ts";
 import { locationName } from "./settings.ts";
@@ -150,7 +150,7 @@ export class VertexBackend implements Backend {
         const [job] = await calling(clients, "GetPipelineJob", () =>
           clients.pipelines.getPipelineJob({ name }),
         );
-        return vertexRunCompletion(job as VertexJob, wanted.artifacts);
+        return vertexRunObservation(job as VertexJob, wanted.artifacts, wanted.steps);
       } catch (error) {
         if (grpcCode(error) === notFound) return { state: "Failed", artifacts: [] }; // deleted: it will never finish
         throw error;

@@ -9,13 +9,16 @@ import type {
   ProviderConfig,
   RunCompletion,
   RunDefinition,
+  RunProgress,
   RunScheduleDefinition,
 } from "../backend.ts";
 import type { ScheduledCompletion } from "../events/scheduled.ts";
 import { compilePipeline } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
+import { runFailure } from "../run-steps.ts";
 import { defaultAllowedConcurrency } from "../schedule-policy.ts";
+import { timestampText, type VertexTaskDetail, vertexRunSteps } from "./run-steps.ts";
 import { locationName, type VertexSettings } from "./settings.ts";
 
 type Value = {
@@ -217,23 +220,23 @@ export function scheduleUpdate(
 export interface VertexJob {
   state?: string | number | null;
   endTime?: { seconds?: number | string | { toString(): string } | null } | null;
-  jobDetail?: {
-    taskDetails?:
-      | {
-          taskName?: string | null;
-          outputs?: Record<string, { artifacts?: { uri?: string | null }[] | null }> | null;
-        }[]
-      | null;
-  } | null;
+  error?: { message?: string | null } | null;
+  jobDetail?: { taskDetails?: VertexTaskDetail[] | null } | null;
 }
 
 const succeeded = "PIPELINE_STATE_SUCCEEDED";
 const failed = new Set(["PIPELINE_STATE_FAILED", "PIPELINE_STATE_CANCELLED"]);
+const vertexSaid = { backend: "Vertex AI", run: "pipeline job" };
 
-/** SUCCEEDED → Succeeded, FAILED/CANCELLED → Failed, else running; artifacts `<step>:<name>` by their URIs. */
+/**
+ * SUCCEEDED → Succeeded, FAILED/CANCELLED → Failed, else running; artifacts `<step>:<name>` by their
+ * URIs; the steps are the job detail's tasks of the pipeline's `steps` (run-steps.ts), and a failed
+ * job names its step.
+ */
 export function vertexRunCompletion(
   job: VertexJob,
   wanted: { name: string; path: string }[],
+  stepNames?: readonly string[],
 ): RunCompletion | undefined {
   const state = String(job.state ?? "");
   if (state !== succeeded && !failed.has(state)) return undefined;
@@ -243,12 +246,30 @@ export function vertexRunCompletion(
     const uri = tasks.find((t) => t.taskName === taskName(step))?.outputs?.[output]?.artifacts?.[0]?.uri;
     return uri ? [{ name, location: uri }] : [];
   });
-  const seconds = job.endTime?.seconds;
+  const finishedAt = timestampText(job.endTime);
+  const steps = vertexRunSteps(tasks, stepNames);
+  const ok = state === succeeded;
   return {
-    state: state === succeeded ? "Succeeded" : "Failed",
-    ...(seconds ? { finishedAt: new Date(Number(String(seconds)) * 1000).toISOString() } : {}),
+    state: ok ? "Succeeded" : "Failed",
+    ...(finishedAt ? { finishedAt } : {}),
     artifacts,
+    ...(steps.length ? { steps } : {}),
+    ...(ok ? {} : { failure: runFailure(steps, job.error?.message ?? undefined, vertexSaid) }),
   };
+}
+
+/** What one read of the job says: its completion, or while it runs its steps so far. */
+export function vertexRunObservation(
+  job: VertexJob,
+  wanted: { name: string; path: string }[],
+  stepNames?: readonly string[],
+): RunCompletion | RunProgress {
+  return (
+    vertexRunCompletion(job, wanted, stepNames) ?? {
+      state: "Running",
+      steps: vertexRunSteps(job.jobDetail?.taskDetails ?? [], stepNames),
+    }
+  );
 }
 
 /** Jobs listed per page when tracking a Schedule's jobs, and the pages read per poll. */

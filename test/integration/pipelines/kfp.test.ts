@@ -215,10 +215,42 @@ describe(
         .filter((n) => n.startsWith(`${ns}.`));
       expect(runNames.sort()).toEqual([`${ns}.bad`, `${ns}.ok`]);
 
+      // KFP's run details (V2beta1PipelineTaskDetail): the root DAG's task besides one per step
+      const task = (name: string, state: string, from: string, to?: string, more: Any = {}) => ({
+        display_name: name,
+        task_id: `${name}-${state}`,
+        state,
+        start_time: `2026-01-01T00:00:${from}Z`,
+        ...(to ? { end_time: `2026-01-01T00:00:${to}Z` } : {}),
+        ...more,
+      });
+      const prepared = task("prepare", "SUCCEEDED", "05", "20");
       await kfp.finishRun(ok.status.provider.id, "SUCCEEDED", [
-        { display_name: "train", task_id: "t1", outputs: { model: { artifact_ids: ["42"] } } },
+        task("root", "SUCCEEDED", "01", "50"),
+        prepared,
+        task("train", "SUCCEEDED", "21", "49", { outputs: { model: { artifact_ids: ["42"] } } }),
       ]);
-      await kfp.finishRun(bad.status.provider.id, "FAILED");
+      // while it runs, its steps so far; then it fails in train
+      await kfp.finishRun(bad.status.provider.id, "RUNNING", [prepared, task("train", "RUNNING", "21")]);
+      const running: Any = await eventually(
+        "Run bad's steps so far",
+        () => bed.api.get(types.run, ns, "bad"),
+        (r: Any) => r.status.steps?.length === 2,
+      );
+      expect(running.status.steps).toEqual([
+        {
+          name: "prepare",
+          phase: "Succeeded",
+          startedAt: "2026-01-01T00:00:05Z",
+          finishedAt: "2026-01-01T00:00:20Z",
+        },
+        { name: "train", phase: "Running", startedAt: "2026-01-01T00:00:21Z" },
+      ]);
+      const error = { code: 2, message: "the main container exited with code 3" };
+      await kfp.finishRun(bad.status.provider.id, "FAILED", [
+        prepared,
+        task("train", "FAILED", "21", "33", { error }),
+      ]);
       const succeeded: Any = await eventually(
         "Run ok completed",
         () => bed.api.get(types.run, ns, "ok"),
@@ -227,13 +259,35 @@ describe(
       expect(succeeded.status).toMatchObject({
         completionState: "Succeeded",
         artifacts: [{ name: "model", location: "mlmd://artifacts/42" }],
+        steps: [
+          {
+            name: "prepare",
+            phase: "Succeeded",
+            startedAt: "2026-01-01T00:00:05Z",
+            finishedAt: "2026-01-01T00:00:20Z",
+          },
+          {
+            name: "train",
+            phase: "Succeeded",
+            startedAt: "2026-01-01T00:00:21Z",
+            finishedAt: "2026-01-01T00:00:49Z",
+          },
+        ],
       });
       expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
-      await eventually(
+      const failed: Any = await eventually(
         "Run bad completed Failed",
         () => bed.api.get(types.run, ns, "bad"),
         (r: Any) => r.status.completionState === "Failed",
       );
+      expect(failed.status.steps[1]).toEqual({
+        name: "train",
+        phase: "Failed",
+        startedAt: "2026-01-01T00:00:21Z",
+        finishedAt: "2026-01-01T00:00:33Z",
+        message: "the main container exited with code 3",
+      });
+      expect(failed.status.failure).toBe("step train failed: the main container exited with code 3");
 
       for (const [type, name] of [
         [types.run, "ok"],

@@ -123,8 +123,16 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
       backoffMaxDuration: "1800s",
     });
 
+    // Vertex's job detail (PipelineTaskDetail): the root DAG's task besides the step's
     vertex.finishJob(ok.status.provider.id, "PIPELINE_STATE_SUCCEEDED", [
-      { taskName: "train", outputs: { model: { artifacts: [{ uri: "gs://bucket/root/train/model" }] } } },
+      { taskName: "train-pipeline", state: "SUCCEEDED", startTime: { seconds: "1767225600" } },
+      {
+        taskName: "train",
+        state: "SUCCEEDED",
+        startTime: { seconds: "1767225605" },
+        endTime: { seconds: "1767225650" },
+        outputs: { model: { artifacts: [{ uri: "gs://bucket/root/train/model" }] } },
+      },
     ]);
     const done: Any = await eventually(
       "Run ok completed",
@@ -134,15 +142,34 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
     expect(done.status).toMatchObject({
       completionState: "Succeeded",
       artifacts: [{ name: "model", location: "gs://bucket/root/train/model" }],
+      steps: [
+        {
+          name: "train",
+          phase: "Succeeded",
+          startedAt: "2026-01-01T00:00:05.000Z",
+          finishedAt: "2026-01-01T00:00:50.000Z",
+        },
+      ],
     });
 
     await create(types.run, ns, "bad", { provider: "vertex", pipeline: "train" });
     const bad: Any = await synced(types.run, ns, "bad");
-    vertex.finishJob(bad.status.provider.id, "PIPELINE_STATE_FAILED");
+    vertex.finishJob(bad.status.provider.id, "PIPELINE_STATE_FAILED", [
+      {
+        taskName: "train",
+        state: "FAILED",
+        startTime: { seconds: "1767225605" },
+        endTime: { seconds: "1767225612" },
+        error: { code: 9, message: "The replica workerpool0-0 exited with a non-zero status of 3." },
+      },
+    ]);
     await eventually(
-      "Run bad Failed",
+      "Run bad Failed, naming its step",
       () => bed.api.get(types.run, ns, "bad"),
-      (r: Any) => r.status.completionState === "Failed",
+      (r: Any) =>
+        r.status.completionState === "Failed" &&
+        r.status.failure ===
+          "step train failed: The replica workerpool0-0 exited with a non-zero status of 3.",
     );
 
     await create(types.runSchedule, ns, "nightly", nightly("vertex"));

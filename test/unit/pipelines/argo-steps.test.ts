@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import type { Run } from "../../../src/apis/pipelines/run.ts";
 import { sameJson } from "../../../src/lib/same-json.ts";
 import { runCompletion, runObservation } from "../../../src/pipelines/argo/completion.ts";
-import { runFailure, runSteps } from "../../../src/pipelines/argo/steps.ts";
+import { runSteps } from "../../../src/pipelines/argo/steps.ts";
+import { runFailure } from "../../../src/pipelines/run-steps.ts";
+
+const argo = { backend: "Argo", run: "workflow" };
+
 import { completed } from "../../../src/pipelines/run-completion.ts";
 
 /**
@@ -198,11 +202,11 @@ describe("a Run's steps from Argo's node statuses", () => {
   });
 
   it("a failure no step had is the Workflow's message; an exit code the message lacks is added", () => {
-    expect(runFailure([], "Pod was active on the node longer than the specified deadline")).toBe(
+    expect(runFailure([], "Pod was active on the node longer than the specified deadline", argo)).toBe(
       "the workflow failed: Pod was active on the node longer than the specified deadline",
     );
     expect(
-      runFailure([{ name: "train", phase: "Failed", exitCode: 137, message: "OOMKilled" }], undefined),
+      runFailure([{ name: "train", phase: "Failed", exitCode: 137, message: "OOMKilled" }], undefined, argo),
     ).toBe("step train failed: OOMKilled (exit code 137)");
   });
 });

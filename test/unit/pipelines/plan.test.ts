@@ -258,19 +258,28 @@ const runTable: [string, Run, Partial<SyncInput>, Answers, string[]][] = [
   ],
 ];
 
+/** What a Run's definition holds that its follow reads: the pipeline's steps. */
+const runDefinition = ready({
+  pipeline: { spec: { steps: [{ name: "prepare" }, { name: "train" }] } },
+} as never);
+
 describe("planSync for a Run (completion is an observation)", () => {
   it.each(runTable)("%s", (_name, resource, input, answers, expected) => {
-    const observed = { ...observation(input), previous: resource.status } as SyncObservation<never>;
+    const observed = {
+      ...observation(input, runDefinition),
+      previous: resource.status,
+    } as SyncObservation<never>;
     expect(executed(planSync(kind, resource, observed), answers)).toEqual(expected);
   });
 
-  it("a completion's status carries its artifacts and when it was marked", () => {
+  it("a completion's status carries its artifacts and when it was marked; the poll asks for the pipeline's steps", () => {
     const observed = {
-      ...observation({ recorded: synced }),
+      ...observation({ recorded: synced }, runDefinition),
       previous: run().status,
     } as SyncObservation<never>;
     const [poll] = planSync(kind, run(), observed);
     if (poll?.type !== "PollCompletion") throw new Error("expected a poll");
+    expect(poll.poll.wanted.steps).toEqual(["prepare", "train"]);
     const [write] = poll.next(succeeded);
     expect(write).toMatchObject({
       type: "SetStatus",

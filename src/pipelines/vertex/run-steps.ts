@@ -1,0 +1,65 @@
+/**
+ * A Vertex pipeline job's steps from its job detail (pure): GetPipelineJob answers
+ * `jobDetail.taskDetails[]` (google.cloud.aiplatform.v1.PipelineTaskDetail): one per task, the root
+ * DAG's included; a step is the task whose `taskName` is its KFP task name (kfp/names.ts
+ * `taskName`, the IR Vertex runs is KFP's), with `state` (PipelineTaskDetail.State),
+ * `startTime`/`endTime` (Timestamps) and `error` (a google.rpc.Status). Vertex's record has no exit
+ * code and no retry count.
+ */
+import { clip } from "../../lib/clip.ts";
+import type { RunStepStatus } from "../backend.ts";
+import { taskName } from "../kfp/names.ts";
+import { maxStepMessage, orderedSteps } from "../run-steps.ts";
+
+type Seconds = number | string | { toString(): string } | null;
+
+export interface VertexTaskDetail {
+  taskName?: string | null;
+  state?: string | number | null;
+  startTime?: { seconds?: Seconds } | null;
+  endTime?: { seconds?: Seconds } | null;
+  error?: { message?: string | null } | null;
+  outputs?: Record<string, { artifacts?: { uri?: string | null }[] | null }> | null;
+}
+
+const phases: Record<string, RunStepStatus["phase"]> = {
+  PENDING: "Pending",
+  RUNNING: "Running",
+  CANCEL_PENDING: "Running",
+  CANCELLING: "Running",
+  SUCCEEDED: "Succeeded",
+  SKIPPED: "Skipped",
+  NOT_TRIGGERED: "Skipped",
+  CANCELLED: "Failed",
+  FAILED: "Failed",
+};
+
+/** A Timestamp as RFC 3339; undefined when unset (0: not reached). */
+export function timestampText(time: { seconds?: Seconds } | null | undefined): string | undefined {
+  const seconds = Number(String(time?.seconds ?? 0));
+  return seconds > 0 ? new Date(seconds * 1000).toISOString() : undefined;
+}
+
+export function vertexRunSteps(
+  tasks: readonly VertexTaskDetail[],
+  steps: readonly string[] | undefined,
+): RunStepStatus[] {
+  return orderedSteps(
+    (steps ?? []).flatMap((name) => {
+      const task = tasks.find((candidate) => candidate.taskName === taskName(name));
+      if (!task) return [];
+      const startedAt = timestampText(task.startTime);
+      const finishedAt = timestampText(task.endTime);
+      const message = task.error?.message;
+      return [
+        {
+          name,
+          phase: phases[String(task.state ?? "")] ?? "Pending",
+          ...(startedAt ? { startedAt } : {}),
+          ...(finishedAt ? { finishedAt } : {}),
+          ...(message ? { message: clip(message, maxStepMessage) } : {}),
+        },
+      ];
+    }),
+  );
+}
