@@ -20,11 +20,11 @@ import {
 import type { KubeObject } from "../../kube/types.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
-import { type ListMetadata, listParameters, PageFields, PageQuery, pageOf } from "../paging.ts";
+import { type ListMetadata, listParameters, maxPageSize, PageFields, PageQuery, pageOf } from "../paging.ts";
 import { NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 import { HistoryView, readHistory } from "./history.ts";
-import { ProviderUser, providerUsers, type UsesProvider } from "./provider-usage.ts";
+import { byKindThenName, ProviderUser, providerUsers, type UsesProvider } from "./provider-usage.ts";
 import { CreateRunBody, pipelineName, runForPipeline } from "./run-create.ts";
 
 /** One resource as the UI shows it: identity, spec and status as the API server has them. */
@@ -49,11 +49,6 @@ export interface PipelineRouteOptions {
 const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
 const tags = ["pipelines"];
 const coordinatesOf = (kind: Kind) => ({ group: kind.group, version: kind.version, plural: kind.plural });
-
-async function listOf(kube: KubeConfig, kind: Kind, namespace: string): Promise<Stored[]> {
-  const list = await objects(kube).listNamespacedCustomObject({ ...coordinatesOf(kind), namespace });
-  return (list as { items: Stored[] }).items;
-}
 
 /** One page of `kind`'s objects of `namespace`, as the API server answers `page`. */
 async function pageOfKind(kube: KubeConfig, kind: Kind, namespace: string, page: PageQuery) {
@@ -186,22 +181,41 @@ const ProvidersView = Type.Object({
 });
 const usingKinds = [PipelineKind, RunKind, RunConfigurationKind, RunScheduleKind, ExperimentKind];
 
-/** The resources of `namespace` that name a Provider, kind by kind; a kind the caller may not list is hidden. */
-async function providerUsersIn(kube: KubeConfig, namespace: string) {
+/**
+ * Who uses `providers` (`namespace/name`, a page's), kind by kind: each kind is read in pages of
+ * `maxPageSize` and only the users of those Providers are kept, so the server holds one page of a
+ * kind at a time however many Runs the namespace has. Without Providers one object of each kind is
+ * asked for, to learn which kinds the caller may not list (`hiddenKinds`).
+ */
+async function providerUsersIn(kube: KubeConfig, namespace: string, providers: Set<string>) {
   const hiddenKinds: string[] = [];
-  const lists = await Promise.all(
+  const users = new Map<string, ProviderUser[]>();
+  const usersOf = async (kind: Kind) => {
+    let next: string | undefined;
+    do {
+      const page = await pageOfKind(kube, kind, namespace, {
+        limit: providers.size ? maxPageSize : 1,
+        ...(next ? { continue: next } : {}),
+      });
+      const named = page.items.map((item) => ({ ...item, kind: kind.kind }) as unknown as UsesProvider);
+      for (const [provider, list] of providerUsers(named, providers)) {
+        const kept = users.get(provider) ?? [];
+        kept.push(...list);
+        users.set(provider, kept);
+      }
+      next = providers.size ? page.continue : undefined;
+    } while (next);
+  };
+  await Promise.all(
     usingKinds.map((kind) =>
-      listOf(kube, kind, namespace).then(
-        (items) => items.map((item) => ({ ...item, kind: kind.kind }) as unknown as UsesProvider),
-        (error: { code?: number }) => {
-          if (error.code !== 403) throw error;
-          hiddenKinds.push(kind.plural);
-          return [];
-        },
-      ),
+      usersOf(kind).catch((error: { code?: number }) => {
+        if (error.code !== 403) throw error;
+        hiddenKinds.push(kind.plural);
+      }),
     ),
   );
-  return { users: providerUsers(lists.flat()), hiddenKinds: hiddenKinds.sort() };
+  for (const list of users.values()) list.sort(byKindThenName);
+  return { users, hiddenKinds: hiddenKinds.sort() };
 }
 
 function providersRoute(app: FastifyInstance) {
@@ -219,10 +233,9 @@ function providersRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { namespace } = request.params;
-      const [providers, usage] = await Promise.all([
-        pageOfKind(request.kube, ProviderKind, namespace, request.query),
-        providerUsersIn(request.kube, namespace),
-      ]);
+      const providers = await pageOfKind(request.kube, ProviderKind, namespace, request.query);
+      const onPage = new Set(providers.items.map((provider) => `${namespace}/${provider.metadata.name}`));
+      const usage = await providerUsersIn(request.kube, namespace, onPage);
       const items = providers.items.map((provider) => ({
         ...resourceView(provider),
         usedBy: usage.users.get(`${namespace}/${provider.metadata.name}`) ?? [],
