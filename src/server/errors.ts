@@ -48,13 +48,20 @@ export class TooManyRequests extends HttpError {
   }
 }
 
+/** The status the Kubernetes API refused with, from either client (the library's or src/kube/rest.ts). */
+export function upstreamStatus(error: unknown): number | undefined {
+  if (error instanceof ApiError) return error.status;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
 /**
  * A `.catch` handler for a read or delete of one object: the Kubernetes API's 404 becomes a 404
  * answer saying `what` (e.g. `ImageBuild ns/name`) does not exist; any other error goes on.
  */
 export function notFoundAs(what: string): (error: unknown) => never {
   return (error) => {
-    if ((error as { code?: number }).code === 404) throw new HttpError(404, `${what} does not exist`);
+    if (upstreamStatus(error) === 404) throw new HttpError(404, `${what} does not exist`);
     throw error;
   };
 }

@@ -17,10 +17,12 @@ import {
   RunKind,
   RunScheduleKind,
 } from "../../apis/pipelines/index.ts";
+import type { RestClient } from "../../kube/rest.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
+import { readObject, readPage } from "../caller-reads.ts";
+import { errorResponses, HttpError, notFoundAs, upstreamStatus } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
-import { type ListMetadata, listParameters, maxPageSize, PageFields, PageQuery, pageOf } from "../paging.ts";
+import { maxPageSize, PageFields, PageQuery } from "../paging.ts";
 import { NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 import { HistoryView, readHistory } from "./history.ts";
@@ -51,20 +53,13 @@ const tags = ["pipelines"];
 const coordinatesOf = (kind: Kind) => ({ group: kind.group, version: kind.version, plural: kind.plural });
 
 /** One page of `kind`'s objects of `namespace`, as the API server answers `page`. */
-async function pageOfKind(kube: KubeConfig, kind: Kind, namespace: string, page: PageQuery) {
-  const list = (await objects(kube).listNamespacedCustomObject({
-    ...coordinatesOf(kind),
-    namespace,
-    ...listParameters(page),
-  })) as { items: Stored[] } & ListMetadata;
-  return { items: list.items, ...pageOf(list) };
-}
+const pageOfKind = (rest: RestClient, kind: Kind, namespace: string, page: PageQuery) =>
+  readPage<Stored>(rest, resourceTypeOf(kind), namespace, page);
 
-async function readOne(kube: KubeConfig, kind: Kind, namespace: string, name: string): Promise<Stored> {
-  const object = await objects(kube)
-    .getNamespacedCustomObject({ ...coordinatesOf(kind), namespace, name })
-    .catch(notFoundAs(`${kind.kind} ${namespace}/${name}`));
-  return object as Stored;
+async function readOne(rest: RestClient, kind: Kind, namespace: string, name: string): Promise<Stored> {
+  return readObject<Stored>(rest, resourceTypeOf(kind), namespace, name).catch(
+    notFoundAs(`${kind.kind} ${namespace}/${name}`),
+  );
 }
 
 function listRoute(app: FastifyInstance, kind: Kind) {
@@ -83,7 +78,7 @@ function listRoute(app: FastifyInstance, kind: Kind) {
       },
     },
     async (request) => {
-      const page = await pageOfKind(request.kube, kind, request.params.namespace, request.query);
+      const page = await pageOfKind(request.rest, kind, request.params.namespace, request.query);
       return { ...page, items: page.items.map(resourceView) };
     },
   );
@@ -103,7 +98,7 @@ function readRoutes(app: FastifyInstance, kind: Kind, options: PipelineRouteOpti
     },
     async (request) => {
       const { namespace, name } = request.params;
-      return resourceView(await readOne(request.kube, kind, namespace, name));
+      return resourceView(await readOne(request.rest, kind, namespace, name));
     },
   );
   registerLiveRoute(app, {
@@ -128,7 +123,7 @@ function historyRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { namespace, name } = request.params;
-      const pipeline = (await readOne(request.kube, PipelineKind, namespace, name)) as Stored & {
+      const pipeline = (await readOne(request.rest, PipelineKind, namespace, name)) as Stored & {
         status?: { version?: string; state?: string };
       };
       const uid = pipeline.metadata.uid ?? "";
@@ -152,7 +147,7 @@ function createRunRoute(app: FastifyInstance) {
     async (request, reply) => {
       const { namespace } = request.params;
       const name = pipelineName(request.body.pipeline);
-      const pipeline = (await readOne(request.kube, PipelineKind, namespace, name).catch((error) => {
+      const pipeline = (await readOne(request.rest, PipelineKind, namespace, name).catch((error) => {
         if (error instanceof HttpError && error.statusCode === 404)
           throw new HttpError(400, `body.pipeline: ${error.message}`, "body.pipeline");
         throw error;
@@ -187,13 +182,13 @@ const usingKinds = [PipelineKind, RunKind, RunConfigurationKind, RunScheduleKind
  * kind at a time however many Runs the namespace has. Without Providers one object of each kind is
  * asked for, to learn which kinds the caller may not list (`hiddenKinds`).
  */
-async function providerUsersIn(kube: KubeConfig, namespace: string, providers: Set<string>) {
+async function providerUsersIn(rest: RestClient, namespace: string, providers: Set<string>) {
   const hiddenKinds: string[] = [];
   const users = new Map<string, ProviderUser[]>();
   const usersOf = async (kind: Kind) => {
     let next: string | undefined;
     do {
-      const page = await pageOfKind(kube, kind, namespace, {
+      const page = await pageOfKind(rest, kind, namespace, {
         limit: providers.size ? maxPageSize : 1,
         ...(next ? { continue: next } : {}),
       });
@@ -208,8 +203,8 @@ async function providerUsersIn(kube: KubeConfig, namespace: string, providers: S
   };
   await Promise.all(
     usingKinds.map((kind) =>
-      usersOf(kind).catch((error: { code?: number }) => {
-        if (error.code !== 403) throw error;
+      usersOf(kind).catch((error: unknown) => {
+        if (upstreamStatus(error) !== 403) throw error;
         hiddenKinds.push(kind.plural);
       }),
     ),
@@ -233,9 +228,9 @@ function providersRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { namespace } = request.params;
-      const providers = await pageOfKind(request.kube, ProviderKind, namespace, request.query);
+      const providers = await pageOfKind(request.rest, ProviderKind, namespace, request.query);
       const onPage = new Set(providers.items.map((provider) => `${namespace}/${provider.metadata.name}`));
-      const usage = await providerUsersIn(request.kube, namespace, onPage);
+      const usage = await providerUsersIn(request.rest, namespace, onPage);
       const items = providers.items.map((provider) => ({
         ...resourceView(provider),
         usedBy: usage.users.get(`${namespace}/${provider.metadata.name}`) ?? [],
