@@ -15,10 +15,14 @@
  * - runs_page_seconds / runs_page_floor_seconds: with 10,000 Runs in the namespace, 500 GET of their
  *   first page as the UI asks for it (GET /api/v1/namespaces/:namespace/runs?limit=100) vs 500 plain
  *   paginated lists as the same user with the same limit.
- * Per read (robust to the shared machine's load): `*_overhead_ms`, the latency the server adds
+ * The reads of each figure are interleaved in 5 rounds (server, floor, and a baseline server when
+ * SLIPWAY_BENCH_SERVER_BASELINE names one, in rotating order), so load drifting during a phase weighs
+ * on every subject alike. Per read (robust to the shared machine's load): `*_overhead_ms`, the latency the server adds
  * ((seconds - floor_seconds) / reads × concurrency); `*_server_cpu_ms`, the server process's CPU;
  * `*_client_cpu_ms` and `*_floor_client_cpu_ms`, the bench process's CPU in each phase (the floor's
- * is what one direct read costs a caller, which the server pays again upstream).
+ * is what one direct read costs a caller, which the server pays again upstream). The floor reads with
+ * the Kubernetes library's client (what a caller of the API server uses); `*_lean_floor_seconds` and
+ * `*_lean_ratio` are the same reads with the lean client the server reads with (src/kube/rest.ts).
  */
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -34,8 +38,11 @@ import {
 } from "@kubernetes/client-node";
 import { Agent, request } from "undici";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
+import { resourceTypeOf } from "../src/apis/kind.ts";
 import { RunKind } from "../src/apis/pipelines/index.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
+import { resourcePath } from "../src/kube/keys.ts";
+import { RestClient } from "../src/kube/rest.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
 import { applyCrds } from "../test/support/fakes/apply-crds.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
@@ -227,7 +234,8 @@ interface ReadCost {
 }
 
 /**
- * `reads` GETs of `path` through each server and `reads` of `plain` (as the same user), 8 at a time,
+ * `reads` GETs of `path` through each server, `reads` of `plain` and `reads` of `lean` (the same read
+ * as the same user with the library's client and with the lean one of src/kube/rest.ts), 8 at a time,
  * interleaved in `rounds` rounds (each subject a share of the reads per round, the order rotating),
  * so the shared machine's load drifting during the phase weighs on every subject alike.
  */
@@ -236,7 +244,8 @@ async function readTimes(
   path: string,
   token: string,
   plain: () => Promise<unknown>,
-): Promise<{ via: ReadCost[]; floor: ReadCost }> {
+  lean: () => Promise<unknown>,
+): Promise<{ via: ReadCost[]; floor: ReadCost; leanFloor: ReadCost }> {
   const headers = { authorization: `Bearer ${token}` };
   const pools = servers.map(() => new Agent({ connections: concurrency }));
   const throughServer = (index: number) => async () => {
@@ -248,7 +257,7 @@ async function readTimes(
     if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}`);
     await response.body.arrayBuffer();
   };
-  const subjects = [...servers.map((_, index) => throughServer(index)), plain];
+  const subjects = [...servers.map((_, index) => throughServer(index)), plain, lean];
   const costs = subjects.map(() => ({ seconds: 0, serverCpuMs: 0, clientCpuMs: 0 }));
   const perRound = Array.from({ length: reads / rounds }, (_, i) => i);
   for (let round = 0; round < rounds; round++) {
@@ -265,7 +274,11 @@ async function readTimes(
     }
   }
   await Promise.all(pools.map((connections) => connections.close()));
-  return { via: costs.slice(0, servers.length), floor: costs[servers.length] as ReadCost };
+  return {
+    via: costs.slice(0, servers.length),
+    floor: costs[servers.length] as ReadCost,
+    leanFloor: costs[servers.length + 1] as ReadCost,
+  };
 }
 
 /**
@@ -273,7 +286,7 @@ async function readTimes(
  * server (SLIPWAY_BENCH_SERVER_BASELINE), its time, ratio and costs as `baseline_<prefix>_…`.
  */
 function readFigures(prefix: string, times: Awaited<ReturnType<typeof readTimes>>) {
-  const { floor } = times;
+  const { floor, leanFloor } = times;
   const [via, baseline] = times.via as [ReadCost, ReadCost | undefined];
   const perRead = (ms: number) => Number((ms / reads).toFixed(3));
   const baselineFigures = baseline
@@ -293,6 +306,9 @@ function readFigures(prefix: string, times: Awaited<ReturnType<typeof readTimes>
     [`${prefix}_server_cpu_ms`]: perRead(via.serverCpuMs),
     [`${prefix}_client_cpu_ms`]: perRead(via.clientCpuMs),
     [`${prefix}_floor_client_cpu_ms`]: perRead(floor.clientCpuMs),
+    [`${prefix}_lean_floor_seconds`]: Number(leanFloor.seconds.toFixed(3)),
+    [`${prefix}_lean_ratio`]: Number((via.seconds / leanFloor.seconds).toFixed(3)),
+    [`${prefix}_lean_floor_client_cpu_ms`]: perRead(leanFloor.clientCpuMs),
   };
 }
 
@@ -349,8 +365,13 @@ async function timeReads(
 ) {
   const { namespace } = coordinates;
   const user = userKubeConfig(admin, token).makeApiClient(CustomObjectsApi);
-  const get = await readTimes(servers, "/platform", token, () =>
-    user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+  const lean = new RestClient(userKubeConfig(admin, token));
+  const get = await readTimes(
+    servers,
+    "/platform",
+    token,
+    () => user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+    () => lean.request("GET", resourcePath(resourceTypeOf(PlatformKind), { namespace, name: "slipway" })),
   );
   await createBuilds(objects, namespace);
   const buildCoordinates = {
@@ -358,8 +379,12 @@ async function timeReads(
     version: ImageBuildKind.version,
     plural: ImageBuildKind.plural,
   };
-  const list = await readTimes(servers, `/namespaces/${namespace}/imagebuilds`, token, () =>
-    user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
+  const list = await readTimes(
+    servers,
+    `/namespaces/${namespace}/imagebuilds`,
+    token,
+    () => user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
+    () => lean.request("GET", resourcePath(resourceTypeOf(ImageBuildKind), { namespace })),
   );
   await createRuns(objects, namespace);
   const runCoordinates = { group: RunKind.group, version: RunKind.version, plural: RunKind.plural };
@@ -368,7 +393,12 @@ async function timeReads(
     `/namespaces/${namespace}/runs?limit=${runsPage}`,
     token,
     () => user.listNamespacedCustomObject({ ...runCoordinates, namespace, limit: runsPage }),
+    () =>
+      lean.request("GET", resourcePath(resourceTypeOf(RunKind), { namespace }), {
+        query: { limit: runsPage },
+      }),
   );
+  lean.close();
   return {
     ...readFigures("get", get),
     listed_builds: listedBuilds,
