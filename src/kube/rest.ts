@@ -9,6 +9,8 @@ export class ApiError extends Error {
   override name = "ApiError";
   readonly status: number;
   readonly reason: string | undefined;
+  /** The API server's own message (its Status body's), without the request line. */
+  readonly statusMessage: string | undefined;
 
   constructor(status: number, method: string, path: string, body: unknown) {
     const statusBody = body as { message?: string; reason?: string } | undefined;
@@ -17,6 +19,7 @@ export class ApiError extends Error {
     );
     this.status = status;
     this.reason = statusBody?.reason;
+    this.statusMessage = statusBody?.message;
   }
 }
 

@@ -127,7 +127,8 @@ function kubernetesErrorBody(code: number, message: string | undefined): ErrorBo
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) return errorBody(error.statusCode, error.message, error.field);
   if (error instanceof ApiException) return kubernetesErrorBody(error.code, kubernetesMessage(error.body));
-  if (error instanceof ApiError) return kubernetesErrorBody(error.status, error.message);
+  if (error instanceof ApiError)
+    return kubernetesErrorBody(error.status, error.statusMessage ?? error.message);
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation?.length) {
     const issue = fastifyError.validation[0] as ValidationIssue;
