@@ -14,7 +14,9 @@
  *   (GET /api/v1/namespaces/:namespace/imagebuilds, as the user) vs 500 plain lists as the same user;
  * - runs_page_seconds / runs_page_floor_seconds: with 10,000 Runs in the namespace, 500 GET of their
  *   first page as the UI asks for it (GET /api/v1/namespaces/:namespace/runs?limit=100) vs 500 plain
- *   paginated lists as the same user with the same limit.
+ *   paginated lists as the same user with the same limit;
+ * - ui_first_page_seconds: then, in headless Chromium signed in as the user, from opening the Runs
+ *   page of that namespace to its first page of 100 rows (the built UI, served by the server child).
  * The reads of each figure are interleaved in 5 rounds (server, floor, and a baseline server when
  * SLIPWAY_BENCH_SERVER_BASELINE names one, in rotating order), so load drifting during a phase weighs
  * on every subject alike. Per read (robust to the shared machine's load): `*_overhead_ms`, the latency the server adds
@@ -26,6 +28,7 @@
  */
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import {
   CoreV1Api,
@@ -39,12 +42,13 @@ import {
 import { Agent, request } from "undici";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
 import { resourceTypeOf } from "../src/apis/kind.ts";
-import { RunKind } from "../src/apis/pipelines/index.ts";
+import { PipelineKind, RunKind } from "../src/apis/pipelines/index.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { RestClient } from "../src/kube/rest.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
 import { applyCrds } from "../test/support/fakes/apply-crds.ts";
+import { builtUi, runsFirstPageSeconds } from "./server/ui-page.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;
@@ -87,7 +91,8 @@ async function userToken(admin: KubeConfig, namespace: string): Promise<string> 
           verbs: ["get", "list", "watch"],
         },
         { apiGroups: [ImageBuildKind.group], resources: [ImageBuildKind.plural], verbs: ["list"] },
-        { apiGroups: [RunKind.group], resources: [RunKind.plural], verbs: ["list"] },
+        { apiGroups: [RunKind.group], resources: [RunKind.plural], verbs: ["list", "watch"] },
+        { apiGroups: [PipelineKind.group], resources: [PipelineKind.plural], verbs: ["list"] },
       ],
     },
   });
@@ -188,8 +193,9 @@ function startServer(
   namespace: string,
   script = process.env.SLIPWAY_BENCH_SERVER_CHILD ??
     fileURLToPath(new URL("./server/child.ts", import.meta.url)),
+  webRoot?: string,
 ): Promise<ServerProcess> {
-  const child = fork(script, [kubeconfig, namespace], {
+  const child = fork(script, [kubeconfig, namespace, ...(webRoot ? [webRoot] : [])], {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     execArgv: (process.env.SLIPWAY_BENCH_SERVER_ARGS ?? "").split(" ").filter(Boolean),
   });
@@ -436,7 +442,8 @@ async function timeWrites(
 export default async function bench() {
   const plane = await benchControlPlane("server", 1);
   const { admin, namespace, coordinates, objects, token } = await platformReady(plane.kubeconfig);
-  const server = await startServer(plane.kubeconfig, namespace);
+  const webRoot = await builtUi();
+  const server = await startServer(plane.kubeconfig, namespace, undefined, webRoot);
   // another checkout's server, read in the same rounds as this one (to compare commits side by side)
   const baselineScript = process.env.SLIPWAY_BENCH_SERVER_BASELINE;
   const baseline = baselineScript
@@ -466,6 +473,8 @@ export default async function bench() {
       coordinates,
       objects,
     );
+    // the Runs (created by timeReads) in the UI: sign in, open the Runs page, until its first page shows
+    const uiFirstPageSeconds = await runsFirstPageSeconds(server.url, token, namespace, runsPage);
     return {
       seconds: Number((serverMs / 1000).toFixed(3)),
       floor_seconds: Number((watchMs / 1000).toFixed(3)),
@@ -475,11 +484,13 @@ export default async function bench() {
       reads,
       concurrency,
       ...readFigures,
+      ui_first_page_seconds: Number(uiFirstPageSeconds.toFixed(3)),
     };
   } finally {
     stop.abort();
     server.stop();
     baseline?.stop();
+    await rm(webRoot, { recursive: true, force: true });
     await admin
       .makeApiClient(CoreV1Api)
       .deleteNamespace({ name: namespace })
