@@ -11,14 +11,24 @@
  *   user) vs 500 plain reads of the Platform with the same client (`userKubeConfig`, which keeps one
  *   connection pool, as the server's callers do), 8 at a time;
  * - list_seconds / list_floor_seconds: 500 GET of a 200-item ImageBuild list through the server
- *   (GET /api/v1/namespaces/:namespace/imagebuilds, as the user) vs 500 plain lists as the same user.
- * Per read (robust to the shared machine's load): `*_overhead_ms`, the latency the server adds
+ *   (GET /api/v1/namespaces/:namespace/imagebuilds, as the user) vs 500 plain lists as the same user;
+ * - runs_page_seconds / runs_page_floor_seconds: with 10,000 Runs in the namespace, 500 GET of their
+ *   first page as the UI asks for it (GET /api/v1/namespaces/:namespace/runs?limit=100) vs 500 plain
+ *   paginated lists as the same user with the same limit;
+ * - ui_first_page_seconds: then, in headless Chromium signed in as the user, from opening the Runs
+ *   page of that namespace to its first page of 100 rows (the built UI, served by the server child).
+ * The reads of each figure are interleaved in 5 rounds (server, floor, and a baseline server when
+ * SLIPWAY_BENCH_SERVER_BASELINE names one, in rotating order), so load drifting during a phase weighs
+ * on every subject alike. Per read (robust to the shared machine's load): `*_overhead_ms`, the latency the server adds
  * ((seconds - floor_seconds) / reads × concurrency); `*_server_cpu_ms`, the server process's CPU;
  * `*_client_cpu_ms` and `*_floor_client_cpu_ms`, the bench process's CPU in each phase (the floor's
- * is what one direct read costs a caller, which the server pays again upstream).
+ * is what one direct read costs a caller, which the server pays again upstream). The floor reads with
+ * the Kubernetes library's client (what a caller of the API server uses); `*_lean_floor_seconds` and
+ * `*_lean_ratio` are the same reads with the lean client the server reads with (src/kube/rest.ts).
  */
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import {
   CoreV1Api,
@@ -31,15 +41,25 @@ import {
 } from "@kubernetes/client-node";
 import { Agent, request } from "undici";
 import { ImageBuildKind } from "../src/apis/builds/imagebuild.ts";
+import { resourceTypeOf } from "../src/apis/kind.ts";
+import { PipelineKind, RunKind } from "../src/apis/pipelines/index.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
+import { resourcePath } from "../src/kube/keys.ts";
+import { RestClient } from "../src/kube/rest.ts";
 import { userKubeConfig } from "../src/server/auth.ts";
 import { applyCrds } from "../test/support/fakes/apply-crds.ts";
+import { builtUi, runsFirstPageSeconds } from "./server/ui-page.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 
 const writes = 200;
 const reads = 500;
 const listedBuilds = 200;
+const listedRuns = Number(process.env.SLIPWAY_BENCH_SERVER_RUNS ?? 10_000);
+/** The UI's page (web/src/api.ts listPageSize). */
+const runsPage = 100;
 const concurrency = 8;
+/** Reads per subject are interleaved in this many rounds (readTimes). */
+const rounds = 5;
 
 /** Resolves when `accept` holds for a value pushed to the waiter list. */
 class Arrivals {
@@ -71,6 +91,8 @@ async function userToken(admin: KubeConfig, namespace: string): Promise<string> 
           verbs: ["get", "list", "watch"],
         },
         { apiGroups: [ImageBuildKind.group], resources: [ImageBuildKind.plural], verbs: ["list"] },
+        { apiGroups: [RunKind.group], resources: [RunKind.plural], verbs: ["list", "watch"] },
+        { apiGroups: [PipelineKind.group], resources: [PipelineKind.plural], verbs: ["list"] },
       ],
     },
   });
@@ -98,7 +120,7 @@ async function platformReady(kubeconfig: string) {
   admin.loadFromFile(kubeconfig);
   const namespace = `bench-server-${randomBytes(3).toString("hex")}`;
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-  await applyCrds(kubeconfig, [PlatformKind, ImageBuildKind], "bench");
+  await applyCrds(kubeconfig, [PlatformKind, ImageBuildKind, RunKind], "bench");
   const coordinates = {
     group: PlatformKind.group,
     version: PlatformKind.version,
@@ -162,12 +184,18 @@ interface ServerProcess {
 
 /**
  * SLIPWAY_BENCH_SERVER_CHILD names another checkout's bench/server/child.ts (to compare its server
- * with this one's, same client and floor); SLIPWAY_BENCH_SERVER_ARGS gives its node flags (--cpu-prof).
+ * with this one's, same client and floor); SLIPWAY_BENCH_SERVER_BASELINE names one to run beside
+ * this one in the same run (its read figures as `baseline_*`); SLIPWAY_BENCH_SERVER_ARGS gives their
+ * node flags (--cpu-prof).
  */
-function startServer(kubeconfig: string, namespace: string): Promise<ServerProcess> {
-  const script =
-    process.env.SLIPWAY_BENCH_SERVER_CHILD ?? fileURLToPath(new URL("./server/child.ts", import.meta.url));
-  const child = fork(script, [kubeconfig, namespace], {
+function startServer(
+  kubeconfig: string,
+  namespace: string,
+  script = process.env.SLIPWAY_BENCH_SERVER_CHILD ??
+    fileURLToPath(new URL("./server/child.ts", import.meta.url)),
+  webRoot?: string,
+): Promise<ServerProcess> {
+  const child = fork(script, [kubeconfig, namespace, ...(webRoot ? [webRoot] : [])], {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     execArgv: (process.env.SLIPWAY_BENCH_SERVER_ARGS ?? "").split(" ").filter(Boolean),
   });
@@ -204,27 +232,79 @@ async function timed(server: ServerProcess, work: () => Promise<void>) {
   };
 }
 
-/** `reads` GETs of `path` through the server, then `reads` of `plain` (as the same user), 8 at a time. */
-async function readTimes(server: ServerProcess, path: string, token: string, plain: () => Promise<unknown>) {
-  const reading = Array.from({ length: reads }, (_, i) => i);
-  const connections = new Agent({ connections: concurrency });
-  const headers = { authorization: `Bearer ${token}` };
-  const via = await timed(server, () =>
-    pool(reading, concurrency, async () => {
-      const response = await request(`${server.url}/api/v1${path}`, { headers, dispatcher: connections });
-      if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}`);
-      await response.body.arrayBuffer();
-    }),
-  );
-  await connections.close();
-  const floor = await timed(server, () => pool(reading, concurrency, plain));
-  return { via, floor };
+/** What one subject's reads cost: wall seconds, the measured server's CPU and this process's CPU. */
+interface ReadCost {
+  seconds: number;
+  serverCpuMs: number;
+  clientCpuMs: number;
 }
 
-/** One read figure's JSON fields, `prefix`ed: times, ratio and the per-read costs. */
-function readFigures(prefix: string, { via, floor }: Awaited<ReturnType<typeof readTimes>>) {
-  const perRead = (ms: number) => Number((ms / reads).toFixed(3));
+/**
+ * `reads` GETs of `path` through each server, `reads` of `plain` and `reads` of `lean` (the same read
+ * as the same user with the library's client and with the lean one of src/kube/rest.ts), 8 at a time,
+ * interleaved in `rounds` rounds (each subject a share of the reads per round, the order rotating),
+ * so the shared machine's load drifting during the phase weighs on every subject alike.
+ */
+async function readTimes(
+  servers: ServerProcess[],
+  path: string,
+  token: string,
+  plain: () => Promise<unknown>,
+  lean: () => Promise<unknown>,
+): Promise<{ via: ReadCost[]; floor: ReadCost; leanFloor: ReadCost }> {
+  const headers = { authorization: `Bearer ${token}` };
+  const pools = servers.map(() => new Agent({ connections: concurrency }));
+  const throughServer = (index: number) => async () => {
+    const server = servers[index] as ServerProcess;
+    const response = await request(`${server.url}/api/v1${path}`, {
+      headers,
+      dispatcher: pools[index] as Agent,
+    });
+    if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}`);
+    await response.body.arrayBuffer();
+  };
+  const subjects = [...servers.map((_, index) => throughServer(index)), plain, lean];
+  const costs = subjects.map(() => ({ seconds: 0, serverCpuMs: 0, clientCpuMs: 0 }));
+  const perRound = Array.from({ length: reads / rounds }, (_, i) => i);
+  for (let round = 0; round < rounds; round++) {
+    for (let turn = 0; turn < subjects.length; turn++) {
+      const index = (round + turn) % subjects.length;
+      const measured = servers[Math.min(index, servers.length - 1)] as ServerProcess;
+      const cost = await timed(measured, () =>
+        pool(perRound, concurrency, subjects[index] as () => Promise<unknown>),
+      );
+      const total = costs[index] as ReadCost;
+      total.seconds += cost.seconds;
+      total.serverCpuMs += cost.serverCpuMs;
+      total.clientCpuMs += cost.clientCpuMs;
+    }
+  }
+  await Promise.all(pools.map((connections) => connections.close()));
   return {
+    via: costs.slice(0, servers.length),
+    floor: costs[servers.length] as ReadCost,
+    leanFloor: costs[servers.length + 1] as ReadCost,
+  };
+}
+
+/**
+ * One read figure's JSON fields, `prefix`ed: times, ratio and the per-read costs; with a baseline
+ * server (SLIPWAY_BENCH_SERVER_BASELINE), its time, ratio and costs as `baseline_<prefix>_…`.
+ */
+function readFigures(prefix: string, times: Awaited<ReturnType<typeof readTimes>>) {
+  const { floor, leanFloor } = times;
+  const [via, baseline] = times.via as [ReadCost, ReadCost | undefined];
+  const perRead = (ms: number) => Number((ms / reads).toFixed(3));
+  const baselineFigures = baseline
+    ? {
+        [`baseline_${prefix}_seconds`]: Number(baseline.seconds.toFixed(3)),
+        [`baseline_${prefix}_ratio`]: Number((baseline.seconds / floor.seconds).toFixed(3)),
+        [`baseline_${prefix}_overhead_ms`]: perRead((baseline.seconds - floor.seconds) * 1000 * concurrency),
+        [`baseline_${prefix}_server_cpu_ms`]: perRead(baseline.serverCpuMs),
+      }
+    : {};
+  return {
+    ...baselineFigures,
     [`${prefix}_seconds`]: Number(via.seconds.toFixed(3)),
     [`${prefix}_floor_seconds`]: Number(floor.seconds.toFixed(3)),
     [`${prefix}_ratio`]: Number((via.seconds / floor.seconds).toFixed(3)),
@@ -232,6 +312,9 @@ function readFigures(prefix: string, { via, floor }: Awaited<ReturnType<typeof r
     [`${prefix}_server_cpu_ms`]: perRead(via.serverCpuMs),
     [`${prefix}_client_cpu_ms`]: perRead(via.clientCpuMs),
     [`${prefix}_floor_client_cpu_ms`]: perRead(floor.clientCpuMs),
+    [`${prefix}_lean_floor_seconds`]: Number(leanFloor.seconds.toFixed(3)),
+    [`${prefix}_lean_ratio`]: Number((via.seconds / leanFloor.seconds).toFixed(3)),
+    [`${prefix}_lean_floor_client_cpu_ms`]: perRead(leanFloor.clientCpuMs),
   };
 }
 
@@ -259,9 +342,28 @@ async function createBuilds(objects: CustomObjectsApi, namespace: string): Promi
   );
 }
 
+/** `listedRuns` Runs in `namespace` (admin), 32 at a time: only the API server's schema checks them (no operator). */
+async function createRuns(objects: CustomObjectsApi, namespace: string): Promise<void> {
+  const runs = Array.from({ length: listedRuns }, (_, i) => i);
+  await pool(runs, 32, (i) =>
+    objects.createNamespacedCustomObject({
+      group: RunKind.group,
+      version: RunKind.version,
+      plural: RunKind.plural,
+      namespace,
+      body: {
+        apiVersion: RunKind.apiVersion,
+        kind: RunKind.kind,
+        metadata: { name: `run-${String(i).padStart(5, "0")}` },
+        spec: { provider: "argo", pipeline: "train", parameters: [{ name: "epochs", value: String(i) }] },
+      },
+    }),
+  );
+}
+
 /** The read figures: GET /platform and a 200-item ImageBuild list through the server vs plain, as the user. */
 async function timeReads(
-  server: ServerProcess,
+  servers: ServerProcess[],
   admin: KubeConfig,
   token: string,
   coordinates: { group: string; version: string; plural: string; namespace: string },
@@ -269,8 +371,13 @@ async function timeReads(
 ) {
   const { namespace } = coordinates;
   const user = userKubeConfig(admin, token).makeApiClient(CustomObjectsApi);
-  const get = await readTimes(server, "/platform", token, () =>
-    user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+  const lean = new RestClient(userKubeConfig(admin, token));
+  const get = await readTimes(
+    servers,
+    "/platform",
+    token,
+    () => user.getNamespacedCustomObject({ ...coordinates, name: "slipway" }),
+    () => lean.request("GET", resourcePath(resourceTypeOf(PlatformKind), { namespace, name: "slipway" })),
   );
   await createBuilds(objects, namespace);
   const buildCoordinates = {
@@ -278,10 +385,34 @@ async function timeReads(
     version: ImageBuildKind.version,
     plural: ImageBuildKind.plural,
   };
-  const list = await readTimes(server, `/namespaces/${namespace}/imagebuilds`, token, () =>
-    user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
+  const list = await readTimes(
+    servers,
+    `/namespaces/${namespace}/imagebuilds`,
+    token,
+    () => user.listNamespacedCustomObject({ ...buildCoordinates, namespace }),
+    () => lean.request("GET", resourcePath(resourceTypeOf(ImageBuildKind), { namespace })),
   );
-  return { ...readFigures("get", get), listed_builds: listedBuilds, ...readFigures("list", list) };
+  await createRuns(objects, namespace);
+  const runCoordinates = { group: RunKind.group, version: RunKind.version, plural: RunKind.plural };
+  const runsFirstPage = await readTimes(
+    servers,
+    `/namespaces/${namespace}/runs?limit=${runsPage}`,
+    token,
+    () => user.listNamespacedCustomObject({ ...runCoordinates, namespace, limit: runsPage }),
+    () =>
+      lean.request("GET", resourcePath(resourceTypeOf(RunKind), { namespace }), {
+        query: { limit: runsPage },
+      }),
+  );
+  lean.close();
+  return {
+    ...readFigures("get", get),
+    listed_builds: listedBuilds,
+    ...readFigures("list", list),
+    listed_runs: listedRuns,
+    runs_page_size: runsPage,
+    ...readFigures("runs_page", runsFirstPage),
+  };
 }
 
 /** Writes the Platform's status `writes` times, each until both followers saw it; their total waits. */
@@ -311,7 +442,13 @@ async function timeWrites(
 export default async function bench() {
   const plane = await benchControlPlane("server", 1);
   const { admin, namespace, coordinates, objects, token } = await platformReady(plane.kubeconfig);
-  const server = await startServer(plane.kubeconfig, namespace);
+  const webRoot = await builtUi();
+  const server = await startServer(plane.kubeconfig, namespace, undefined, webRoot);
+  // another checkout's server, read in the same rounds as this one (to compare commits side by side)
+  const baselineScript = process.env.SLIPWAY_BENCH_SERVER_BASELINE;
+  const baseline = baselineScript
+    ? await startServer(plane.kubeconfig, namespace, baselineScript)
+    : undefined;
   const stop = new AbortController();
   try {
     const viaServer = new Arrivals();
@@ -329,7 +466,15 @@ export default async function bench() {
     const { serverMs, watchMs } = await timeWrites(objects, coordinates, viaServer, viaWatch);
     watch.abort();
 
-    const readFigures = await timeReads(server, admin, token, coordinates, objects);
+    const readFigures = await timeReads(
+      baseline ? [server, baseline] : [server],
+      admin,
+      token,
+      coordinates,
+      objects,
+    );
+    // the Runs (created by timeReads) in the UI: sign in, open the Runs page, until its first page shows
+    const uiFirstPageSeconds = await runsFirstPageSeconds(server.url, token, namespace, runsPage);
     return {
       seconds: Number((serverMs / 1000).toFixed(3)),
       floor_seconds: Number((watchMs / 1000).toFixed(3)),
@@ -339,10 +484,13 @@ export default async function bench() {
       reads,
       concurrency,
       ...readFigures,
+      ui_first_page_seconds: Number(uiFirstPageSeconds.toFixed(3)),
     };
   } finally {
     stop.abort();
     server.stop();
+    baseline?.stop();
+    await rm(webRoot, { recursive: true, force: true });
     await admin
       .makeApiClient(CoreV1Api)
       .deleteNamespace({ name: namespace })

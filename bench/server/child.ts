@@ -3,15 +3,18 @@
  * in its own process on loopback, as a deployment runs it — so the bench's clients do not share its
  * event loop. Started with an IPC channel (child_process.fork); sends `{ url }` once it listens, and
  * answers every `"cpu"` message with its CPU microseconds so far (`{ user, system }`).
- *   node bench/server/child.ts KUBECONFIG NAMESPACE
+ * With WEBROOT (a built UI), serves the UI too.
+ *   node bench/server/child.ts KUBECONFIG NAMESPACE [WEBROOT]
  */
 import { KubeConfig } from "@kubernetes/client-node";
 import { releaseCatalog } from "../../src/platform/version-change.ts";
 import { buildServer } from "../../src/server/app.ts";
 
-const [kubeconfig, namespace] = process.argv.slice(2);
+const [kubeconfig, namespace, webRoot] = process.argv.slice(2);
 if (!kubeconfig || !namespace || !process.send) {
-  process.stderr.write("usage: fork bench/server/child.ts KUBECONFIG NAMESPACE (with an IPC channel)\n");
+  process.stderr.write(
+    "usage: fork bench/server/child.ts KUBECONFIG NAMESPACE [WEBROOT] (with an IPC channel)\n",
+  );
   process.exit(2);
 }
 const kubeConfig = new KubeConfig();
@@ -21,6 +24,7 @@ const app = await buildServer({
   platform: { namespace, name: "slipway" },
   releases: releaseCatalog,
   logLevel: "silent",
+  ...(webRoot ? { webRoot } : {}),
 });
 const url = await app.listen({ port: 0, host: "127.0.0.1" });
 process.on("message", (message) => {

@@ -11,6 +11,8 @@ export class ApiError extends Error {
   readonly reason: string | undefined;
   /** The Status's details.causes: which field broke which rule (e.g. a 422 naming an immutable field). */
   readonly causes: readonly StatusCause[];
+  /** The API server's own message (its Status body's), without the request line. */
+  readonly statusMessage: string | undefined;
 
   constructor(status: number, method: string, path: string, body: unknown) {
     const statusBody = body as
@@ -22,6 +24,7 @@ export class ApiError extends Error {
     this.status = status;
     this.reason = statusBody?.reason;
     this.causes = statusBody?.details?.causes ?? [];
+    this.statusMessage = statusBody?.message;
   }
 }
 

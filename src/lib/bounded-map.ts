@@ -6,15 +6,17 @@
 
 /**
  * Sets `key` to `value` as the map's newest entry and, past `limit` entries, forgets the oldest: a
- * per-object memory that cannot grow without bound as objects come and go.
+ * per-object memory that cannot grow without bound as objects come and go. Answers the value
+ * forgotten, if any (for a caller that must release it, e.g. close its connections).
  */
-export function setNewest<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
+export function setNewest<K, V>(map: Map<K, V>, key: K, value: V, limit: number): V | undefined {
   map.delete(key);
   map.set(key, value);
-  if (map.size > limit) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
-  }
+  if (map.size <= limit) return undefined;
+  const oldest = map.entries().next().value;
+  if (!oldest) return undefined;
+  map.delete(oldest[0]);
+  return oldest[1];
 }
 
 /** A Map that keeps at most `capacity` entries (at least one), forgetting the least recently set first. */

@@ -138,6 +138,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const app = baseApp(options);
   app.decorateRequest("user", null as never);
   app.decorateRequest("kube", null as never);
+  app.decorateRequest("rest", null as never);
   app.decorateRequest("stillAuthenticated", null as never);
   const limits = { ...defaultLimits, ...options.limits };
   const tokenTtlMs = limits.tokenCacheSeconds * 1000;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ApiException, AuthenticationV1Api, KubeConfig, type RequestContext } from "@kubernetes/client-node";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { RestClient } from "../kube/rest.ts";
 import { setNewest, TtlCache } from "../lib/bounded-map.ts";
 import { HttpError, TooManyRequests } from "./errors.ts";
 import type { FailureLimiter } from "./limits/failure-limiter.ts";
@@ -22,6 +23,8 @@ declare module "fastify" {
     user: AuthenticatedUser;
     /** A client configuration that acts on the Kubernetes API as the caller (with their token). */
     kube: KubeConfig;
+    /** The lean JSON client of the same caller, for the hot reads (one GET, one list page). */
+    rest: RestClient;
     /** Whether the caller's token is still accepted (reviewed again once the cached review is older than its TTL). */
     stillAuthenticated: () => Promise<boolean>;
   }
@@ -92,10 +95,21 @@ export function kubernetesTokenReviewer(server: KubeConfig): TokenReviewer {
   };
 }
 
-/** An accepted caller: who they are and a client acting as them. */
-export interface Caller {
-  user: AuthenticatedUser;
+/** The clients acting as one caller: the Kubernetes library's and the lean JSON one (src/kube/rest.ts). */
+export interface CallerClients {
   kube: KubeConfig;
+  rest: RestClient;
+}
+
+/** An accepted caller: who they are and clients acting as them. */
+export interface Caller extends CallerClients {
+  user: AuthenticatedUser;
+}
+
+/** Both clients of the caller of `token`; their connections are kept (keep-alive) and shared by its requests. */
+export function callerClients(server: KubeConfig, token: string): CallerClients {
+  const kube = userKubeConfig(server, token);
+  return { kube, rest: new RestClient(kube, { userAgent: "slipway-server" }) };
 }
 
 export interface AuthenticatorOptions {
@@ -121,7 +135,7 @@ export class TokenAuthenticator {
   readonly #refused: TtlCache<true>;
   readonly #pending = new Map<string, Promise<Caller | undefined>>();
   /** Each accepted token's client, kept across its reviews so its connections are reused (least recently reviewed forgotten first). */
-  readonly #clients = new Map<string, KubeConfig>();
+  readonly #clients = new Map<string, CallerClients>();
   readonly #entries: number;
   readonly #now: () => number;
 
@@ -157,12 +171,14 @@ export class TokenAuthenticator {
     const user = await this.#review(token);
     if (!user) {
       this.#refused.set(key, true, this.#now());
+      this.#clients.get(key)?.rest.close();
       this.#clients.delete(key);
       return undefined;
     }
-    const kube = this.#clients.get(key) ?? userKubeConfig(this.#server, token);
-    setNewest(this.#clients, key, kube, this.#entries);
-    const caller = { user, kube };
+    const clients = this.#clients.get(key) ?? callerClients(this.#server, token);
+    // a forgotten caller's connections are closed (a later request of theirs opens new ones)
+    setNewest(this.#clients, key, clients, this.#entries)?.rest.close();
+    const caller = { user, ...clients };
     this.#accepted.set(key, caller, this.#now());
     return caller;
   }
@@ -191,6 +207,7 @@ export function authenticationHook(authenticator: TokenAuthenticator, failures: 
     if (!caller) throw unauthorized(reply, "the bearer token is not valid (TokenReview refused it)");
     request.user = caller.user;
     request.kube = caller.kube;
+    request.rest = caller.rest;
     request.stillAuthenticated = async () => (await authenticator.authenticate(token)) !== undefined;
   };
 }

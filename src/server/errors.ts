@@ -48,13 +48,20 @@ export class TooManyRequests extends HttpError {
   }
 }
 
+/** The status the Kubernetes API refused with, from either client (the library's or src/kube/rest.ts). */
+export function upstreamStatus(error: unknown): number | undefined {
+  if (error instanceof ApiError) return error.status;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
 /**
  * A `.catch` handler for a read or delete of one object: the Kubernetes API's 404 becomes a 404
  * answer saying `what` (e.g. `ImageBuild ns/name`) does not exist; any other error goes on.
  */
 export function notFoundAs(what: string): (error: unknown) => never {
   return (error) => {
-    if ((error as { code?: number }).code === 404) throw new HttpError(404, `${what} does not exist`);
+    if (upstreamStatus(error) === 404) throw new HttpError(404, `${what} does not exist`);
     throw error;
   };
 }
@@ -120,7 +127,8 @@ function kubernetesErrorBody(code: number, message: string | undefined): ErrorBo
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) return errorBody(error.statusCode, error.message, error.field);
   if (error instanceof ApiException) return kubernetesErrorBody(error.code, kubernetesMessage(error.body));
-  if (error instanceof ApiError) return kubernetesErrorBody(error.status, error.message);
+  if (error instanceof ApiError)
+    return kubernetesErrorBody(error.status, error.statusMessage ?? error.message);
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation?.length) {
     const issue = fastifyError.validation[0] as ValidationIssue;

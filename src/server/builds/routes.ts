@@ -13,10 +13,12 @@ import {
   ImageBuildStatus,
 } from "../../apis/builds/imagebuild.ts";
 import { types } from "../../builds/resource-types.ts";
+import type { RestClient } from "../../kube/rest.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { readObject, readPage } from "../caller-reads.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
-import { type ListMetadata, listParameters, PageFields, PageQuery, pageOf } from "../paging.ts";
+import { PageFields, PageQuery } from "../paging.ts";
 import { Name, NamespaceParams, ObjectParams } from "../params.ts";
 import { containerLogTail, LogsView } from "../pod-log.ts";
 import { resourceView } from "../resource-view.ts";
@@ -153,19 +155,18 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
       },
     },
     async (request) => {
-      const list = (await objects(request.kube).listNamespacedCustomObject({
-        ...coordinates,
-        namespace: request.params.namespace,
-        ...listParameters(request.query),
-      })) as { items: ImageBuild[] } & ListMetadata;
-      return { items: list.items.map(view), ...pageOf(list) };
+      const page = await readPage<ImageBuild>(
+        request.rest,
+        types.imageBuild,
+        request.params.namespace,
+        request.query,
+      );
+      return { ...page, items: page.items.map(view) };
     },
   );
 
-  const read = (kube: KubeConfig, namespace: string, name: string) =>
-    objects(kube)
-      .getNamespacedCustomObject({ ...coordinates, namespace, name })
-      .then((b) => b as ImageBuild, notFound(namespace, name));
+  const read = (rest: RestClient, namespace: string, name: string) =>
+    readObject<ImageBuild>(rest, types.imageBuild, namespace, name).catch(notFound(namespace, name));
 
   app.get<{ Params: Static<typeof ObjectParams> }>(
     `${base}/:name`,
@@ -177,7 +178,7 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
         response: { 200: ImageBuildView, ...errors },
       },
     },
-    async (request) => view(await read(request.kube, request.params.namespace, request.params.name)),
+    async (request) => view(await read(request.rest, request.params.namespace, request.params.name)),
   );
 
   app.delete<{ Params: Static<typeof ObjectParams> }>(
@@ -214,7 +215,7 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
     },
     async (request, reply) => {
       const { namespace, name } = request.params;
-      const build = await read(request.kube, namespace, name);
+      const build = await read(request.rest, namespace, name);
       if (!request.query.follow) return buildLogs(request.kube, build);
       await followedEventStream(request, reply, options.heartbeatMs, async (feed) => {
         const pod = await buildPod(request.kube, build);

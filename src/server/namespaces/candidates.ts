@@ -49,3 +49,8 @@ export function namespaceAccess(
     })
     .filter((access) => access.resources.length > 0);
 }
+
+/** The candidates after `after` (a page's last name, the `continue` token), in order; all without it. */
+export function candidatesAfter(candidates: string[], after: string | undefined): string[] {
+  return after === undefined ? candidates : candidates.filter((name) => name > after);
+}

@@ -1,6 +1,8 @@
 /**
  * `GET /namespaces`: the namespaces where the caller may list the UI's resources, as the API server
  * decides for the caller (SelfSubjectAccessReviews with their token) — never the server's identity.
+ * Paged like the list routes (`limit`, `continue`): a page is the first `limit` visible namespaces
+ * after the `continue` name, in name order, so a page costs the access reviews of its own names only.
  */
 import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
@@ -9,8 +11,9 @@ import { ImageBuildKind } from "../../apis/builds/imagebuild.ts";
 import type { Kind } from "../../apis/kind.ts";
 import { PipelineKind, ProviderKind, RunKind } from "../../apis/pipelines/index.ts";
 import { errorResponses } from "../errors.ts";
+import { defaultPageSize, maxPageSize, PageQuery } from "../paging.ts";
 import { Namespace } from "../params.ts";
-import { candidateNamespaces, namespaceAccess } from "./candidates.ts";
+import { candidateNamespaces, candidatesAfter, type NamespaceAccess, namespaceAccess } from "./candidates.ts";
 
 const listedKinds: Kind[] = [ImageBuildKind, PipelineKind, RunKind, ProviderKind];
 const plurals = listedKinds.map((kind) => kind.plural);
@@ -20,6 +23,13 @@ const NamespacesQuery = Type.Object(
     include: Type.Optional(
       Type.Array(Namespace, { maxItems: 16, description: "Namespaces to check too (e.g. the page's)" }),
     ),
+    limit: PageQuery.properties.limit,
+    continue: Type.Optional(
+      Type.String({
+        ...Namespace,
+        description: "The `continue` of the previous page: the last namespace it held",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,6 +38,11 @@ const NamespacesView = Type.Object({
     Type.Object({
       name: Type.String(),
       resources: Type.Array(Type.String(), { description: "Plurals the caller may list there" }),
+    }),
+  ),
+  continue: Type.Optional(
+    Type.String({
+      description: "Ask for the next page with this (the page's last name); absent on the last page",
     }),
   ),
 });
@@ -51,11 +66,18 @@ async function mayList(kube: KubeConfig, kind: Kind, namespace: string | undefin
   return review.status?.allowed === true;
 }
 
-/** The namespaces the caller may list, or undefined when they may not. */
+/** The names of the namespaces the caller may list (read in pages, names kept), or undefined when they may not. */
 async function listedNamespaces(kube: KubeConfig): Promise<string[] | undefined> {
+  const core = kube.makeApiClient(CoreV1Api);
+  const names: string[] = [];
+  let next: string | undefined;
   try {
-    const list = await kube.makeApiClient(CoreV1Api).listNamespace();
-    return list.items.map((namespace) => namespace.metadata?.name ?? "");
+    do {
+      const list = await core.listNamespace({ limit: maxPageSize, ...(next ? { _continue: next } : {}) });
+      for (const namespace of list.items) names.push(namespace.metadata?.name ?? "");
+      next = list.metadata?._continue;
+    } while (next);
+    return names;
   } catch (error) {
     if ((error as { code?: number }).code === 403) return undefined;
     throw error;
@@ -70,9 +92,13 @@ async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Pro
   return results;
 }
 
-async function accessOf(kube: KubeConfig, candidates: string[]) {
+/** The kinds the caller may list in every namespace. */
+async function clusterWideKinds(kube: KubeConfig): Promise<Set<string>> {
   const wide = await Promise.all(listedKinds.map((kind) => mayList(kube, kind, undefined)));
-  const clusterWide = new Set(plurals.filter((_, index) => wide[index]));
+  return new Set(plurals.filter((_, index) => wide[index]));
+}
+
+async function accessOf(kube: KubeConfig, candidates: string[], clusterWide: Set<string>) {
   const narrow = listedKinds.filter((kind) => !clusterWide.has(kind.plural));
   const perNamespace = new Map<string, Set<string>>();
   const pairs = candidates.flatMap((namespace) => narrow.map((kind) => ({ namespace, kind })));
@@ -82,6 +108,28 @@ async function accessOf(kube: KubeConfig, candidates: string[]) {
     perNamespace.set(namespace, (perNamespace.get(namespace) ?? new Set()).add(kind.plural));
   });
   return namespaceAccess(candidates, plurals, clusterWide, (name) => perNamespace.get(name) ?? new Set());
+}
+
+/**
+ * The first `limit` of `candidates` where the caller may list something, checked a batch at a time
+ * (no more names than the page still lacks), and the `continue` of the page: its last name, when
+ * candidates remain after it.
+ */
+async function accessPage(
+  kube: KubeConfig,
+  candidates: string[],
+  limit: number,
+): Promise<{ namespaces: NamespaceAccess[]; continue?: string }> {
+  const clusterWide = await clusterWideKinds(kube);
+  const namespaces: NamespaceAccess[] = [];
+  let checked = 0;
+  while (namespaces.length < limit && checked < candidates.length) {
+    const batch = candidates.slice(checked, checked + limit - namespaces.length);
+    checked += batch.length;
+    namespaces.push(...(await accessOf(kube, batch, clusterWide)));
+  }
+  const last = namespaces.at(-1)?.name;
+  return { namespaces, ...(last && checked < candidates.length ? { continue: last } : {}) };
 }
 
 export interface NamespaceRouteOptions {
@@ -95,7 +143,8 @@ export async function namespaceRoutes(app: FastifyInstance, options: NamespaceRo
     {
       schema: {
         tags: ["namespaces"],
-        summary: "The namespaces where the caller may list ImageBuilds, Pipelines, Runs or Providers",
+        summary:
+          "The namespaces where the caller may list ImageBuilds, Pipelines, Runs or Providers, a page at a time (limit, continue)",
         querystring: NamespacesQuery,
         response: { 200: NamespacesView, ...errorResponses(400, 401, 502) },
       },
@@ -107,7 +156,8 @@ export async function namespaceRoutes(app: FastifyInstance, options: NamespaceRo
         configured: options.namespace,
         requested: request.query.include ?? [],
       });
-      return { namespaces: await accessOf(request.kube, candidates) };
+      const after = candidatesAfter(candidates, request.query.continue);
+      return accessPage(request.kube, after, request.query.limit ?? defaultPageSize);
     },
   );
 }

@@ -17,14 +17,16 @@ import {
   RunKind,
   RunScheduleKind,
 } from "../../apis/pipelines/index.ts";
+import type { RestClient } from "../../kube/rest.ts";
 import type { KubeObject } from "../../kube/types.ts";
-import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
+import { readObject, readPage } from "../caller-reads.ts";
+import { errorResponses, HttpError, notFoundAs, upstreamStatus } from "../errors.ts";
 import { registerLiveRoute } from "../live/events.ts";
-import { type ListMetadata, listParameters, PageFields, PageQuery, pageOf } from "../paging.ts";
+import { maxPageSize, PageFields, PageQuery } from "../paging.ts";
 import { NamespaceParams, ObjectParams } from "../params.ts";
 import { resourceView } from "../resource-view.ts";
 import { HistoryView, readHistory } from "./history.ts";
-import { ProviderUser, providerUsers, type UsesProvider } from "./provider-usage.ts";
+import { byKindThenName, ProviderUser, providerUsers, type UsesProvider } from "./provider-usage.ts";
 import { CreateRunBody, pipelineName, runForPipeline } from "./run-create.ts";
 import { stepLogsRoute } from "./step-logs.ts";
 
@@ -51,26 +53,14 @@ const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
 const tags = ["pipelines"];
 const coordinatesOf = (kind: Kind) => ({ group: kind.group, version: kind.version, plural: kind.plural });
 
-async function listOf(kube: KubeConfig, kind: Kind, namespace: string): Promise<Stored[]> {
-  const list = await objects(kube).listNamespacedCustomObject({ ...coordinatesOf(kind), namespace });
-  return (list as { items: Stored[] }).items;
-}
-
 /** One page of `kind`'s objects of `namespace`, as the API server answers `page`. */
-async function pageOfKind(kube: KubeConfig, kind: Kind, namespace: string, page: PageQuery) {
-  const list = (await objects(kube).listNamespacedCustomObject({
-    ...coordinatesOf(kind),
-    namespace,
-    ...listParameters(page),
-  })) as { items: Stored[] } & ListMetadata;
-  return { items: list.items, ...pageOf(list) };
-}
+const pageOfKind = (rest: RestClient, kind: Kind, namespace: string, page: PageQuery) =>
+  readPage<Stored>(rest, resourceTypeOf(kind), namespace, page);
 
-async function readOne(kube: KubeConfig, kind: Kind, namespace: string, name: string): Promise<Stored> {
-  const object = await objects(kube)
-    .getNamespacedCustomObject({ ...coordinatesOf(kind), namespace, name })
-    .catch(notFoundAs(`${kind.kind} ${namespace}/${name}`));
-  return object as Stored;
+async function readOne(rest: RestClient, kind: Kind, namespace: string, name: string): Promise<Stored> {
+  return readObject<Stored>(rest, resourceTypeOf(kind), namespace, name).catch(
+    notFoundAs(`${kind.kind} ${namespace}/${name}`),
+  );
 }
 
 function listRoute(app: FastifyInstance, kind: Kind) {
@@ -89,7 +79,7 @@ function listRoute(app: FastifyInstance, kind: Kind) {
       },
     },
     async (request) => {
-      const page = await pageOfKind(request.kube, kind, request.params.namespace, request.query);
+      const page = await pageOfKind(request.rest, kind, request.params.namespace, request.query);
       return { ...page, items: page.items.map(resourceView) };
     },
   );
@@ -109,7 +99,7 @@ function readRoutes(app: FastifyInstance, kind: Kind, options: PipelineRouteOpti
     },
     async (request) => {
       const { namespace, name } = request.params;
-      return resourceView(await readOne(request.kube, kind, namespace, name));
+      return resourceView(await readOne(request.rest, kind, namespace, name));
     },
   );
   registerLiveRoute(app, {
@@ -134,7 +124,7 @@ function historyRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { namespace, name } = request.params;
-      const pipeline = (await readOne(request.kube, PipelineKind, namespace, name)) as Stored & {
+      const pipeline = (await readOne(request.rest, PipelineKind, namespace, name)) as Stored & {
         status?: { version?: string; state?: string };
       };
       const uid = pipeline.metadata.uid ?? "";
@@ -158,7 +148,7 @@ function createRunRoute(app: FastifyInstance) {
     async (request, reply) => {
       const { namespace } = request.params;
       const name = pipelineName(request.body.pipeline);
-      const pipeline = (await readOne(request.kube, PipelineKind, namespace, name).catch((error) => {
+      const pipeline = (await readOne(request.rest, PipelineKind, namespace, name).catch((error) => {
         if (error instanceof HttpError && error.statusCode === 404)
           throw new HttpError(400, `body.pipeline: ${error.message}`, "body.pipeline");
         throw error;
@@ -187,22 +177,41 @@ const ProvidersView = Type.Object({
 });
 const usingKinds = [PipelineKind, RunKind, RunConfigurationKind, RunScheduleKind, ExperimentKind];
 
-/** The resources of `namespace` that name a Provider, kind by kind; a kind the caller may not list is hidden. */
-async function providerUsersIn(kube: KubeConfig, namespace: string) {
+/**
+ * Who uses `providers` (`namespace/name`, a page's), kind by kind: each kind is read in pages of
+ * `maxPageSize` and only the users of those Providers are kept, so the server holds one page of a
+ * kind at a time however many Runs the namespace has. Without Providers one object of each kind is
+ * asked for, to learn which kinds the caller may not list (`hiddenKinds`).
+ */
+async function providerUsersIn(rest: RestClient, namespace: string, providers: Set<string>) {
   const hiddenKinds: string[] = [];
-  const lists = await Promise.all(
+  const users = new Map<string, ProviderUser[]>();
+  const usersOf = async (kind: Kind) => {
+    let next: string | undefined;
+    do {
+      const page = await pageOfKind(rest, kind, namespace, {
+        limit: providers.size ? maxPageSize : 1,
+        ...(next ? { continue: next } : {}),
+      });
+      const named = page.items.map((item) => ({ ...item, kind: kind.kind }) as unknown as UsesProvider);
+      for (const [provider, list] of providerUsers(named, providers)) {
+        const kept = users.get(provider) ?? [];
+        kept.push(...list);
+        users.set(provider, kept);
+      }
+      next = providers.size ? page.continue : undefined;
+    } while (next);
+  };
+  await Promise.all(
     usingKinds.map((kind) =>
-      listOf(kube, kind, namespace).then(
-        (items) => items.map((item) => ({ ...item, kind: kind.kind }) as unknown as UsesProvider),
-        (error: { code?: number }) => {
-          if (error.code !== 403) throw error;
-          hiddenKinds.push(kind.plural);
-          return [];
-        },
-      ),
+      usersOf(kind).catch((error: unknown) => {
+        if (upstreamStatus(error) !== 403) throw error;
+        hiddenKinds.push(kind.plural);
+      }),
     ),
   );
-  return { users: providerUsers(lists.flat()), hiddenKinds: hiddenKinds.sort() };
+  for (const list of users.values()) list.sort(byKindThenName);
+  return { users, hiddenKinds: hiddenKinds.sort() };
 }
 
 function providersRoute(app: FastifyInstance) {
@@ -220,10 +229,9 @@ function providersRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { namespace } = request.params;
-      const [providers, usage] = await Promise.all([
-        pageOfKind(request.kube, ProviderKind, namespace, request.query),
-        providerUsersIn(request.kube, namespace),
-      ]);
+      const providers = await pageOfKind(request.rest, ProviderKind, namespace, request.query);
+      const onPage = new Set(providers.items.map((provider) => `${namespace}/${provider.metadata.name}`));
+      const usage = await providerUsersIn(request.rest, namespace, onPage);
       const items = providers.items.map((provider) => ({
         ...resourceView(provider),
         usedBy: usage.users.get(`${namespace}/${provider.metadata.name}`) ?? [],

@@ -1,5 +1,8 @@
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { resourceTypeOf } from "../../apis/kind.ts";
 import { PlatformKind, type PlatformResource } from "../../apis/platform/platform.ts";
+import type { RestClient } from "../../kube/rest.ts";
+import { readObject } from "../caller-reads.ts";
 
 /** Which Platform the server shows: one per server, set on the command line. */
 export interface PlatformKey {
@@ -14,9 +17,9 @@ const coordinates = (key: PlatformKey) => ({
   namespace: key.namespace,
 });
 
-export async function readPlatform(kube: KubeConfig, key: PlatformKey): Promise<PlatformResource> {
-  const api = kube.makeApiClient(CustomObjectsApi);
-  return (await api.getNamespacedCustomObject({ ...coordinates(key), name: key.name })) as PlatformResource;
+/** The Platform, read as the caller with their lean client (src/server/caller-reads.ts). */
+export function readPlatform(rest: RestClient, key: PlatformKey): Promise<PlatformResource> {
+  return readObject<PlatformResource>(rest, resourceTypeOf(PlatformKind), key.namespace, key.name);
 }
 
 /**

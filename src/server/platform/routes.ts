@@ -48,8 +48,8 @@ export function versionsView(platform: PlatformResource, releases: ReleaseCatalo
 
 export async function platformRoutes(app: FastifyInstance, options: PlatformRouteOptions): Promise<void> {
   const { platform: key, releases } = options;
-  const read = (request: { kube: Parameters<typeof readPlatform>[0] }) =>
-    readPlatform(request.kube, key).catch(notFoundAs(`platform ${key.namespace}/${key.name}`));
+  const read = (request: { rest: Parameters<typeof readPlatform>[0] }) =>
+    readPlatform(request.rest, key).catch(notFoundAs(`platform ${key.namespace}/${key.name}`));
   const tags = ["platform"];
 
   app.get(

@@ -67,6 +67,36 @@ describe("GET /namespaces: where the caller may list the UI's resources", () => 
       body: { field: expect.stringMatching(/^querystring\.include/) },
     });
 
+    // paged: pages of one, each after the previous page's last name, skipping the closed namespace
+    const visible = [home, other].sort();
+    const paged: string[] = [];
+    let next: string | undefined;
+    do {
+      const page = await get(
+        viewer,
+        `?include=${other}&include=${closed}&limit=1${next ? `&continue=${next}` : ""}`,
+      );
+      const body = page.body as { namespaces: { name: string }[]; continue?: string };
+      expect(page.status).toBe(200);
+      expect(body.namespaces.length).toBeLessThanOrEqual(1);
+      paged.push(...body.namespaces.map((namespace) => namespace.name));
+      next = body.continue;
+      if (next) expect(next).toBe(body.namespaces.at(-1)?.name);
+    } while (next && paged.length < 10);
+    expect(paged).toEqual(visible);
+    expect((await get(viewer, `?include=${other}&continue=${visible[0]}`)).body).toEqual({
+      namespaces: [
+        { name: visible[1], resources: visible[1] === home ? ["imagebuilds"] : ["pipelines", "runs"] },
+      ],
+    });
+    for (const [query, field] of [
+      ["?limit=0", "querystring.limit"],
+      ["?limit=501", "querystring.limit"],
+      ["?continue=Not_A_Namespace", "querystring.continue"],
+    ]) {
+      expect(await get(viewer, query), query).toMatchObject({ status: 400, body: { field } });
+    }
+
     const openapi = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as {
       paths: Record<string, unknown>;
     };

@@ -4,6 +4,7 @@ import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
 import { types } from "../../../src/pipelines/types.ts";
+import { maxPageSize } from "../../../src/server/paging.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api } from "../../support/fakes/pipelines-operator.ts";
@@ -177,6 +178,39 @@ describe("REST routes of the pipeline pages", () => {
         expect.objectContaining({ name: "spare", usedBy: [] }),
       ],
     });
+    api.close();
+  });
+
+  it("counts a page's Providers' users over more than one upstream page of a kind; the next page has its own", async () => {
+    const { namespace, api, call } = await setup({ events: false });
+    const runs = maxPageSize + 1; // two pages of Runs upstream
+    const names = Array.from({ length: runs }, (_, i) => `run-${String(i).padStart(4, "0")}`);
+    for (let start = 0; start < runs; start += 32)
+      await Promise.all(
+        names.slice(start, start + 32).map((name) =>
+          api.create(types.run, {
+            apiVersion,
+            kind: "Run",
+            metadata: { name, namespace },
+            spec: { provider: "argo", pipeline: "train" },
+          }),
+        ),
+      );
+    const first = await call("GET", "/providers?limit=1");
+    expect(first.status).toBe(200);
+    const [argo] = first.body.items as { name: string; usedBy: { kind: string; name: string }[] }[];
+    expect(argo?.name).toBe("argo");
+    expect(argo?.usedBy).toEqual([
+      { kind: "Pipeline", name: "train" },
+      ...names.map((name) => ({ kind: "Run", name })),
+    ]);
+    expect(first.body.hiddenKinds).toEqual([]);
+    const second = await call(
+      "GET",
+      `/providers?limit=1&continue=${encodeURIComponent(String(first.body.continue))}`,
+    );
+    expect(second.body).toMatchObject({ items: [{ name: "spare", usedBy: [] }], hiddenKinds: [] });
+    expect(second.body.continue).toBeUndefined();
     api.close();
   });
 });

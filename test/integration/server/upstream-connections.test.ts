@@ -1,21 +1,26 @@
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { createHook } from "node:async_hooks";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "./server.ts";
 
-/** Counts the connections this process opens to the API server (undici announces each on a diagnostics channel). */
+/**
+ * Counts the TLS connections this process opens (the API server is its only TLS peer while counting:
+ * the test reaches the server over plain HTTP), whichever client opens them — the Kubernetes
+ * library's undici pool or the lean node:https client (src/kube/rest.ts) — by their new TLSWRAP handles.
+ */
 function countApiServerConnections(): { opened: () => number } {
-  const port = new URL(adminConfig().getCurrentCluster()?.server ?? "").port;
   let opened = 0;
-  const onConnected = (message: unknown) => {
-    if (String((message as { connectParams: { port: unknown } }).connectParams.port) === port) opened++;
-  };
-  subscribe("undici:client:connected", onConnected);
+  const hook = createHook({
+    init(_id, type, _trigger, resource) {
+      // a keep-alive socket handed to its next request is announced again, as a ReusedHandle
+      if (type === "TLSWRAP" && (resource as object).constructor.name !== "ReusedHandle") opened++;
+    },
+  }).enable();
   onTestFinished(() => {
-    unsubscribe("undici:client:connected", onConnected);
+    hook.disable();
   });
   return { opened: () => opened };
 }

@@ -6,8 +6,8 @@ describe("setNewest", () => {
     const map = new Map<string, number>();
     setNewest(map, "a", 1, 2);
     setNewest(map, "b", 2, 2);
-    setNewest(map, "a", 3, 2); // a is now the newest
-    setNewest(map, "c", 4, 2);
+    expect(setNewest(map, "a", 3, 2)).toBeUndefined(); // a is now the newest
+    expect(setNewest(map, "c", 4, 2)).toBe(2); // b forgotten, answered so its owner can release it
     expect([...map]).toEqual([
       ["a", 3],
       ["c", 4],

@@ -48,13 +48,16 @@ describe("toErrorBody", () => {
       message: 'platforms "p" is forbidden: no',
     });
   });
-  it("answers the runtime client's ApiError (an event stream's list) by its status as well", () => {
+  it("answers the runtime client's ApiError (an event stream's list, a hot read) by its status and the API server's message, as the library's", () => {
     const forbidden = new ApiError(403, "GET", "/apis/x", { message: 'platforms "p" is forbidden: no' });
     expect(toErrorBody(forbidden)).toEqual({
       statusCode: 403,
       error: "Forbidden",
-      message: 'GET /apis/x: 403 platforms "p" is forbidden: no',
+      message: 'platforms "p" is forbidden: no',
     });
+    expect(toErrorBody(new ApiError(404, "GET", "/apis/x", "not json")).message).toBe(
+      "GET /apis/x: 404 not json",
+    );
     expect(toErrorBody(new ApiError(401, "GET", "/apis/x", {})).message).toBe(
       "the Kubernetes API refused the credentials",
     );

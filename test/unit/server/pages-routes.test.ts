@@ -3,6 +3,7 @@ import type { Pipeline } from "../../../src/apis/pipelines/pipeline.ts";
 import { HttpError } from "../../../src/server/errors.ts";
 import {
   candidateNamespaces,
+  candidatesAfter,
   namespaceAccess,
   serviceAccountNamespace,
 } from "../../../src/server/namespaces/candidates.ts";
@@ -22,6 +23,12 @@ describe("namespace candidates and access", () => {
         requested: ["team-b", "team-a"],
       }),
     ).toEqual(["slipway", "team-a", "team-b"]);
+  });
+  it("a page after a continue name starts at the next candidate in name order", () => {
+    expect(candidatesAfter(["a", "b", "c"], undefined)).toEqual(["a", "b", "c"]);
+    expect(candidatesAfter(["a", "b", "c"], "a")).toEqual(["b", "c"]);
+    expect(candidatesAfter(["a", "c"], "b")).toEqual(["c"]); // the last name gone since: still after it
+    expect(candidatesAfter(["a", "b"], "b")).toEqual([]);
   });
   it("keeps a namespace with at least one resource allowed there or cluster-wide", () => {
     const here = new Map([["a", new Set(["runs"])]]);
