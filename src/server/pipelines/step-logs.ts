@@ -4,13 +4,15 @@
  * Provider's namespace. The caller needs `get` on the Run and `list` pods and `get` pods/log where
  * the Workflow runs; the kfp and vertex backends keep their step logs in their own consoles.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { resourceTypeOf } from "../../apis/kind.ts";
 import { RunKind } from "../../apis/pipelines/run.ts";
+import type { RestClient } from "../../kube/rest.ts";
 import { stepContainer, stepPod, workflowPodLabel } from "../../pipelines/argo/step-pods.ts";
 import { providerKey } from "../../pipelines/provider-ref.ts";
+import { readObject } from "../caller-reads.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { Name, Namespace } from "../params.ts";
 import { containerLogTail, LogsView } from "../pod-log.ts";
@@ -22,24 +24,11 @@ type RunRecord = {
   status?: { provider?: { name?: string; id?: string }; steps?: { name: string }[] };
 };
 
-async function readRun(kube: KubeConfig, namespace: string, name: string): Promise<RunRecord> {
-  const type = resourceTypeOf(RunKind);
-  const run = await kube
-    .makeApiClient(CustomObjectsApi)
-    .getNamespacedCustomObject({
-      group: type.group,
-      version: type.version,
-      plural: type.plural,
-      namespace,
-      name,
-    })
-    .catch(notFoundAs(`Run ${namespace}/${name}`));
-  return run as RunRecord;
-}
-
-async function stepLogs(kube: KubeConfig, params: Static<typeof StepParams>) {
+async function stepLogs(kube: KubeConfig, rest: RestClient, params: Static<typeof StepParams>) {
   const { namespace, name, step } = params;
-  const run = await readRun(kube, namespace, name);
+  const run = await readObject<RunRecord>(rest, resourceTypeOf(RunKind), namespace, name).catch(
+    notFoundAs(`Run ${namespace}/${name}`),
+  );
   const what = `step ${step} of Run ${namespace}/${name}`;
   if (!run.status?.steps?.some((known) => known.name === step))
     throw new HttpError(404, `the backend has recorded no ${what}`);
@@ -75,6 +64,6 @@ export function stepLogsRoute(app: FastifyInstance): void {
         response: { 200: LogsView, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    (request) => stepLogs(request.kube, request.params),
+    (request) => stepLogs(request.kube, request.rest, request.params),
   );
 }
