@@ -323,6 +323,10 @@ export default async function bench(): Promise<BenchFigures> {
       SLIPWAY_OUTBOUND_ALLOW: "127.0.0.1",
       // no Argo controller runs here (kwok); declared served from elsewhere, the Providers are Ready
       SLIPWAY_ARGO_NAMESPACES: "*",
+      // no client-side rate limit, as the peer's (QPS -1): the bench compares the work, not the
+      // limits (at the defaults, 20/s and 30, Slipway's two writes per Run bound it to 10 Runs/s)
+      SLIPWAY_KUBE_API_QPS: "1000000",
+      SLIPWAY_KUBE_API_BURST: "1000000",
     };
     const watching = new StatusTracker(rest, scaleTypes);
     tracker = watching;
