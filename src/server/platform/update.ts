@@ -74,6 +74,22 @@ function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpE
   return new HttpError(409, message, "body.version");
 }
 
+/** The Platform and the update its body asks for, unless refused (a 4xx naming why). */
+async function allowedUpdate(
+  request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>,
+  releases: ReleaseCatalog,
+  read: (request: FastifyRequest) => Promise<PlatformResource>,
+) {
+  const platform = await read(request);
+  const { version, force = false } = request.body;
+  const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
+    force,
+    catalog: releases,
+  });
+  if (decision.action === "refuse") throw refusal(decision);
+  return { platform, decision };
+}
+
 /**
  * The dry-run handler: 200 with what updating to the version would change, as the caller (a dry run
  * is authorized like the writes it stands for); refused as the update itself would be.
@@ -84,13 +100,7 @@ export function platformUpdatePreviewHandler(
   read: (request: FastifyRequest) => Promise<PlatformResource>,
 ) {
   return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>) => {
-    const platform = await read(request);
-    const { version, force = false } = request.body;
-    const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
-      force,
-      catalog: releases,
-    });
-    if (decision.action === "refuse") throw refusal(decision);
+    const { decision } = await allowedUpdate(request, releases, read);
     const to = decision.action === "update" ? decision.to : decision.version;
     const rest = new RestClient(request.kube, { userAgent: "slipway-server" });
     try {
@@ -114,13 +124,7 @@ export function platformUpdateHandler(
   read: (request: FastifyRequest) => Promise<PlatformResource>,
 ) {
   return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>, reply: FastifyReply) => {
-    const platform = await read(request);
-    const { version, force = false } = request.body;
-    const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
-      force,
-      catalog: releases,
-    });
-    if (decision.action === "refuse") throw refusal(decision);
+    const { platform, decision } = await allowedUpdate(request, releases, read);
     if (decision.action === "unchanged") {
       return reply
         .status(200)
