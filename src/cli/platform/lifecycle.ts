@@ -1,9 +1,11 @@
 /** `slipway update | stop | start | restart | patch`: each edits the Platform's spec and follows it to the phase it leads to. */
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
-import type { PlatformPhase } from "../../apis/platform/platform.ts";
+import type { PlatformPhase, PlatformResource } from "../../apis/platform/platform.ts";
 import { logLevels } from "../../apis/platform/schemas.ts";
 import { deepMerge } from "../../lib/merge.ts";
+import { ownVersion } from "../../platform/catalog.ts";
+import { acknowledgeGates } from "../../platform/version-change.ts";
 import { UserError } from "../run.ts";
 import {
   type GlobalFlags,
@@ -92,6 +94,15 @@ export function patchSpecFromFlags(flags: { logLevel?: string; set?: string[] })
 
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+type UpdateFlags = WaitFlags & IngressFlags & { version?: string; force?: boolean; acknowledge?: string[] };
+
+/** The spec patch acknowledging `gates` of `version` (spec.acknowledgedGates, the ones it had kept). */
+function acknowledged(platform: PlatformResource, version: string, gates: string[]) {
+  const outcome = acknowledgeGates(version, gates, platform.spec.acknowledgedGates, "--acknowledge");
+  if ("problem" in outcome) throw new UserError(outcome.problem);
+  return { acknowledgedGates: outcome.acknowledged };
+}
+
 export function registerLifecycle(program: Command): void {
   const waiting = (command: Command) => withWaitFlags(withGlobalFlags(command));
 
@@ -105,22 +116,37 @@ export function registerLifecycle(program: Command): void {
       .option("--force", "allow a downgrade")
       .option("--host <fqdn>", "host name of the Ingress (every rule's host; the TLS certificate's name)")
       .option("--tls-secret <name>", "serve the Ingress over HTTPS with this kubernetes.io/tls Secret")
-      .option("--no-tls", "serve the Ingress over plain HTTP (removes spec.ingress.tls)"),
-  ).action(async (flags: WaitFlags & IngressFlags & { version?: string; force?: boolean }) => {
+      .option("--no-tls", "serve the Ingress over plain HTTP (removes spec.ingress.tls)")
+      .option(
+        "--acknowledge <gate>",
+        "acknowledge a gate of the release (a data migration, a breaking change) so the update may start (repeatable)",
+        collect,
+      ),
+  ).action(async (flags: UpdateFlags) => {
     const ingress = ingressSpecFromFlags(flags);
-    if (flags.version === undefined && Object.keys(ingress).length === 0)
-      throw new UserError("nothing to update: give --version, --host, --tls-secret or --no-tls");
+    if (flags.version === undefined && flags.acknowledge === undefined && Object.keys(ingress).length === 0)
+      throw new UserError(
+        "nothing to update: give --version, --acknowledge, --host, --tls-secret or --no-tls",
+      );
     const context = new PlatformContext(flags);
     const platform = await context.requirePlatform();
+    if (flags.acknowledge !== undefined && flags.version === undefined) {
+      // the gates of the update that waits: the release spec.version asks for
+      const version = platform.spec.version ?? ownVersion;
+      const spec = { ...ingress, ...acknowledged(platform, version, flags.acknowledge) };
+      await change(flags, spec, "Running", `acknowledging ${flags.acknowledge.join(", ")}`, version);
+      return;
+    }
     if (flags.version === undefined) {
       await change(flags, ingress, "Running", "changing the Ingress");
       return;
     }
     const version = updateVersion(platform, flags.version, flags.force ?? false);
+    const gates = flags.acknowledge ? acknowledged(platform, version, flags.acknowledge) : {};
     if (await operatorInCluster(context)) {
       await applyBundleAndWait(context, version, Date.now() + parseDuration(flags.timeout));
     }
-    await change(flags, { ...ingress, version }, "Running", `updating to ${version}`, version);
+    await change(flags, { ...ingress, ...gates, version }, "Running", `updating to ${version}`, version);
   });
 
   waiting(

@@ -3,7 +3,12 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
 import { Version } from "../../apis/platform/schemas.ts";
-import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
+import {
+  acknowledgeGates,
+  checkUpdate,
+  type ReleaseCatalog,
+  type UpdateDecision,
+} from "../../platform/version-change.ts";
 import { HttpError } from "../errors.ts";
 import { type PlatformKey, setPlatformVersion } from "./platforms.ts";
 import { PlatformView, platformView } from "./view.ts";
@@ -12,6 +17,13 @@ export const UpdateBody = Type.Object(
   {
     version: { ...Version, description: "The release to move to; must be in the release catalog" },
     force: Type.Optional(Type.Boolean({ default: false, description: "Allow a downgrade" })),
+    acknowledge: Type.Optional(
+      Type.Array(Type.String({ maxLength: 63 }), {
+        maxItems: 32,
+        description:
+          "Gates of the release (a data migration, a breaking change) to acknowledge so the update may start",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -37,7 +49,10 @@ function refusal(decision: Extract<UpdateDecision, { action: "refuse" }>): HttpE
   return new HttpError(409, message, "body.version");
 }
 
-/** The handler: 202 with the updated view, 200 when the version was already asked for. */
+/**
+ * The handler: 202 with the updated view, 200 when the version was already asked for and nothing
+ * new is acknowledged; 400 naming body.acknowledge for a gate the release does not declare.
+ */
 export function platformUpdateHandler(
   key: PlatformKey,
   releases: ReleaseCatalog,
@@ -45,20 +60,30 @@ export function platformUpdateHandler(
 ) {
   return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>, reply: FastifyReply) => {
     const platform = await read(request);
-    const { version, force = false } = request.body;
+    const { version, force = false, acknowledge } = request.body;
     const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
       force,
       catalog: releases,
     });
     if (decision.action === "refuse") throw refusal(decision);
+    const to = decision.action === "update" ? decision.to : decision.version;
+    const gates = acknowledge?.length
+      ? acknowledgeGates(to, acknowledge, platform.spec.acknowledgedGates, "body.acknowledge", releases)
+      : undefined;
+    if (gates && "problem" in gates) throw new HttpError(400, gates.problem, "body.acknowledge");
+    const acknowledgedGates = gates?.acknowledged;
+    const resourceVersion = platform.metadata.resourceVersion ?? "";
+    if (decision.action === "unchanged" && acknowledgedGates) {
+      const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+      return reply.status(202).send({ changed: true, to, platform: platformView(updated) });
+    }
     if (decision.action === "unchanged") {
       return reply
         .status(200)
         .send({ changed: false, to: decision.version, platform: platformView(platform) });
     }
-    const resourceVersion = platform.metadata.resourceVersion ?? "";
-    const updated = await setPlatformVersion(request.kube, key, resourceVersion, decision.to);
-    const { from, to } = decision;
+    const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+    const { from } = decision;
     request.log.info({ user: request.user.username, from, to }, "platform update started");
     return reply.status(202).send({ changed: true, from, to, platform: platformView(updated) });
   };
