@@ -5,6 +5,7 @@
 import type { ComponentName } from "../apis/platform/schemas.ts";
 
 import { type CatalogComponent, catalog } from "./contracts.ts";
+import type { WorkflowImages } from "./workflow-images.ts";
 
 export { type CatalogComponent, catalog, type SizeField } from "./contracts.ts";
 export { serviceName } from "./names.ts";
@@ -25,6 +26,11 @@ export interface Release {
   images: Record<ComponentName, string>;
   /** What an update to this release waits for (never an install: nothing ran before it). */
   gates?: readonly ReleaseGate[];
+  /**
+   * The workflow engine's executor and step images of a release outside this build's catalog (a
+   * test's); this catalog's own are in workflow-images.ts.
+   */
+  workflowImages?: WorkflowImages;
 }
 
 /** Every release this build knows, oldest first. Images are pinned to exact tags. */
