@@ -21,6 +21,18 @@ export const releaseCatalog: ReleaseCatalog = {
   gates: (version) => findRelease(version)?.gates ?? [],
 };
 
+/**
+ * The version a Platform's spec asks for that still counts as asked for: not one whose update was
+ * rolled back (status.rollback names it), which nothing is moving to any more.
+ */
+export function requestedVersion(platform: {
+  spec: { version?: string };
+  status?: { rollback?: { from: string } };
+}): string | undefined {
+  const requested = platform.spec.version;
+  return requested !== undefined && platform.status?.rollback?.from === requested ? undefined : requested;
+}
+
 /** The outcome of asking to move a Platform to a version. */
 export type UpdateDecision =
   | { action: "update"; from: string | undefined; to: string }

@@ -7,6 +7,7 @@ import {
   acknowledgeGates,
   checkUpdate,
   type ReleaseCatalog,
+  requestedVersion,
   type UpdateDecision,
 } from "../../platform/version-change.ts";
 import { HttpError } from "../errors.ts";
@@ -61,7 +62,7 @@ export function platformUpdateHandler(
   return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>, reply: FastifyReply) => {
     const platform = await read(request);
     const { version, force = false, acknowledge } = request.body;
-    const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
+    const decision = checkUpdate(platform.status?.version, requestedVersion(platform), version, {
       force,
       catalog: releases,
     });

@@ -9,7 +9,12 @@ import {
   rollbackDecision,
   rollbackMessage,
 } from "../../../src/platform/update-policy.ts";
-import { acknowledgeGates, type ReleaseCatalog } from "../../../src/platform/version-change.ts";
+import {
+  acknowledgeGates,
+  checkUpdate,
+  type ReleaseCatalog,
+  requestedVersion,
+} from "../../../src/platform/version-change.ts";
 
 const migration = { name: "db-migration", description: "the database schema moves to v3" };
 const breaking = { name: "api-v2", description: "the REST API drops /v1" };
@@ -145,5 +150,19 @@ describe("updateStopped (what ends slipway update's wait with exit 1)", () => {
     expect(
       updateStopped(platform({ phase: "Running", version: "0.1.0", conditions: [condition] }), {}),
     ).toBeUndefined();
+  });
+});
+
+describe("requestedVersion (what checkUpdate counts as asked for)", () => {
+  const rollback = { from: "0.2.0", to: "0.1.0", component: "web", reason: "x" };
+  it("is spec.version, unless its update was rolled back: going back to the running release is then no downgrade", () => {
+    expect(requestedVersion({ spec: { version: "0.2.0" } })).toBe("0.2.0");
+    expect(requestedVersion({ spec: { version: "0.2.0" }, status: { rollback } })).toBeUndefined();
+    expect(requestedVersion({ spec: { version: "0.3.0" }, status: { rollback } })).toBe("0.3.0");
+    const rolledBack = { spec: { version: "0.2.0" }, status: { version: "0.1.0", rollback } };
+    expect(
+      checkUpdate(rolledBack.status.version, requestedVersion(rolledBack), "0.1.0", { force: false }),
+    ).toEqual({ action: "update", from: "0.1.0", to: "0.1.0" });
+    expect(checkUpdate("0.1.0", "0.2.0", "0.1.0", { force: false })).toMatchObject({ reason: "downgrade" });
   });
 });
