@@ -72,16 +72,18 @@ export function platformUpdateHandler(
       ? acknowledgeGates(to, acknowledge, platform.spec.acknowledgedGates, "body.acknowledge", releases)
       : undefined;
     if (gates && "problem" in gates) throw new HttpError(400, gates.problem, "body.acknowledge");
-    const acknowledgedGates = gates?.acknowledged;
+    const known = platform.spec.acknowledgedGates ?? [];
+    // only gates not acknowledged yet change the spec
+    const acknowledgedGates =
+      gates && gates.acknowledged.length > known.length ? gates.acknowledged : undefined;
     const resourceVersion = platform.metadata.resourceVersion ?? "";
-    if (decision.action === "unchanged" && acknowledgedGates) {
-      const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
-      return reply.status(202).send({ changed: true, to, platform: platformView(updated) });
+    if (decision.action === "unchanged" && !acknowledgedGates) {
+      return reply.status(200).send({ changed: false, to, platform: platformView(platform) });
     }
     if (decision.action === "unchanged") {
-      return reply
-        .status(200)
-        .send({ changed: false, to: decision.version, platform: platformView(platform) });
+      const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+      request.log.info({ user: request.user.username, to, acknowledgedGates }, "platform gates acknowledged");
+      return reply.status(202).send({ changed: true, to, platform: platformView(updated) });
     }
     const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
     const { from } = decision;
