@@ -22,6 +22,7 @@ import { followPlatform } from "../../../src/cli/platform/follow.ts";
 import { findRelease, type Release } from "../../../src/platform/catalog.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { workflowImages } from "../../../src/platform/workflow-images.ts";
+import { cli } from "../../e2e/platform/support.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { operatorWithBundleRbac } from "../../support/operator-rbac.ts";
@@ -193,5 +194,33 @@ describe("release gates", () => {
     expect(done.status?.conditions?.find((c) => c.type === "UpdateGated")).toBeUndefined();
     expect(await componentVersions(namespace)).toEqual(["0.3.0"]);
     expect(await webImage(namespace)).toBe(newer.images.web);
+  });
+});
+
+describe("slipway update --acknowledge (bin/slipway)", () => {
+  it("refuses a gate the release does not declare, or a name that is no gate name, before writing anything", async () => {
+    const namespace = await testNamespace("ack-cli");
+    await createPlatform(namespace, { version: "0.1.0" });
+    const undeclared = await cli(
+      namespace,
+      "update",
+      "--version",
+      "0.2.0",
+      "--acknowledge",
+      "db-migration",
+      "--no-wait",
+    );
+    expect(undeclared.code).toBe(1);
+    expect(undeclared.stderr.trim()).toBe(
+      "error: --acknowledge db-migration: release 0.2.0 declares no such gate (its gates: none)",
+    );
+    const malformed = await cli(namespace, "update", "--acknowledge", "DB_Migration", "--no-wait");
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr.trim()).toBe(
+      "error: --acknowledge must be a gate name: lowercase letters, digits and '-', at most 63 characters (e.g. db-migration)",
+    );
+    const platform = await readPlatform(namespace);
+    expect(platform.spec.version).toBe("0.1.0");
+    expect(platform.spec.acknowledgedGates).toBeUndefined();
   });
 });
