@@ -75,7 +75,8 @@ async function reconcilePlatform(deps: PlatformDeps, key: ObjectKey, context: Re
     });
     return requeueAfterMs > 0 ? { requeueAfterMs } : undefined;
   }
-  const release = target?.release;
+  // a Platform being deleted renders what it asks for only for its status rows
+  const release = deleting ? specRelease : target?.release;
   const namespace = key.namespace ?? "";
   const desired = release ? renderComponents(key.name, namespace, platform.spec, release, deps.render) : [];
   // the Secrets exist before any workload naming them; the Provider comes with the platform
