@@ -20,8 +20,9 @@ export async function readPlatform(kube: KubeConfig, key: PlatformKey): Promise<
 }
 
 /**
- * Sets spec.version (and spec.acknowledgedGates, when given) with a merge patch that carries the resourceVersion read before deciding, so a
- * concurrent change makes the API server answer 409 instead of the decision going stale.
+ * Sets spec.version (and spec.acknowledgedGates, when given) with a merge patch that carries the
+ * resourceVersion read before deciding, so a concurrent change makes the API server answer 409
+ * instead of the decision going stale.
  */
 export async function setPlatformVersion(
   kube: KubeConfig,
