@@ -5,13 +5,32 @@
 import type { ComponentName } from "../apis/platform/schemas.ts";
 
 import { type CatalogComponent, catalog } from "./contracts.ts";
+import type { WorkflowImages } from "./workflow-images.ts";
 
 export { type CatalogComponent, catalog, type SizeField } from "./contracts.ts";
 export { serviceName } from "./names.ts";
 
+/**
+ * Something an update to a release needs its owner to agree to first (a data migration, a breaking
+ * change): the update waits until the gate is in the Platform's spec.acknowledgedGates.
+ */
+export interface ReleaseGate {
+  /** A DNS-1123 label (gateNameProblem), e.g. `db-migration`. */
+  name: string;
+  /** What the owner agrees to, shown where the update waits. */
+  description: string;
+}
+
 export interface Release {
   version: string;
   images: Record<ComponentName, string>;
+  /** What an update to this release waits for (never an install: nothing ran before it). */
+  gates?: readonly ReleaseGate[];
+  /**
+   * The workflow engine's executor and step images of a release outside this build's catalog (a
+   * test's); this catalog's own are in workflow-images.ts.
+   */
+  workflowImages?: WorkflowImages;
 }
 
 /** Every release this build knows, oldest first. Images are pinned to exact tags. */
@@ -71,8 +90,9 @@ export { ownVersion } from "../apis/version.ts";
 
 const normalize = (version: string) => version.replace(/^v/, "");
 
-export function findRelease(version: string): Release | undefined {
-  return releases.find((release) => release.version === normalize(version));
+/** The release `version` names in `catalog` (this build's releases unless another is given). */
+export function findRelease(version: string, catalog: readonly Release[] = releases): Release | undefined {
+  return catalog.find((release) => release.version === normalize(version));
 }
 
 /** Compares two release versions numerically (major.minor.patch); a pre-release sorts before its release. */

@@ -340,7 +340,7 @@ function mlflowEnv(context: RenderContext): EnvVar[] {
 
 /** The Argo executor image of a release (pinned with it: workflow-images.ts). */
 export function executorImage(release: Release): string {
-  const images = workflowImages(release.version);
+  const images = release.workflowImages ?? workflowImages(release.version);
   if (!images) throw new Error(`release ${release.version} names no workflow executor image`);
   return images.executor;
 }

@@ -65,6 +65,8 @@ export interface PlatformPlan {
   components: ComponentRow[];
   /** Deleting and every Component is gone: the finalizer can go. */
   finished: boolean;
+  /** The Components failed at their desired spec, in catalog order, each with why. */
+  failures: { name: string; message: string }[];
 }
 
 /** The Component's rollout of exactly `desired` is complete in the given phase. */
@@ -76,7 +78,7 @@ function settled(
   return observed !== undefined && sameJson(observed.spec, desired) && settledIn(observed, phase);
 }
 
-type PlanBase = Pick<PlatformPlan, "ready" | "components" | "version" | "finished">;
+type PlanBase = Pick<PlatformPlan, "ready" | "components" | "version" | "finished" | "failures">;
 
 /** Deleting: in reverse order, a Component goes only when nothing that still exists depends on it. */
 function planTeardown(input: PlatformObservation, base: PlanBase): PlatformPlan {
@@ -117,7 +119,13 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     (d) => observedByName.get(d.objectName)?.status.phase === "Ready",
   ).length;
   const ready = `${readyCount}/${input.desired.length}`;
-  const base = { ready, components: rows, version: input.runningVersion, finished: false };
+  const base: PlanBase = {
+    ready,
+    components: rows,
+    version: input.runningVersion,
+    finished: false,
+    failures: [],
+  };
   if (input.deleting) return planTeardown(input, base);
 
   // Components no longer desired (disabled) are removed right away.
@@ -146,7 +154,8 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
         o.status.observedGeneration === o.generation &&
         sameJson(o.spec, d.spec),
     );
-  const failure = failed.map(({ d, o }) => `${d.name}: ${o?.status.message ?? "failed"}`).join("; ");
+  const failures = failed.map(({ d, o }) => ({ name: d.name, message: o?.status.message ?? "failed" }));
+  const failure = failures.map((f) => `${f.name}: ${f.message}`).join("; ");
   const facts = {
     converged,
     changed: pending.length > 0 || input.specChanged,
@@ -155,7 +164,7 @@ export function planPlatform(input: PlatformObservation): PlatformPlan {
     rows,
   };
   const { phase, message, version = input.runningVersion } = verdict(input, facts);
-  return { ...base, apply, delete: toDelete, phase, message, version };
+  return { ...base, apply, delete: toDelete, phase, message, version, failures };
 }
 
 /** The phase and message a Platform is in, from what the plan found. */

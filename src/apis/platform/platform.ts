@@ -3,6 +3,7 @@ import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
 import { validations } from "../schema.ts";
 import {
+  AcknowledgedGates,
   componentNames,
   defaultSizes,
   EnvVar,
@@ -63,6 +64,25 @@ const Storage = Type.Object(
   { default: {} },
 );
 
+export const updateFailurePolicies = ["Halt", "Rollback"] as const;
+export type UpdateFailurePolicy = (typeof updateFailurePolicies)[number];
+
+const UpdatePolicy = Type.Object(
+  {
+    onFailure: Type.Optional(
+      Type.Union(
+        updateFailurePolicies.map((policy) => Type.Literal(policy)),
+        {
+          default: "Halt",
+          description:
+            "When a component fails during a version update: Halt (stay Failed at the new version) or Rollback (return to the last version that was Running)",
+        },
+      ),
+    ),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 export const PlatformSpec = Type.Object(
   {
     version: Type.Optional({
@@ -109,6 +129,8 @@ export const PlatformSpec = Type.Object(
           "true: spec.components.*.image replaces the release's images (runs any image as the platform's ServiceAccounts)",
       }),
     ),
+    updatePolicy: Type.Optional(UpdatePolicy),
+    acknowledgedGates: Type.Optional(AcknowledgedGates),
     components: Type.Optional(
       Type.Object(
         Object.fromEntries(componentNames.map((name) => [name, Type.Optional(ComponentOverride)])),
@@ -143,6 +165,14 @@ export const PlatformComponentStatus = Type.Object({
   ),
 });
 
+/** A version update that failed and was rolled back (spec.updatePolicy.onFailure: Rollback). */
+export const PlatformRollback = Type.Object({
+  from: Type.String({ description: "The release that failed (spec.version while the rollback holds)" }),
+  to: Type.String({ description: "The release rolled back to: the last one that was Running" }),
+  component: Type.String({ description: "The component that failed" }),
+  reason: Type.String({ description: "Why it failed" }),
+});
+
 export const PlatformStatus = Type.Object({
   phase: Type.Optional(Type.Union(platformPhases.map((phase) => Type.Literal(phase)))),
   version: Type.Optional(Type.String({ description: "The release that actually runs" })),
@@ -151,6 +181,7 @@ export const PlatformStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Conditions),
   components: Type.Optional(Type.Array(PlatformComponentStatus)),
+  rollback: Type.Optional(PlatformRollback),
   provider: Type.Optional(
     Type.String({ description: "The pipelines Provider of the platform's workflow engine (same namespace)" }),
   ),

@@ -172,3 +172,30 @@ export const Version = Type.String({
   maxLength: 64,
   description: "A Slipway release, e.g. 0.2.0",
 });
+
+/** A release gate's name (a DNS-1123 label): what `spec.acknowledgedGates` lists and `--acknowledge` names. */
+const gateLabel = "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$";
+
+const gateRuleMessage = (field: string) =>
+  `${field} must be a gate name: lowercase letters, digits and '-', at most 63 characters (e.g. db-migration)`;
+
+/** Why `name` cannot be a gate's name (the rule the CRD states for `field`), or undefined. */
+export function gateNameProblem(field: string, name: string): string | undefined {
+  return new RegExp(gateLabel).test(name) ? undefined : gateRuleMessage(field);
+}
+
+/** The gates of releases a Platform's owner has acknowledged (spec.acknowledgedGates). */
+export const AcknowledgedGates = Type.Array(
+  Type.String({
+    maxLength: 63,
+    ...validations({
+      rule: `self.matches('${gateLabel}')`,
+      message: gateRuleMessage("spec.acknowledgedGates"),
+    }),
+  }),
+  {
+    maxItems: 32,
+    description:
+      "Release gates (a data migration, a breaking change) acknowledged: an update to a release that declares a gate waits until it is listed here",
+  },
+);

@@ -46,6 +46,8 @@ export async function followPlatform(
       }
       const versionOk = options.version === undefined || status.version === options.version;
       if (status.phase === options.until && versionOk) return platform;
+      const stopped = updateStopped(platform, options);
+      if (stopped) throw new UserError(stopped);
       if (status.phase === "Failed") {
         throw new UserError(
           `platform ${platform.metadata.name} failed: ${status.message ?? "no reason given"}`,
@@ -67,6 +69,24 @@ export async function followPlatform(
     }
     await sleep(options.pollMs ?? 500);
   }
+}
+
+/**
+ * Why an update to `options.version` will not reach it, as one line: rolled back (once the platform
+ * runs the old release again: spec.updatePolicy.onFailure Rollback), or waiting for its gates.
+ */
+export function updateStopped(
+  platform: Pick<PlatformResource, "metadata" | "status">,
+  options: Pick<FollowOptions, "version">,
+): string | undefined {
+  const status = platform.status ?? {};
+  if (options.version === undefined) return undefined;
+  const rollback = status.rollback;
+  if (rollback?.from === options.version && status.phase === "Running" && status.version === rollback.to) {
+    return `platform ${platform.metadata.name} rolled back to ${rollback.to}: the update to ${rollback.from} failed: ${rollback.component}: ${rollback.reason}`;
+  }
+  const gated = status.conditions?.find((c) => c.type === "UpdateGated" && c.status === "True");
+  return gated ? `platform ${platform.metadata.name} did not update: ${gated.message}` : undefined;
 }
 
 /** Prints the outcome of a waiting command: the status as JSON, or one summary line. */

@@ -1,9 +1,11 @@
 /** `slipway update | stop | start | restart | patch`: each edits the Platform's spec and follows it to the phase it leads to. */
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
-import type { PlatformPhase } from "../../apis/platform/platform.ts";
+import type { PlatformPhase, PlatformResource } from "../../apis/platform/platform.ts";
 import { logLevels } from "../../apis/platform/schemas.ts";
 import { deepMerge } from "../../lib/merge.ts";
+import { ownVersion } from "../../platform/catalog.ts";
+import { acknowledgeGates } from "../../platform/version-change.ts";
 import { UserError } from "../run.ts";
 import {
   type GlobalFlags,
@@ -91,9 +93,17 @@ export function patchSpecFromFlags(flags: { logLevel?: string; set?: string[] })
   return spec;
 }
 
-type UpdateFlags = WaitFlags & IngressFlags & { version?: string; force?: boolean; dryRun?: boolean };
-
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+type UpdateFlags = WaitFlags &
+  IngressFlags & { version?: string; force?: boolean; dryRun?: boolean; acknowledge?: string[] };
+
+/** The spec patch acknowledging `gates` of `version` (spec.acknowledgedGates, the ones it had kept). */
+function acknowledged(platform: PlatformResource, version: string, gates: string[]) {
+  const outcome = acknowledgeGates(version, gates, platform.spec.acknowledgedGates, "--acknowledge");
+  if ("problem" in outcome) throw new UserError(outcome.problem);
+  return { acknowledgedGates: outcome.acknowledged };
+}
 
 export function registerLifecycle(program: Command): void {
   const waiting = (command: Command) => withWaitFlags(withGlobalFlags(command));
@@ -112,11 +122,18 @@ export function registerLifecycle(program: Command): void {
       .option(
         "--dry-run",
         "apply nothing; show per component the objects the update would change (a diff), create and leave unrendered, and immutable-field conflicts with how the update resolves them (-o json for a document)",
+      )
+      .option(
+        "--acknowledge <gate>",
+        "acknowledge a gate of the release (a data migration, a breaking change) so the update may start (repeatable)",
+        collect,
       ),
   ).action(async (flags: UpdateFlags) => {
     const ingress = ingressSpecFromFlags(flags);
-    if (flags.version === undefined && Object.keys(ingress).length === 0)
-      throw new UserError("nothing to update: give --version, --host, --tls-secret or --no-tls");
+    if (flags.version === undefined && flags.acknowledge === undefined && Object.keys(ingress).length === 0)
+      throw new UserError(
+        "nothing to update: give --version, --acknowledge, --host, --tls-secret or --no-tls",
+      );
     const context = new PlatformContext(flags);
     const platform = await context.requirePlatform();
     if (flags.dryRun) {
@@ -127,15 +144,23 @@ export function registerLifecycle(program: Command): void {
       await dryRunUpdate(context, { ...ingress, ...version });
       return;
     }
+    if (flags.acknowledge !== undefined && flags.version === undefined) {
+      // the gates of the update that waits: the release spec.version asks for
+      const version = platform.spec.version ?? ownVersion;
+      const spec = { ...ingress, ...acknowledged(platform, version, flags.acknowledge) };
+      await change(flags, spec, "Running", `acknowledging ${flags.acknowledge.join(", ")}`, version);
+      return;
+    }
     if (flags.version === undefined) {
       await change(flags, ingress, "Running", "changing the Ingress");
       return;
     }
     const version = updateVersion(platform, flags.version, flags.force ?? false);
+    const gates = flags.acknowledge ? acknowledged(platform, version, flags.acknowledge) : {};
     if (await operatorInCluster(context)) {
       await applyBundleAndWait(context, version, Date.now() + parseDuration(flags.timeout));
     }
-    await change(flags, { ...ingress, version }, "Running", `updating to ${version}`, version);
+    await change(flags, { ...ingress, ...gates, version }, "Running", `updating to ${version}`, version);
   });
 
   waiting(

@@ -1,6 +1,11 @@
 /** Which version changes the CLI allows (pure). */
 import type { PlatformResource } from "../../apis/platform/platform.ts";
-import { checkUpdate, type ReleaseCatalog, releaseCatalog } from "../../platform/version-change.ts";
+import {
+  checkUpdate,
+  type ReleaseCatalog,
+  releaseCatalog,
+  requestedVersion,
+} from "../../platform/version-change.ts";
 import { UserError } from "../run.ts";
 
 const unknownRelease = (flag: string, version: string, known: readonly string[]) =>
@@ -23,7 +28,7 @@ export function updateVersion(
   force: boolean,
   catalog?: ReleaseCatalog,
 ): string {
-  const decision = checkUpdate(platform.status?.version, platform.spec.version, target, {
+  const decision = checkUpdate(platform.status?.version, requestedVersion(platform), target, {
     force,
     ...(catalog ? { catalog } : {}),
   });

@@ -23,14 +23,16 @@ export function readPlatform(rest: RestClient, key: PlatformKey): Promise<Platfo
 }
 
 /**
- * Sets spec.version with a merge patch that carries the resourceVersion read before deciding, so a
- * concurrent change makes the API server answer 409 instead of the decision going stale.
+ * Sets spec.version (and spec.acknowledgedGates, when given) with a merge patch that carries the
+ * resourceVersion read before deciding, so a concurrent change makes the API server answer 409
+ * instead of the decision going stale.
  */
 export async function setPlatformVersion(
   kube: KubeConfig,
   key: PlatformKey,
   resourceVersion: string,
   version: string,
+  acknowledgedGates?: readonly string[],
 ): Promise<PlatformResource> {
   const api = kube.makeApiClient(CustomObjectsApi);
   return (await api.patchNamespacedCustomObject(
@@ -38,7 +40,10 @@ export async function setPlatformVersion(
       ...coordinates(key),
       name: key.name,
       fieldManager: "slipway-server",
-      body: { metadata: { resourceVersion }, spec: { version } },
+      body: {
+        metadata: { resourceVersion },
+        spec: { version, ...(acknowledgedGates ? { acknowledgedGates } : {}) },
+      },
     },
     setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
   )) as PlatformResource;

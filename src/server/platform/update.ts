@@ -6,7 +6,13 @@ import { Version } from "../../apis/platform/schemas.ts";
 import { operatorClusterNetworks } from "../../bundle/operator-environment.ts";
 import { RestClient } from "../../kube/rest.ts";
 import { previewPlatformChange } from "../../platform/update-dry-run.ts";
-import { checkUpdate, type ReleaseCatalog, type UpdateDecision } from "../../platform/version-change.ts";
+import {
+  acknowledgeGates,
+  checkUpdate,
+  type ReleaseCatalog,
+  requestedVersion,
+  type UpdateDecision,
+} from "../../platform/version-change.ts";
 import { HttpError } from "../errors.ts";
 import { type PlatformKey, setPlatformVersion } from "./platforms.ts";
 import { PlatformView, platformView } from "./view.ts";
@@ -15,6 +21,13 @@ export const UpdateBody = Type.Object(
   {
     version: { ...Version, description: "The release to move to; must be in the release catalog" },
     force: Type.Optional(Type.Boolean({ default: false, description: "Allow a downgrade" })),
+    acknowledge: Type.Optional(
+      Type.Array(Type.String({ maxLength: 63 }), {
+        maxItems: 32,
+        description:
+          "Gates of the release (a data migration, a breaking change) to acknowledge so the update may start",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -82,7 +95,7 @@ async function allowedUpdate(
 ) {
   const platform = await read(request);
   const { version, force = false } = request.body;
-  const decision = checkUpdate(platform.status?.version, platform.spec.version, version, {
+  const decision = checkUpdate(platform.status?.version, requestedVersion(platform), version, {
     force,
     catalog: releases,
   });
@@ -117,7 +130,10 @@ export function platformUpdatePreviewHandler(
   };
 }
 
-/** The handler: 202 with the updated view, 200 when the version was already asked for. */
+/**
+ * The handler: 202 with the updated view, 200 when the version was already asked for and nothing
+ * new is acknowledged; 400 naming body.acknowledge for a gate the release does not declare.
+ */
 export function platformUpdateHandler(
   key: PlatformKey,
   releases: ReleaseCatalog,
@@ -125,14 +141,27 @@ export function platformUpdateHandler(
 ) {
   return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>, reply: FastifyReply) => {
     const { platform, decision } = await allowedUpdate(request, releases, read);
-    if (decision.action === "unchanged") {
-      return reply
-        .status(200)
-        .send({ changed: false, to: decision.version, platform: platformView(platform) });
-    }
+    const { acknowledge } = request.body;
+    const to = decision.action === "update" ? decision.to : decision.version;
+    const gates = acknowledge?.length
+      ? acknowledgeGates(to, acknowledge, platform.spec.acknowledgedGates, "body.acknowledge", releases)
+      : undefined;
+    if (gates && "problem" in gates) throw new HttpError(400, gates.problem, "body.acknowledge");
+    const known = platform.spec.acknowledgedGates ?? [];
+    // only gates not acknowledged yet change the spec
+    const acknowledgedGates =
+      gates && gates.acknowledged.length > known.length ? gates.acknowledged : undefined;
     const resourceVersion = platform.metadata.resourceVersion ?? "";
-    const updated = await setPlatformVersion(request.kube, key, resourceVersion, decision.to);
-    const { from, to } = decision;
+    if (decision.action === "unchanged" && !acknowledgedGates) {
+      return reply.status(200).send({ changed: false, to, platform: platformView(platform) });
+    }
+    if (decision.action === "unchanged") {
+      const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+      request.log.info({ user: request.user.username, to, acknowledgedGates }, "platform gates acknowledged");
+      return reply.status(202).send({ changed: true, to, platform: platformView(updated) });
+    }
+    const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+    const { from } = decision;
     request.log.info({ user: request.user.username, from, to }, "platform update started");
     return reply.status(202).send({ changed: true, from, to, platform: platformView(updated) });
   };

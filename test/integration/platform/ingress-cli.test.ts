@@ -43,6 +43,8 @@ describe("slipway update: the Ingress's host and TLS", () => {
 
     const nothing = await cli(namespace, "update", "--no-wait");
     expect(nothing.code).not.toBe(0);
-    expect(nothing.stderr).toContain("nothing to update: give --version, --host, --tls-secret or --no-tls");
+    expect(nothing.stderr).toContain(
+      "nothing to update: give --version, --acknowledge, --host, --tls-secret or --no-tls",
+    );
   });
 });

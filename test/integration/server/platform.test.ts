@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
+import { type ReleaseCatalog, releaseCatalog } from "../../../src/platform/version-change.ts";
 import { eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import {
@@ -17,7 +18,7 @@ import {
 beforeAll(() => installCrds([PlatformKind]));
 
 /** A namespace with a Platform at `version`, a server for it, and an operator's token allowed to use it. */
-async function setup(version: string, heartbeatSeconds?: number) {
+async function setup(version: string, heartbeatSeconds?: number, releases?: ReleaseCatalog) {
   const namespace = await testNamespace("srv");
   await createPlatform(namespace, version);
   await writePlatformStatus(namespace, {
@@ -26,7 +27,10 @@ async function setup(version: string, heartbeatSeconds?: number) {
     ready: "1/1",
     components: [{ name: "postgres", phase: "Ready", ready: "1/1", version }],
   });
-  const url = await startServer(namespace, heartbeatSeconds ? { heartbeatSeconds } : {});
+  const url = await startServer(namespace, {
+    ...(heartbeatSeconds ? { heartbeatSeconds } : {}),
+    ...(releases ? { releases } : {}),
+  });
   const token = await serviceAccountToken(namespace, "operator");
   await grantPlatformAccess(namespace, "operator", ["get", "list", "watch", "patch"]);
   const call = (path: string, init: RequestInit = {}) =>
@@ -104,6 +108,46 @@ describe("platform endpoints against a real Platform", () => {
     expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.1.0");
     expect((await update({ version: "0.0.9", force: true })).status).toBe(202);
     expect((await readPlatformAsAdmin(namespace)).spec.version).toBe("0.0.9");
+  });
+
+  it("POST update with acknowledge adds the release's gates to spec.acknowledgedGates; a gate the release does not declare is 400 naming body.acknowledge", async () => {
+    const gated: ReleaseCatalog = {
+      ...releaseCatalog,
+      gates: (version) =>
+        version === "0.1.0"
+          ? [{ name: "db-migration", description: "the schema moves to a new layout" }]
+          : [],
+    };
+    const { namespace, update } = await setup("0.0.9", undefined, gated);
+
+    const unknown = await update({ version: "0.1.0", acknowledge: ["db-migrate"] });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({
+      field: "body.acknowledge",
+      message: "body.acknowledge db-migrate: release 0.1.0 declares no such gate (its gates: db-migration)",
+    });
+    const malformed = await update({ version: "0.1.0", acknowledge: ["DB"] });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({
+      field: "body.acknowledge",
+      message: /must be a gate name/,
+    });
+    expect((await readPlatformAsAdmin(namespace)).spec).toMatchObject({ version: "0.0.9" });
+    expect((await readPlatformAsAdmin(namespace)).spec.acknowledgedGates).toBeUndefined();
+
+    // the update asked for without the gate, then the gate acknowledged for the version already asked for
+    expect((await update({ version: "0.1.0" })).status).toBe(202);
+    const acknowledged = await update({ version: "0.1.0", acknowledge: ["db-migration"] });
+    expect(acknowledged.status).toBe(202);
+    expect(await acknowledged.json()).toMatchObject({ changed: true, to: "0.1.0" });
+    expect((await readPlatformAsAdmin(namespace)).spec).toMatchObject({
+      version: "0.1.0",
+      acknowledgedGates: ["db-migration"],
+    });
+    const again = await update({ version: "0.1.0", acknowledge: ["db-migration"] });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ changed: false, to: "0.1.0" });
+    expect((await readPlatformAsAdmin(namespace)).spec.acknowledgedGates).toEqual(["db-migration"]);
   });
 
   it("GET events streams the current state, then phase and component changes, with heartbeats", async () => {

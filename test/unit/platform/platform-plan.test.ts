@@ -236,6 +236,7 @@ describe("planPlatform", () => {
     const plan = planPlatform(observe({ desired: target, observed, previousPhase: "Installing" }));
     expect(plan.phase).toBe("Failed");
     expect(plan.message).toBe("mlflow: pod x: CrashLoopBackOff");
+    expect(plan.failures).toEqual([{ name: "mlflow", message: "pod x: CrashLoopBackOff" }]);
     expect(plan.apply.map((wave) => wave.map((d) => d.name))).toEqual([
       ["workflow-engine", "api-server"],
       ["web"],
