@@ -28,9 +28,12 @@ describe("the operator's derived RBAC grants no right its controllers do not use
   it.each([
     ["apps", "deployments"],
     ["apps", "statefulsets"],
-  ])("delete on %s %s: the component controller recreates one whose change is immutable", (group, resource) => {
-    expect(verbsOn(group, resource)).toContain("delete");
-  });
+  ])(
+    "delete on %s %s: the component controller recreates one whose change is immutable",
+    (group, resource) => {
+      expect(verbsOn(group, resource)).toContain("delete");
+    },
+  );
 
   it("delete on Ingresses: the component controller removes one it no longer renders", () => {
     expect(verbsOn("networking.k8s.io", "ingresses")).toContain("delete");
