@@ -1,0 +1,177 @@
+/**
+ * An update that changes an immutable field of a workload finishes: the component controller
+ * (running as the operator with only the bundle's RBAC) recreates the StatefulSet and keeps its
+ * claim. The StatefulSet an older rendering left has a volume claim template the current rendering
+ * no longer has (a changed template as a release would bring it: the operator's own field manager
+ * owns it, so its apply drops it, which the API server refuses); `slipway update --dry-run` first
+ * reports the conflict and how it is resolved, then the controller resolves it.
+ */
+import type { V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
+import { ComponentKind, type ComponentResource } from "../../../src/apis/platform/component.ts";
+import { PlatformKind } from "../../../src/apis/platform/platform.ts";
+import { KubeClient } from "../../../src/kube/client.ts";
+import { ResourceTypes } from "../../../src/kube/discovery.ts";
+import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
+import { findRelease, type Release } from "../../../src/platform/catalog.ts";
+import { annotations } from "../../../src/platform/component-objects.ts";
+import { platformControllers } from "../../../src/platform/controllers.ts";
+import { operatorFieldManager } from "../../../src/platform/names.ts";
+import { types } from "../../../src/platform/resource-types.ts";
+import { previewUpdate } from "../../../src/platform/update-dry-run.ts";
+import { renderUpdate } from "../../../src/platform/update-preview.ts";
+import { listComponents, readPlatform } from "../../e2e/platform/support.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
+import { installCrds } from "../../support/crds.ts";
+import { forbiddenRequests, operatorWithBundleRbac } from "../../support/operator-rbac.ts";
+import { createPlatform } from "../../support/platform.ts";
+
+beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
+
+const release = (version: string): Release => {
+  const found = findRelease(version);
+  if (!found) throw new Error(`no release ${version}`);
+  return found;
+};
+
+interface Event {
+  reason?: string;
+  note?: string;
+  type?: string;
+  regarding?: { kind?: string; name?: string };
+}
+
+describe("an update that changes an immutable field of a workload", () => {
+  it("recreates the StatefulSet, keeps its claim (same uid) and its pod, and the dry run says so first", async () => {
+    const namespace = await testNamespace("recreate-immutable");
+    const rest = new RestClient(adminConfig());
+    const get = <T>(path: string) =>
+      rest.request<T>("GET", path).catch((error) => {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      });
+    const statefulSetPath = `/apis/apps/v1/namespaces/${namespace}/statefulsets/slipway-postgres`;
+    const claimPath = `/api/v1/namespaces/${namespace}/persistentvolumeclaims/slipway-postgres-database`;
+    const podPath = `/api/v1/namespaces/${namespace}/pods/slipway-postgres-0`;
+    const postgres = async () =>
+      (await listComponents(namespace)).find((c) => c.metadata.name === "slipway-postgres");
+
+    const first = await operatorWithBundleRbac(namespace, platformControllers());
+    await createPlatform(namespace, { version: "0.2.0" });
+    await eventually("postgres Ready", postgres, (c) => c?.status?.phase === "Ready", 180_000);
+    const claim = await get<V1PersistentVolumeClaim>(claimPath);
+    const pod = await get<V1Pod>(podPath);
+    expect(claim?.metadata?.uid).toBeDefined();
+    expect(pod?.metadata?.uid).toBeDefined();
+    expect(await forbiddenRequests(first)).toBe(0);
+    await first.stop();
+
+    // What an older release rendered: the same StatefulSet with a volume claim template, applied by
+    // the operator's field manager. Put in place of the controller's one (pods orphaned, then adopted).
+    const platform = await readPlatform(namespace);
+    const component = (await postgres()) as ComponentResource;
+    const rendered = renderUpdate(platform, platform.spec, release("0.2.0"), [component], types.component)
+      .find((c) => c.component === "postgres")
+      ?.objects.find(({ object }) => object.kind === "StatefulSet")?.object as V1StatefulSet | undefined;
+    if (!rendered?.spec) throw new Error("no StatefulSet rendered for postgres");
+    const older: V1StatefulSet = {
+      ...rendered,
+      metadata: {
+        ...rendered.metadata,
+        annotations: { ...rendered.metadata?.annotations, [annotations.appliedHash]: "an-older-rendering" },
+      },
+      spec: {
+        ...rendered.spec,
+        volumeClaimTemplates: [
+          {
+            metadata: { name: "pgdata" },
+            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+          },
+        ],
+      },
+    };
+    await rest.request("DELETE", statefulSetPath, {
+      body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Orphan" },
+    });
+    await eventually(
+      "the StatefulSet deleted",
+      () => get<V1StatefulSet>(statefulSetPath),
+      (s) => !s,
+    );
+    const operator = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: operatorFieldManager });
+    const replaced = await operator.apply(older, { force: true });
+    expect(replaced.spec?.volumeClaimTemplates).toHaveLength(1);
+
+    // the dry run: the conflict, and what the controller will do about it
+    const preview = await previewUpdate(operator, platform, {
+      spec: platform.spec,
+      release: release("0.2.0"),
+    });
+    const conflict = preview.components
+      .find((c) => c.component === "postgres")
+      ?.objects.find((o) => o.kind === "StatefulSet");
+    expect(conflict).toMatchObject({
+      action: "conflict",
+      name: "slipway-postgres",
+      fields: ["spec.volumeClaimTemplates"],
+    });
+    expect(conflict?.action === "conflict" && conflict.resolution).toBe(
+      `recreate StatefulSet ${namespace}/slipway-postgres (spec.volumeClaimTemplates is immutable): deleted with propagationPolicy Orphan, so its pods keep running until the new StatefulSet adopts them; its PersistentVolumeClaim slipway-postgres-database and their data are kept`,
+    );
+    expect((await get<V1StatefulSet>(statefulSetPath))?.metadata?.uid).toBe(replaced.metadata?.uid);
+
+    // the real update: the controller recreates it, without the template
+    const second = await operatorWithBundleRbac(namespace, platformControllers());
+    const recreated = await eventually(
+      "the StatefulSet recreated from the current rendering",
+      () => get<V1StatefulSet>(statefulSetPath),
+      (s) =>
+        s?.metadata?.uid !== undefined &&
+        s.metadata.uid !== replaced.metadata?.uid &&
+        !s.metadata.deletionTimestamp &&
+        (s.spec?.volumeClaimTemplates ?? []).length === 0,
+      120_000,
+    );
+    expect(recreated?.metadata?.annotations?.[annotations.appliedHash]).toBe(
+      rendered.metadata?.annotations?.[annotations.appliedHash],
+    );
+    const ready = await eventually(
+      "postgres Ready again",
+      postgres,
+      (c) => c?.status?.phase === "Ready" && c.status.observedGeneration === c.metadata.generation,
+      120_000,
+    );
+    expect(ready?.status?.readyReplicas).toBe(1);
+    // the data: the same claim, never deleted; the pod ran on (orphaned, then adopted)
+    const kept = await get<V1PersistentVolumeClaim>(claimPath);
+    expect(kept?.metadata?.uid).toBe(claim?.metadata?.uid);
+    expect(kept?.metadata?.deletionTimestamp).toBeUndefined();
+    const adopted = await eventually(
+      "the pod adopted by the new StatefulSet",
+      () => get<V1Pod>(podPath),
+      (p) => p?.metadata?.ownerReferences?.some((o) => o.uid === recreated?.metadata?.uid) === true,
+    );
+    expect(adopted?.metadata?.uid).toBe(pod?.metadata?.uid);
+
+    const events = await eventually(
+      "the Recreated Event",
+      async () =>
+        (
+          await rest.request<{ items: Event[] }>(
+            "GET",
+            `/apis/events.k8s.io/v1/namespaces/${namespace}/events`,
+          )
+        ).items.filter((e) => e.reason === "Recreated"),
+      (list) => list.length > 0,
+    );
+    expect(events[0]).toMatchObject({
+      type: "Normal",
+      regarding: { kind: "Component", name: "slipway-postgres" },
+      note: expect.stringContaining(
+        "StatefulSet slipway-postgres is recreated: spec.volumeClaimTemplates is immutable; deleted with propagationPolicy Orphan",
+      ),
+    });
+    expect(await forbiddenRequests(second)).toBe(0);
+  }, 420_000);
+});
