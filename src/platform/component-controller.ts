@@ -259,7 +259,7 @@ async function applyWorkload(
     const refusal = immutableRefusal(error, kind, cached, rendered);
     if (!refusal || !cached || childAccess(component, cached) !== "update") throw error;
     const resolution = resolveImmutable(refusal);
-    if (resolution.action === "fail") return { refused: refusedMessage(resolution, name) };
+    if (resolution.action === "fail") return { workload: cached, refused: refusedMessage(resolution, name) };
     const claims = renderClaims(component).map((claim) => claim.metadata?.name ?? "");
     context.events.event(component, "Normal", "Recreated", recreatedMessage(resolution, name, claims));
     await context.client.delete(type, keyOf(rendered), {

@@ -42,66 +42,104 @@ interface Event {
   regarding?: { kind?: string; name?: string };
 }
 
+const rest = () => new RestClient(adminConfig());
+
+const get = <T>(path: string) =>
+  rest()
+    .request<T>("GET", path)
+    .catch((error) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+
+const paths = (namespace: string) => ({
+  statefulSet: `/apis/apps/v1/namespaces/${namespace}/statefulsets/slipway-postgres`,
+  claim: `/api/v1/namespaces/${namespace}/persistentvolumeclaims/slipway-postgres-database`,
+  pod: `/api/v1/namespaces/${namespace}/pods/slipway-postgres-0`,
+});
+
+const postgres = async (namespace: string) =>
+  (await listComponents(namespace)).find((c) => c.metadata.name === "slipway-postgres");
+
+const operatorClient = () =>
+  new KubeClient(rest(), new ResourceTypes(rest()), { fieldManager: operatorFieldManager });
+
+/**
+ * A Platform at 0.2.0 whose postgres is Ready, the controllers stopped, and its StatefulSet put in
+ * place (the old one deleted with its pod orphaned, which the new one adopts) of one as an older
+ * release rendered it: with a volume claim template, applied by the operator's field manager, with
+ * `appliedHash` and `replicas`. Returns what was there before and the controller's rendering.
+ */
+async function withOlderStatefulSet(namespace: string, older: { appliedHash?: string; replicas?: number }) {
+  const first = await operatorWithBundleRbac(namespace, platformControllers());
+  await createPlatform(namespace, { version: "0.2.0" });
+  await eventually(
+    "postgres Ready",
+    () => postgres(namespace),
+    (c) => c?.status?.phase === "Ready",
+    180_000,
+  );
+  const claim = await get<V1PersistentVolumeClaim>(paths(namespace).claim);
+  const pod = await get<V1Pod>(paths(namespace).pod);
+  expect(claim?.metadata?.uid).toBeDefined();
+  expect(pod?.metadata?.uid).toBeDefined();
+  expect(await forbiddenRequests(first)).toBe(0);
+  await first.stop();
+
+  const platform = await readPlatform(namespace);
+  const component = (await postgres(namespace)) as ComponentResource;
+  const rendered = renderUpdate(platform, platform.spec, release("0.2.0"), [component], types.component)
+    .find((c) => c.component === "postgres")
+    ?.objects.find(({ object }) => object.kind === "StatefulSet")?.object as V1StatefulSet | undefined;
+  if (!rendered?.spec) throw new Error("no StatefulSet rendered for postgres");
+  const hash = older.appliedHash ?? rendered.metadata?.annotations?.[annotations.appliedHash] ?? "";
+  const olderStatefulSet: V1StatefulSet = {
+    ...rendered,
+    metadata: {
+      ...rendered.metadata,
+      annotations: { ...rendered.metadata?.annotations, [annotations.appliedHash]: hash },
+    },
+    spec: {
+      ...rendered.spec,
+      replicas: older.replicas ?? rendered.spec.replicas,
+      volumeClaimTemplates: [
+        {
+          metadata: { name: "pgdata" },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+        },
+      ],
+    },
+  };
+  await rest().request("DELETE", paths(namespace).statefulSet, {
+    body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Orphan" },
+  });
+  await eventually(
+    "the StatefulSet deleted",
+    () => get<V1StatefulSet>(paths(namespace).statefulSet),
+    (s) => !s,
+  );
+  const replaced = await operatorClient().apply(olderStatefulSet, { force: true });
+  expect(replaced.spec?.volumeClaimTemplates).toHaveLength(1);
+  return { platform, claim, pod, rendered, replaced };
+}
+
+/** The events.k8s.io Events of the namespace with `reason`. */
+async function eventsWith(namespace: string, reason: string): Promise<Event[]> {
+  const list = await rest().request<{ items: Event[] }>(
+    "GET",
+    `/apis/events.k8s.io/v1/namespaces/${namespace}/events`,
+  );
+  return list.items.filter((e) => e.reason === reason);
+}
+
 describe("an update that changes an immutable field of a workload", () => {
   it("recreates the StatefulSet, keeps its claim (same uid) and its pod, and the dry run says so first", async () => {
     const namespace = await testNamespace("recreate-immutable");
-    const rest = new RestClient(adminConfig());
-    const get = <T>(path: string) =>
-      rest.request<T>("GET", path).catch((error) => {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      });
-    const statefulSetPath = `/apis/apps/v1/namespaces/${namespace}/statefulsets/slipway-postgres`;
-    const claimPath = `/api/v1/namespaces/${namespace}/persistentvolumeclaims/slipway-postgres-database`;
-    const podPath = `/api/v1/namespaces/${namespace}/pods/slipway-postgres-0`;
-    const postgres = async () =>
-      (await listComponents(namespace)).find((c) => c.metadata.name === "slipway-postgres");
-
-    const first = await operatorWithBundleRbac(namespace, platformControllers());
-    await createPlatform(namespace, { version: "0.2.0" });
-    await eventually("postgres Ready", postgres, (c) => c?.status?.phase === "Ready", 180_000);
-    const claim = await get<V1PersistentVolumeClaim>(claimPath);
-    const pod = await get<V1Pod>(podPath);
-    expect(claim?.metadata?.uid).toBeDefined();
-    expect(pod?.metadata?.uid).toBeDefined();
-    expect(await forbiddenRequests(first)).toBe(0);
-    await first.stop();
-
-    // What an older release rendered: the same StatefulSet with a volume claim template, applied by
-    // the operator's field manager. Put in place of the controller's one (pods orphaned, then adopted).
-    const platform = await readPlatform(namespace);
-    const component = (await postgres()) as ComponentResource;
-    const rendered = renderUpdate(platform, platform.spec, release("0.2.0"), [component], types.component)
-      .find((c) => c.component === "postgres")
-      ?.objects.find(({ object }) => object.kind === "StatefulSet")?.object as V1StatefulSet | undefined;
-    if (!rendered?.spec) throw new Error("no StatefulSet rendered for postgres");
-    const older: V1StatefulSet = {
-      ...rendered,
-      metadata: {
-        ...rendered.metadata,
-        annotations: { ...rendered.metadata?.annotations, [annotations.appliedHash]: "an-older-rendering" },
-      },
-      spec: {
-        ...rendered.spec,
-        volumeClaimTemplates: [
-          {
-            metadata: { name: "pgdata" },
-            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-          },
-        ],
-      },
-    };
-    await rest.request("DELETE", statefulSetPath, {
-      body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Orphan" },
+    const statefulSetPath = paths(namespace).statefulSet;
+    const { platform, claim, pod, rendered, replaced } = await withOlderStatefulSet(namespace, {
+      appliedHash: "an-older-rendering",
     });
-    await eventually(
-      "the StatefulSet deleted",
-      () => get<V1StatefulSet>(statefulSetPath),
-      (s) => !s,
-    );
-    const operator = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: operatorFieldManager });
-    const replaced = await operator.apply(older, { force: true });
-    expect(replaced.spec?.volumeClaimTemplates).toHaveLength(1);
+    const operator = operatorClient();
 
     // the dry run: the conflict, and what the controller will do about it
     const preview = await previewUpdate(operator, platform, {
@@ -138,31 +176,25 @@ describe("an update that changes an immutable field of a workload", () => {
     );
     const ready = await eventually(
       "postgres Ready again",
-      postgres,
+      () => postgres(namespace),
       (c) => c?.status?.phase === "Ready" && c.status.observedGeneration === c.metadata.generation,
       120_000,
     );
     expect(ready?.status?.readyReplicas).toBe(1);
     // the data: the same claim, never deleted; the pod ran on (orphaned, then adopted)
-    const kept = await get<V1PersistentVolumeClaim>(claimPath);
+    const kept = await get<V1PersistentVolumeClaim>(paths(namespace).claim);
     expect(kept?.metadata?.uid).toBe(claim?.metadata?.uid);
     expect(kept?.metadata?.deletionTimestamp).toBeUndefined();
     const adopted = await eventually(
       "the pod adopted by the new StatefulSet",
-      () => get<V1Pod>(podPath),
+      () => get<V1Pod>(paths(namespace).pod),
       (p) => p?.metadata?.ownerReferences?.some((o) => o.uid === recreated?.metadata?.uid) === true,
     );
     expect(adopted?.metadata?.uid).toBe(pod?.metadata?.uid);
 
     const events = await eventually(
       "the Recreated Event",
-      async () =>
-        (
-          await rest.request<{ items: Event[] }>(
-            "GET",
-            `/apis/events.k8s.io/v1/namespaces/${namespace}/events`,
-          )
-        ).items.filter((e) => e.reason === "Recreated"),
+      () => eventsWith(namespace, "Recreated"),
       (list) => list.length > 0,
     );
     expect(events[0]).toMatchObject({
@@ -174,4 +206,28 @@ describe("an update that changes an immutable field of a workload", () => {
     });
     expect(await forbiddenRequests(second)).toBe(0);
   }, 420_000);
+
+  it("does not recreate again what was already created from this rendering: Failed naming the field, the StatefulSet kept", async () => {
+    const namespace = await testNamespace("recreate-refused");
+    // the rendering's own applied hash, and replicas changed by hand: the controller applies it again
+    const { claim, replaced } = await withOlderStatefulSet(namespace, { replicas: 2 });
+    const manager = await operatorWithBundleRbac(namespace, platformControllers());
+    const failed = await eventually(
+      "postgres Failed naming the field",
+      () => postgres(namespace),
+      (c) => c?.status?.phase === "Failed",
+      60_000,
+    );
+    expect(failed?.status?.message).toBe(
+      "StatefulSet slipway-postgres cannot be updated: spec.volumeClaimTemplates is immutable and it is not recreated: the StatefulSet was already created from this rendering and is refused again",
+    );
+    expect((await get<V1StatefulSet>(paths(namespace).statefulSet))?.metadata?.uid).toBe(
+      replaced.metadata?.uid,
+    );
+    expect((await get<V1PersistentVolumeClaim>(paths(namespace).claim))?.metadata?.uid).toBe(
+      claim?.metadata?.uid,
+    );
+    expect(await eventsWith(namespace, "Recreated")).toEqual([]);
+    expect(await forbiddenRequests(manager)).toBe(0);
+  }, 300_000);
 });
