@@ -4,9 +4,10 @@
  * claim. The StatefulSet an older rendering left has a volume claim template the current rendering
  * no longer has (a changed template as a release would bring it: the operator's own field manager
  * owns it, so its apply drops it, which the API server refuses); `slipway update --dry-run` first
- * reports the conflict and how it is resolved, then the controller resolves it.
+ * reports the conflict and how it is resolved, then the controller resolves it. A Deployment whose
+ * selector changes is recreated too; what was already created from the rendering is not, twice.
  */
-import type { V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
+import type { V1Deployment, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
 import { ComponentKind, type ComponentResource } from "../../../src/apis/platform/component.ts";
@@ -230,4 +231,86 @@ describe("an update that changes an immutable field of a workload", () => {
     expect(await eventsWith(namespace, "Recreated")).toEqual([]);
     expect(await forbiddenRequests(manager)).toBe(0);
   }, 300_000);
+
+  it("recreates a Deployment whose selector changes: its pods replaced, the Component Ready again", async () => {
+    const namespace = await testNamespace("recreate-selector");
+    const first = await operatorWithBundleRbac(namespace, platformControllers());
+    await createPlatform(namespace, { version: "0.2.0" });
+    const web = async () => (await listComponents(namespace)).find((c) => c.metadata.name === "slipway-web");
+    await eventually("web Ready", web, (c) => c?.status?.phase === "Ready", 180_000);
+    await first.stop();
+    const platform = await readPlatform(namespace);
+    const rendered = renderUpdate(
+      platform,
+      platform.spec,
+      release("0.2.0"),
+      [(await web()) as ComponentResource],
+      types.component,
+    )
+      .find((c) => c.component === "web")
+      ?.objects.find(({ object }) => object.kind === "Deployment")?.object as V1Deployment | undefined;
+    if (!rendered?.spec) throw new Error("no Deployment rendered for web");
+    // an older release's Deployment: one more selector label, applied by the operator's field manager
+    const labels = { ...rendered.spec.selector.matchLabels, tier: "web" };
+    const older: V1Deployment = {
+      ...rendered,
+      metadata: {
+        ...rendered.metadata,
+        annotations: { ...rendered.metadata?.annotations, [annotations.appliedHash]: "an-older-rendering" },
+      },
+      spec: {
+        ...rendered.spec,
+        selector: { matchLabels: labels },
+        template: { ...rendered.spec.template, metadata: { ...rendered.spec.template.metadata, labels } },
+      },
+    };
+    const deploymentPath = `/apis/apps/v1/namespaces/${namespace}/deployments/slipway-web`;
+    await rest().request("DELETE", deploymentPath, {
+      body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Background" },
+    });
+    await eventually(
+      "the Deployment deleted",
+      () => get<V1Deployment>(deploymentPath),
+      (d) => !d,
+    );
+    const replaced = await operatorClient().apply(older, { force: true });
+
+    const second = await operatorWithBundleRbac(namespace, platformControllers());
+    const recreated = await eventually(
+      "the Deployment recreated with the rendered selector",
+      () => get<V1Deployment>(deploymentPath),
+      (d) =>
+        d?.metadata?.uid !== undefined &&
+        d.metadata.uid !== replaced.metadata?.uid &&
+        d.spec?.selector.matchLabels?.tier === undefined,
+      120_000,
+    );
+    expect(recreated?.spec?.selector).toEqual(rendered.spec.selector);
+    await eventually(
+      "web Ready again",
+      web,
+      (c) => c?.status?.phase === "Ready" && c.status.observedGeneration === c.metadata.generation,
+      120_000,
+    );
+    // the old pods went with the old Deployment: every pod of web's now has the rendered labels only
+    await eventually(
+      "no pod of the old selector",
+      async () =>
+        (
+          await rest().request<{ items: V1Pod[] }>("GET", `/api/v1/namespaces/${namespace}/pods`, {
+            query: { labelSelector: "tier=web" },
+          })
+        ).items,
+      (pods) => pods.length === 0,
+    );
+    const events = await eventually(
+      "the Recreated Event",
+      () => eventsWith(namespace, "Recreated"),
+      (list) => list.length > 0,
+    );
+    expect(events[0]?.note).toContain(
+      "Deployment slipway-web is recreated: spec.selector is immutable; deleted with propagationPolicy Background, so its pods are replaced by the new one's",
+    );
+    expect(await forbiddenRequests(second)).toBe(0);
+  }, 420_000);
 });
