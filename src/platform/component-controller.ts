@@ -1,6 +1,7 @@
 /**
  * The Component controller: applies a Component's workload, Service, Ingress, PVCs and ServiceAccount
- * (all owned by it) and reports its phase from what Kubernetes says about them.
+ * (all owned by it), recreating a workload whose change the API server refuses as immutable
+ * (immutable-fields.ts), and reports its phase from what Kubernetes says about them.
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
