@@ -84,7 +84,7 @@ export class KubeClient implements Client {
   async delete(
     type: ResourceType,
     key: ObjectKey,
-    options: { propagationPolicy?: "Foreground" | "Background" | "Orphan" } = {},
+    options: { propagationPolicy?: "Foreground" | "Background" | "Orphan"; uid?: string } = {},
   ): Promise<void> {
     try {
       await this.#rest.request("DELETE", resourcePath(type, key), {
@@ -92,6 +92,7 @@ export class KubeClient implements Client {
           apiVersion: "v1",
           kind: "DeleteOptions",
           propagationPolicy: options.propagationPolicy ?? "Background",
+          ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
         },
       });
     } catch (error) {

@@ -68,11 +68,14 @@ export interface Client {
    * changed since. Controllers write status through `StatusWriter` (status-writer.ts), not directly.
    */
   applyStatus<T extends KubeObject>(object: T, options?: { basedOn?: string }): Promise<T>;
-  /** Deletes; a missing object is not an error. */
+  /**
+   * Deletes; a missing object is not an error. `uid`: only the object of that uid (a precondition:
+   * 409 Conflict if the name now holds another).
+   */
   delete(
     type: ResourceType,
     key: ObjectKey,
-    options?: { propagationPolicy?: "Foreground" | "Background" | "Orphan" },
+    options?: { propagationPolicy?: "Foreground" | "Background" | "Orphan"; uid?: string },
   ): Promise<void>;
   /**
    * Adds or removes a finalizer, retrying on conflicts. Returns the object as the API server holds it

@@ -1,6 +1,7 @@
 /**
  * The Component controller: applies a Component's workload, Service, Ingress, PVCs and ServiceAccount
- * (all owned by it) and reports its phase from what Kubernetes says about them.
+ * (all owned by it), recreating a workload whose change the API server refuses as immutable
+ * (immutable-fields.ts), and reports its phase from what Kubernetes says about them.
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
@@ -31,6 +32,7 @@ import {
 } from "./component-objects.ts";
 import { childAccess, foreignChildrenMessage, notFromPlatform } from "./component-ownership.ts";
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
+import { immutableRefusal, recreatedMessage, refusedMessage, resolveImmutable } from "./immutable-fields.ts";
 import { ingressObservation } from "./ingress-readiness.ts";
 import { keptFor } from "./kept-data.ts";
 import { renderNetworkPolicy } from "./network-policies.ts";
@@ -74,8 +76,11 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
     if (prepared instanceof ForeignChildError) return refuse(writer, context, component, prepared.message);
     unseen = prepared;
   }
-  const workload =
-    current || waitingFor.length > 0 ? cached : await applyOwned(context, workloadType, rendered);
+  const outcome =
+    current || waitingFor.length > 0
+      ? { workload: cached }
+      : await applyWorkload(context, component, workloadType, rendered, cached);
+  const workload = outcome.workload;
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
   const templateHash = workload && templateHashOf(workload);
@@ -92,7 +97,13 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
     readyEndpoints: readyEndpoints(cache, namespace, name),
     ...ingressObservation(cache, component, ingress !== undefined),
     waitingFor,
+    ...(outcome.recreating ? { recreating: outcome.recreating } : {}),
   });
+  if (outcome.refused) {
+    // not recreated again: Failed naming the field, and retried with the runtime's backoff
+    await writeStatus(writer, context, component, { ...verdict, phase: "Failed", message: outcome.refused });
+    throw new Error(outcome.refused);
+  }
   const { requeueAfterMs } = await writeStatus(writer, context, component, verdict);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
   const awaitCache = unseen || (workload === undefined && waitingFor.length === 0);
@@ -210,6 +221,55 @@ async function applyOwned<T extends KubeObject>(
   } catch (error) {
     if (!isConflict(error)) throw error;
     return type.labelSelector ? applyUncached(context, type, rendered) : undefined;
+  }
+}
+
+type Workload = V1Deployment | V1StatefulSet;
+
+interface WorkloadOutcome {
+  /** The workload as applied, or as cached when nothing was applied; none while it is recreated. */
+  workload?: Workload | undefined;
+  /** The workload is being deleted to be created anew: what the Component's message says meanwhile. */
+  recreating?: string;
+  /** The API server refuses the workload's change and it is not recreated (the Component's message). */
+  refused?: string;
+}
+
+/**
+ * Applies the workload; one refused because a field cannot change is resolved as
+ * `resolveImmutable` decides (immutable-fields.ts): deleted with the decided propagation (a
+ * `Recreated` Event names it and the fields), then created anew by a later reconcile once it is gone
+ * (its deletion is an event of an owned object). Its claims are the Component's own objects and are
+ * not touched. A workload being deleted is left alone until it is gone.
+ */
+async function applyWorkload(
+  context: ReconcileContext,
+  component: ComponentResource,
+  type: ResourceType,
+  rendered: Workload,
+  cached: Workload | undefined,
+): Promise<WorkloadOutcome> {
+  const name = rendered.metadata?.name ?? "";
+  const kind = rendered.kind ?? type.kind;
+  if (cached?.metadata?.deletionTimestamp) {
+    return { recreating: `recreating ${kind} ${name}: waiting for the old one to be deleted` };
+  }
+  try {
+    return { workload: await applyOwned(context, type, rendered) };
+  } catch (error) {
+    const refusal = immutableRefusal(error, kind, cached, rendered);
+    if (!refusal || !cached || childAccess(component, cached) !== "update") throw error;
+    const resolution = resolveImmutable(refusal);
+    if (resolution.action === "fail") return { workload: cached, refused: refusedMessage(resolution, name) };
+    const claims = renderClaims(component).map((claim) => claim.metadata?.name ?? "");
+    context.events.event(component, "Normal", "Recreated", recreatedMessage(resolution, name, claims));
+    await context.client.delete(type, keyOf(rendered), {
+      propagationPolicy: resolution.propagationPolicy,
+      ...(cached.metadata?.uid ? { uid: cached.metadata.uid } : {}),
+    });
+    return {
+      recreating: `recreating ${kind} ${name}: ${resolution.fields.join(", ")} cannot change; the old one is deleted (propagationPolicy ${resolution.propagationPolicy}) and a new one is created once it is gone`,
+    };
   }
 }
 
@@ -356,9 +416,10 @@ export function componentController(): ControllerSpec {
     permissions: [
       { type: types.component, verbs: ["patch"], subresource: "status" },
       // children are applied (create when missing, patch) and removed by the garbage collector
-      // with their Component; only an Ingress no longer rendered is deleted by the controller
-      { type: types.deployment, verbs: ["create", "patch"] },
-      { type: types.statefulSet, verbs: ["create", "patch"] },
+      // with their Component; the controller deletes only an Ingress no longer rendered and a
+      // workload it recreates because a field it changes is immutable
+      { type: types.deployment, verbs: ["create", "patch", "delete"] },
+      { type: types.statefulSet, verbs: ["create", "patch", "delete"] },
       { type: types.service, verbs: ["create", "patch"] },
       { type: types.ingress, verbs: ["create", "patch", "delete"] },
       { type: types.pvc, verbs: ["create", "patch"] },

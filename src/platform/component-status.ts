@@ -67,6 +67,8 @@ export interface ComponentObservation {
   ingress?: { hasAddress: boolean };
   /** The components the workload's change waits for (see component-gate.ts); the workload was left as it was. */
   waitingFor?: readonly string[];
+  /** The workload is being deleted to be created anew (immutable-fields.ts): what is happening. */
+  recreating?: string;
 }
 
 export interface ComponentVerdict {
@@ -142,6 +144,11 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
     if (!workload) return verdict("Stopped", "stopped");
     return verdict("Stopping", `${running} pod(s) still running`);
   }
+  const wasRunning =
+    input.previous.version !== undefined ||
+    input.previous.phase === "Ready" ||
+    input.previous.phase === "Updating";
+  if (input.recreating) return verdict(wasRunning ? "Updating" : "Deploying", input.recreating);
   if (!workload) return verdict("Pending", "workload not created yet");
 
   const unfinished = rolloutUnfinished(input.generation, workload);
@@ -161,10 +168,6 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
   );
   if (deadline)
     return verdict("Failed", `rollout exceeded its progress deadline: ${deadline.message ?? ""}`.trim());
-  const wasRunning =
-    input.previous.version !== undefined ||
-    input.previous.phase === "Ready" ||
-    input.previous.phase === "Updating";
   return verdict(wasRunning ? "Updating" : "Deploying", notReady);
 }
 

@@ -16,14 +16,13 @@ import type { KubeObject, ObjectKey, ResourceType } from "../kube/types.ts";
 import { findRelease, ownVersion, type Release } from "./catalog.ts";
 import { labels } from "./component-objects.ts";
 import { childAccess, foreignChildrenMessage } from "./component-ownership.ts";
+import { conflictResolution, immutableRefusal, resolveImmutable } from "./immutable-fields.ts";
 import { keptFor } from "./kept-data.ts";
 import { operatorFieldManager } from "./names.ts";
 import type { RenderOptions } from "./render.ts";
 import { types } from "./resource-types.ts";
 import {
   type ComponentPreview,
-  conflictResolution,
-  immutableFields,
   type ObjectPreview,
   objectChange,
   pruneResolution,
@@ -186,15 +185,15 @@ export async function previewObject(
     return objectChange(id, live, stored);
   } catch (error) {
     if (!(error instanceof ApiError) || (error.status !== 422 && error.status !== 409)) throw error;
-    const fields = error.status === 422 ? immutableFields(id.kind, error.causes, live, object) : undefined;
-    if (!fields) return { ...id, action: "fail", message: error.message };
+    const refusal = immutableRefusal(error, id.kind, live, object);
+    if (!refusal) return { ...id, action: "fail", message: error.message };
     const namespace = object.metadata?.namespace ?? "";
     return {
       ...id,
       action: "conflict",
-      fields,
+      fields: [...refusal.fields],
       message: error.message,
-      resolution: conflictResolution(id.kind, id.name, namespace, fields, claims),
+      resolution: conflictResolution(resolveImmutable(refusal), { ...id, namespace }, claims),
     };
   }
 }

@@ -1,12 +1,12 @@
 /**
  * What `slipway update --dry-run` decides and says (pure): which of a Platform's objects an update
  * would change, create or leave without a rendering, which changes the API server refuses as
- * immutable, and what the controllers do about each. The I/O (dry-run applies) is update-dry-run.ts.
+ * immutable (immutable-fields.ts decides what the controllers do about those), and what happens to
+ * what the new rendering has no place for. The I/O (dry-run applies) is update-dry-run.ts.
  */
 import type { Static } from "@sinclair/typebox";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource, PlatformSpec } from "../apis/platform/platform.ts";
-import type { StatusCause } from "../kube/rest.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { sameJson } from "../lib/same-json.ts";
 import type { Release } from "./catalog.ts";
@@ -226,94 +226,6 @@ export function objectChange(
   if (!live) return { ...id, action: "create" };
   const changes = fieldChanges(comparable(live), comparable(stored));
   return changes.length > 0 ? { ...id, action: "change", changes } : undefined;
-}
-
-// --- immutable fields -----------------------------------------------------------------------------
-
-/** The fields of each kind that cannot change after creation (beyond what a refusal's causes name). */
-const immutablePaths: Record<string, readonly string[]> = {
-  Deployment: ["spec.selector"],
-  StatefulSet: ["spec.selector", "spec.serviceName", "spec.volumeClaimTemplates", "spec.podManagementPolicy"],
-  Service: ["spec.clusterIP"],
-  Job: ["spec.selector", "spec.template"],
-  PersistentVolumeClaim: ["spec.accessModes", "spec.storageClassName", "spec.volumeName"],
-};
-
-const immutableMessage = /immutable|updates to .* are forbidden/i;
-
-/**
- * The fields a 422 refusal says cannot change, or undefined when it refuses for another reason. A
- * cause naming only `spec` (a StatefulSet's "updates to statefulset spec for fields other than …
- * are forbidden") is narrowed to the kind's immutable fields the rendering changes.
- */
-export function immutableFields(
-  kind: string,
-  causes: readonly StatusCause[],
-  live: KubeObject | undefined,
-  rendered: KubeObject,
-): string[] | undefined {
-  const immutable = causes.filter((cause) => immutableMessage.test(cause.message ?? ""));
-  if (immutable.length === 0) return undefined;
-  const named = immutable.map((cause) => cause.field ?? "");
-  const changed = (immutablePaths[kind] ?? []).filter((path) => changesField(live, rendered, path));
-  const fields = named.flatMap((field) => {
-    const narrower = changed.filter((path) => path.startsWith(`${field}.`));
-    return field === "" || narrower.length > 0 ? narrower : [field];
-  });
-  return [...new Set(fields.length > 0 ? fields : named)];
-}
-
-const valueAt = (object: unknown, path: string): unknown =>
-  path.split(".").reduce<unknown>((value, key) => (isObject(value) ? value[key] : undefined), object);
-
-/** Whether everything `subset` sets is set to the same in `whole` (defaults the API server added aside). */
-function contains(whole: unknown, subset: unknown): boolean {
-  if (isObject(subset)) {
-    return isObject(whole) && Object.entries(subset).every(([key, value]) => contains(whole[key], value));
-  }
-  if (Array.isArray(subset)) {
-    return (
-      Array.isArray(whole) &&
-      whole.length === subset.length &&
-      subset.every((item, i) => contains(whole[i], item))
-    );
-  }
-  return sameJson(whole, subset);
-}
-
-/** Whether applying `rendered` changes `path` of `live`: it sets it differently, or drops a value there. */
-function changesField(live: KubeObject | undefined, rendered: KubeObject, path: string): boolean {
-  const want = valueAt(rendered, path);
-  const have = valueAt(live, path);
-  if (want === undefined) return Array.isArray(have) ? have.length > 0 : false;
-  return !contains(have, want);
-}
-
-/**
- * What the update does about an immutable field it changes. Today's component controller applies
- * every child in place (forced server-side apply) and never deletes and recreates one: the apply is
- * refused, the Component keeps the old object and its reconcile fails and is retried, so the update
- * does not finish. The only way through is by hand, said here with what it keeps.
- */
-export function conflictResolution(
-  kind: string,
-  name: string,
-  namespace: string,
-  fields: readonly string[],
-  claims: readonly string[],
-): string {
-  const stall = `will fail: the component controller applies the ${kind} in place and does not recreate it, so the API server refuses the change to ${fields.join(", ")}; the Component keeps its old ${kind}, its reconcile fails and is retried, and the update does not finish`;
-  if (kind === "Deployment" || kind === "StatefulSet") {
-    const kept =
-      claims.length > 0
-        ? `; its data is in PersistentVolumeClaim${claims.length === 1 ? "" : "s"} ${claims.join(", ")}, separate objects that are kept`
-        : "";
-    return `${stall}. By hand: \`kubectl delete ${kind.toLowerCase()} ${name} -n ${namespace}\` and the controller creates it anew${kept}`;
-  }
-  if (kind === "PersistentVolumeClaim") {
-    return `${stall}. A claim is never recreated by Slipway: that would lose its data`;
-  }
-  return `${stall}. By hand: delete ${kind} ${name} in ${namespace} and the controller creates it anew`;
 }
 
 // --- pruning --------------------------------------------------------------------------------------

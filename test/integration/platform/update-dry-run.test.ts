@@ -2,7 +2,8 @@
  * `slipway update --dry-run` on the real API server: a Platform installed at 0.1.0 by the platform
  * controllers (with the bundle's RBAC) previews 0.2.0 — the images each component changes, as the
  * API server would store them — and nothing in the namespace changes; a StatefulSet's immutable
- * fields changed by a rendering are reported as a conflict with what the update does about it.
+ * fields changed by a rendering are reported as a conflict with what the update does about it
+ * (recreate-immutable.test.ts shows the controller doing it).
  */
 import type { V1StatefulSet } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
 import { findRelease, type Release } from "../../../src/platform/catalog.ts";
+import { annotated } from "../../../src/platform/component-children.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { operatorFieldManager } from "../../../src/platform/names.ts";
 import { types } from "../../../src/platform/resource-types.ts";
@@ -174,7 +176,7 @@ describe("slipway update --dry-run", () => {
     expect((await readPlatform(namespace)).spec.version).toBe("0.1.0");
   }, 300_000);
 
-  it("reports a changed StatefulSet selector or volume claim template as a conflict the update does not resolve", async () => {
+  it("reports a changed StatefulSet selector or volume claim template as a conflict the controller resolves by recreating it", async () => {
     const namespace = await testNamespace("update-dry-run-conflict");
     await operatorWithBundleRbac(namespace, platformControllers());
     await createPlatform(namespace, { version: "0.2.0" });
@@ -226,9 +228,10 @@ describe("slipway update --dry-run", () => {
         ],
       },
     };
+    // a changed rendering carries its own applied hash, as the controller renders it
     const template = await previewObject(
       client,
-      { ...item, object: withTemplate },
+      { ...item, object: annotated(withTemplate) },
       live as ComponentResource,
       "slipway",
       ["slipway-postgres-data"],
@@ -239,11 +242,20 @@ describe("slipway update --dry-run", () => {
       name: "slipway-postgres",
       fields: ["spec.volumeClaimTemplates"],
     });
-    expect(template?.action === "conflict" && template.resolution).toMatch(
-      /^will fail: the component controller applies the StatefulSet in place and does not recreate it/,
+    expect(template?.action === "conflict" && template.resolution).toBe(
+      `recreate StatefulSet ${namespace}/slipway-postgres (spec.volumeClaimTemplates is immutable): deleted with propagationPolicy Orphan, so its pods keep running until the new StatefulSet adopts them; its PersistentVolumeClaim slipway-postgres-data and their data are kept`,
     );
-    expect(template?.action === "conflict" && template.resolution).toContain(
-      "PersistentVolumeClaim slipway-postgres-data, separate objects that are kept",
+    // the same applied hash as the live one: created from this very rendering and refused again
+    const again = await previewObject(
+      client,
+      { ...item, object: withTemplate },
+      live as ComponentResource,
+      "slipway",
+      ["slipway-postgres-data"],
+    );
+    expect(again).toMatchObject({ action: "conflict", fields: ["spec.volumeClaimTemplates"] });
+    expect(again?.action === "conflict" && again.resolution).toMatch(
+      /^will fail: the API server refuses the change to spec.volumeClaimTemplates and it is not recreated \(the StatefulSet was already created from this rendering/,
     );
 
     const labels = { ...spec.selector.matchLabels, tier: "db" };
@@ -257,12 +269,16 @@ describe("slipway update --dry-run", () => {
     };
     const selector = await previewObject(
       client,
-      { ...item, object: withSelector },
+      { ...item, object: annotated(withSelector) },
       live as ComponentResource,
       "slipway",
       [],
     );
     expect(selector).toMatchObject({ action: "conflict", fields: ["spec.selector"] });
+    // the new StatefulSet would not adopt the old pods: they go with the old one
+    expect(selector?.action === "conflict" && selector.resolution).toMatch(
+      /^recreate StatefulSet .*\/slipway-postgres \(spec\.selector is immutable\): deleted with propagationPolicy Background/,
+    );
   }, 180_000);
   it("lists what a rendering no longer has: a dropped component with everything it owns, an Ingress no longer rendered", async () => {
     const namespace = await testNamespace("update-dry-run-prune");

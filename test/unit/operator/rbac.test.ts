@@ -17,8 +17,6 @@ describe("the operator's derived RBAC grants no right its controllers do not use
   });
 
   it.each([
-    ["apps", "deployments"],
-    ["apps", "statefulsets"],
     ["", "services"],
     ["", "persistentvolumeclaims"],
     ["", "configmaps"],
@@ -26,6 +24,16 @@ describe("the operator's derived RBAC grants no right its controllers do not use
   ])("no delete on %s %s (a Component's children go with it)", (group, resource) => {
     expect(verbsOn(group, resource)).not.toContain("delete");
   });
+
+  it.each([
+    ["apps", "deployments"],
+    ["apps", "statefulsets"],
+  ])(
+    "delete on %s %s: the component controller recreates one whose change is immutable",
+    (group, resource) => {
+      expect(verbsOn(group, resource)).toContain("delete");
+    },
+  );
 
   it("delete on Ingresses: the component controller removes one it no longer renders", () => {
     expect(verbsOn("networking.k8s.io", "ingresses")).toContain("delete");

@@ -59,6 +59,19 @@ describe("componentVerdict", () => {
     expect(componentVerdict(observation({ workload: undefined })).phase).toBe("Pending");
   });
 
+  it("is Updating, saying so, while a running workload is recreated (and Deploying before it ever ran)", () => {
+    const recreating = "recreating StatefulSet slipway-postgres: waiting for the old one to be deleted";
+    expect(
+      componentVerdict(
+        observation({ workload: undefined, recreating, previous: { phase: "Ready", version: "0.1.0" } }),
+      ),
+    ).toMatchObject({ phase: "Updating", message: recreating, version: "0.1.0" });
+    expect(componentVerdict(observation({ workload: undefined, recreating }))).toMatchObject({
+      phase: "Deploying",
+      message: recreating,
+    });
+  });
+
   it("is Pending, naming whom it waits for, while its workload change waits on the dependency graph", () => {
     const old = { ...rolledOut, renderedFrom: 2 };
     expect(

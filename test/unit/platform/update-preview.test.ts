@@ -6,10 +6,8 @@ import { annotations } from "../../../src/platform/component-objects.ts";
 import { types } from "../../../src/platform/resource-types.ts";
 import {
   comparable,
-  conflictResolution,
   fieldChanges,
   formatPreview,
-  immutableFields,
   newComponentUid,
   objectChange,
   pruneResolution,
@@ -104,65 +102,7 @@ describe("objectChange", () => {
   });
 });
 
-describe("immutableFields", () => {
-  const statefulSet = (claims: string[]) => ({
-    apiVersion: "apps/v1",
-    kind: "StatefulSet",
-    metadata: { name: "db" },
-    spec: {
-      serviceName: "db",
-      selector: { matchLabels: { app: "db" } },
-      volumeClaimTemplates: claims.map((name) => ({
-        metadata: { name },
-        spec: { accessModes: ["ReadWriteOnce"] },
-      })),
-    },
-  });
-  const forbidden = {
-    reason: "FieldValueForbidden",
-    field: "spec",
-    message:
-      "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
-  };
-
-  it("narrows a StatefulSet's `spec` refusal to the immutable fields the rendering changes", () => {
-    const live = statefulSet(["data"]);
-    // the API server defaults fields the rendering leaves out: still the same template
-    live.spec.volumeClaimTemplates[0] = {
-      ...(live.spec.volumeClaimTemplates[0] as {
-        metadata: { name: string };
-        spec: { accessModes: string[] };
-      }),
-      spec: { accessModes: ["ReadWriteOnce"], volumeMode: "Filesystem" } as { accessModes: string[] },
-    };
-    expect(immutableFields("StatefulSet", [forbidden], live, statefulSet(["data"]))).toEqual(["spec"]);
-    expect(immutableFields("StatefulSet", [forbidden], live, statefulSet(["pgdata"]))).toEqual([
-      "spec.volumeClaimTemplates",
-    ]);
-  });
-
-  it("takes the field a cause names; a refusal for another reason is not a conflict", () => {
-    const selector = {
-      reason: "FieldValueInvalid",
-      field: "spec.selector",
-      message: 'Invalid value: {"matchLabels":{"app":"b"}}: field is immutable',
-    };
-    const deployment = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" } };
-    expect(immutableFields("Deployment", [selector], deployment, deployment)).toEqual(["spec.selector"]);
-    const required = { reason: "FieldValueRequired", field: "spec.template", message: "Required value" };
-    expect(immutableFields("Deployment", [required], deployment, deployment)).toBeUndefined();
-  });
-});
-
 describe("resolutions", () => {
-  it("says plainly that the controller does not recreate a workload, and what recreating by hand keeps", () => {
-    const text = conflictResolution("StatefulSet", "slipway-postgres", "ml", ["spec.selector"], ["pgdata"]);
-    expect(text).toMatch(/^will fail: .*does not recreate it/);
-    expect(text).toContain("kubectl delete statefulset slipway-postgres -n ml");
-    expect(text).toContain("PersistentVolumeClaim pgdata");
-    expect(conflictResolution("PersistentVolumeClaim", "c", "ml", ["spec"], [])).toContain("never recreated");
-  });
-
   it("an Ingress no longer rendered is deleted, other children stay until their Component goes", () => {
     expect(pruneResolution("Ingress", false)).toBe("deleted by the component controller");
     expect(pruneResolution("ConfigMap", false)).toMatch(/^left in place/);
