@@ -35,21 +35,33 @@ const phases: Record<string, RunStepStatus["phase"]> = {
 const reached = (time: string | undefined) =>
   time && !time.startsWith("1970-01-01") && !time.startsWith("0001-01-01") ? time : undefined;
 
-export function kfpRunSteps(
-  tasks: readonly KfpTaskDetail[],
+/** A backend task record's part of a step (its phase, start and end, the backend's message). */
+export interface TaskView {
+  phase: RunStepStatus["phase"];
+  startedAt?: string;
+  finishedAt?: string;
+  message?: string | null;
+}
+
+/**
+ * The steps of a pipeline run from the KFP-IR task records of a backend (kfp or vertex): for each of
+ * the pipeline's `steps`, the task named by its KFP task name (`nameOf`), read by `view`.
+ */
+export function stepsOfTasks<T>(
+  tasks: readonly T[],
   steps: readonly string[] | undefined,
+  nameOf: (task: T) => string | null | undefined,
+  view: (task: T) => TaskView,
 ): RunStepStatus[] {
   return orderedSteps(
     (steps ?? []).flatMap((name) => {
-      const task = tasks.find((candidate) => candidate.display_name === taskName(name));
+      const task = tasks.find((candidate) => nameOf(candidate) === taskName(name));
       if (!task) return [];
-      const startedAt = reached(task.start_time);
-      const finishedAt = reached(task.end_time);
-      const message = task.error?.message;
+      const { phase, startedAt, finishedAt, message } = view(task);
       return [
         {
           name,
-          phase: phases[task.state ?? ""] ?? "Pending",
+          phase,
           ...(startedAt ? { startedAt } : {}),
           ...(finishedAt ? { finishedAt } : {}),
           ...(message ? { message: clip(message, maxStepMessage) } : {}),
@@ -58,3 +70,16 @@ export function kfpRunSteps(
     }),
   );
 }
+
+export const kfpRunSteps = (tasks: readonly KfpTaskDetail[], steps: readonly string[] | undefined) =>
+  stepsOfTasks(
+    tasks,
+    steps,
+    (task) => task.display_name,
+    (task) => ({
+      phase: phases[task.state ?? ""] ?? "Pending",
+      startedAt: reached(task.start_time),
+      finishedAt: reached(task.end_time),
+      message: task.error?.message,
+    }),
+  );

@@ -6,10 +6,8 @@
  * `startTime`/`endTime` (Timestamps) and `error` (a google.rpc.Status). Vertex's record has no exit
  * code and no retry count.
  */
-import { clip } from "../../lib/clip.ts";
 import type { RunStepStatus } from "../backend.ts";
-import { taskName } from "../kfp/names.ts";
-import { maxStepMessage, orderedSteps } from "../run-steps.ts";
+import { stepsOfTasks } from "../kfp/run-steps.ts";
 
 type Seconds = number | string | { toString(): string } | null;
 
@@ -40,26 +38,15 @@ export function timestampText(time: { seconds?: Seconds } | null | undefined): s
   return seconds > 0 ? new Date(seconds * 1000).toISOString() : undefined;
 }
 
-export function vertexRunSteps(
-  tasks: readonly VertexTaskDetail[],
-  steps: readonly string[] | undefined,
-): RunStepStatus[] {
-  return orderedSteps(
-    (steps ?? []).flatMap((name) => {
-      const task = tasks.find((candidate) => candidate.taskName === taskName(name));
-      if (!task) return [];
-      const startedAt = timestampText(task.startTime);
-      const finishedAt = timestampText(task.endTime);
-      const message = task.error?.message;
-      return [
-        {
-          name,
-          phase: phases[String(task.state ?? "")] ?? "Pending",
-          ...(startedAt ? { startedAt } : {}),
-          ...(finishedAt ? { finishedAt } : {}),
-          ...(message ? { message: clip(message, maxStepMessage) } : {}),
-        },
-      ];
+export const vertexRunSteps = (tasks: readonly VertexTaskDetail[], steps: readonly string[] | undefined) =>
+  stepsOfTasks(
+    tasks,
+    steps,
+    (task) => task.taskName,
+    (task) => ({
+      phase: phases[String(task.state ?? "")] ?? "Pending",
+      startedAt: timestampText(task.startTime),
+      finishedAt: timestampText(task.endTime),
+      message: task.error?.message,
     }),
   );
-}
