@@ -103,6 +103,8 @@ export const api = {
     request<BuildView>(inNamespace(namespace, "/imagebuilds"), token, post(body)),
   pipelines: (token: string, namespace: string) =>
     request<{ items: PipelineView[] }>(inNamespace(namespace, "/pipelines"), token),
+  pipeline: (token: string, namespace: string, name: string) =>
+    request<PipelineView>(inNamespace(namespace, `/pipelines/${encodeURIComponent(name)}`), token),
   history: (token: string, namespace: string, name: string) =>
     request<HistoryView>(inNamespace(namespace, `/pipelines/${encodeURIComponent(name)}/history`), token),
   createRun: (token: string, namespace: string, body: StartRunBody) =>

@@ -10,3 +10,7 @@ export function span(fromIso: string | undefined, to: Date): string {
 
 export const time = (iso: string | undefined) =>
   iso ? new Date(iso).toISOString().replace("T", " ").slice(0, 19) : "—";
+
+/** What went wrong, as one line for the page (an Error's message). */
+export const messageOf = (failure: unknown): string =>
+  failure instanceof Error ? failure.message : String(failure);

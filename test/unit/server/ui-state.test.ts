@@ -5,7 +5,9 @@ import {
   applyPageChange,
   reconnectDelayMs,
 } from "../../../web/src/live/liveList.ts";
-import { runDuration, runState } from "../../../web/src/pages/runs/runState.ts";
+import { phaseTone } from "../../../web/src/components/PhaseBadge.tsx";
+import { runGraphSteps, stepPhase } from "../../../web/src/pages/runs/runGraph.ts";
+import { pipelineOfRun, runDuration, runState } from "../../../web/src/pages/runs/runState.ts";
 import { listHref, parseRoute } from "../../../web/src/routes.ts";
 import type { RunView } from "../../../web/src/views.ts";
 
@@ -90,5 +92,32 @@ describe("a run's state as the pages say it", () => {
     const now = new Date("2026-01-01T10:02:05Z");
     expect(runDuration(run(), now)).toBe("2m 5s");
     expect(runDuration(run({ markedCompletedAt: "2026-01-01T10:00:42Z" }), now)).toBe("42s");
+  });
+  it("names its Pipeline without the pinned version", () => {
+    expect(pipelineOfRun(run())).toBe("p");
+    expect(pipelineOfRun({ ...run(), spec: { provider: "argo", pipeline: "p:5f3e2a" } })).toBe("p");
+  });
+});
+
+describe("a run's step graph", () => {
+  const pipeline = [{ name: "prepare" }, { name: "train", dependsOn: ["prepare"] }];
+  const recorded = [
+    { name: "prepare", phase: "Succeeded" as const },
+    { name: "cleanup", phase: "Running" as const },
+  ];
+  it("is the Pipeline's steps, then any recorded step the Pipeline lacks, without dependencies", () => {
+    expect(runGraphSteps(pipeline, recorded)).toEqual([
+      { name: "prepare" },
+      { name: "train", dependsOn: ["prepare"] },
+      { name: "cleanup" },
+    ]);
+    expect(runGraphSteps([], recorded).map((step) => step.name)).toEqual(["prepare", "cleanup"]);
+  });
+  it("gives each step its recorded phase, or not started, coloured as the badges are", () => {
+    expect(stepPhase(recorded, "prepare")).toBe("Succeeded");
+    expect(stepPhase(recorded, "train")).toBe("not started");
+    expect(phaseTone("Failed")).toBe("bad");
+    expect(phaseTone("Pending")).toBe("busy");
+    expect(phaseTone("not started")).toBe("idle");
   });
 });

@@ -1,4 +1,7 @@
-const tone: Record<string, string> = {
+/** The colours a phase can have (the `badge-<tone>` classes and the step graph's `node-<tone>`). */
+export type Tone = "good" | "busy" | "warn" | "bad" | "idle";
+
+const tone: Record<string, Tone> = {
   Running: "good",
   Succeeded: "good",
   Building: "busy",
@@ -17,7 +20,10 @@ const tone: Record<string, string> = {
   Failed: "bad",
 };
 
+/** A phase's colour; a phase not listed (Skipped, not started, …) is idle. */
+export const phaseTone = (phase: string): Tone => tone[phase] ?? "idle";
+
 /** A phase as a coloured label; the colour only repeats what the text says. */
 export function PhaseBadge({ phase }: { phase: string }) {
-  return <span className={`badge badge-${tone[phase] ?? "idle"}`}>{phase}</span>;
+  return <span className={`badge badge-${phaseTone(phase)}`}>{phase}</span>;
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { ApiError, readEventStream } from "../api.ts";
+import { messageOf } from "../format.ts";
 import { pause, reconnectDelayMs } from "./liveList.ts";
 
 export type Connection = "connecting" | "live" | "reconnecting";
@@ -50,8 +51,7 @@ export function useEventStream(
           // the changes since a page's resourceVersion are gone: the page is read again
           if (error instanceof ApiError && error.status === 410)
             return listener.current({ event: "expired", data: {} });
-          const message = error instanceof Error ? error.message : String(error);
-          setState({ connection: "reconnecting", error: message });
+          setState({ connection: "reconnecting", error: messageOf(error) });
         }
         await pause(reconnectDelayMs(attempt), signal);
       }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { ApiError, api, changesPath, type Page } from "../api.ts";
+import { messageOf } from "../format.ts";
 import { appendPage, applyPageChange, byApiOrder, type Named, type PageChange } from "./liveList.ts";
 import { type StreamState, useEventStream } from "./useEventStream.ts";
 
@@ -50,7 +51,7 @@ export function usePagedList<T extends Named>(
     (error: unknown) => {
       if (error instanceof ApiError && error.status === 401) return onUnauthorized();
       if (error instanceof ApiError && error.status === 410) return reload(); // a continue token too old
-      setProblem(error instanceof Error ? error.message : String(error));
+      setProblem(messageOf(error));
     },
     [onUnauthorized, reload],
   );

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { buildLogPath, readEventStream, watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
 import { PhaseBadge } from "../../components/PhaseBadge.tsx";
-import { time } from "../../format.ts";
+import { messageOf, time } from "../../format.ts";
 import { pause, reconnectDelayMs } from "../../live/liveList.ts";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
@@ -117,7 +117,7 @@ function useBuildLog(token: string, build: BuildView, hasJob: boolean) {
           attempt = 0;
         } catch (failure) {
           if (signal.aborted) return;
-          setProblem(failure instanceof Error ? failure.message : String(failure));
+          setProblem(messageOf(failure));
         }
         // the pod's log ended: a build still Building has a new pod (a retry) or the stream dropped
         if (!building.current) return;

@@ -2,14 +2,16 @@ import { useEffect, useState } from "react";
 import { api, watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
 import { DataTable } from "../../components/DataTable.tsx";
-import { PhaseBadge } from "../../components/PhaseBadge.tsx";
-import { time } from "../../format.ts";
+import { PhaseBadge, phaseTone } from "../../components/PhaseBadge.tsx";
+import { messageOf, time } from "../../format.ts";
+import { StepGraph } from "../../graph/StepGraph.tsx";
 import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref, listHref } from "../../routes.ts";
-import type { RunStepView, RunView } from "../../views.ts";
+import type { PipelineStep, RunStepView, RunView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
-import { runDuration, runState } from "./runState.ts";
+import { runGraphSteps, stepPhase } from "./runGraph.ts";
+import { pipelineOfRun, runDuration, runState } from "./runState.ts";
 
 export function RunDetail({ token, namespace, name, onSignOut }: PageProps & { name: string }) {
   const stream = useLiveList<RunView>(token, watchPath("runs", namespace, name), onSignOut);
@@ -35,7 +37,7 @@ export function RunDetail({ token, namespace, name, onSignOut }: PageProps & { n
 }
 
 function RunSummary({ run }: { run: RunView }) {
-  const pipeline = run.spec.pipeline.split(":")[0] ?? run.spec.pipeline;
+  const pipeline = pipelineOfRun(run);
   return (
     <section className="card" aria-labelledby="run-heading">
       <h2 id="run-heading">
@@ -103,11 +105,39 @@ function RunParameters({ run }: { run: RunView }) {
   );
 }
 
-/** Each step as the backend recorded it (Argo: the Workflow's node statuses), its phase coloured; one step's log below. */
+/** The Pipeline's steps (read once: the graph of this Run), or why they could not be read. */
+function usePipelineSteps(token: string, namespace: string, name: string) {
+  const [read, setRead] = useState<{ steps?: PipelineStep[]; problem?: string }>({});
+  useEffect(() => {
+    let current = true;
+    setRead({});
+    api.pipeline(token, namespace, name).then(
+      (pipeline) => current && setRead({ steps: pipeline.spec.steps }),
+      (failure: unknown) => current && setRead({ problem: messageOf(failure) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [token, namespace, name]);
+  return read;
+}
+
+/**
+ * Each step as the backend recorded it (Argo: the Workflow's node statuses): the Pipeline's step
+ * graph with each node coloured by its step's phase, and a table; one step's log below, chosen in
+ * either.
+ */
 function RunSteps({ run, token }: { run: RunView; token: string }) {
   const steps = run.status?.steps ?? [];
+  const pipeline = pipelineOfRun(run);
+  const declared = usePipelineSteps(token, run.namespace, pipeline);
   const [shown, setShown] = useState<string>();
   const step = steps.find((candidate) => candidate.name === shown);
+  const graphSteps = runGraphSteps(declared.steps ?? [], steps);
+  const stateOf = (name: string) => {
+    const phase = stepPhase(steps, name);
+    return { label: phase, tone: phaseTone(phase) };
+  };
   return (
     <section className="card" aria-labelledby="run-steps-heading">
       <h2 id="run-steps-heading">Steps</h2>
@@ -115,6 +145,15 @@ function RunSteps({ run, token }: { run: RunView; token: string }) {
         <p className="notice" data-testid="failure">
           {run.status.failure}
         </p>
+      )}
+      {declared.problem && (
+        <p className="muted">
+          Cannot read Pipeline {pipeline} ({declared.problem}): the graph shows the recorded steps without
+          their dependencies.
+        </p>
+      )}
+      {(declared.steps || declared.problem) && graphSteps.length > 0 && (
+        <StepGraph steps={graphSteps} stateOf={stateOf} onSelect={setShown} selected={shown} />
       )}
       {steps.length === 0 ? (
         <p className="muted">The backend reports no per-step state for this run yet.</p>
@@ -143,6 +182,12 @@ function RunSteps({ run, token }: { run: RunView; token: string }) {
         />
       )}
       {step && <StepLog token={token} run={run} step={step} />}
+      {shown && !step && (
+        <>
+          <h3>Log of step {shown}</h3>
+          <p className="muted">Step {shown} has not started: it has no log yet.</p>
+        </>
+      )}
     </section>
   );
 }
@@ -155,8 +200,7 @@ function StepLog({ token, run, step }: { token: string; run: RunView; step: RunS
     let current = true;
     api.stepLog(token, run.namespace, run.name, step.name).then(
       (answer) => current && setLog({ text: answer.logs }),
-      (failure: unknown) =>
-        current && setLog({ problem: failure instanceof Error ? failure.message : String(failure) }),
+      (failure: unknown) => current && setLog({ problem: messageOf(failure) }),
     );
     return () => {
       current = false;

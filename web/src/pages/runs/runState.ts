@@ -11,6 +11,9 @@ export function runState(run: RunView): string {
   return status?.state ?? "Pending";
 }
 
+/** The name of the Pipeline a run names (`name` or `name:version`). */
+export const pipelineOfRun = (run: RunView): string => run.spec.pipeline.split(":")[0] ?? run.spec.pipeline;
+
 /** From creation to completion (or to `now` while it runs), e.g. `42s`, `3m 5s`. */
 export function runDuration(run: RunView, now: Date): string {
   if (!run.createdAt) return "—";
