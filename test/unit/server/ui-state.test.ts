@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { phaseTone } from "../../../web/src/components/PhaseBadge.tsx";
 import {
   appendPage,
   applyListEvent,
   applyPageChange,
   reconnectDelayMs,
 } from "../../../web/src/live/liveList.ts";
-import { phaseTone } from "../../../web/src/components/PhaseBadge.tsx";
 import { runGraphSteps, stepPhase } from "../../../web/src/pages/runs/runGraph.ts";
 import { pipelineOfRun, runDuration, runState } from "../../../web/src/pages/runs/runState.ts";
 import { listHref, parseRoute } from "../../../web/src/routes.ts";
