@@ -1,5 +1,5 @@
 import { CustomObjectsApi } from "@kubernetes/client-node";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import type { Kind } from "../../../src/apis/kind.ts";
@@ -34,6 +34,12 @@ async function writeStatus(kind: Kind, namespace: string, name: string, status: 
     body: { ...(current as object), status },
   });
 }
+
+/** A computed style of the element `selector` finds first in the page. */
+const computed = async (page: Page, selector: string, property: string) =>
+  String(
+    await page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).${property}`),
+  );
 
 const buildSpec = { project: "fraud", name: "scorer", version: "v1", artifactUri: "s3://models/fraud/v1" };
 const diamond = {
@@ -251,6 +257,78 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
     const row = page.locator(`tr[data-row="${name}"]`);
     await row.getByText("Succeeded").first().waitFor();
     await screenshot(page, "runs-list");
+  });
+
+  it("runs: the diamond's step graph coloured by each step's phase, live; a node shows its step's log; narrow windows scroll the graph", async () => {
+    const { namespace, url, page } = await scientistPage((ns) => `/runs?namespace=${ns}`);
+    await create(ProviderKind, namespace, "argo", { type: "argo" });
+    await create(PipelineKind, namespace, "diamond", diamond);
+    await create(RunKind, namespace, "diamond-1", { provider: "argo", pipeline: "diamond" });
+    const started = new Date().toISOString();
+    const steps = (trainB: string) => [
+      { name: "prepare", phase: "Succeeded", startedAt: started, finishedAt: started, exitCode: 0 },
+      {
+        name: "train-a",
+        phase: "Failed",
+        startedAt: started,
+        finishedAt: started,
+        exitCode: 3,
+        message: "Error (exit code 3)",
+      },
+      { name: "train-b", phase: trainB, startedAt: started },
+    ];
+    const status = { state: "Succeeded", version: "77aa", provider: { name: `${namespace}/argo`, id: "w" } };
+    await writeStatus(RunKind, namespace, "diamond-1", { ...status, steps: steps("Running") });
+    await page.goto(`${url}/runs/${namespace}/diamond-1`);
+
+    const graph = page.getByRole("group", { name: "Step graph: 4 steps, 4 dependencies" });
+    const node = (name: string) => graph.getByRole("button", { name, exact: true });
+    await node("train-b: Running").waitFor();
+    const tones = { prepare: "good", "train-a": "bad", "train-b": "good", evaluate: "idle" };
+    for (const [step, tone] of Object.entries(tones))
+      expect(await graph.locator(`[data-step="${step}"]`).getAttribute("data-tone")).toBe(tone);
+    await node("prepare: Succeeded").waitFor();
+    await node("train-a: Failed").waitFor();
+    await node("evaluate: not started").waitFor();
+    expect(await graph.locator('[data-step="train-a"]').getAttribute("class")).toContain("node-bad");
+    // the same colour as the table's badge of that phase
+    const fill = await computed(page, '[data-step="train-a"] rect', "fill");
+    expect(fill).toBe(await computed(page, 'tr[data-row="train-a"] .badge', "backgroundColor"));
+    expect(fill).not.toBe(await computed(page, '[data-step="prepare"] rect', "fill"));
+    // the steps' table stays, with what the graph does not show
+    await page
+      .getByRole("table", { name: "Steps" })
+      .getByRole("cell", { name: "Error (exit code 3)" })
+      .waitFor();
+
+    // a node shows its step's log: kwok runs no Argo, so no pod ran it, and the page says so
+    await node("train-a: Failed").click();
+    expect(await node("train-a: Failed").getAttribute("aria-pressed")).toBe("true");
+    await page
+      .locator(".notice")
+      .getByText(`no pod in namespace ${namespace} ran the step train-a of Run ${namespace}/diamond-1`, {
+        exact: false,
+      })
+      .waitFor();
+    await node("evaluate: not started").press("Enter");
+    await page.getByText("Step evaluate has not started: it has no log yet.").waitFor();
+    await screenshot(page, "run-step-graph");
+
+    await writeStatus(RunKind, namespace, "diamond-1", { ...status, steps: steps("Succeeded") });
+    await node("train-b: Succeeded").waitFor();
+    expect(await graph.locator('[data-step="train-b"]').getAttribute("data-tone")).toBe("good");
+    await writeStatus(RunKind, namespace, "diamond-1", {
+      ...status,
+      steps: [...steps("Succeeded"), { name: "evaluate", phase: "Pending" }],
+    });
+    await node("evaluate: Pending").waitFor();
+    expect(await graph.locator('[data-step="evaluate"]').getAttribute("data-tone")).toBe("busy");
+
+    await page.setViewportSize({ width: 420, height: 800 });
+    await node("evaluate: Pending").waitFor();
+    await screenshot(page, "run-step-graph-narrow");
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
+    expect(overflow).toBeLessThanOrEqual(0);
   });
 
   it("providers: type, Ready with its message, allowed namespaces and the resources using each", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { phaseTone } from "../../../web/src/components/PhaseBadge.tsx";
+import { phaseTone } from "../../../web/src/components/phaseTone.ts";
 import {
   appendPage,
   applyListEvent,

@@ -1,5 +1,5 @@
 import type { KeyboardEvent } from "react";
-import type { Tone } from "../components/PhaseBadge.tsx";
+import type { Tone } from "../components/phaseTone.ts";
 import { layout, nodeSize, type PlacedNode, type StepNode } from "./layout.ts";
 
 /** What a node shows under its step's name, and its colour (the badges' tones). */
