@@ -259,7 +259,7 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
     await screenshot(page, "runs-list");
   });
 
-  it("runs: the diamond's step graph coloured by each step's phase, live; a node shows its step's log; narrow windows scroll the graph", async () => {
+  it("runs: the diamond's step graph coloured by each step's phase, live; a node shows its step's log; narrow windows scroll the graph; a Pipeline gone leaves the recorded steps", async () => {
     const { namespace, url, page } = await scientistPage((ns) => `/runs?namespace=${ns}`);
     await create(ProviderKind, namespace, "argo", { type: "argo" });
     await create(PipelineKind, namespace, "diamond", diamond);
@@ -329,6 +329,19 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
     await screenshot(page, "run-step-graph-narrow");
     const overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth");
     expect(overflow).toBeLessThanOrEqual(0);
+
+    // a Run whose Pipeline is gone: its recorded steps, without dependencies, and why
+    await create(RunKind, namespace, "orphan", { provider: "argo", pipeline: "gone" });
+    await writeStatus(RunKind, namespace, "orphan", {
+      ...status,
+      steps: [{ name: "prepare", phase: "Failed" }],
+    });
+    await page.goto(`${url}/runs/${namespace}/orphan`);
+    await page.getByText(`Cannot read Pipeline gone (Pipeline ${namespace}/gone does not exist)`).waitFor();
+    await page
+      .getByRole("group", { name: "Step graph: 1 steps, 0 dependencies" })
+      .getByRole("button", { name: "prepare: Failed", exact: true })
+      .waitFor();
   });
 
   it("providers: type, Ready with its message, allowed namespaces and the resources using each", async () => {
