@@ -345,6 +345,7 @@ export class Informer {
   #upsert(key: string, object: KubeObject): void {
     // controllers never read managedFields; they are often most of an object's size
     if (object.metadata?.managedFields) delete object.metadata.managedFields;
+    if (this.type.cacheWithoutSpec) delete (object as { spec?: unknown }).spec;
     const old = this.#store.get(key);
     if (old && old.metadata?.resourceVersion === object.metadata?.resourceVersion) return;
     this.#store.set(key, object);

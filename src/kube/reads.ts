@@ -6,11 +6,12 @@
 import { typeId } from "./keys.ts";
 import type { ControllerSpec, ResourceType } from "./types.ts";
 
-/** The identity of a type's cache: a field- or label-selected type has a cache of its own. */
+/** The identity of a type's cache: a field- or label-selected type, or one cached without its spec, has a cache of its own. */
 export function cacheId(type: ResourceType): string {
   const selectors = [
     type.fieldSelector ? `fieldSelector=${type.fieldSelector}` : "",
     type.labelSelector ? `labelSelector=${type.labelSelector}` : "",
+    type.cacheWithoutSpec ? "withoutSpec" : "",
   ].filter(Boolean);
   return selectors.length ? `${typeId(type)}?${selectors.join("&")}` : typeId(type);
 }

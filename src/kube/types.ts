@@ -24,6 +24,11 @@ export interface ResourceType {
    * (a controller that owns Pods caches its own, not every Pod of the namespace).
    */
   labelSelector?: string;
+  /**
+   * The cache keeps each object's metadata and status only (a cache of its own): for a large record
+   * whose spec the readers never look at, e.g. Argo's Workflows, whose progress is their status.
+   */
+  cacheWithoutSpec?: boolean;
 }
 
 export interface ObjectKey {

@@ -73,9 +73,14 @@ export function argoSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env
 
 /**
  * The Workflows of Runs (not of schedules, whose runs scheduled-runs.ts follows), as the Run
- * controller caches and watches them: Argo's controller writes each node's progress there.
+ * controller caches and watches them: Argo's controller writes each node's progress in the status;
+ * the spec (every step's template) is not kept.
  */
-export const runWorkflows: ResourceType = { ...types.workflow, labelSelector: `${labels.kind}=Run` };
+export const runWorkflows: ResourceType = {
+  ...types.workflow,
+  labelSelector: `${labels.kind}=Run`,
+  cacheWithoutSpec: true,
+};
 
 /** The Run a Workflow was created for (its owner annotation). */
 export const runOfWorkflow = (workflow: KubeObject): ObjectKey | undefined => ownerOf(workflow, "Run");

@@ -101,3 +101,75 @@ test("a controller whose CRD is absent: /readyz names the kind, one warning, syn
   expect(lines.map((line) => line.msg)).toContain(`the API server serves ${resource} now`);
   expect(lines.filter((line) => line.level === warn)).toHaveLength(1);
 });
+
+test("an optional watch of an absent kind: the controller starts and /readyz is ok; once the CRD is installed its changes enqueue, cached without their spec", async () => {
+  const namespace = await testNamespace("optional");
+  const { kind, type } = absentKind();
+  const watched: ResourceType = { ...type, cacheWithoutSpec: true };
+  const { log } = capturedLog();
+  const reconciled: string[] = [];
+  const manager = new Manager({
+    kubeConfig: adminConfig(),
+    namespace,
+    fieldManager: "optional-test",
+    healthPort: 0,
+    log,
+  });
+  // the controller's own kind is served (ConfigMaps); the watched one is not, yet
+  manager.add({
+    name: "configmaps",
+    for: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+    watches: [
+      {
+        type: watched,
+        optional: true,
+        map: (object) => [{ namespace, name: `for-${object.metadata?.name}` }],
+      },
+    ],
+    permissions: [],
+    reconcile: async (key) => {
+      reconciled.push(key.name);
+      return undefined;
+    },
+  });
+  const api = KubernetesObjectApi.makeApiClient(adminConfig());
+  onTestFinished(async () => {
+    await manager.stop();
+    const crd = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" };
+    await api.delete({ ...crd, metadata: { name: `widgets.${kind.group}` } }).catch(() => {});
+  });
+  void manager.start();
+  const readyz = async () => {
+    const response = await fetch(`http://127.0.0.1:${manager.ports.health}/readyz`);
+    return { status: response.status, text: await response.text() };
+  };
+  await api.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "own", namespace } });
+  // started without the absent kind: its own objects are reconciled, and it is ready
+  await eventually(
+    "the controller's own object reconciled",
+    async () => reconciled,
+    (names) => names.includes("own"),
+  );
+  expect(manager.cache.informer(watched).state).toBe("unserved");
+  expect(await readyz()).toEqual({ status: 200, text: "ok" });
+
+  await installCrds([kind]);
+  await api.create({
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    metadata: { name: "g", namespace },
+    spec: { size: 1 },
+  });
+  await eventually(
+    "the widget's change enqueued",
+    async () => reconciled,
+    (names) => names.includes("for-g"),
+    30_000,
+  );
+  const cached = manager.cache.get<{ spec?: unknown; metadata?: { name?: string } }>(watched, {
+    namespace,
+    name: "g",
+  });
+  expect(cached?.metadata?.name).toBe("g");
+  expect(cached).not.toHaveProperty("spec");
+});
