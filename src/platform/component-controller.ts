@@ -29,13 +29,13 @@ import {
 } from "./component-children.ts";
 import { gateBlockers, mayPrepare, type SiblingComponent } from "./component-gate.ts";
 import {
-  entryKey,
   type InventoryEntry,
   type InventoryVerdict,
   inventoryEntry,
   inventoryFinalizer,
   nextInventory,
   pruneDecisions,
+  renderedKey,
 } from "./component-inventory.ts";
 import {
   annotations,
@@ -189,16 +189,7 @@ async function reconcileInventory(
   prune: boolean,
 ): Promise<InventoryEntry[]> {
   const recorded = recordedInventory(context.cache, component);
-  const rendered = new Set(
-    renderedChildren(component, siblingsOf(context.cache, component)).map(([type, object]) =>
-      entryKey({
-        group: type.group,
-        kind: type.kind,
-        namespace: object.metadata?.namespace ?? "",
-        name: object.metadata?.name ?? "",
-      }),
-    ),
-  );
+
   const current = applied.flatMap(([type, object]) => {
     const entry =
       object && childAccess(component, object) === "update" ? inventoryEntry(type, object) : undefined;
@@ -209,13 +200,17 @@ async function reconcileInventory(
         componentUid: component.metadata.uid ?? "",
         platform: platformReference(component)?.name ?? "",
         inventory: recorded,
-        rendered,
+        rendered: new Set(
+          renderedChildren(component, siblingsOf(context.cache, component)).map(([type, object]) =>
+            renderedKey(type, object),
+          ),
+        ),
         removing: false,
         live: (entry) => liveOf(context.cache, entry),
       })
     : [];
   await deletePruned(context, verdicts, "Background");
-  return nextInventory(recorded, current, rendered, verdicts);
+  return nextInventory(recorded, current, verdicts);
 }
 
 /**

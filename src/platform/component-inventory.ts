@@ -26,6 +26,15 @@ export type InventoryEntry = NonNullable<NonNullable<ComponentResource["status"]
 export const entryKey = (entry: Pick<InventoryEntry, "group" | "kind" | "namespace" | "name">) =>
   `${entry.group}/${entry.kind}/${entry.namespace}/${entry.name}`;
 
+/** The identity (entryKey) of a rendered child of `type`. */
+export const renderedKey = (type: ResourceType, object: KubeObject) =>
+  entryKey({
+    group: type.group,
+    kind: type.kind,
+    namespace: object.metadata?.namespace ?? "",
+    name: object.metadata?.name ?? "",
+  });
+
 /** The inventory entry of `object` of `type` as it lives (undefined without a uid: not created yet). */
 export function inventoryEntry(type: ResourceType, object: KubeObject): InventoryEntry | undefined {
   const uid = object.metadata?.uid;
@@ -82,25 +91,22 @@ export function pruneDecisions(input: PruneInput): InventoryVerdict[] {
 }
 
 /**
- * The inventory to record: what the Component now has (`current`: the rendered children as they
- * live, each with its uid) and, of the recorded entries, those rendered but not seen this time (an
- * object just created, not cached yet) and those the decisions keep or have not yet seen deleted
- * (`pending`: pruned, still there).
+ * The inventory to record: the recorded entries but those the verdicts forget (gone, replaced, no
+ * longer the Component's; one pruned stays until it is seen gone, one kept stays), with what the
+ * Component has now (`current`: its rendered children as they live, each with its uid) in place of
+ * the recorded entry of the same identity. Without verdicts (nothing was pruned this time) every
+ * recorded entry stays.
  */
 export function nextInventory(
   recorded: readonly InventoryEntry[],
   current: readonly InventoryEntry[],
-  rendered: ReadonlySet<string>,
   verdicts: readonly InventoryVerdict[],
 ): InventoryEntry[] {
-  const byKey = new Map<string, InventoryEntry>();
-  const retained = new Set(
-    verdicts.filter((verdict) => verdict.action !== "forget").map((verdict) => entryKey(verdict.entry)),
+  const forgotten = new Set(
+    verdicts.filter((verdict) => verdict.action === "forget").map((verdict) => entryKey(verdict.entry)),
   );
-  for (const entry of recorded) {
-    const key = entryKey(entry);
-    if (rendered.has(key) || retained.has(key)) byKey.set(key, entry);
-  }
+  const byKey = new Map<string, InventoryEntry>();
+  for (const entry of recorded) if (!forgotten.has(entryKey(entry))) byKey.set(entryKey(entry), entry);
   for (const entry of current) byKey.set(entryKey(entry), entry);
   return sortedInventory(byKey.values());
 }

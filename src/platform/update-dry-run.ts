@@ -20,6 +20,7 @@ import {
   type InventoryEntry,
   inventoryEntry,
   pruneDecisions,
+  renderedKey,
   sortedInventory,
   verdictResolution,
 } from "./component-inventory.ts";
@@ -160,16 +161,7 @@ async function inventoryPreviews(
     componentUid: component.metadata.uid ?? "",
     platform,
     inventory,
-    rendered: new Set(
-      rendered.map(({ type, object }) =>
-        entryKey({
-          group: type.group,
-          kind: type.kind,
-          namespace: object.metadata?.namespace ?? "",
-          name: object.metadata?.name ?? "",
-        }),
-      ),
-    ),
+    rendered: new Set(rendered.map(({ type, object }) => renderedKey(type, object))),
     removing,
     live: (entry) => live.get(entryKey(entry)),
   });

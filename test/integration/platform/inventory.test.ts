@@ -67,6 +67,22 @@ async function servedKinds(): Promise<{ base: string; group: string; resource: A
 
 type Census = Map<string, KubeObject>;
 
+/** A kind's objects at `path`, asked again while a just-installed CRD's storage initializes (429). */
+async function listKind(path: string): Promise<{ items: KubeObject[] }> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await rest().request<{ items: KubeObject[] }>("GET", path);
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      // a kind served but not listable here (e.g. an aggregated API that is not up)
+      if (status === 404 || status === 405 || status === 503) return { items: [] };
+      if (status !== 429 || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** Every object of the namespace (but Events) and every cluster-scoped one of it, by group/kind/name. */
 async function census(namespace: string): Promise<Census> {
   const objects: Census = new Map();
@@ -75,13 +91,7 @@ async function census(namespace: string): Promise<Census> {
     const path = resource.namespaced
       ? `${base}/namespaces/${namespace}/${resource.name}`
       : `${base}/${resource.name}`;
-    const list = await rest()
-      .request<{ items: KubeObject[] }>("GET", path)
-      .catch((error: { status?: number }) => {
-        // a kind served but not listable here (e.g. an aggregated API that is not up)
-        if (error.status === 404 || error.status === 405 || error.status === 503) return { items: [] };
-        throw error;
-      });
+    const list = await listKind(path);
     for (const item of list.items) {
       const name = item.metadata?.name ?? "";
       const claim = (item as { spec?: { claimRef?: { namespace?: string } } }).spec?.claimRef;
@@ -108,7 +118,7 @@ const component = async (namespace: string, name: string) =>
 /** The children `owner` controls, as inventory entries, read live (what its inventory must list). */
 async function controlledChildren(namespace: string, owner: ComponentResource): Promise<InventoryEntry[]> {
   const entries: InventoryEntry[] = [];
-  for (const type of childTypes.filter((t) => t !== types.componentConfigMap)) {
+  for (const type of childTypes) {
     const prefix = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
     const list = await rest().request<{ items: KubeObject[] }>(
       "GET",
@@ -122,6 +132,8 @@ async function controlledChildren(namespace: string, owner: ComponentResource): 
   }
   return entries.sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
 }
+
+const identity = (entry: InventoryEntry) => `${entryKey(entry)}#${entry.uid}`;
 
 const get = (path: string) =>
   rest()
@@ -157,7 +169,7 @@ describe("a Component's inventory", () => {
       const listed = await eventually(
         `${installed.metadata.name}'s inventory`,
         async () => (await component(namespace, installed.metadata.name ?? ""))?.status?.inventory ?? [],
-        (inventory) => JSON.stringify(inventory) === JSON.stringify(children),
+        (inventory) => JSON.stringify(inventory.map(identity)) === JSON.stringify(children.map(identity)),
       );
       expect(listed.length, installed.metadata.name).toBeGreaterThanOrEqual(3);
     }

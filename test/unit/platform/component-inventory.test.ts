@@ -122,14 +122,13 @@ describe("a Component's inventory: what is recorded", () => {
     expect(inventoryEntry(types.deployment, { metadata: { name: "d", namespace: "ns" } })).toBeUndefined();
   });
 
-  it("holds the current children, the rendered ones not seen yet, and the kept or still-pruning ones; sorted", () => {
+  it("holds the current children, the recorded ones not forgotten (kept, still pruning, not seen this time); sorted", () => {
     const recreated = { ...deployment, uid: "new" };
-    const rendered = new Set([deployment, service].map(entryKey));
     const verdicts = [
       { action: "keep", entry: claim, reason: "claim-data" },
       { action: "prune", entry: configMap },
     ] as const;
-    expect(nextInventory([deployment, configMap, claim, service], [recreated], rendered, verdicts)).toEqual([
+    expect(nextInventory([deployment, configMap, claim, service], [recreated], verdicts)).toEqual([
       configMap,
       claim,
       service,
@@ -137,9 +136,13 @@ describe("a Component's inventory: what is recorded", () => {
     ]);
     // pruned and seen gone: no longer listed
     expect(
-      nextInventory([deployment, configMap], [deployment], new Set([entryKey(deployment)]), [
-        { action: "forget", entry: configMap, reason: "gone" },
-      ]),
+      nextInventory(
+        [deployment, configMap],
+        [deployment],
+        [{ action: "forget", entry: configMap, reason: "gone" }],
+      ),
     ).toEqual([deployment]);
+    // nothing decided (a Component waiting for its dependencies prunes nothing): every entry stays
+    expect(nextInventory([configMap, deployment], [], [])).toEqual([configMap, deployment]);
   });
 });
