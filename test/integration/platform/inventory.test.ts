@@ -304,10 +304,18 @@ describe("a Component's inventory", () => {
       "180s",
     );
     expect(uninstall.code, uninstall.stderr).toBe(0);
-    const isKept = (object: KubeObject | undefined) =>
+    const keptClaim = (object: KubeObject | undefined) =>
       (object?.kind === "PersistentVolumeClaim" || object?.kind === "Secret") &&
       object.metadata?.annotations?.[keptForAnnotation] === "slipway" &&
       !object.metadata.ownerReferences?.length;
+    // kept data: the kept claims and Secrets, and the volumes bound to those claims (the data itself)
+    const isKept = (object: KubeObject | undefined): boolean => {
+      const claimRef = (object as { spec?: { claimRef?: { namespace?: string; name?: string } } })?.spec
+        ?.claimRef;
+      if (object?.kind === "PersistentVolume" && claimRef?.namespace === namespace)
+        return keptClaim(after.get(`/PersistentVolumeClaim/${claimRef.name}`));
+      return keptClaim(object);
+    };
     let last: ReturnType<typeof diff> | undefined;
     let after: Census = new Map();
     try {
