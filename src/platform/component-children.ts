@@ -17,6 +17,22 @@ import {
 import { renderNetworkPolicy } from "./network-policies.ts";
 import { types } from "./resource-types.ts";
 
+/** The kinds a Component's children come in (each labelled with the Component's name). */
+export const childTypes: readonly ResourceType[] = [
+  types.deployment,
+  types.statefulSet,
+  types.serviceAccount,
+  types.componentConfigMap,
+  types.pvc,
+  types.service,
+  types.networkPolicy,
+  types.ingress,
+];
+
+/** The child type an inventory entry (group and kind) names. */
+export const childTypeOf = (entry: { group: string; kind: string }) =>
+  childTypes.find((type) => type.group === entry.group && type.kind === entry.kind);
+
 export const workloadTypeOf = (component: ComponentResource) =>
   component.spec.workload === "StatefulSet" ? types.statefulSet : types.deployment;
 

@@ -1,24 +1,42 @@
 /**
  * The Component controller: applies a Component's workload, Service, Ingress, PVCs and ServiceAccount
  * (all owned by it), recreating a workload whose change the API server refuses as immutable
- * (immutable-fields.ts), and reports its phase from what Kubernetes says about them.
+ * (immutable-fields.ts), records what it applied in the Component's inventory and prunes what the
+ * rendering no longer produces (component-inventory.ts) — all of it, minus kept data, before a
+ * deleted Component's finalizer goes — and reports its phase from what Kubernetes says about them.
  */
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1StatefulSet } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import { keyOf } from "../kube/keys.ts";
 import { controllerOf } from "../kube/owners.ts";
-import { isConflict } from "../kube/rest.ts";
+import { isConflict, isNotFound } from "../kube/rest.ts";
 import { StatusWriter, soonerRequeue } from "../kube/status-writer.ts";
 import type {
   Cache,
   ControllerSpec,
   KubeObject,
   ObjectKey,
+  Permission,
   ReconcileContext,
   ResourceType,
 } from "../kube/types.ts";
-import { annotated, renderedChildren, workloadTypeOf } from "./component-children.ts";
+import {
+  annotated,
+  childTypeOf,
+  childTypes,
+  renderedChildren,
+  workloadTypeOf,
+} from "./component-children.ts";
 import { gateBlockers, mayPrepare, type SiblingComponent } from "./component-gate.ts";
+import {
+  type InventoryEntry,
+  type InventoryVerdict,
+  inventoryEntry,
+  inventoryFinalizer,
+  nextInventory,
+  pruneDecisions,
+  renderedKey,
+} from "./component-inventory.ts";
 import {
   annotations,
   labels,
@@ -41,6 +59,8 @@ import { platformReference, referencedPlatform } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
 
 const unsettledRequeueMs = 15_000;
+/** While a deleted Component's children go: look again (their deletions usually come first). */
+const teardownPollMs = 1_000;
 /** A child that exists but is not cached yet: look again once the watch has delivered it. */
 const cacheLagMs = 500;
 
@@ -50,10 +70,13 @@ type Writer = StatusWriter<ComponentStatus>;
 async function reconcileComponent(writer: Writer, key: ObjectKey, context: ReconcileContext) {
   const { cache } = context;
   const component = cache.get<ComponentResource>(types.component, key);
-  if (!component || component.metadata.deletionTimestamp) return undefined;
+  if (!component) return undefined;
+  if (component.metadata.deletionTimestamp) return teardown(context, component);
   const refusal =
     notFromPlatform(component, referencedPlatform(cache, component)) ?? foreignChildren(cache, component);
   if (refusal) return refuse(writer, context, component, refusal);
+  // the Platform creates its Components with the finalizer; one an older operator made gets it here
+  await context.client.addFinalizer(types.component, key, inventoryFinalizer);
   const namespace = key.namespace ?? "";
   const name = key.name;
 
@@ -70,17 +93,26 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   const waitingFor = current ? [] : gateBlockers(component.spec, siblings);
   const service = renderService(component);
   const ingress = renderIngress(component);
-  let unseen = false;
+  let applied: Applied[] = [];
   if (waitingFor.length === 0 || mayPrepare(component.spec, siblings)) {
     const prepared = await prepare(context, component).catch(asForeignChild);
     if (prepared instanceof ForeignChildError) return refuse(writer, context, component, prepared.message);
-    unseen = prepared;
+    applied = prepared;
   }
+  const unseen = applied.some(([, object]) => object === undefined);
   const outcome =
     current || waitingFor.length > 0
       ? { workload: cached }
       : await applyWorkload(context, component, workloadType, rendered, cached);
   const workload = outcome.workload;
+  // what the rendering no longer produces goes once the workload runs this rendering (the gate is
+  // open), so an old workload waiting for its dependencies keeps what it reads
+  const inventory = await reconcileInventory(
+    context,
+    component,
+    [...applied, [workloadType, workload]],
+    waitingFor.length === 0 && !outcome.refused,
+  );
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
   const templateHash = workload && templateHashOf(workload);
@@ -101,10 +133,16 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   });
   if (outcome.refused) {
     // not recreated again: Failed naming the field, and retried with the runtime's backoff
-    await writeStatus(writer, context, component, { ...verdict, phase: "Failed", message: outcome.refused });
+    await writeStatus(
+      writer,
+      context,
+      component,
+      { ...verdict, phase: "Failed", message: outcome.refused },
+      inventory,
+    );
     throw new Error(outcome.refused);
   }
-  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict);
+  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict, inventory);
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
   const awaitCache = unseen || (workload === undefined && waitingFor.length === 0);
   const next = soonerRequeue(
@@ -114,29 +152,139 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   return next ? { requeueAfterMs: next } : undefined;
 }
 
-/**
- * Applies the ServiceAccount, claims, Service, NetworkPolicy and Ingress (deleting an Ingress no
- * longer rendered); true when one of them exists but is not in the cache yet.
- */
-async function prepare(context: ReconcileContext, component: ComponentResource): Promise<boolean> {
-  const key = { namespace: component.metadata.namespace, name: component.metadata.name ?? "" };
+/** A child as applied (or found current), undefined when it exists but is not in the cache yet. */
+type Applied = [ResourceType, KubeObject | undefined];
+
+/** Applies the ServiceAccount, ConfigMap, claims, Service, NetworkPolicy and Ingress the Component renders. */
+async function prepare(context: ReconcileContext, component: ComponentResource): Promise<Applied[]> {
   const serviceAccount = renderServiceAccount(component);
   const service = renderService(component);
   const ingress = renderIngress(component);
   const configMap = renderConfigMap(component);
-  const liveIngress = context.cache.get(types.ingress, key);
-  const written = await Promise.all([
-    serviceAccount ? applyChanged(context, types.serviceAccount, serviceAccount) : null,
-    configMap ? applyChanged(context, types.componentConfigMap, configMap) : null,
-    ...renderClaims(component).map((claim) => applyChanged(context, types.pvc, claim)),
-    service ? applyChanged(context, types.service, service) : null,
-    applyChanged(context, types.networkPolicy, networkPolicyOf(context.cache, component)),
-    ingress ? applyChanged(context, types.ingress, ingress) : null,
-  ]);
-  if (!ingress && liveIngress && childAccess(component, liveIngress) === "update") {
-    await context.client.delete(types.ingress, key);
+  const rendered: [ResourceType, KubeObject | undefined][] = [
+    [types.serviceAccount, serviceAccount],
+    [types.componentConfigMap, configMap],
+    ...renderClaims(component).map((claim): [ResourceType, KubeObject] => [types.pvc, claim]),
+    [types.service, service],
+    [types.networkPolicy, networkPolicyOf(context.cache, component)],
+    [types.ingress, ingress],
+  ];
+  return Promise.all(
+    rendered
+      .filter((child): child is [ResourceType, KubeObject] => child[1] !== undefined)
+      .map(async ([type, object]): Promise<Applied> => [type, await applyChanged(context, type, object)]),
+  );
+}
+
+/**
+ * The Component's inventory after this reconcile: the children it has now (`applied`, with their
+ * uids), and — when `prune` — the recorded entries the rendering no longer produces deleted as
+ * pruneDecisions says (a claim's data stays until the Component goes). A Component recorded by an
+ * operator before the inventory starts from the children it controls.
+ */
+async function reconcileInventory(
+  context: ReconcileContext,
+  component: ComponentResource,
+  applied: [ResourceType, KubeObject | undefined][],
+  prune: boolean,
+): Promise<InventoryEntry[]> {
+  const recorded = recordedInventory(context.cache, component);
+
+  const current = applied.flatMap(([type, object]) => {
+    const entry =
+      object && childAccess(component, object) === "update" ? inventoryEntry(type, object) : undefined;
+    return entry ? [entry] : [];
+  });
+  const verdicts = prune
+    ? pruneDecisions({
+        componentUid: component.metadata.uid ?? "",
+        platform: platformReference(component)?.name ?? "",
+        inventory: recorded,
+        rendered: new Set(
+          renderedChildren(component, siblingsOf(context.cache, component)).map(([type, object]) =>
+            renderedKey(type, object),
+          ),
+        ),
+        removing: false,
+        live: (entry) => liveOf(context.cache, entry),
+      })
+    : [];
+  await deletePruned(context, verdicts, "Background");
+  return nextInventory(recorded, current, verdicts);
+}
+
+/**
+ * A deleted Component: its inventory (minus kept data) is deleted, and once all of it is gone its
+ * finalizer goes. What it owns goes in the foreground (a workload after its pods), so the Platform's
+ * reverse-order teardown still waits for a dependent's pods before deleting its dependencies.
+ */
+async function teardown(context: ReconcileContext, component: ComponentResource) {
+  if (!component.metadata.finalizers?.includes(inventoryFinalizer)) return undefined;
+  const verdicts = pruneDecisions({
+    componentUid: component.metadata.uid ?? "",
+    platform: platformReference(component)?.name ?? "",
+    inventory: recordedInventory(context.cache, component),
+    rendered: new Set(),
+    removing: true,
+    live: (entry) => liveOf(context.cache, entry),
+  });
+  if (verdicts.some((verdict) => verdict.action === "prune")) {
+    await deletePruned(context, verdicts, "Foreground");
+    // the children's deletions reconcile it again (they are owned); this is the fallback
+    return { requeueAfterMs: teardownPollMs };
   }
-  return written.includes(undefined);
+  await context.client.removeFinalizer(types.component, keyOf(component), inventoryFinalizer);
+  return undefined;
+}
+
+/**
+ * The recorded inventory; for a Component an operator made before the inventory (no status.inventory),
+ * the children of its kinds it controls.
+ */
+function recordedInventory(cache: Pick<Cache, "list">, component: ComponentResource): InventoryEntry[] {
+  if (component.status?.inventory) return component.status.inventory;
+  return childTypes.flatMap((type) =>
+    cache
+      .list(type, {
+        namespace: component.metadata.namespace,
+        labels: { [labels.component]: component.metadata.name ?? "" },
+      })
+      .filter((child) => childAccess(component, child) === "update")
+      .flatMap((child) => {
+        const entry = inventoryEntry(type, child);
+        return entry ? [entry] : [];
+      }),
+  );
+}
+
+const liveOf = (cache: Pick<Cache, "get">, entry: InventoryEntry): KubeObject | undefined => {
+  const type = childTypeOf(entry);
+  return type ? cache.get(type, { namespace: entry.namespace, name: entry.name }) : undefined;
+};
+
+/**
+ * Deletes what the verdicts prune, each with its uid as precondition (only the very object the
+ * Component applied: a 409 means another object of that name took its place, which is left alone).
+ * One already being deleted is not asked again.
+ */
+async function deletePruned(
+  context: ReconcileContext,
+  verdicts: readonly InventoryVerdict[],
+  propagationPolicy: "Background" | "Foreground",
+) {
+  await Promise.all(
+    verdicts.map(async (verdict) => {
+      const type = childTypeOf(verdict.entry);
+      if (verdict.action !== "prune" || !type) return;
+      const key = { namespace: verdict.entry.namespace, name: verdict.entry.name };
+      if (context.cache.get(type, key)?.metadata?.deletionTimestamp) return;
+      await context.client
+        .delete(type, key, { propagationPolicy, uid: verdict.entry.uid })
+        .catch((error: unknown) => {
+          if (!isConflict(error) && !isNotFound(error)) throw error;
+        });
+    }),
+  );
 }
 
 /** The Component's NetworkPolicy: admitting the siblings that depend on it (a sibling's change reconciles it). */
@@ -172,7 +320,8 @@ async function refuse(
     readyReplicas: 0,
     ...(component.status?.version ? { version: component.status.version } : {}),
   };
-  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict);
+  const inventory = component.status?.inventory;
+  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict, inventory);
   return { requeueAfterMs: soonerRequeue(requeueAfterMs, unsettledRequeueMs) ?? unsettledRequeueMs };
 }
 
@@ -338,12 +487,13 @@ export function componentsGatedBy(changed: KubeObject, cache: Pick<Cache, "list"
 const templateHashOf = (workload: V1Deployment | V1StatefulSet) =>
   workload.spec?.template.metadata?.annotations?.[annotations.templateHash];
 
-/** Writes the verdict as the Component's status, with an Event when the phase changed. */
+/** Writes the verdict and the inventory as the Component's status, with an Event when the phase changed. */
 function writeStatus(
   writer: Writer,
   context: ReconcileContext,
   component: ComponentResource,
   verdict: ComponentVerdict,
+  inventory: InventoryEntry[] | undefined,
 ) {
   const { status, event } = phaseStatus(
     component,
@@ -359,6 +509,7 @@ function writeStatus(
       replicas: verdict.replicas,
       readyReplicas: verdict.readyReplicas,
       ready: `${verdict.readyReplicas}/${verdict.replicas}`,
+      ...(inventory ? { inventory } : {}),
     },
   );
   // Pending (created, or a change queued behind dependencies) is where a Component waits, not
@@ -387,22 +538,13 @@ export function componentController(): ControllerSpec {
   const writer: Writer = new StatusWriter({
     pacing: {
       intervalMs: 1_000,
-      headline: ["phase", "version", "observedGeneration", "replicas", "readyReplicas"],
+      headline: ["phase", "version", "observedGeneration", "replicas", "readyReplicas", "inventory"],
     },
   });
   return {
     name: "component",
     for: types.component,
-    owns: [
-      types.deployment,
-      types.statefulSet,
-      types.service,
-      types.ingress,
-      types.pvc,
-      types.serviceAccount,
-      types.componentConfigMap,
-      types.networkPolicy,
-    ],
+    owns: [...childTypes],
     watches: [
       { type: types.pod, map: byLabel(labels.component) },
       { type: types.endpointSlice, map: byLabel("kubernetes.io/service-name") },
@@ -415,17 +557,11 @@ export function componentController(): ControllerSpec {
     reconcile: (key, context) => reconcileComponent(writer, key, context),
     permissions: [
       { type: types.component, verbs: ["patch"], subresource: "status" },
-      // children are applied (create when missing, patch) and removed by the garbage collector
-      // with their Component; the controller deletes only an Ingress no longer rendered and a
-      // workload it recreates because a field it changes is immutable
-      { type: types.deployment, verbs: ["create", "patch", "delete"] },
-      { type: types.statefulSet, verbs: ["create", "patch", "delete"] },
-      { type: types.service, verbs: ["create", "patch"] },
-      { type: types.ingress, verbs: ["create", "patch", "delete"] },
-      { type: types.pvc, verbs: ["create", "patch"] },
-      { type: types.serviceAccount, verbs: ["create", "patch"] },
-      { type: types.componentConfigMap, verbs: ["create", "patch"] },
-      { type: types.networkPolicy, verbs: ["create", "patch"] },
+      // its finalizer (component-inventory.ts)
+      { type: types.component, verbs: ["patch"] },
+      // children are applied (create when missing, patch) and deleted when the inventory prunes them
+      // or a workload is recreated because a field it changes is immutable
+      ...childTypes.map((type): Permission => ({ type, verbs: ["create", "patch", "delete"] })),
     ],
   };
 }

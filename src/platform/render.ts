@@ -7,6 +7,7 @@ import type { PlatformResource, PlatformSpec } from "../apis/platform/platform.t
 import { type ComponentName, defaultSizes } from "../apis/platform/schemas.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { type CatalogComponent, catalog, type Release, serviceName } from "./catalog.ts";
+import { inventoryFinalizer } from "./component-inventory.ts";
 import { labels } from "./component-objects.ts";
 import type { EnvVar, RenderContext } from "./contracts.ts";
 import { types } from "./resource-types.ts";
@@ -39,6 +40,8 @@ export function componentObject(platform: PlatformResource, component: DesiredCo
         "app.kubernetes.io/part-of": "slipway",
       },
       ownerReferences: [ownerReference(platform)],
+      // created with it, so the component controller need not add it (it does for an older Component)
+      finalizers: [inventoryFinalizer],
     },
     spec: component.spec,
   };

@@ -12,8 +12,18 @@ import { ResourceTypes } from "../kube/discovery.ts";
 import { keyOf, resourcePath } from "../kube/keys.ts";
 import { controllerOf } from "../kube/owners.ts";
 import { ApiError, type RestClient } from "../kube/rest.ts";
-import type { KubeObject, ObjectKey, ResourceType } from "../kube/types.ts";
+import type { KubeObject, ObjectKey } from "../kube/types.ts";
 import { findRelease, ownVersion, type Release } from "./catalog.ts";
+import { childTypeOf, childTypes } from "./component-children.ts";
+import {
+  entryKey,
+  type InventoryEntry,
+  inventoryEntry,
+  pruneDecisions,
+  renderedKey,
+  sortedInventory,
+  verdictResolution,
+} from "./component-inventory.ts";
 import { labels } from "./component-objects.ts";
 import { childAccess, foreignChildrenMessage } from "./component-ownership.ts";
 import { conflictResolution, immutableRefusal, resolveImmutable } from "./immutable-fields.ts";
@@ -23,25 +33,13 @@ import type { RenderOptions } from "./render.ts";
 import { types } from "./resource-types.ts";
 import {
   type ComponentPreview,
+  droppedComponentResolution,
   type ObjectPreview,
   objectChange,
-  pruneResolution,
   type RenderedObject,
   renderUpdate,
   type UpdatePreview,
 } from "./update-preview.ts";
-
-/** The kinds a Component's children come in (each labelled with the Component's name). */
-const childTypes: ResourceType[] = [
-  types.deployment,
-  types.statefulSet,
-  types.serviceAccount,
-  types.componentConfigMap,
-  types.pvc,
-  types.service,
-  types.networkPolicy,
-  types.ingress,
-];
 
 /**
  * What merge-patching the Platform `key`'s spec with `specPatch` (its version, its Ingress fields)
@@ -112,21 +110,20 @@ export async function previewUpdate(
       if (preview) objects.push(preview);
       else unchanged++;
     }
-    const kept = new Set(component.objects.map(({ object }) => `${object.kind}/${object.metadata?.name}`));
-    const unrendered = current
-      ? (await ownedChildren(client, current)).filter(
-          (child) => !kept.has(`${child.kind}/${child.metadata?.name}`),
-        )
-      : [];
-    objects.push(...unrendered.map((child) => pruned(child, false)));
+    if (current) objects.push(...(await inventoryPreviews(client, current, component.objects, name, false)));
     components.push({ component: component.component, objectName: component.objectName, objects, unchanged });
   }
   for (const dropped of live.filter((c) => !rendered.some((r) => r.objectName === c.metadata.name))) {
-    const children = await ownedChildren(client, dropped);
+    const droppedComponent: ObjectPreview = {
+      kind: dropped.kind ?? types.component.kind,
+      name: dropped.metadata.name ?? "",
+      action: "prune",
+      resolution: droppedComponentResolution,
+    };
     components.push({
       component: dropped.spec.component,
       objectName: dropped.metadata.name ?? "",
-      objects: [pruned(dropped, true), ...children.map((child) => pruned(child, true))],
+      objects: [droppedComponent, ...(await inventoryPreviews(client, dropped, [], name, true))],
       unchanged: 0,
     });
   }
@@ -139,15 +136,45 @@ export async function previewUpdate(
   };
 }
 
-const pruned = (object: KubeObject, dropped: boolean): ObjectPreview => ({
-  kind: object.kind ?? "",
-  name: object.metadata?.name ?? "",
-  action: "prune",
-  resolution: pruneResolution(object.kind ?? "", dropped),
-});
+/**
+ * What the component controller would do with the objects of `component`'s inventory that
+ * `rendered` has no place for (all of them when `removing`), decided by its own rule
+ * (pruneDecisions): the pruned and the kept, each with what happens to it.
+ */
+async function inventoryPreviews(
+  client: KubeClient,
+  component: ComponentResource,
+  rendered: readonly RenderedObject[],
+  platform: string,
+  removing: boolean,
+): Promise<ObjectPreview[]> {
+  const inventory = component.status?.inventory ?? (await ownedChildren(client, component));
+  const live = new Map<string, KubeObject | undefined>();
+  for (const entry of inventory) {
+    const type = childTypeOf(entry);
+    live.set(
+      entryKey(entry),
+      type && (await client.get(type, { namespace: entry.namespace, name: entry.name })),
+    );
+  }
+  const verdicts = pruneDecisions({
+    componentUid: component.metadata.uid ?? "",
+    platform,
+    inventory,
+    rendered: new Set(rendered.map(({ type, object }) => renderedKey(type, object))),
+    removing,
+    live: (entry) => live.get(entryKey(entry)),
+  });
+  return verdicts.flatMap((verdict): ObjectPreview[] => {
+    const resolution = verdictResolution(verdict, removing);
+    return resolution
+      ? [{ kind: verdict.entry.kind, name: verdict.entry.name, action: "prune", resolution }]
+      : [];
+  });
+}
 
-/** The objects `component` controls, of the kinds it renders. */
-async function ownedChildren(client: KubeClient, component: ComponentResource): Promise<KubeObject[]> {
+/** The inventory of a Component an operator made before the inventory: the children it controls. */
+async function ownedChildren(client: KubeClient, component: ComponentResource): Promise<InventoryEntry[]> {
   const lists = await Promise.all(
     childTypes.map(async (type) =>
       (
@@ -155,10 +182,15 @@ async function ownedChildren(client: KubeClient, component: ComponentResource): 
           namespace: component.metadata.namespace ?? "",
           labelSelector: `${labels.component}=${component.metadata.name}`,
         })
-      ).map((object) => ({ ...object, kind: type.kind })),
+      )
+        .filter((object) => controllerOf(object)?.uid === component.metadata.uid)
+        .flatMap((object) => {
+          const entry = inventoryEntry(type, object);
+          return entry ? [entry] : [];
+        }),
     ),
   );
-  return lists.flat().filter((object) => controllerOf(object)?.uid === component.metadata.uid);
+  return sortedInventory(lists.flat());
 }
 
 /** What applying one rendered object would do: read it, dry-run apply it, compare. */

@@ -231,18 +231,12 @@ export function objectChange(
 // --- pruning --------------------------------------------------------------------------------------
 
 /**
- * What happens to an object of the Platform's that the new rendering has no place for. A Component
- * no longer rendered is deleted by the Platform controller, and the garbage collector deletes what
- * it owns; a child a Component no longer renders is deleted only if it is an Ingress.
+ * What happens to a Component no longer rendered (dropped from the release or disabled); what
+ * happens to each of its children, and to a child a Component no longer renders, is the inventory's
+ * rule (component-inventory.ts `pruneDecisions`, `verdictResolution`).
  */
-export function pruneResolution(kind: string, componentDropped: boolean): string {
-  if (kind === "Component") {
-    return "deleted by the Platform controller (foreground), and with it every object it owns, its PersistentVolumeClaims (data) included";
-  }
-  if (componentDropped) return "deleted with its Component by the garbage collector";
-  if (kind === "Ingress") return "deleted by the component controller";
-  return "left in place: the component controller deletes only an Ingress it no longer renders; this one goes when its Component is deleted";
-}
+export const droppedComponentResolution =
+  "deleted by the Platform controller (foreground); before it goes, the component controller deletes its inventory, PersistentVolumeClaims (data) included unless uninstall --keep-data kept them";
 
 // --- output ---------------------------------------------------------------------------------------
 

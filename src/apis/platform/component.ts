@@ -116,6 +116,15 @@ export const ComponentSpec = Type.Object({
   ...podSettings,
 });
 
+/** One object the component controller applied for the Component (component-inventory.ts). */
+const InventoryEntry = Type.Object({
+  group: Type.String({ maxLength: 253, description: "the API group; empty for the core group" }),
+  kind: Type.String({ minLength: 1, maxLength: 63 }),
+  namespace: Type.String({ maxLength: 63 }),
+  name: Type.String({ minLength: 1, maxLength: 253 }),
+  uid: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
 export const ComponentStatus = Type.Object({
   phase: Type.Optional(Type.Union(componentPhases.map((phase) => Type.Literal(phase)))),
   version: Type.Optional(Type.String({ description: "The release whose rollout last completed" })),
@@ -125,6 +134,15 @@ export const ComponentStatus = Type.Object({
   message: Type.Optional(Type.String()),
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Conditions),
+  inventory: Type.Optional(
+    Type.Array(InventoryEntry, {
+      // at most 14 children are rendered (workload, ServiceAccount, ConfigMap, 8 claims, Service,
+      // NetworkPolicy, Ingress); claims a release no longer renders stay listed until the Component goes
+      maxItems: 64,
+      description:
+        "Every object the controller applied for this Component and has not deleted: what is pruned when the rendering drops it or the Component is deleted",
+    }),
+  ),
 });
 
 export const ComponentKind = defineKind({

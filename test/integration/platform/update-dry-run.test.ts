@@ -16,6 +16,7 @@ import { RestClient } from "../../../src/kube/rest.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
 import { findRelease, type Release } from "../../../src/platform/catalog.ts";
 import { annotated } from "../../../src/platform/component-children.ts";
+import { type InventoryEntry, verdictResolution } from "../../../src/platform/component-inventory.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
 import { operatorFieldManager } from "../../../src/platform/names.ts";
 import { types } from "../../../src/platform/resource-types.ts";
@@ -62,6 +63,15 @@ async function resourceVersions(rest: RestClient, namespace: string): Promise<Re
   }
   return versions;
 }
+
+/** An entry for the resolution text (which does not depend on the entry). */
+const inventoryEntryOf = (name: string): InventoryEntry => ({
+  group: "",
+  kind: "",
+  namespace: "",
+  name,
+  uid: "",
+});
 
 const release = (version: string): Release => {
   const found = findRelease(version);
@@ -298,6 +308,13 @@ describe("slipway update --dry-run", () => {
           .sort(),
       (names) => names.includes("slipway-web") && names.includes("slipway-api-server"),
     );
+    // what is pruned is what the Component's inventory lists: its Deployment once it is created
+    await eventually(
+      "web's Deployment in its inventory",
+      async () => (await listComponents(namespace)).find((c) => c.metadata.name === "slipway-web"),
+      (web) => web?.status?.inventory?.some((entry) => entry.kind === "Deployment") === true,
+      120_000,
+    );
     const platform = await readPlatform(namespace);
     const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: operatorFieldManager });
     const preview = await previewUpdate(client, platform, {
@@ -314,14 +331,17 @@ describe("slipway update --dry-run", () => {
       resolution: expect.stringContaining("deleted by the Platform controller"),
     });
     expect(web?.objects.find((o) => o.kind === "Deployment")).toMatchObject({
-      resolution: "deleted with its Component by the garbage collector",
+      resolution: verdictResolution({ action: "prune", entry: inventoryEntryOf("slipway-web") }, true),
     });
     const apiServer = preview.components.find((c) => c.component === "api-server");
     expect(apiServer?.objects.find((o) => o.kind === "Ingress")).toEqual({
       kind: "Ingress",
       name: "slipway-api-server",
       action: "prune",
-      resolution: "deleted by the component controller",
+      resolution: verdictResolution(
+        { action: "prune", entry: inventoryEntryOf("slipway-api-server") },
+        false,
+      ),
     });
   }, 180_000);
 });

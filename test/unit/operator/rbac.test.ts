@@ -12,32 +12,21 @@ const verbsOn = (group: string, resource: string) =>
     .sort();
 
 describe("the operator's derived RBAC grants no right its controllers do not use", () => {
-  it("ServiceAccounts: created and applied, never deleted (the garbage collector removes a Component's)", () => {
-    expect(verbsOn("", "serviceaccounts")).toEqual(["create", "get", "list", "patch", "watch"]);
-  });
-
   it.each([
+    ["", "serviceaccounts"],
     ["", "services"],
     ["", "persistentvolumeclaims"],
     ["", "configmaps"],
     ["networking.k8s.io", "networkpolicies"],
-  ])("no delete on %s %s (a Component's children go with it)", (group, resource) => {
-    expect(verbsOn(group, resource)).not.toContain("delete");
-  });
-
-  it.each([
+    ["networking.k8s.io", "ingresses"],
     ["apps", "deployments"],
     ["apps", "statefulsets"],
   ])(
-    "delete on %s %s: the component controller recreates one whose change is immutable",
+    "delete on %s %s: the component controller prunes a Component's children (its inventory) and recreates an immutable workload",
     (group, resource) => {
       expect(verbsOn(group, resource)).toContain("delete");
     },
   );
-
-  it("delete on Ingresses: the component controller removes one it no longer renders", () => {
-    expect(verbsOn("networking.k8s.io", "ingresses")).toContain("delete");
-  });
 });
 
 describe("the operator's Secrets by name (resourceNames)", () => {

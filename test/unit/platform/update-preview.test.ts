@@ -6,11 +6,11 @@ import { annotations } from "../../../src/platform/component-objects.ts";
 import { types } from "../../../src/platform/resource-types.ts";
 import {
   comparable,
+  droppedComponentResolution,
   fieldChanges,
   formatPreview,
   newComponentUid,
   objectChange,
-  pruneResolution,
   renderUpdate,
 } from "../../../src/platform/update-preview.ts";
 
@@ -103,11 +103,11 @@ describe("objectChange", () => {
 });
 
 describe("resolutions", () => {
-  it("an Ingress no longer rendered is deleted, other children stay until their Component goes", () => {
-    expect(pruneResolution("Ingress", false)).toBe("deleted by the component controller");
-    expect(pruneResolution("ConfigMap", false)).toMatch(/^left in place/);
-    expect(pruneResolution("Component", true)).toContain("PersistentVolumeClaims (data) included");
-    expect(pruneResolution("Service", true)).toContain("garbage collector");
+  it("a dropped Component deletes its inventory, claims included unless kept", () => {
+    expect(droppedComponentResolution).toContain("deletes its inventory");
+    expect(droppedComponentResolution).toContain(
+      "PersistentVolumeClaims (data) included unless uninstall --keep-data",
+    );
   });
 });
 
