@@ -56,6 +56,48 @@ export const argoCrdNames = [types.workflowTemplate, types.workflow, types.cronW
 
 type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 
+/** How long one answer to "does the API server serve Argo's kinds" stands, for every Provider. */
+export const argoKindsAnswerMs = 10_000;
+
+/**
+ * Whether the API server serves Argo's kinds: the same answer for every argo Provider, so it is read
+ * at most once per `argoKindsAnswerMs` (and once for callers asking at the same time), not per
+ * Provider: each of Argo's CRDs is megabytes of schema, and 500 Providers re-examined after a
+ * restart read them 1,500 times. A failed read is not remembered.
+ */
+export class ArgoKindsServed {
+  readonly #now: () => number;
+  #answer: { at: number; missing: string | undefined } | undefined;
+  #reading: Promise<string | undefined> | undefined;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** The first of Argo's CRDs not Established, or undefined when all are served. */
+  missing(client: Pick<Client, "get">): Promise<string | undefined> {
+    const answer = this.#answer;
+    if (answer && this.#now() - answer.at < argoKindsAnswerMs) return Promise.resolve(answer.missing);
+    this.#reading ??= this.#read(client).finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
+  }
+
+  async #read(client: Pick<Client, "get">): Promise<string | undefined> {
+    let missing: string | undefined;
+    for (const name of argoCrdNames) {
+      const crd = await client.get<Crd>(types.crd, { name });
+      if (!crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
+        missing = name;
+        break;
+      }
+    }
+    this.#answer = { at: this.#now(), missing };
+    return missing;
+  }
+}
+
 /** The installer's setting: namespaces an Argo workflow controller installed outside them serves (`*`: all). */
 export const argoNamespacesVariable = "SLIPWAY_ARGO_NAMESPACES";
 
@@ -92,12 +134,18 @@ export class ArgoBackend implements Backend {
   readonly #cache: Cache | undefined;
   readonly #now: () => number;
   readonly #settings: ArgoSettings;
+  readonly #served: ArgoKindsServed;
 
-  constructor(client: Client, options: { cache?: Cache; now?: () => number; settings?: ArgoSettings } = {}) {
+  /** `served`: the answer shared by every backend its plugin makes (argoBackendFor). */
+  constructor(
+    client: Client,
+    options: { cache?: Cache; now?: () => number; settings?: ArgoSettings; served?: ArgoKindsServed } = {},
+  ) {
     this.#client = client;
     this.#cache = options.cache;
     this.#now = options.now ?? Date.now;
     this.#settings = options.settings ?? {};
+    this.#served = options.served ?? new ArgoKindsServed();
   }
 
   /**
@@ -113,12 +161,9 @@ export class ArgoBackend implements Backend {
 
   /** Ready when Argo's kinds are served and a workflow controller serves the Provider's namespace. */
   async readiness(provider: ProviderConfig): Promise<BackendReadiness> {
-    for (const name of argoCrdNames) {
-      const crd = await this.#client.get<Crd>(types.crd, { name });
-      if (!crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) {
-        return { ready: false, message: `the API server does not serve ${name}: install Argo Workflows` };
-      }
-    }
+    const missing = await this.#served.missing(this.#client);
+    if (missing)
+      return { ready: false, message: `the API server does not serve ${missing}: install Argo Workflows` };
     const namespace = provider.key.namespace;
     const declared = this.#settings.servedNamespaces ?? [];
     const deployments =
@@ -193,22 +238,25 @@ export class ArgoBackend implements Backend {
   };
 }
 
-export const argoBackendFor = (settings: ArgoSettings = {}): BackendPlugin => ({
-  create: (client, cache) => new ArgoBackend(client, { cache, settings }),
-  runWatch: { type: runWorkflows, runOf: runOfWorkflow },
-  writes: {
-    pipeline: [types.workflowTemplate],
-    experiment: [],
-    run: [types.workflow],
-    runSchedule: [types.cronWorkflow],
-  },
-  // the Deployments of the Provider's namespace: is a workflow controller serving it?
-  readinessPermissions: [
-    { type: types.crd, verbs: ["get"] },
-    { type: types.deployment, verbs: ["list"] },
-  ],
-  scheduledRuns: {
-    create: argoScheduledRuns,
-    permissions: [{ type: types.workflow, verbs: ["list", "patch"] }],
-  },
-});
+export const argoBackendFor = (settings: ArgoSettings = {}): BackendPlugin => {
+  const served = new ArgoKindsServed();
+  return {
+    create: (client, cache) => new ArgoBackend(client, { cache, settings, served }),
+    runWatch: { type: runWorkflows, runOf: runOfWorkflow },
+    writes: {
+      pipeline: [types.workflowTemplate],
+      experiment: [],
+      run: [types.workflow],
+      runSchedule: [types.cronWorkflow],
+    },
+    // the Deployments of the Provider's namespace: is a workflow controller serving it?
+    readinessPermissions: [
+      { type: types.crd, verbs: ["get"] },
+      { type: types.deployment, verbs: ["list"] },
+    ],
+    scheduledRuns: {
+      create: argoScheduledRuns,
+      permissions: [{ type: types.workflow, verbs: ["list", "patch"] }],
+    },
+  };
+};

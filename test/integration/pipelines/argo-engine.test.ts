@@ -9,7 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import { KubeClient } from "../../../src/kube/client.ts";
+import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
+import { RestClient } from "../../../src/kube/rest.ts";
+import { argoBackendFor, argoCrdNames } from "../../../src/pipelines/argo/backend.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
@@ -251,5 +255,34 @@ describe("a Run's steps, from Argo's record of its Workflow", () => {
     expect(response.status).toBe(200);
     const view = (await response.json()) as Any;
     expect(view.status).toMatchObject({ steps, failure: "step train failed: Error (exit code 3)" });
+  });
+});
+
+describe("whether the API server serves Argo's kinds: one answer for every argo Provider", () => {
+  it("50 Providers looked at together read each of Argo's CRDs once; another within the answer's life reads none", async () => {
+    let gets = 0;
+    const rest = new RestClient(adminConfig(), {
+      onRequest: (_code, method) => {
+        if (method === "GET") gets++;
+      },
+    });
+    const client = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: "argo-served-test" });
+    try {
+      const plugin = argoBackendFor({ servedNamespaces: ["*"] });
+      const provider = (name: string) => ({
+        key: { namespace: "ml", name },
+        spec: { type: "argo" as const },
+        version: "v1",
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => plugin.create(client).readiness(provider(`p${i}`))),
+      );
+      expect(answers.filter((answer) => answer.ready)).toHaveLength(50);
+      expect(gets).toBe(argoCrdNames.length);
+      expect((await plugin.create(client).readiness(provider("later"))).ready).toBe(true);
+      expect(gets).toBe(argoCrdNames.length);
+    } finally {
+      rest.close();
+    }
   });
 });
