@@ -60,9 +60,9 @@ type Crd = KubeObject & { status?: { conditions?: { type: string; status: string
 export const argoKindsAnswerMs = 10_000;
 
 /**
- * Whether the API server serves Argo's kinds: the same answer for every argo Provider, so it is read
- * at most once per `argoKindsAnswerMs` (and once for callers asking at the same time), not per
- * Provider: each of Argo's CRDs is megabytes of schema, and 500 Providers re-examined after a
+ * Whether the API server serves Argo's kinds: the same answer for every argo Provider of one
+ * operator (one client), so it is read at most once per `argoKindsAnswerMs` (and once for callers
+ * asking at the same time), not per Provider: each of Argo's CRDs is megabytes of schema, and 500 Providers re-examined after a
  * restart read them 1,500 times. A failed read is not remembered.
  */
 export class ArgoKindsServed {
@@ -239,9 +239,15 @@ export class ArgoBackend implements Backend {
 }
 
 export const argoBackendFor = (settings: ArgoSettings = {}): BackendPlugin => {
-  const served = new ArgoKindsServed();
+  // one answer per client (an operator's): another client's rights may differ
+  const answers = new WeakMap<Client, ArgoKindsServed>();
+  const servedFor = (client: Client) => {
+    const served = answers.get(client) ?? new ArgoKindsServed();
+    answers.set(client, served);
+    return served;
+  };
   return {
-    create: (client, cache) => new ArgoBackend(client, { cache, settings, served }),
+    create: (client, cache) => new ArgoBackend(client, { cache, settings, served: servedFor(client) }),
     runWatch: { type: runWorkflows, runOf: runOfWorkflow },
     writes: {
       pipeline: [types.workflowTemplate],
