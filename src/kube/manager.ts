@@ -97,6 +97,8 @@ export class Manager {
   readonly #restOptions: ConstructorParameters<typeof RestClient>[1];
   readonly #types: ResourceTypes;
   readonly #specs: ControllerSpec[] = [];
+  /** Cache ids only optional watches read (set at start, once every controller is added). */
+  #optional = new Set<string>();
   readonly #controllers: Controller[] = [];
   readonly #servers: OpsServer[] = [];
   #elector: LeaderElector | undefined;
@@ -151,16 +153,15 @@ export class Manager {
     return this.#leading;
   }
 
-  /** Ready once every cache has synced. */
+  /** Ready as /readyz says (readiness()). */
   get ready(): boolean {
-    return this.cache.synced;
+    return this.readiness().ready;
   }
 
   /** /readyz: ready once every cache synced, else each cache's state (a kind not served named by group/version/resource). */
   readiness(): Readiness {
-    const optional = optionalCacheIds(this.#specs);
     return cacheReadiness(
-      this.cache.states().map((cache) => ({ ...cache, optional: optional.has(cache.resource) })),
+      this.cache.states().map((cache) => ({ ...cache, optional: this.#optional.has(cache.resource) })),
     );
   }
 
@@ -175,6 +176,7 @@ export class Manager {
   async start(): Promise<void> {
     if (this.#state !== "new") throw new Error("a manager starts once");
     this.#state = "starting";
+    this.#optional = optionalCacheIds(this.#specs);
     await this.#listen();
     if (this.#servers.length > 0) this.log.info({ ports: this.ports }, "operations endpoints listening");
     for (const spec of this.#specs) {
@@ -220,12 +222,11 @@ export class Manager {
   async #startWhenSynced(controller: Controller): Promise<void> {
     const signal = this.#stopping.signal;
     try {
-      const optional = optionalCacheIds(this.#specs);
       await Promise.all(
         controller
           .types()
           .map((type) =>
-            this.cache.informer(type).waitForSync(signal, { orUnserved: optional.has(cacheId(type)) }),
+            this.cache.informer(type).waitForSync(signal, { orUnserved: this.#optional.has(cacheId(type)) }),
           ),
       );
     } catch {
