@@ -5,7 +5,7 @@ import pino from "pino";
 import { expect, onTestFinished, test } from "vitest";
 import { defineKind } from "../../../src/apis/kind.ts";
 import { Manager } from "../../../src/kube/manager.ts";
-import type { ResourceType } from "../../../src/kube/types.ts";
+import type { ControllerSpec, ResourceType } from "../../../src/kube/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Widget } from "../../support/test-kind.ts";
@@ -29,12 +29,16 @@ function capturedLog() {
   return { log: pino({ level: "info" }, stream), lines };
 }
 
-const warn = 40;
-
-test("a controller whose CRD is absent: /readyz names the kind, one warning, synced once the CRD is installed", async () => {
-  const namespace = await testNamespace("unserved");
-  const { kind, type, resource } = absentKind();
-  const { log, lines } = capturedLog();
+/**
+ * A started manager with one controller (`spec`, recording the keys it reconciles), its /readyz,
+ * and the absent kind's CRD deleted when the test ends.
+ */
+function startedManager(
+  namespace: string,
+  kind: ReturnType<typeof absentKind>["kind"],
+  log: pino.Logger,
+  spec: Omit<ControllerSpec, "reconcile" | "permissions">,
+) {
   const reconciled: string[] = [];
   const manager = new Manager({
     kubeConfig: adminConfig(),
@@ -44,8 +48,7 @@ test("a controller whose CRD is absent: /readyz names the kind, one warning, syn
     log,
   });
   manager.add({
-    name: "widgets",
-    for: type,
+    ...spec,
     permissions: [],
     reconcile: async (key) => {
       reconciled.push(key.name);
@@ -63,6 +66,19 @@ test("a controller whose CRD is absent: /readyz names the kind, one warning, syn
     const response = await fetch(`http://127.0.0.1:${manager.ports.health}/readyz`);
     return { status: response.status, text: await response.text() };
   };
+  return { manager, api, reconciled, readyz };
+}
+
+const warn = 40;
+
+test("a controller whose CRD is absent: /readyz names the kind, one warning, synced once the CRD is installed", async () => {
+  const namespace = await testNamespace("unserved");
+  const { kind, type, resource } = absentKind();
+  const { log, lines } = capturedLog();
+  const { manager, api, reconciled, readyz } = startedManager(namespace, kind, log, {
+    name: "widgets",
+    for: type,
+  });
 
   const unserved = `[-]cache ${resource} failed: the API server does not serve it (is its CRD installed?)`;
   const notReady = await eventually(
@@ -107,16 +123,8 @@ test("an optional watch of an absent kind: the controller starts and /readyz is 
   const { kind, type } = absentKind();
   const watched: ResourceType = { ...type, cacheWithoutSpec: true };
   const { log } = capturedLog();
-  const reconciled: string[] = [];
-  const manager = new Manager({
-    kubeConfig: adminConfig(),
-    namespace,
-    fieldManager: "optional-test",
-    healthPort: 0,
-    log,
-  });
   // the controller's own kind is served (ConfigMaps); the watched one is not, yet
-  manager.add({
+  const { manager, api, reconciled, readyz } = startedManager(namespace, kind, log, {
     name: "configmaps",
     for: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
     watches: [
@@ -126,23 +134,7 @@ test("an optional watch of an absent kind: the controller starts and /readyz is 
         map: (object) => [{ namespace, name: `for-${object.metadata?.name}` }],
       },
     ],
-    permissions: [],
-    reconcile: async (key) => {
-      reconciled.push(key.name);
-      return undefined;
-    },
   });
-  const api = KubernetesObjectApi.makeApiClient(adminConfig());
-  onTestFinished(async () => {
-    await manager.stop();
-    const crd = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" };
-    await api.delete({ ...crd, metadata: { name: `widgets.${kind.group}` } }).catch(() => {});
-  });
-  void manager.start();
-  const readyz = async () => {
-    const response = await fetch(`http://127.0.0.1:${manager.ports.health}/readyz`);
-    return { status: response.status, text: await response.text() };
-  };
   await api.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "own", namespace } });
   // started without the absent kind: its own objects are reconciled, and it is ready
   await eventually(
