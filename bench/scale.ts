@@ -13,7 +13,8 @@
  * - restart: the operator SIGKILLed and started again, until its caches are synced, it has reconciled
  *   at least every object and its queues are empty: `restart_converge_seconds`, with its writes;
  * - then the controller-runtime peer (bench/peers/controller-runtime, mode `scale`: the same five kinds
- *   cached, one status write per new object) on the same plane: its start until it has reconciled every
+ *   and the Workflows cached; per new Run a Workflow applied and a status write, per new ImageBuild a
+ *   registry HEAD and a status write, per other object a status write) on the same plane: its start until it has reconciled every
  *   object, idle, RSS, the same probes and burst (`floor_seconds`: so `ratio` is Slipway's burst time
  *   over the peer's).
  * Requests per second are the subjects' own (`rest_client_requests_total`, scraped every second), not
@@ -380,7 +381,7 @@ export default async function bench(): Promise<BenchFigures> {
 
     // the controller-runtime peer
     const peerStarted = performance.now();
-    const peer = await startPeer(peerBinary, plane.kubeconfig, concurrency);
+    const peer = await startPeer(peerBinary, plane.kubeconfig, registry.address, concurrency);
     running.push(peer);
     const peerSampler = requestSampler(peer);
     const peerStart = await step("peer: started, until converged", () =>
@@ -428,7 +429,7 @@ export default async function bench(): Promise<BenchFigures> {
       burst_objects: burstCount,
       burst_objects_per_second: rounded(burstCount / burstSeconds, 1),
       peer_burst_objects_per_second: rounded(burstCount / peerBurstSeconds, 1),
-      peer_status_writes: peerFigures.writes ?? null,
+      peer_writes: peerFigures.writes ?? null,
       peer_workers_per_kind: concurrency,
       peer: "controller-runtime v0.25.2",
     };

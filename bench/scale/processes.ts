@@ -83,10 +83,15 @@ export async function startOperator(kubeconfig: string, env: Record<string, stri
 }
 
 /** The controller-runtime peer, `concurrency` workers per kind as Slipway's controllers have. */
-export async function startPeer(binary: string, kubeconfig: string, concurrency: number): Promise<Subject> {
+export async function startPeer(
+  binary: string,
+  kubeconfig: string,
+  registry: string,
+  concurrency: number,
+): Promise<Subject> {
   const [metricsPort] = await freePorts(1);
   const address = `127.0.0.1:${metricsPort}`;
-  const child = spawn(binary, ["scale", kubeconfig, address, String(concurrency)], {
+  const child = spawn(binary, ["scale", kubeconfig, address, registry, String(concurrency)], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   return subject("peer", child, `http://${address}/metrics`);

@@ -6,8 +6,8 @@
 //	peer idle KUBECONFIG OBJECTS SECONDS            caches every Widget, reconciles each (no writes), idles; prints RSS and CPU
 //	peer builds KUBECONFIG NAMESPACE REGISTRY BUILDS CONCURRENCY
 //	                                                the ImageBuild reuse path (builds.go) until BUILDS statuses are written
-//	peer scale KUBECONFIG METRICS_ADDRESS CONCURRENCY
-//	                                                bench/scale.ts's kinds, a status write per new object (scale.go), until SIGTERM
+//	peer scale KUBECONFIG METRICS_ADDRESS REGISTRY CONCURRENCY
+//	                                                bench/scale.ts's kinds, Slipway's minimal work per new object (scale.go), until SIGTERM
 //
 // Each prints one JSON line on stdout.
 package main
@@ -53,12 +53,12 @@ func main() {
 		printJSON(figures)
 		return
 	}
-	if len(os.Args) == 5 && os.Args[1] == "scale" {
-		concurrency, err := strconv.Atoi(os.Args[4])
+	if len(os.Args) == 6 && os.Args[1] == "scale" {
+		concurrency, err := strconv.Atoi(os.Args[5])
 		if err != nil {
 			fail(err)
 		}
-		figures, err := scale(os.Args[2], os.Args[3], concurrency)
+		figures, err := scale(os.Args[2], os.Args[3], os.Args[4], concurrency)
 		if err != nil {
 			fail(err)
 		}

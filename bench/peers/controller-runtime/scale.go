@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -10,23 +11,24 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// The kinds bench/scale.ts creates in every namespace: the peer caches each, as Slipway's operator does.
-var scaleKinds = []schema.GroupVersionKind{
+// The kinds bench/scale.ts creates in every namespace whose peer work is a status write (observe); Runs
+// (submit, runs.go) and ImageBuilds (reuse, builds.go) do what Slipway does for them.
+var observedKinds = []schema.GroupVersionKind{
 	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Provider"},
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Pipeline"},
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Run"},
+	pipelineKind,
 	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "RunSchedule"},
-	imageBuildKind,
 }
 
-// observe is the peer's minimal work on one kind: an object whose status.observedGeneration is not its
+// observe is the peer's minimal work on the kinds whose Slipway work on kwok is a status write: an object whose status.observedGeneration is not its
 // generation gets one status write (server-side apply of status.observedGeneration); any other object
 // costs nothing but the read from the cache. Every status Slipway wrote carries observedGeneration, so
 // the peer writes nothing for what Slipway already reconciled and once for each new object.
@@ -68,8 +70,9 @@ type scaleFigures struct {
 
 // scale runs one controller per kind (`concurrency` workers each, objects read from the cache) with
 // controller-runtime's metrics on `metricsAddress` (the bench scrapes them as it scrapes Slipway's),
-// until SIGTERM; then prints the status writes it made.
-func scale(kubeconfig, metricsAddress string, concurrency int) (*scaleFigures, error) {
+// until SIGTERM; then prints the writes it made (status writes and Workflow applies). ImageBuilds' images
+// are looked up in `registry` without credentials, as the bench's Slipway is configured.
+func scale(kubeconfig, metricsAddress, registry string, concurrency int) (*scaleFigures, error) {
 	config, err := restConfig(kubeconfig, &requestCounter{})
 	if err != nil {
 		return nil, err
@@ -78,17 +81,31 @@ func scale(kubeconfig, metricsAddress string, concurrency int) (*scaleFigures, e
 		Metrics:                metricsserver.Options{BindAddress: metricsAddress},
 		HealthProbeBindAddress: "0",
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Cache:                  cache.Options{ByObject: map[client.Object]cache.ByObject{unstructuredOf(workflowKind): {Transform: withoutSpec}}},
 	})
 	if err != nil {
 		return nil, err
 	}
 	var writes atomic.Int64
-	for _, kind := range scaleKinds {
+	options := controller.Options{MaxConcurrentReconciles: concurrency}
+	runs := &submit{client: mgr.GetClient(), writes: &writes}
+	err = ctrl.NewControllerManagedBy(mgr).Named("scale-Run").For(unstructuredOf(runKind)).
+		Watches(unstructuredOf(workflowKind), handler.EnqueueRequestsFromMapFunc(runOfWorkflow)).
+		WithOptions(options).Complete(runs)
+	if err != nil {
+		return nil, err
+	}
+	builds := &reuse{client: mgr.GetClient(), registry: registry, anonymous: true, http: &http.Client{}, onWrite: func() { writes.Add(1) }}
+	err = ctrl.NewControllerManagedBy(mgr).Named("scale-ImageBuild").For(newImageBuild()).WithOptions(options).Complete(builds)
+	if err != nil {
+		return nil, err
+	}
+	for _, kind := range observedKinds {
 		reconciler := &observe{client: mgr.GetClient(), kind: kind, writes: &writes}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named("scale-" + kind.Kind).
 			For(reconciler.object()).
-			WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+			WithOptions(options).
 			Complete(reconciler)
 		if err != nil {
 			return nil, err
