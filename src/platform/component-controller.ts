@@ -40,6 +40,7 @@ import {
 import {
   annotations,
   labels,
+  progressDeadlineSeconds,
   renderClaims,
   renderConfigMap,
   renderIngress,
@@ -57,6 +58,7 @@ import { renderNetworkPolicy } from "./network-policies.ts";
 import { phaseStatus } from "./phase-status.ts";
 import { platformReference, referencedPlatform } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
+import { revisionLabel, stuckOldRevisionPods } from "./stuck-pods.ts";
 
 const unsettledRequeueMs = 15_000;
 /** While a deleted Component's children go: look again (their deletions usually come first). */
@@ -105,6 +107,7 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
       ? { workload: cached }
       : await applyWorkload(context, component, workloadType, rendered, cached);
   const workload = outcome.workload;
+  const rolloutStartedAt = outcome.applied ? new Date().toISOString() : component.status?.rolloutStartedAt;
   // what the rendering no longer produces goes once the workload runs this rendering (the gate is
   // open), so an old workload waiting for its dependencies keeps what it reads
   const inventory = await reconcileInventory(
@@ -115,6 +118,8 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   );
 
   const pods = cache.list<V1Pod>(types.pod, { namespace, labels: { [labels.component]: name } });
+  if (component.spec.workload === "StatefulSet" && workload && waitingFor.length === 0)
+    await deleteStuckPods(context, component, workload as V1StatefulSet, pods);
   const templateHash = workload && templateHashOf(workload);
   const verdict = componentVerdict({
     generation: component.metadata.generation ?? 0,
@@ -130,6 +135,15 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
     ...ingressObservation(cache, component, ingress !== undefined),
     waitingFor,
     ...(outcome.recreating ? { recreating: outcome.recreating } : {}),
+    ...(component.spec.workload === "StatefulSet"
+      ? {
+          statefulSetProgress: {
+            deadlineSeconds: progressDeadlineSeconds(component),
+            ...(rolloutStartedAt ? { rolloutStartedAt } : {}),
+            now: Date.now(),
+          },
+        }
+      : {}),
   });
   if (outcome.refused) {
     // not recreated again: Failed naming the field, and retried with the runtime's backoff
@@ -139,10 +153,18 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
       component,
       { ...verdict, phase: "Failed", message: outcome.refused },
       inventory,
+      rolloutStartedAt,
     );
     throw new Error(outcome.refused);
   }
-  const { requeueAfterMs } = await writeStatus(writer, context, component, verdict, inventory);
+  const { requeueAfterMs } = await writeStatus(
+    writer,
+    context,
+    component,
+    verdict,
+    inventory,
+    rolloutStartedAt,
+  );
   const final = verdict.phase === "Ready" || verdict.phase === "Stopped";
   const awaitCache = unseen || (workload === undefined && waitingFor.length === 0);
   const next = soonerRequeue(
@@ -382,6 +404,8 @@ interface WorkloadOutcome {
   recreating?: string;
   /** The API server refuses the workload's change and it is not recreated (the Component's message). */
   refused?: string;
+  /** The workload was applied: a rollout of it starts now. */
+  applied?: boolean;
 }
 
 /**
@@ -404,7 +428,7 @@ async function applyWorkload(
     return { recreating: `recreating ${kind} ${name}: waiting for the old one to be deleted` };
   }
   try {
-    return { workload: await applyOwned(context, type, rendered) };
+    return { workload: await applyOwned(context, type, rendered), applied: true };
   } catch (error) {
     const refusal = immutableRefusal(error, kind, cached, rendered);
     if (!refusal || !cached || childAccess(component, cached) !== "update") throw error;
@@ -419,6 +443,30 @@ async function applyWorkload(
     return {
       recreating: `recreating ${kind} ${name}: ${resolution.fields.join(", ")} cannot change; the old one is deleted (propagationPolicy ${resolution.propagationPolicy}) and a new one is created once it is gone`,
     };
+  }
+}
+
+/** Deletes the pods the StatefulSet would wait on forever (stuck-pods.ts), each with an Event. */
+async function deleteStuckPods(
+  context: ReconcileContext,
+  component: ComponentResource,
+  statefulSet: V1StatefulSet,
+  pods: readonly V1Pod[],
+): Promise<void> {
+  for (const pod of stuckOldRevisionPods(statefulSet, pods)) {
+    const name = pod.metadata?.name ?? "";
+    await context.client
+      .delete(types.pod, keyOf(pod), pod.metadata?.uid ? { uid: pod.metadata.uid } : {})
+      .catch((error) => {
+        // another uid: the pod was replaced meanwhile
+        if (!isConflict(error)) throw error;
+      });
+    context.events.event(
+      component,
+      "Normal",
+      "DeletedStuckPod",
+      `deleted pod ${name}: it is not Ready and runs revision ${pod.metadata?.labels?.[revisionLabel]}, not ${statefulSet.status?.updateRevision}, which a StatefulSet does not replace on its own`,
+    );
   }
 }
 
@@ -494,6 +542,7 @@ function writeStatus(
   component: ComponentResource,
   verdict: ComponentVerdict,
   inventory: InventoryEntry[] | undefined,
+  rolloutStartedAt = component.status?.rolloutStartedAt,
 ) {
   const { status, event } = phaseStatus(
     component,
@@ -510,6 +559,7 @@ function writeStatus(
       readyReplicas: verdict.readyReplicas,
       ready: `${verdict.readyReplicas}/${verdict.replicas}`,
       ...(inventory ? { inventory } : {}),
+      ...(rolloutStartedAt ? { rolloutStartedAt } : {}),
     },
   );
   // Pending (created, or a change queued behind dependencies) is where a Component waits, not
@@ -538,7 +588,15 @@ export function componentController(): ControllerSpec {
   const writer: Writer = new StatusWriter({
     pacing: {
       intervalMs: 1_000,
-      headline: ["phase", "version", "observedGeneration", "replicas", "readyReplicas", "inventory"],
+      headline: [
+        "phase",
+        "version",
+        "observedGeneration",
+        "replicas",
+        "readyReplicas",
+        "inventory",
+        "rolloutStartedAt",
+      ],
     },
   });
   return {
@@ -562,6 +620,8 @@ export function componentController(): ControllerSpec {
       // children are applied (create when missing, patch) and deleted when the inventory prunes them
       // or a workload is recreated because a field it changes is immutable
       ...childTypes.map((type): Permission => ({ type, verbs: ["create", "patch", "delete"] })),
+      // a StatefulSet's pod of an old revision that is not Ready (stuck-pods.ts)
+      { type: types.pod, verbs: ["delete"] },
     ],
   };
 }

@@ -17,6 +17,7 @@ import type {
   V1Volume,
 } from "@kubernetes/client-node";
 import type { ComponentResource } from "../apis/platform/component.ts";
+import { defaultProgressDeadlineSeconds } from "../apis/platform/platform.ts";
 import { ownerReference } from "../kube/owners.ts";
 import { contentHash } from "../lib/canonical.ts";
 
@@ -158,6 +159,10 @@ export function workloadDrifted(
   return (live.spec?.replicas ?? 1) !== (rendered.spec?.replicas ?? 1) || images(live) !== images(rendered);
 }
 
+/** How long a rollout may make no progress before the Component fails (the Platform's update policy). */
+export const progressDeadlineSeconds = (component: ComponentResource): number =>
+  component.spec.progressDeadlineSeconds ?? defaultProgressDeadlineSeconds;
+
 export function renderWorkload(component: ComponentResource): V1Deployment | V1StatefulSet {
   const spec = component.spec;
   const metadata = {
@@ -181,7 +186,7 @@ export function renderWorkload(component: ComponentResource): V1Deployment | V1S
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata,
-    spec: { ...common, progressDeadlineSeconds: 600 },
+    spec: { ...common, progressDeadlineSeconds: progressDeadlineSeconds(component) },
   };
 }
 

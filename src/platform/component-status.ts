@@ -69,6 +69,39 @@ export interface ComponentObservation {
   waitingFor?: readonly string[];
   /** The workload is being deleted to be created anew (immutable-fields.ts): what is happening. */
   recreating?: string;
+  /** A StatefulSet's progress deadline, which the verdict enforces (rolloutStalled); a Deployment reports its own. */
+  statefulSetProgress?: RolloutProgress;
+}
+
+export interface RolloutProgress {
+  deadlineSeconds: number;
+  /** When the controller last changed the workload (status.rolloutStartedAt). */
+  rolloutStartedAt?: string;
+  now: number;
+}
+
+/** Milliseconds of a timestamp as the cache holds it (a string) or client-node types it (a Date). */
+const millis = (time: Date | string | undefined): number =>
+  time === undefined ? Number.NaN : new Date(time).getTime();
+
+/**
+ * Kubernetes gives a StatefulSet no progress deadline (no Progressing condition), so a rollout stuck on
+ * a pod that never starts would be Updating forever. The rule of a Deployment's
+ * progressDeadlineSeconds, applied to it: the rollout has failed once nothing progressed for the
+ * deadline; progress is its start (the controller's last change of the workload), a current pod
+ * created, or one becoming Ready.
+ */
+export function rolloutStalled(currentPods: readonly V1Pod[], progress: RolloutProgress): boolean {
+  const marks = [
+    millis(progress.rolloutStartedAt),
+    ...currentPods.flatMap((pod) => [
+      millis(pod.metadata?.creationTimestamp),
+      millis(
+        pod.status?.conditions?.find((c) => c.type === "Ready" && c.status === "True")?.lastTransitionTime,
+      ),
+    ]),
+  ].filter(Number.isFinite);
+  return marks.length > 0 && progress.now - Math.max(...marks) > progress.deadlineSeconds * 1000;
 }
 
 export interface ComponentVerdict {
@@ -168,6 +201,12 @@ export function componentVerdict(input: ComponentObservation): ComponentVerdict 
   );
   if (deadline)
     return verdict("Failed", `rollout exceeded its progress deadline: ${deadline.message ?? ""}`.trim());
+  const progress = input.statefulSetProgress;
+  if (progress && rolloutStalled(currentPods, progress))
+    return verdict(
+      "Failed",
+      `rollout exceeded its progress deadline: no progress for ${progress.deadlineSeconds} s (progressDeadlineSeconds): ${notReady}`,
+    );
   return verdict(wasRunning ? "Updating" : "Deploying", notReady);
 }
 

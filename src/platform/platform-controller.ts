@@ -27,6 +27,8 @@ export const teardownFinalizer = "platform.slipway.dev/ordered-teardown";
 
 /** How soon a Platform failed on a credential Secret that is not its own looks at it again. */
 const credentialRecheckMs = 30_000;
+/** After recording a rollback: once the cache has the write, the old release is rendered. */
+const rollbackRenderMs = 500;
 
 type PlatformStatus = NonNullable<PlatformResource["status"]>;
 type Writer = StatusWriter<PlatformStatus>;
@@ -117,7 +119,9 @@ async function reconcilePlatform(deps: PlatformDeps, key: ObjectKey, context: Re
       { ...plan, phase: "Updating", message: `rolling back: ${message}`, reason: "RollingBack", rollback },
       { type: "Warning", reason: "RolledBack", message },
     );
-    return requeueAfterMs > 0 ? { requeueAfterMs } : undefined;
+    // a status write does not requeue the Platform (the generation-changed filter), and a failed
+    // component that stays as it is sends no event: come back to render the old release
+    return { requeueAfterMs: soonerRequeue(requeueAfterMs, rollbackRenderMs) ?? rollbackRenderMs };
   }
 
   await carryOut(client, platform, plan);

@@ -125,6 +125,8 @@ function renderComponent(context: RenderContext, spec: Spec, entry: CatalogCompo
   );
   if (entry.ownServiceAccount) rendered.serviceAccount = true;
   if (spec.restartedAt) rendered.restartedAt = spec.restartedAt;
+  const deadline = spec.updatePolicy?.progressDeadlineSeconds;
+  if (deadline !== undefined) rendered.progressDeadlineSeconds = deadline;
   if (entry.ingressPath && spec.ingress?.enabled !== false) {
     rendered.ingress = {
       path: entry.ingressPath,

@@ -107,6 +107,14 @@ export const ComponentSpec = Type.Object({
     }),
   ),
   dependencies: Type.Array(Type.String({ maxLength: 63 }), { default: [], maxItems: 16 }),
+  progressDeadlineSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 10,
+      maximum: 3600,
+      description:
+        "A rollout that makes no progress for this long fails (the Platform's spec.updatePolicy.progressDeadlineSeconds; default 600)",
+    }),
+  ),
   serviceAccount: Type.Optional(
     Type.Boolean({
       description:
@@ -134,6 +142,13 @@ export const ComponentStatus = Type.Object({
   message: Type.Optional(Type.String()),
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Conditions),
+  rolloutStartedAt: Type.Optional(
+    Type.String({
+      format: "date-time",
+      description:
+        "When the controller last changed the workload: a StatefulSet rollout that makes no progress (a pod created or becoming Ready) for spec.progressDeadlineSeconds after it fails",
+    }),
+  ),
   inventory: Type.Optional(
     Type.Array(InventoryEntry, {
       // at most 14 children are rendered (workload, ServiceAccount, ConfigMap, 8 claims, Service,

@@ -67,6 +67,9 @@ const Storage = Type.Object(
 export const updateFailurePolicies = ["Halt", "Rollback"] as const;
 export type UpdateFailurePolicy = (typeof updateFailurePolicies)[number];
 
+/** Kubernetes' default progressDeadlineSeconds for a Deployment. */
+export const defaultProgressDeadlineSeconds = 600;
+
 const UpdatePolicy = Type.Object(
   {
     onFailure: Type.Optional(
@@ -78,6 +81,15 @@ const UpdatePolicy = Type.Object(
             "When a component fails during a version update: Halt (stay Failed at the new version) or Rollback (return to the last version that was Running)",
         },
       ),
+    ),
+    progressDeadlineSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 3600,
+        default: defaultProgressDeadlineSeconds,
+        description:
+          "A component whose rollout makes no progress for this long has failed: a Deployment's progressDeadlineSeconds, and the same rule the component controller applies to StatefulSets (Kubernetes gives them none)",
+      }),
     ),
   },
   { default: {}, additionalProperties: false },

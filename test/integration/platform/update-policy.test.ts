@@ -2,8 +2,9 @@
  * A Platform's update policy and its releases' gates on the real API server, the platform
  * controllers running with the bundle's RBAC and a catalog of the test's own releases (the
  * production catalog has no failing or gated release): 0.1.0, 0.1.1 whose web image kwok
- * crash-loops (src/dev/kwok-stages.yaml: `sim.slipway.dev/crashloop`, a component that cannot start)
- * and 0.3.0 which declares the gate `db-migration`. `slipway update`'s wait (followPlatform) runs
+ * crash-loops (src/dev/kwok-stages.yaml: `sim.slipway.dev/crashloop`, a component that cannot start),
+ * 0.1.2 whose postgres pod stays Pending with no reason given (`sim.slipway.dev/hang`: a StatefulSet
+ * rollout that makes no progress) and 0.3.0 which declares the gate `db-migration`. `slipway update`'s wait (followPlatform) runs
  * in-process against the same Platform.
  */
 import {
@@ -35,6 +36,11 @@ const testReleases: Release[] = [
   {
     version: "0.1.1",
     images: { ...base.images, web: "sim.slipway.dev/crashloop" },
+    workflowImages: workflowImages("0.1.0"),
+  },
+  {
+    version: "0.1.2",
+    images: { ...base.images, postgres: "sim.slipway.dev/hang" },
     workflowImages: workflowImages("0.1.0"),
   },
   {
@@ -156,6 +162,37 @@ describe("updatePolicy.onFailure", () => {
     expect(failed.status).toMatchObject({ phase: "Failed", version: "0.1.0" });
     expect(failed.status?.rollback).toBeUndefined();
     expect(await webImage(namespace)).toBe("sim.slipway.dev/crashloop");
+  });
+});
+
+describe("a StatefulSet's progress deadline", () => {
+  it("a postgres rollout that makes no progress fails at spec.updatePolicy.progressDeadlineSeconds and rolls back, its stuck pod replaced", {
+    timeout: 400_000,
+  }, async () => {
+    const namespace = await testNamespace("sts-deadline");
+    await operatorWithBundleRbac(namespace, platformControllers({}, testReleases));
+    await createPlatform(namespace, {
+      version: "0.1.0",
+      updatePolicy: { onFailure: "Rollback", progressDeadlineSeconds: 10 },
+    });
+    await runningAt(namespace, "0.1.0");
+
+    const updated = await patchSpec(namespace, { version: "0.1.2" });
+    const line = await followUpdate(namespace, updated.metadata.generation ?? 0, "0.1.2");
+    expect(line).toMatch(
+      /^platform slipway rolled back to 0\.1\.0: the update to 0\.1\.2 failed: postgres: rollout exceeded its progress deadline: no progress for 10 s \(progressDeadlineSeconds\): /,
+    );
+    const rolledBack = await runningAt(namespace, "0.1.0");
+    expect(rolledBack.status?.rollback).toMatchObject({ from: "0.1.2", to: "0.1.0", component: "postgres" });
+    const postgres = await adminConfig()
+      .makeApiClient(AppsV1Api)
+      .readNamespacedStatefulSet({ name: "slipway-postgres", namespace });
+    expect(postgres.spec?.template.spec?.containers[0]?.image).toBe(base.images.postgres);
+    expect(postgres.status?.readyReplicas).toBe(1);
+    const events = (await adminConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace })).items;
+    expect(events.filter((e) => e.reason === "DeletedStuckPod").map((e) => e.note)).toContainEqual(
+      expect.stringMatching(/^deleted pod slipway-postgres-0: it is not Ready and runs revision /),
+    );
   });
 });
 

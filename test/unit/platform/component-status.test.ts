@@ -246,3 +246,60 @@ describe("componentVerdict", () => {
     );
   });
 });
+
+describe("a StatefulSet's progress deadline (Kubernetes gives StatefulSets none)", () => {
+  const started = Date.parse("2026-12-05T10:00:00Z");
+  const at = (seconds: number) => new Date(started + seconds * 1000).toISOString();
+  const updating = { ...rolledOut, status: { ...rolledOut.status, updatedReplicas: 1 } };
+  const pod = (created: number, readyAt?: number): V1Pod =>
+    ({
+      metadata: { name: "postgres-0", creationTimestamp: at(created) },
+      status: {
+        phase: readyAt === undefined ? "Pending" : "Running",
+        ...(readyAt === undefined
+          ? {}
+          : { conditions: [{ type: "Ready", status: "True", lastTransitionTime: at(readyAt) }] }),
+      },
+    }) as unknown as V1Pod;
+  const verdictAt = (now: number, pods: V1Pod[], rolloutStartedAt: string | null = at(0)) =>
+    componentVerdict(
+      observation({
+        workload: updating,
+        pods,
+        previous: { phase: "Ready", version: "0.1.0" },
+        version: "0.2.0",
+        statefulSetProgress: {
+          deadlineSeconds: 60,
+          ...(rolloutStartedAt ? { rolloutStartedAt } : {}),
+          now: started + now * 1000,
+        },
+      }),
+    );
+
+  it("stays Updating until nothing progressed for the deadline, then fails naming it and what is unfinished", () => {
+    expect(verdictAt(60, [pod(5)]).phase).toBe("Updating");
+    expect(verdictAt(66, [pod(5)])).toMatchObject({
+      phase: "Failed",
+      message:
+        "rollout exceeded its progress deadline: no progress for 60 s (progressDeadlineSeconds): 1/2 pods updated",
+    });
+  });
+
+  it("counts a pod created or becoming Ready as progress, and the rollout's start", () => {
+    expect(verdictAt(100, [pod(5, 50)]).phase).toBe("Updating");
+    expect(verdictAt(100, [pod(45)]).phase).toBe("Updating");
+    expect(verdictAt(100, [], at(50)).phase).toBe("Updating");
+    expect(verdictAt(100, [pod(5, 30)]).phase).toBe("Failed");
+  });
+
+  it("fails nothing it has no time for (no start recorded, no current pod)", () => {
+    expect(verdictAt(10_000, [], null).phase).toBe("Updating");
+  });
+
+  it("does not apply to a Deployment, which reports its own deadline", () => {
+    const deployment = componentVerdict(
+      observation({ workload: updating, pods: [pod(0)], previous: { phase: "Ready", version: "0.1.0" } }),
+    );
+    expect(deployment.phase).toBe("Updating");
+  });
+});
