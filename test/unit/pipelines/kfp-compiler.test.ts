@@ -253,7 +253,7 @@ describe("compilePipeline: what KFP cannot take names the field", () => {
           { name: "c", dependsOn: ["b", "x"] },
         ],
       },
-      "spec.steps[1].dependsOn",
+      "spec.steps[1]",
       /a cycle: a → c → b → a/,
     ],
     [
