@@ -72,10 +72,10 @@ const Retry = Type.Object(
  */
 export const ioNamePattern = "^[a-z][a-z0-9_]*$";
 const IoName = Type.String({ pattern: ioNamePattern, maxLength: 63 });
-const ioList = <T extends TSchema>(item: T, description: string) =>
+const ioList = <T extends TSchema>(item: T, description: string, maxItems = 16) =>
   Type.Array(item, {
     description,
-    maxItems: 16,
+    maxItems,
     "x-kubernetes-list-type": "map",
     "x-kubernetes-list-map-keys": ["name"],
   });
@@ -142,7 +142,8 @@ const Inputs = Type.Object(
           },
           { additionalProperties: false },
         ),
-        "Values the step takes, as `{{inputs.parameters.<name>}}` in its command and args.",
+        "Values the step takes, as `{{inputs.parameters.<name>}}` in its command and args (at most 10: the API server's CEL cost budget for checking them against 256 pipeline parameters; a step may use more of the Pipeline's parameters as `{{workflow.parameters.<name>}}`).",
+        10,
       ),
     ),
     artifacts: Type.Optional(
