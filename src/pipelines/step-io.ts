@@ -39,8 +39,14 @@ export function ioReferences(text: string): IoReference[] {
   }));
 }
 
+/** What a step's dependencies are read from (the API's step, or the UI's view of it). */
+export interface DependencySource {
+  dependsOn?: string[];
+  inputs?: { parameters?: { from: { step?: string } }[]; artifacts?: { from: { step: string } }[] };
+}
+
 /** The steps `step` runs after: its dependsOn, then the producers of its inputs, each once. */
-export function stepDependencies(step: PipelineStep): string[] {
+export function stepDependencies(step: DependencySource): string[] {
   const producers = [
     ...(step.inputs?.parameters ?? []).map((input) => input.from.step),
     ...(step.inputs?.artifacts ?? []).map((input) => input.from.step),
