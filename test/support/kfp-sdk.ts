@@ -263,9 +263,58 @@ const parameters = fc.uniqueArray(
     maxLength: 5,
   },
 );
+/** Step i's outputs in a random pipeline: a parameter `n<i>` and an artifact `m<i>`, each by its seed. */
+function randomOutputs(i: number, seeds: number[]) {
+  return {
+    parameters: (seeds[i] ?? 0) % 2 === 0 ? [{ name: `n${i}` }] : [],
+    artifacts: (seeds[i + 8] ?? 0) % 3 === 0 ? [{ name: `m${i}` }] : [],
+  };
+}
+
 /**
- * Pipelines for property tests: a DAG (each step depends only on steps before it) whose steps refer
- * to some of the parameters, with defaults of every type and free text in args and env.
+ * Step i's inputs and outputs in a random pipeline: it takes some outputs of earlier steps (`x<j>`
+ * the parameter of step j, `y<j>` its artifact) and names every one in its args.
+ */
+function randomIo(i: number, seeds: number[]): Pick<PipelineStep, "inputs" | "outputs" | "args"> {
+  const outputs = randomOutputs(i, seeds);
+  const from = Array.from({ length: i }, (_, j) => j).filter((j) => (seeds[16 + i * 4 + j] ?? 0) % 2 === 0);
+  const parameters = from.flatMap((j) =>
+    randomOutputs(j, seeds).parameters.map((o) => ({
+      name: `x${j}`,
+      from: { step: stepNames[j] as string, output: o.name },
+    })),
+  );
+  const artifacts = from.flatMap((j) =>
+    randomOutputs(j, seeds).artifacts.map((o) => ({
+      name: `y${j}`,
+      from: { step: stepNames[j] as string, output: o.name },
+    })),
+  );
+  const args = [
+    ...parameters.map((p) => `--${p.name}={{inputs.parameters.${p.name}}}`),
+    ...artifacts.map((a) => `{{inputs.artifacts.${a.name}.path}}`),
+    ...outputs.parameters.map((o) => `--${o.name}={{outputs.parameters.${o.name}.path}}`),
+    ...outputs.artifacts.map((o) => `{{outputs.artifacts.${o.name}.path}}`),
+  ];
+  const inputs = {
+    ...(parameters.length ? { parameters } : {}),
+    ...(artifacts.length ? { artifacts } : {}),
+  };
+  const declared = {
+    ...(outputs.parameters.length ? { parameters: outputs.parameters } : {}),
+    ...(outputs.artifacts.length ? { artifacts: outputs.artifacts } : {}),
+  };
+  return {
+    args,
+    ...(Object.keys(inputs).length ? { inputs } : {}),
+    ...(Object.keys(declared).length ? { outputs: declared } : {}),
+  };
+}
+
+/**
+ * Pipelines for property tests: a DAG (each step depends only on steps before it, by dependsOn and
+ * by taking their outputs) whose steps refer to some of the parameters, with defaults of every type
+ * and free text in args and env.
  */
 export const arbitraryPipelineSpec = fc
   .tuple(
@@ -273,22 +322,31 @@ export const arbitraryPipelineSpec = fc
     parameters,
     fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
     fc.string(),
+    fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
   )
-  .map(([count, params, seeds, text]): Pipeline["spec"] => ({
+  .map(([count, params, seeds, text, ioSeeds]): Pipeline["spec"] => ({
     provider: "kfp",
     image: "alpine",
     env: [{ name: "ZONE", value: "eu" }],
     parameters: params.map((p) =>
       p.default === undefined ? { name: p.name } : { name: p.name, default: p.default },
     ),
-    steps: stepNames.slice(0, count).map((name, i) => ({
-      name,
-      command: ["run", name, text],
-      args: params
-        .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
-        .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
-      env: [{ name: "STEP", value: `${name}:${text}` }],
-      dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
-      resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
-    })),
+    steps: stepNames.slice(0, count).map((name, i) => {
+      const io = randomIo(i, ioSeeds);
+      return {
+        name,
+        command: ["run", name, text],
+        args: [
+          ...params
+            .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
+            .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
+          ...(io.args ?? []),
+        ],
+        env: [{ name: "STEP", value: `${name}:${text}` }],
+        dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
+        resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
+        ...(io.inputs ? { inputs: io.inputs } : {}),
+        ...(io.outputs ? { outputs: io.outputs } : {}),
+      };
+    }),
   }));
