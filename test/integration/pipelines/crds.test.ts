@@ -246,6 +246,17 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
         /spec.steps\[1\].inputs: Invalid value.*a step's inputs and outputs cannot share a name/,
       ],
       [
+        "io-in-same",
+        [
+          producer,
+          consumer({
+            parameters: [{ name: "data", from: { step: "prepare", output: "rows" } }],
+            artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+          }),
+        ],
+        /spec.steps\[1\].inputs: Invalid value.*an input parameter and an input artifact of a step cannot have the same name/,
+      ],
+      [
         "io-bad-name",
         [{ name: "a", outputs: { artifacts: [{ name: "Model-1" }] } }],
         /spec.steps\[0\].outputs.artifacts\[0\].name.*should match/,
