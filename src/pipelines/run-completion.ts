@@ -10,6 +10,7 @@ import { staleCopyRetryMs } from "../kube/status-writer.ts";
 import type { RunCompletion, RunDefinition, RunProgress } from "./backend.ts";
 import { allSettled, completionRecord } from "./events/delivery.ts";
 import { resolveSinks, type Sink } from "./events/sinks.ts";
+import { withDeclaredOutputs } from "./step-io.ts";
 import type { Follow, FollowAt, Settled } from "./sync/kind.ts";
 import type { SharedStatus } from "./sync/status.ts";
 
@@ -66,7 +67,7 @@ export function followRun(
     provider: status.provider.name,
     id,
     wanted: {
-      artifacts: run.spec.artifacts ?? [],
+      artifacts: withDeclaredOutputs(run.spec.artifacts ?? [], at.definition?.pipeline.spec),
       pipelineRootStorage: at.provider?.spec.pipelineRootStorage,
       ...(at.definition ? { steps: at.definition.pipeline.spec.steps.map((step) => step.name) } : {}),
     },

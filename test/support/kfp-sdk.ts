@@ -9,6 +9,7 @@ import type { Pipeline, PipelineStep } from "../../src/apis/pipelines/pipeline.t
 import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
 import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
 import { parameterType, referencedParameters } from "../../src/pipelines/kfp/parameters.ts";
+import { stepDependencies } from "../../src/pipelines/step-io.ts";
 
 export { kfpPython, kfpVersion, setupScript } from "./fakes/kfp-server.ts";
 
@@ -22,20 +23,54 @@ function pythonDefault(text: string): string {
 
 const pythonType = { STRING: "str", NUMBER_INTEGER: "int", NUMBER_DOUBLE: "float", BOOLEAN: "bool" };
 
-/** A command or arg as Python: literal parts and `str(<input>)` joined with `+`. */
+/**
+ * A command or arg as Python: literal parts and `str(<argument>)` joined with `+`; an input
+ * parameter is its argument, an artifact's or output's file `<argument>.path` (kfp.dsl's
+ * placeholders), an output parameter's file the `OutputPath` argument itself.
+ */
 function pythonText(text: string): string {
-  const parts = text.split(/\{\{\s*workflow\.parameters\.([^}\s]+)\s*\}\}/);
-  const terms = parts.map((part, i) => (i % 2 ? `str(${kfpParameterName(part)})` : part ? py(part) : ""));
-  return terms.filter(Boolean).join(" + ") || '""';
+  const tag =
+    /\{\{\s*(?:workflow\.parameters\.([^}\s]+)|(inputs|outputs)\.(parameters|artifacts)\.([^}\s.]+)(\.path)?)\s*\}\}/g;
+  const terms: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(tag)) {
+    if (match.index > last) terms.push(py(text.slice(last, match.index)));
+    const [, parameter, direction, kind, name] = match;
+    if (parameter) terms.push(`str(${kfpParameterName(parameter)})`);
+    else if (direction === "inputs" && kind === "parameters") terms.push(`str(${name})`);
+    else if (direction === "outputs" && kind === "parameters") terms.push(`str(${name})`);
+    else terms.push(`str(${name}.path)`);
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) terms.push(py(text.slice(last)));
+  return terms.join(" + ") || '""';
+}
+
+/** A step's own arguments (its inputs and outputs) as a kfp.dsl component's signature. */
+function ioSignature(pipeline: KfpPipeline, step: PipelineStep): string[] {
+  const typeOf = (name: string) =>
+    pythonType[parameterType(pipeline.spec.parameters?.find((p) => p.name === name)?.default)];
+  return [
+    ...(step.inputs?.parameters ?? []).map(
+      (input) =>
+        `${input.name}: ${input.from.parameter !== undefined ? typeOf(input.from.parameter) : "str"}`,
+    ),
+    ...(step.inputs?.artifacts ?? []).map((input) => `${input.name}: dsl.Input[dsl.Artifact]`),
+    ...(step.outputs?.parameters ?? []).map((output) => `${output.name}: dsl.OutputPath(str)`),
+    ...(step.outputs?.artifacts ?? []).map((output) => `${output.name}: dsl.Output[dsl.Artifact]`),
+  ];
 }
 
 function componentSource(pipeline: KfpPipeline, step: PipelineStep, index: number): string {
   const texts = [...(step.command ?? []), ...(step.args ?? [])];
   const names = [...new Set(texts.flatMap(referencedParameters))];
-  const signature = names.map((name) => {
-    const parameter = pipeline.spec.parameters?.find((p) => p.name === name);
-    return `${kfpParameterName(name)}: ${pythonType[parameterType(parameter?.default)]}`;
-  });
+  const signature = [
+    ...names.map((name) => {
+      const parameter = pipeline.spec.parameters?.find((p) => p.name === name);
+      return `${kfpParameterName(name)}: ${pythonType[parameterType(parameter?.default)]}`;
+    }),
+    ...ioSignature(pipeline, step),
+  ];
   const list = (items?: string[]) => `[${(items ?? []).map(pythonText).join(", ")}]`;
   const image = py(step.image ?? pipeline.spec.image ?? "");
   return [
@@ -81,13 +116,25 @@ function retryCalls(task: string, step: PipelineStep): string[] {
 function taskSource(pipeline: KfpPipeline, step: PipelineStep, index: number, order: string[]): string[] {
   const task = `t_${index}`;
   const texts = [...(step.command ?? []), ...(step.args ?? [])];
-  const inputs = [...new Set(texts.flatMap(referencedParameters))].map(kfpParameterName);
+  const referenced = [...new Set(texts.flatMap(referencedParameters))].map(kfpParameterName);
+  const taskOf = (name: string) => `t_${order.indexOf(name)}`;
+  const inputs = [
+    ...referenced.map((name) => `${name}=${name}`),
+    ...(step.inputs?.parameters ?? []).map((input) =>
+      input.from.parameter !== undefined
+        ? `${input.name}=${kfpParameterName(input.from.parameter)}`
+        : `${input.name}=${taskOf(input.from.step ?? "")}.outputs[${py(input.from.output ?? "")}]`,
+    ),
+    ...(step.inputs?.artifacts ?? []).map(
+      (input) => `${input.name}=${taskOf(input.from.step)}.outputs[${py(input.from.output)}]`,
+    ),
+  ];
   const beamArgs = pipeline.spec.beamArgs?.length
     ? [{ name: "SLIPWAY_BEAM_ARGS", value: JSON.stringify(pipeline.spec.beamArgs) }]
     : [];
   const env = [...(pipeline.spec.env ?? []), ...(step.env ?? []), ...beamArgs];
   return [
-    `${task} = step_${index}(${inputs.map((name) => `${name}=${name}`).join(", ")})`,
+    `${task} = step_${index}(${inputs.join(", ")})`,
     `${task}.set_caching_options(False)`,
     ...env.map((item) => `${task}.set_env_variable(${py(item.name)}, ${py(item.value)})`),
     ...resourceCalls(task, step),
@@ -101,7 +148,7 @@ function topological(steps: PipelineStep[]): PipelineStep[] {
   const done: PipelineStep[] = [];
   while (done.length < steps.length)
     for (const step of steps)
-      if (!done.includes(step) && (step.dependsOn ?? []).every((d) => done.some((s) => s.name === d)))
+      if (!done.includes(step) && stepDependencies(step).every((d) => done.some((s) => s.name === d)))
         done.push(step);
   return done;
 }
@@ -216,9 +263,58 @@ const parameters = fc.uniqueArray(
     maxLength: 5,
   },
 );
+/** Step i's outputs in a random pipeline: a parameter `n<i>` and an artifact `m<i>`, each by its seed. */
+function randomOutputs(i: number, seeds: number[]) {
+  return {
+    parameters: (seeds[i] ?? 0) % 2 === 0 ? [{ name: `n${i}` }] : [],
+    artifacts: (seeds[i + 8] ?? 0) % 3 === 0 ? [{ name: `m${i}` }] : [],
+  };
+}
+
 /**
- * Pipelines for property tests: a DAG (each step depends only on steps before it) whose steps refer
- * to some of the parameters, with defaults of every type and free text in args and env.
+ * Step i's inputs and outputs in a random pipeline: it takes some outputs of earlier steps (`x<j>`
+ * the parameter of step j, `y<j>` its artifact) and names every one in its args.
+ */
+function randomIo(i: number, seeds: number[]): Pick<PipelineStep, "inputs" | "outputs" | "args"> {
+  const outputs = randomOutputs(i, seeds);
+  const from = Array.from({ length: i }, (_, j) => j).filter((j) => (seeds[16 + i * 4 + j] ?? 0) % 2 === 0);
+  const parameters = from.flatMap((j) =>
+    randomOutputs(j, seeds).parameters.map((o) => ({
+      name: `x${j}`,
+      from: { step: stepNames[j] as string, output: o.name },
+    })),
+  );
+  const artifacts = from.flatMap((j) =>
+    randomOutputs(j, seeds).artifacts.map((o) => ({
+      name: `y${j}`,
+      from: { step: stepNames[j] as string, output: o.name },
+    })),
+  );
+  const args = [
+    ...parameters.map((p) => `--${p.name}={{inputs.parameters.${p.name}}}`),
+    ...artifacts.map((a) => `{{inputs.artifacts.${a.name}.path}}`),
+    ...outputs.parameters.map((o) => `--${o.name}={{outputs.parameters.${o.name}.path}}`),
+    ...outputs.artifacts.map((o) => `{{outputs.artifacts.${o.name}.path}}`),
+  ];
+  const inputs = {
+    ...(parameters.length ? { parameters } : {}),
+    ...(artifacts.length ? { artifacts } : {}),
+  };
+  const declared = {
+    ...(outputs.parameters.length ? { parameters: outputs.parameters } : {}),
+    ...(outputs.artifacts.length ? { artifacts: outputs.artifacts } : {}),
+  };
+  return {
+    args,
+    ...(Object.keys(inputs).length ? { inputs } : {}),
+    ...(Object.keys(declared).length ? { outputs: declared } : {}),
+  };
+}
+
+/**
+ * Pipelines for property tests: a DAG (each step depends only on steps before it, by dependsOn and
+ * by taking their outputs) whose steps refer to some of the parameters, with defaults of every type
+ * and free text in args and env.
  */
 export const arbitraryPipelineSpec = fc
   .tuple(
@@ -226,22 +322,31 @@ export const arbitraryPipelineSpec = fc
     parameters,
     fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
     fc.string(),
+    fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
   )
-  .map(([count, params, seeds, text]): Pipeline["spec"] => ({
+  .map(([count, params, seeds, text, ioSeeds]): Pipeline["spec"] => ({
     provider: "kfp",
     image: "alpine",
     env: [{ name: "ZONE", value: "eu" }],
     parameters: params.map((p) =>
       p.default === undefined ? { name: p.name } : { name: p.name, default: p.default },
     ),
-    steps: stepNames.slice(0, count).map((name, i) => ({
-      name,
-      command: ["run", name, text],
-      args: params
-        .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
-        .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
-      env: [{ name: "STEP", value: `${name}:${text}` }],
-      dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
-      resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
-    })),
+    steps: stepNames.slice(0, count).map((name, i) => {
+      const io = randomIo(i, ioSeeds);
+      return {
+        name,
+        command: ["run", name, text],
+        args: [
+          ...params
+            .filter((_, j) => (seeds[i + j] ?? 0) % 2 === 0)
+            .map((p) => `--${p.name}={{workflow.parameters.${p.name}}}`),
+          ...(io.args ?? []),
+        ],
+        env: [{ name: "STEP", value: `${name}:${text}` }],
+        dependsOn: stepNames.slice(0, i).filter((_, j) => (seeds[i * 6 + j] ?? 0) % 3 === 0),
+        resources: { requests: { cpu: `${100 * (i + 1)}m`, memory: "256Mi" }, limits: { memory: "1Gi" } },
+        ...(io.inputs ? { inputs: io.inputs } : {}),
+        ...(io.outputs ? { outputs: io.outputs } : {}),
+      };
+    }),
   }));

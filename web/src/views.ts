@@ -58,6 +58,10 @@ export interface PipelineStep {
   command?: string[];
   args?: string[];
   dependsOn?: string[];
+  inputs?: {
+    parameters?: { name: string; from: { step?: string; output?: string; parameter?: string } }[];
+    artifacts?: { name: string; from: { step: string; output: string } }[];
+  };
 }
 
 export interface PipelineSpec {

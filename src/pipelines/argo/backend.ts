@@ -20,7 +20,7 @@ import { types } from "../types.ts";
 import { type ArgoWorkflowStatus, runObservation } from "./completion.ts";
 import { argoName, labels, ownerOf } from "./names.ts";
 import { argoScheduledRuns } from "./scheduled-runs.ts";
-import { cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
+import { argoPipelineProblem, cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
 import {
   type DeploymentView,
   workflowControllerOf,
@@ -209,7 +209,11 @@ export class ArgoBackend implements Backend {
     };
   }
 
-  readonly pipelines = this.#objects<PipelineDefinition>(types.workflowTemplate, workflowTemplate);
+  readonly pipelines = this.#objects<PipelineDefinition>(
+    types.workflowTemplate,
+    workflowTemplate,
+    argoPipelineProblem,
+  );
 
   readonly experiments: Backend["experiments"] = {
     create: async (_provider, definition) => argoName(definition.owner),

@@ -1,7 +1,7 @@
 /**
  * A Slipway Pipeline compiled to KFP's pipeline spec IR, as the KFP SDK's compiler emits it for the
  * same steps written as `kfp.dsl.container_component`s (one component and executor per step, the
- * pipeline's parameters as the root's inputs). Pure: the same spec gives the same bytes (irJson).
+ * pipeline's parameters as the root's inputs, steps' inputs and outputs wired task to task: io.ts). Pure: the same spec gives the same bytes (irJson).
  */
 
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
@@ -9,7 +9,9 @@ import { canonical } from "../../lib/canonical.ts";
 import { stringifyYaml as yamlStringify } from "../../lib/yaml.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { type Named, stepEnvironment } from "../step-env.ts";
+import { ioPlaceholder, stepDependencies } from "../step-io.ts";
 import { CompileError } from "./errors.ts";
+import { type StepIo, stepIo, withIoPlaceholders } from "./io.ts";
 import type { ComponentSpec, ContainerSpec, ParameterSpec, PipelineSpec, TaskSpec } from "./ir.ts";
 import { componentName, executorLabel, pipelineNamePattern, taskName } from "./names.ts";
 import { type InputParameter, inputParameters, stepInputs } from "./parameter-inputs.ts";
@@ -34,8 +36,11 @@ export type CompileResult = { ok: true; ir: PipelineSpec } | { ok: false; field:
 export const sdkVersion = `slipway-${ownVersion}`;
 
 function checkNoReference(text: string, field: string): void {
-  if (new RegExp(parameterReference.source).test(text))
-    throw new CompileError(field, "KFP substitutes parameters only in a step's command and args");
+  if (new RegExp(parameterReference.source).test(text) || new RegExp(ioPlaceholder.source).test(text))
+    throw new CompileError(
+      field,
+      "KFP substitutes parameters, inputs and outputs only in a step's command and args",
+    );
 }
 
 function stepEnv(input: KfpPipeline, step: PipelineStep, field: string): Named[] {
@@ -52,35 +57,55 @@ function container(input: KfpPipeline, step: PipelineStep, field: string, kfpNam
   const env = stepEnv(input, step, field);
   const resources = resourceSpec(step, field);
   const spec: ContainerSpec = { image };
-  if (step.command?.length) spec.command = step.command.map((text) => withPlaceholders(text, kfpNames));
-  if (step.args?.length) spec.args = step.args.map((text) => withPlaceholders(text, kfpNames));
+  const placeholders = (text: string) => withIoPlaceholders(withPlaceholders(text, kfpNames));
+  if (step.command?.length) spec.command = step.command.map(placeholders);
+  if (step.args?.length) spec.args = step.args.map(placeholders);
   if (env.length) spec.env = env;
   if (resources) spec.resources = resources;
   return { container: spec };
 }
 
-function task(step: PipelineStep, inputs: InputParameter[], field: string): TaskSpec {
+/** `o` without its undefined fields, or undefined when none is left (the IR has no empty messages). */
+function present<T extends object>(o: T): T | undefined {
+  const kept = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return Object.keys(kept).length ? (kept as T) : undefined;
+}
+
+function task(step: PipelineStep, inputs: InputParameter[], io: StepIo, field: string): TaskSpec {
   const spec: TaskSpec = {
     // A Slipway run runs every step (as on argo); KFP's default would reuse an earlier run's outputs.
     cachingOptions: { enableCache: false },
     componentRef: { name: componentName(step.name) },
     taskInfo: { name: taskName(step.name) },
   };
-  if (step.dependsOn?.length) spec.dependentTasks = step.dependsOn.map(taskName).sort();
+  const dependencies = stepDependencies(step);
+  if (dependencies.length) spec.dependentTasks = [...new Set(dependencies.map(taskName))].sort();
   if (step.retry) spec.retryPolicy = retryPolicy(step.retry, field);
-  if (inputs.length)
-    spec.inputs = {
-      parameters: Object.fromEntries(inputs.map((p) => [p.kfpName, { componentInputParameter: p.kfpName }])),
-    };
+  const parameters = {
+    ...Object.fromEntries(inputs.map((p) => [p.kfpName, { componentInputParameter: p.kfpName }])),
+    ...io.taskInputs.parameters,
+  };
+  const taskInputs = present({
+    parameters: Object.keys(parameters).length ? parameters : undefined,
+    artifacts: io.taskInputs.artifacts,
+  });
+  if (taskInputs) spec.inputs = taskInputs;
   return spec;
 }
 
-function component(step: PipelineStep, inputs: InputParameter[]): ComponentSpec {
+function component(step: PipelineStep, inputs: InputParameter[], io: StepIo): ComponentSpec {
   const spec: ComponentSpec = { executorLabel: executorLabel(step.name) };
-  if (inputs.length)
-    spec.inputDefinitions = {
-      parameters: Object.fromEntries(inputs.map((p) => [p.kfpName, { parameterType: p.type }])),
-    };
+  const parameters = {
+    ...Object.fromEntries(inputs.map((p) => [p.kfpName, { parameterType: p.type }])),
+    ...io.inputDefinitions.parameters,
+  };
+  const inputDefinitions = present({
+    parameters: Object.keys(parameters).length ? parameters : undefined,
+    artifacts: io.inputDefinitions.artifacts,
+  });
+  if (inputDefinitions) spec.inputDefinitions = inputDefinitions;
+  const outputDefinitions = present(io.outputDefinitions);
+  if (outputDefinitions) spec.outputDefinitions = outputDefinitions;
   return spec;
 }
 
@@ -112,9 +137,10 @@ function build(input: KfpPipeline): PipelineSpec {
   input.spec.steps.forEach((step, index) => {
     const field = `spec.steps[${index}]`;
     const inputs = stepInputs(step, parameters, field);
-    ir.components[componentName(step.name)] = component(step, inputs);
+    const io = stepIo(step, inputs, parameters, field);
+    ir.components[componentName(step.name)] = component(step, inputs, io);
     ir.deploymentSpec.executors[executorLabel(step.name)] = container(input, step, field, kfpNames);
-    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs, field);
+    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs, io, field);
   });
   if (input.pipelineRoot) ir.defaultPipelineRoot = input.pipelineRoot;
   if (parameters.length) ir.root.inputDefinitions = { parameters: rootInputs(parameters) };

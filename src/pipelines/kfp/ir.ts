@@ -12,9 +12,21 @@ export interface ParameterSpec {
   isOptional?: boolean;
 }
 
+/** `ArtifactTypeSchema`: what kfp.dsl writes for `dsl.Artifact` (Input[Artifact], Output[Artifact]). */
+export interface ArtifactSpec {
+  artifactType: { schemaTitle: string; schemaVersion: string };
+}
+
 export interface ComponentSpec {
   executorLabel: string;
-  inputDefinitions?: { parameters: Record<string, ParameterSpec> };
+  inputDefinitions?: {
+    parameters?: Record<string, ParameterSpec>;
+    artifacts?: Record<string, ArtifactSpec>;
+  };
+  outputDefinitions?: {
+    parameters?: Record<string, { parameterType: ParameterType }>;
+    artifacts?: Record<string, ArtifactSpec>;
+  };
 }
 
 /**
@@ -50,11 +62,24 @@ export interface RetryPolicySpec {
   backoffMaxDuration: string;
 }
 
+/** `TaskInputsSpec.InputParameterSpec`: a parameter of the pipeline, or another task's output. */
+export type TaskInputParameter =
+  | { componentInputParameter: string }
+  | { taskOutputParameter: { outputParameterKey: string; producerTask: string } };
+
+/** `TaskInputsSpec.InputArtifactSpec`: another task's output artifact. */
+export interface TaskInputArtifact {
+  taskOutputArtifact: { outputArtifactKey: string; producerTask: string };
+}
+
 export interface TaskSpec {
   cachingOptions: { enableCache: boolean };
   componentRef: { name: string };
   dependentTasks?: string[];
-  inputs?: { parameters: Record<string, { componentInputParameter: string }> };
+  inputs?: {
+    parameters?: Record<string, TaskInputParameter>;
+    artifacts?: Record<string, TaskInputArtifact>;
+  };
   retryPolicy?: RetryPolicySpec;
   taskInfo: { name: string };
 }

@@ -1,5 +1,6 @@
-/** The checks on a Pipeline's steps that KFP's DAG needs: unique names, images, known dependencies, no cycle. */
+/** The checks on a Pipeline's steps that KFP's DAG needs: unique names, images, known dependencies, inputs and outputs, no cycle. */
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
+import { stepIoProblem } from "../step-io.ts";
 import { CompileError } from "./errors.ts";
 import { taskName } from "./names.ts";
 
@@ -43,35 +44,10 @@ function checkImagesAndDependencies(spec: Spec): void {
   });
 }
 
-/** The first cycle of dependsOn, as the step names along it (first = last), or undefined. */
-export function findCycle(steps: PipelineStep[]): string[] | undefined {
-  const dependsOn = new Map(steps.map((step) => [step.name, step.dependsOn ?? []]));
-  const done = new Set<string>();
-  const visit = (name: string, path: string[]): string[] | undefined => {
-    const seen = path.indexOf(name);
-    if (seen >= 0) return [...path.slice(seen), name];
-    if (done.has(name)) return undefined;
-    for (const next of dependsOn.get(name) ?? []) {
-      const cycle = visit(next, [...path, name]);
-      if (cycle) return cycle;
-    }
-    done.add(name);
-    return undefined;
-  };
-  for (const step of steps) {
-    const cycle = visit(step.name, []);
-    if (cycle) return cycle;
-  }
-  return undefined;
-}
-
 /** Throws a CompileError naming the first step field KFP cannot take. */
 export function checkSteps(spec: Spec): void {
   checkNames(spec.steps);
   checkImagesAndDependencies(spec);
-  const cycle = findCycle(spec.steps);
-  if (cycle) {
-    const index = spec.steps.findIndex((step) => step.name === cycle[0]);
-    throw new CompileError(`${stepField(index)}.dependsOn`, `a cycle: ${cycle.join(" → ")}`);
-  }
+  const problem = stepIoProblem(spec);
+  if (problem) throw new CompileError(problem.field, problem.message);
 }

@@ -141,3 +141,124 @@ export async function runRetriedPipeline(namespace: string, provider: string, im
     600_000,
   );
 }
+
+/** What the data-passing pipeline's steps print and compare: the token makes each run's values its own. */
+export const ioScripts = {
+  prepare:
+    "import sys, pathlib; rows, dataset, token = sys.argv[1:4]; pathlib.Path(rows).write_text('42'); " +
+    "pathlib.Path(dataset).write_text('dataset ' + token)",
+  train:
+    "import sys, pathlib; rows, data, threshold, model, score, token = sys.argv[1:7]; " +
+    "content = pathlib.Path(data).read_text(); print('train got', repr(rows), repr(content), repr(threshold)); " +
+    "pathlib.Path(model).write_text('model of ' + rows + ' rows from ' + content); pathlib.Path(score).write_text('0.9'); " +
+    "sys.exit(0 if rows == '42' and content == 'dataset ' + token and threshold == '0.75' else 4)",
+  evaluate:
+    "import sys, pathlib; rows, model, score, token = sys.argv[1:5]; content = pathlib.Path(model).read_text(); " +
+    "print('evaluate got rows=' + rows + ' score=' + score + ' model=' + content); " +
+    "sys.exit(0 if rows == '42' and score == '0.9' and content == 'model of 42 rows from dataset ' + token else 5)",
+};
+
+/**
+ * A three-step Pipeline passing data only through inputs and outputs (no dependsOn: the DAG comes
+ * from them): prepare writes a parameter and an artifact; train takes both and the Pipeline's
+ * parameter `threshold` (0.75 from the Run), writes an artifact and a parameter; evaluate takes the
+ * parameter of prepare and both outputs of train, and exits 0 only if every value arrived. Returns the
+ * completed Run `io-1`.
+ */
+export async function runIoPipeline(
+  namespace: string,
+  provider: string,
+  image: string,
+  token: string,
+): Promise<Any> {
+  const objects = custom();
+  const create = (plural: string, kind: string, name: string, spec: unknown) =>
+    objects.createNamespacedCustomObject({
+      group: "pipelines.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural,
+      body: { apiVersion: "pipelines.slipway.dev/v1alpha1", kind, metadata: { name }, spec },
+    });
+  const read = (plural: string, name: string): Promise<Any> =>
+    objects.getNamespacedCustomObject({
+      group: "pipelines.slipway.dev",
+      version: "v1alpha1",
+      namespace,
+      plural,
+      name,
+    });
+  const python = (script: string) => ["python3", "-c", script];
+  await create("pipelines", "Pipeline", "io", {
+    provider,
+    image,
+    parameters: [{ name: "threshold", default: "0.5" }],
+    steps: [
+      {
+        name: "evaluate",
+        command: python(ioScripts.evaluate),
+        args: [
+          "{{inputs.parameters.rows}}",
+          "{{inputs.artifacts.model.path}}",
+          "{{inputs.parameters.score}}",
+          token,
+        ],
+        inputs: {
+          parameters: [
+            { name: "rows", from: { step: "prepare", output: "rows" } },
+            { name: "score", from: { step: "train", output: "score" } },
+          ],
+          artifacts: [{ name: "model", from: { step: "train", output: "model" } }],
+        },
+      },
+      {
+        name: "train",
+        command: python(ioScripts.train),
+        args: [
+          "{{inputs.parameters.rows}}",
+          "{{inputs.artifacts.data.path}}",
+          "{{inputs.parameters.threshold}}",
+          "{{outputs.artifacts.model.path}}",
+          "{{outputs.parameters.score.path}}",
+          token,
+        ],
+        inputs: {
+          parameters: [
+            { name: "rows", from: { step: "prepare", output: "rows" } },
+            { name: "threshold", from: { parameter: "threshold" } },
+          ],
+          artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+        },
+        outputs: { parameters: [{ name: "score" }], artifacts: [{ name: "model" }] },
+      },
+      {
+        name: "prepare",
+        command: python(ioScripts.prepare),
+        args: ["{{outputs.parameters.rows.path}}", "{{outputs.artifacts.dataset.path}}", token],
+        outputs: { parameters: [{ name: "rows" }], artifacts: [{ name: "dataset" }] },
+      },
+    ],
+  });
+  await eventually(
+    "Pipeline io synchronized",
+    () => read("pipelines", "io"),
+    (p) => p.status?.state === "Succeeded",
+    120_000,
+  );
+  await create("runs", "Run", "io-1", {
+    provider,
+    pipeline: "io",
+    parameters: [{ name: "threshold", value: "0.75" }],
+  });
+  return eventually(
+    "Run io-1 completed",
+    () => read("runs", "io-1"),
+    (r) => r.status?.completionState !== undefined,
+    600_000,
+  );
+}
+
+/** The log of a pod's main container. */
+export async function mainLog(namespace: string, pod: string): Promise<string> {
+  return core().readNamespacedPodLog({ namespace, name: pod, container: "main" });
+}

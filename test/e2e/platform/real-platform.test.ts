@@ -32,8 +32,10 @@ import { adminConfig, eventually } from "../../support/cluster.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { platformRegistry, startPlatformBuilds } from "./real-build.ts";
 import {
+  mainLog,
   readPlatformObject,
   readWorkflow,
+  runIoPipeline,
   runRetriedPipeline,
   startPipelinesController,
   workflowPods,
@@ -47,6 +49,9 @@ const missingImages = release ? Object.values(release.images).filter((image) => 
 const skipped =
   inject("realNodeSkipped") ||
   (missingImages.length ? `no local image ${missingImages.join(", ")} on the real node` : "");
+
+// biome-ignore lint/suspicious/noExplicitAny: test reads of Argo's node statuses
+type Any = any;
 
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const kubectl = (...args: string[]) =>
@@ -359,6 +364,61 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
       const logPod = pods.find((pod) => pod.metadata?.name === log.pod);
       expect(logPod?.metadata?.annotations?.["workflows.argoproj.io/node-name"]).toBe(
         `${workflowName}.flaky(2)`,
+      );
+    } finally {
+      await pipelines.stop();
+    }
+  });
+
+  it("passes parameters and artifacts between steps on the real Argo controller: the values reach the steps that take them, the artifacts are in the object store", {
+    timeout: 900_000,
+  }, async () => {
+    const provider = (await readPlatform(namespace)).status?.provider ?? "";
+    const image = workflowImages("0.2.0")?.step ?? "";
+    const pipelines = await startPipelinesController(namespace);
+    try {
+      const token = `${namespace}-${Date.now()}`;
+      const run = await runIoPipeline(namespace, provider, image, token);
+      const workflowName = `${namespace}.io-1`;
+      const workflow = await readWorkflow(namespace, workflowName);
+      expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+      expect(run.status?.completionState, run.status?.failure).toBe("Succeeded");
+      // the order comes from the inputs alone (no dependsOn): prepare, then train, then evaluate
+      const steps: RunStepStatus[] = run.status?.steps ?? [];
+      expect(steps.map((step) => [step.name, step.phase, step.exitCode])).toEqual([
+        ["prepare", "Succeeded", 0],
+        ["train", "Succeeded", 0],
+        ["evaluate", "Succeeded", 0],
+      ]);
+      const at = (name: string) => Date.parse(steps.find((step) => step.name === name)?.startedAt ?? "");
+      const finished = (name: string) =>
+        Date.parse(steps.find((step) => step.name === name)?.finishedAt ?? "");
+      expect(at("train")).toBeGreaterThanOrEqual(finished("prepare"));
+      expect(at("evaluate")).toBeGreaterThanOrEqual(finished("train"));
+      // Argo's record of the outputs: prepare's parameter read from its file
+      const nodes = Object.values(workflow.status?.nodes ?? {}) as Any[];
+      const prepare = nodes.find((node) => node.displayName === "prepare");
+      expect(prepare?.outputs?.parameters).toContainEqual(
+        expect.objectContaining({ name: "rows", value: "42" }),
+      );
+      // the values arrived: each step's own log says what it got (and a wrong one would have exited 4 or 5)
+      const pods = await workflowPods(namespace, workflowName);
+      const podOf = (step: string) =>
+        pods.find(
+          (pod) =>
+            pod.metadata?.annotations?.["workflows.argoproj.io/node-name"] === `${workflowName}.${step}`,
+        )?.metadata?.name ?? "";
+      expect(await mainLog(namespace, podOf("train"))).toContain(`train got '42' 'dataset ${token}' '0.75'`);
+      expect(await mainLog(namespace, podOf("evaluate"))).toContain(
+        `evaluate got rows=42 score=0.9 model=model of 42 rows from dataset ${token}`,
+      );
+      // every declared output artifact is in the Run's status, where it is in the platform's object store
+      const artifacts: { name: string; location: string }[] = run.status?.artifacts ?? [];
+      expect(artifacts.map((artifact) => artifact.name).sort()).toEqual(["prepare:dataset", "train:model"]);
+      const model = artifacts.find((artifact) => artifact.name === "train:model")?.location ?? "";
+      expect(model).toMatch(/^s3:\/\/slipway\/argo\//);
+      expect((await readPlatformObject(namespace, model)).toString("latin1")).toContain(
+        `model of 42 rows from dataset ${token}`,
       );
     } finally {
       await pipelines.stop();

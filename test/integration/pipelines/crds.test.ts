@@ -165,6 +165,128 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
     await expect(create(types.provider, "p", { type: "airflow" })).rejects.toThrow(
       /spec.type.*Unsupported value/,
     );
+  });
+
+  it("checks steps' inputs and outputs: every reference names a step, its output of the right kind, or a pipeline parameter", async () => {
+    namespace = await testNamespace("pl-crd-io");
+    const producer = {
+      name: "prepare",
+      outputs: { parameters: [{ name: "rows" }], artifacts: [{ name: "dataset" }] },
+    };
+    const consumer = (inputs: unknown, extra: Record<string, unknown> = {}) => ({
+      name: "train",
+      inputs,
+      ...extra,
+    });
+    const pipeline = (name: string, steps: unknown[]) =>
+      create(types.pipeline, name, {
+        provider: "argo",
+        image: "i",
+        parameters: [{ name: "learning-rate", default: "0.1" }],
+        steps,
+      });
+    const good = {
+      parameters: [
+        { name: "rows", from: { step: "prepare", output: "rows" } },
+        { name: "lr", from: { parameter: "learning-rate" } },
+      ],
+      artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+    };
+    await expect(
+      pipeline("io-ok", [producer, consumer(good, { outputs: { artifacts: [{ name: "model" }] } })]),
+    ).resolves.toBeDefined();
+
+    const refused: [string, unknown[], RegExp][] = [
+      [
+        "io-unknown-step",
+        [producer, consumer({ artifacts: [{ name: "data", from: { step: "fetch", output: "dataset" } }] })],
+        /spec.steps: Invalid value.*inputs.\*.from.step must name a step of this pipeline/,
+      ],
+      [
+        "io-self",
+        [
+          {
+            ...producer,
+            inputs: { parameters: [{ name: "again", from: { step: "prepare", output: "rows" } }] },
+          },
+        ],
+        /spec.steps: Invalid value.*a step cannot take its own outputs as inputs/,
+      ],
+      [
+        "io-unknown-output",
+        [producer, consumer({ parameters: [{ name: "rows", from: { step: "prepare", output: "count" } }] })],
+        /spec.steps: Invalid value.*inputs.parameters\[\].from.output must name an output parameter of that step/,
+      ],
+      [
+        "io-wrong-kind",
+        [producer, consumer({ artifacts: [{ name: "data", from: { step: "prepare", output: "rows" } }] })],
+        /spec.steps: Invalid value.*inputs.artifacts\[\].from.output must name an output artifact of that step/,
+      ],
+      [
+        "io-unknown-parameter",
+        [producer, consumer({ parameters: [{ name: "lr", from: { parameter: "lr" } }] })],
+        /spec.steps: Invalid value.*inputs.parameters\[\].from.parameter must name one of spec.parameters/,
+      ],
+      [
+        "io-both-sources",
+        [
+          producer,
+          consumer({ parameters: [{ name: "lr", from: { parameter: "learning-rate", step: "prepare" } }] }),
+        ],
+        /spec.steps\[1\].inputs.parameters\[0\].from: Invalid value.*from a step's output \(step and output\) or from a parameter/,
+      ],
+      [
+        "io-same-name",
+        [{ name: "a", outputs: { parameters: [{ name: "x" }], artifacts: [{ name: "x" }] } }],
+        /spec.steps\[0\].outputs: Invalid value.*an output parameter and an output artifact of a step cannot have the same name/,
+      ],
+      [
+        "io-in-out",
+        [producer, consumer(good, { outputs: { parameters: [{ name: "data" }] } })],
+        /spec.steps\[1\].inputs: Invalid value.*a step's inputs and outputs cannot share a name/,
+      ],
+      [
+        "io-in-same",
+        [
+          producer,
+          consumer({
+            parameters: [{ name: "data", from: { step: "prepare", output: "rows" } }],
+            artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+          }),
+        ],
+        /spec.steps\[1\].inputs: Invalid value.*an input parameter and an input artifact of a step cannot have the same name/,
+      ],
+      [
+        "io-bad-name",
+        [{ name: "a", outputs: { artifacts: [{ name: "Model-1" }] } }],
+        /spec.steps\[0\].outputs.artifacts\[0\].name.*should match/,
+      ],
+    ];
+    for (const [name, steps, message] of refused)
+      await expect(pipeline(name, steps)).rejects.toThrow(message);
+
+    // the largest Pipeline the schema allows is within the API server's CEL cost budget: it is accepted
+    const wide = Array.from({ length: 32 }, (_, i) => ({
+      name: `s${i}`,
+      outputs: {
+        parameters: Array.from({ length: 8 }, (_, j) => ({ name: `p${j}` })),
+        artifacts: Array.from({ length: 8 }, (_, j) => ({ name: `a${j}` })),
+      },
+      inputs:
+        i === 0
+          ? undefined
+          : {
+              parameters: Array.from({ length: 10 }, (_, j) => ({
+                name: `in_p${j}`,
+                from: { step: `s${i - 1}`, output: `p${j % 8}` },
+              })),
+              artifacts: Array.from({ length: 16 }, (_, j) => ({
+                name: `in_a${j}`,
+                from: { step: `s${j % i}`, output: `a${j % 8}` },
+              })),
+            },
+    }));
+    await expect(pipeline("io-wide", wide)).resolves.toBeDefined();
     api.close();
   });
 });

@@ -137,6 +137,59 @@ const pipelines: KfpPipeline[] = [
       ],
     },
   },
+  {
+    name: "inputs-outputs",
+    spec: {
+      provider: "kfp",
+      image: "python:3.11",
+      parameters: [
+        { name: "learning-rate", default: "0.1" },
+        { name: "epochs", default: "3" },
+      ],
+      steps: [
+        {
+          name: "evaluate",
+          command: ["python", "-m", "evaluate"],
+          args: ["--model={{inputs.artifacts.model.path}}", "--score", "{{inputs.parameters.score}}"],
+          inputs: {
+            parameters: [{ name: "score", from: { step: "train", output: "score" } }],
+            artifacts: [{ name: "model", from: { step: "train", output: "model" } }],
+          },
+        },
+        {
+          name: "train",
+          command: ["python", "-m", "train"],
+          args: [
+            "--rows={{inputs.parameters.rows}}",
+            "--data",
+            "{{inputs.artifacts.data.path}}",
+            "--lr={{inputs.parameters.lr}}",
+            "--epochs={{workflow.parameters.epochs}}",
+            "--model={{outputs.artifacts.model.path}}",
+            "--score={{outputs.parameters.score.path}}",
+          ],
+          inputs: {
+            parameters: [
+              { name: "rows", from: { step: "prepare", output: "rows" } },
+              { name: "lr", from: { parameter: "learning-rate" } },
+            ],
+            artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+          },
+          outputs: { parameters: [{ name: "score" }], artifacts: [{ name: "model" }] },
+          dependsOn: ["prepare"],
+        },
+        {
+          name: "prepare",
+          command: [
+            "sh",
+            "-c",
+            "echo 42 > {{outputs.parameters.rows.path}}; cp /data {{outputs.artifacts.dataset.path}}",
+          ],
+          outputs: { parameters: [{ name: "rows" }], artifacts: [{ name: "dataset" }] },
+        },
+      ],
+    },
+  },
 ];
 
 /** More, drawn at random (a fixed seed, so a failure repeats): free text in args and env, defaults of every type. */
@@ -224,6 +277,31 @@ describe(
       expect((retries.ours?.ir.root as Any)?.dag?.tasks).toEqual(tasks);
     });
 
+    it("outputs wired to inputs: kfp's own IR has the taskOutputParameter, taskOutputArtifact and placeholders Slipway writes", () => {
+      const io = judged[pipelines.findIndex((p) => p.name === "inputs-outputs")] as Judged;
+      const theirs = io.theirs?.ir as Any;
+      expect(theirs?.root?.dag?.tasks?.train?.inputs).toEqual({
+        parameters: {
+          epochs: { componentInputParameter: "epochs" },
+          lr: { componentInputParameter: "learning_rate" },
+          rows: { taskOutputParameter: { outputParameterKey: "rows", producerTask: "prepare" } },
+        },
+        artifacts: {
+          data: { taskOutputArtifact: { outputArtifactKey: "dataset", producerTask: "prepare" } },
+        },
+      });
+      expect(theirs?.root?.dag?.tasks?.evaluate?.dependentTasks).toEqual(["train"]);
+      expect(theirs?.components?.["comp-prepare"]?.outputDefinitions).toEqual({
+        parameters: { rows: { parameterType: "STRING" } },
+        artifacts: { dataset: { artifactType: { schemaTitle: "system.Artifact", schemaVersion: "0.0.1" } } },
+      });
+      expect(theirs?.deploymentSpec?.executors?.["exec-train"]?.container?.args).toContain(
+        "--score={{$.outputs.parameters['score'].output_file}}",
+      );
+      expect((io.ours?.ir as Any)?.root).toEqual(theirs?.root);
+      expect((io.ours?.ir as Any)?.components).toEqual(theirs?.components);
+    });
+
     it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
       const cases = pipelines.length + randomPipelines.length;
       expect(judged[cases]?.error).toMatch(/cpuLimits/);
@@ -293,6 +371,37 @@ describe("slipway pipelines compile", () => {
         `error: ${file}: spec.steps[0].retry.policy: KFP's IR has no retry policy: the kfp and vertex backends retry only a step that failed (OnFailure); Always is for argo\n`,
       );
     }
+  });
+
+  it("shows outputs wired to inputs; a reference to an output the step lacks fails with one line naming the field", async () => {
+    const pipeline = pipelines.find((p) => p.name === "inputs-outputs") as KfpPipeline;
+    const file = join(dir, "io.yaml");
+    const { stringify, parse } = await import("yaml");
+    await writeFile(file, stringify(document(pipeline)));
+    const shown = await slipway(["pipelines", "compile", file, "-o", "yaml"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(parse(shown.stdout).root.dag.tasks.evaluate.inputs.artifacts).toEqual({
+      model: { taskOutputArtifact: { outputArtifactKey: "model", producerTask: "train" } },
+    });
+    const bad = document(pipeline);
+    bad.spec = {
+      ...bad.spec,
+      steps: bad.spec.steps.map((step) =>
+        step.name === "evaluate"
+          ? {
+              ...step,
+              inputs: { artifacts: [{ name: "model", from: { step: "train", output: "weights" } }] },
+            }
+          : step,
+      ),
+    };
+    await writeFile(file, stringify(bad));
+    const refused = await slipway(["pipelines", "compile", file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `error: ${file}: spec.steps[0].inputs.artifacts[0].from.output: step train has no output artifact weights (its outputs.artifacts)\n`,
+    );
   });
 
   it("fails with one line naming the field", async () => {

@@ -83,10 +83,19 @@ const pipelineSpec = (provider: string, epochs = "1") => ({
     { name: "epochs", default: "3" },
   ],
   steps: [
-    { name: "prepare", args: ["--dataset={{workflow.parameters.dataset}}"] },
+    {
+      name: "prepare",
+      args: ["--dataset={{workflow.parameters.dataset}}", "--out={{outputs.artifacts.examples.path}}"],
+      outputs: { artifacts: [{ name: "examples" }] },
+    },
     {
       name: "train",
-      args: [`--epochs={{workflow.parameters.epochs}}`, `--seed=${epochs}`],
+      args: [
+        `--epochs={{workflow.parameters.epochs}}`,
+        `--seed=${epochs}`,
+        "--data={{inputs.artifacts.data.path}}",
+      ],
+      inputs: { artifacts: [{ name: "data", from: { step: "prepare", output: "examples" } }] },
       dependsOn: ["prepare"],
       retry: { limit: 3, backoff: { duration: "10s", factor: 2 } },
     },
@@ -169,7 +178,10 @@ describe(
       expect(version.display_name).toBe(first.status.version);
       expect(version.pipeline_spec.pipelineInfo.name).toBe("train");
       expect(Object.keys(version.pipeline_spec.root.dag.tasks).sort()).toEqual(["prepare", "train"]);
-      // the server parsed it into kfp's PipelineSpec (expectClean: no violation)
+      // the server parsed it into kfp's PipelineSpec (expectClean: no violation), with the output wired to the input
+      expect(version.pipeline_spec.root.dag.tasks.train.inputs.artifacts).toEqual({
+        data: { taskOutputArtifact: { outputArtifactKey: "examples", producerTask: "prepare" } },
+      });
       expect(version.pipeline_spec.root.dag.tasks.train.retryPolicy).toEqual({
         maxRetryCount: 3,
         backoffDuration: "10s",
@@ -224,7 +236,9 @@ describe(
         ...(to ? { end_time: `2026-01-01T00:00:${to}Z` } : {}),
         ...more,
       });
-      const prepared = task("prepare", "SUCCEEDED", "05", "20");
+      const prepared = task("prepare", "SUCCEEDED", "05", "20", {
+        outputs: { examples: { artifact_ids: ["41"] } },
+      });
       await kfp.finishRun(ok.status.provider.id, "SUCCEEDED", [
         task("root", "SUCCEEDED", "01", "50"),
         prepared,
@@ -258,7 +272,11 @@ describe(
       );
       expect(succeeded.status).toMatchObject({
         completionState: "Succeeded",
-        artifacts: [{ name: "model", location: "mlmd://artifacts/42" }],
+        // the Run's own artifact, then every output artifact the Pipeline declares, as <step>:<artifact>
+        artifacts: [
+          { name: "model", location: "mlmd://artifacts/42" },
+          { name: "prepare:examples", location: "mlmd://artifacts/41" },
+        ],
         steps: [
           {
             name: "prepare",

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
-import { providerFilePath } from "../../../src/pipelines/argo/workflow.ts";
+import { providerFilePath, workflowSpec } from "../../../src/pipelines/argo/workflow.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
@@ -497,6 +497,92 @@ describe("pipelines on the argo backend", () => {
     expect(await api.get(types.workflowTemplate, second, `${ns}.train`)).toBeDefined();
     expect(await api.get(types.workflowTemplate, first, `${ns}.train`)).toBeUndefined();
     await expectNoConfigMaps();
+  });
+
+  it("outputs passed to inputs → a WorkflowTemplate Argo's CRD keeps whole; a cycle through inputs is Failed naming the field, nothing created", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo" });
+    const ioSteps = [
+      {
+        name: "train",
+        args: ["{{inputs.parameters.rows}}", "{{inputs.artifacts.data.path}}"],
+        inputs: {
+          parameters: [{ name: "rows", from: { step: "prepare", output: "rows" } }],
+          artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+        },
+      },
+      {
+        name: "prepare",
+        args: ["{{outputs.parameters.rows.path}}", "{{outputs.artifacts.dataset.path}}"],
+        outputs: { parameters: [{ name: "rows" }], artifacts: [{ name: "dataset" }] },
+      },
+    ];
+    await api.create(types.pipeline, {
+      apiVersion: group,
+      kind: "Pipeline",
+      metadata: { name: "io", namespace: ns },
+      spec: { provider: "argo", image: "registry.example/ml/pipeline:1", steps: ioSteps },
+    });
+    await eventually(
+      "Pipeline io Succeeded",
+      () => api.get(types.pipeline, ns, "io"),
+      (p: Any) => p?.status?.state === "Succeeded",
+    );
+    const template: Any = await api.get(types.workflowTemplate, ns, `${ns}.io`);
+    const rendered = workflowSpec(
+      {
+        owner: { object: {}, kind: "Pipeline", namespace: ns, name: "io" },
+        name: "io",
+        version: "",
+        spec: { provider: "argo", image: "registry.example/ml/pipeline:1", steps: ioSteps } as Any,
+      },
+      {
+        key: { namespace: ns, name: "argo" },
+        spec: ((await api.get(types.provider, ns, "argo")) as Any).spec,
+        version: "",
+      },
+    );
+    // nothing of the inputs, outputs, arguments and volumes pruned by Argo's schema
+    const pick = (spec: Any) =>
+      spec.templates.map((t: Any) => ({
+        name: t.name,
+        tasks: t.dag?.tasks,
+        inputs: t.inputs?.parameters,
+        artifacts: t.inputs?.artifacts?.filter((a: Any) => a.name !== "provider"),
+        outputs: t.outputs,
+        volumes: t.volumes,
+        mounts: t.container?.volumeMounts,
+      }));
+    expect(pick(template.spec)).toEqual(pick(rendered));
+    expect(template.spec.templates[0].dag.tasks[0]).toMatchObject({
+      name: "train",
+      dependencies: ["prepare"],
+      arguments: { artifacts: [{ name: "data", from: "{{tasks.prepare.outputs.artifacts.dataset}}" }] },
+    });
+
+    await api.create(types.pipeline, {
+      apiVersion: group,
+      kind: "Pipeline",
+      metadata: { name: "cyclic", namespace: ns },
+      spec: {
+        provider: "argo",
+        image: "registry.example/ml/pipeline:1",
+        steps: [
+          { ...ioSteps[0], outputs: { parameters: [{ name: "score" }] } },
+          { ...ioSteps[1], dependsOn: ["train"] },
+        ],
+      },
+    });
+    const failed: Any = await eventually(
+      "Pipeline cyclic Failed",
+      () => api.get(types.pipeline, ns, "cyclic"),
+      (p: Any) => p?.status?.state === "Failed",
+    );
+    expect(condition(failed, "Synchronized").message).toMatch(
+      /^create failed \(attempt 1\): spec.steps\[0\]: a cycle: train → prepare → train \(dependsOn and inputs\); retrying in 5s$/,
+    );
+    const templates: Any[] = await api.list(types.workflowTemplate, ns);
+    expect(templates.map((t) => t.metadata.name)).toEqual([`${ns}.io`]);
   });
 
   it("a backend failure → Failed, retried with backoff shown in the condition; fixing the spec recovers", async () => {

@@ -210,6 +210,137 @@ describe("compilePipeline: a step's retry", () => {
   });
 });
 
+describe("compilePipeline: inputs and outputs between steps", () => {
+  const artifact = { artifactType: { schemaTitle: "system.Artifact", schemaVersion: "0.0.1" } };
+  const ir = compiled({
+    name: "io",
+    spec: {
+      provider: "kfp",
+      image: "alpine",
+      parameters: [{ name: "learning-rate", default: "0.1" }],
+      steps: [
+        {
+          name: "train",
+          args: [
+            "--rows={{inputs.parameters.rows}}",
+            "{{inputs.artifacts.data.path}}",
+            "{{inputs.parameters.lr}}",
+            "{{outputs.artifacts.model.path}}",
+            "{{workflow.parameters.learning-rate}}",
+          ],
+          inputs: {
+            parameters: [
+              { name: "rows", from: { step: "prepare", output: "rows" } },
+              { name: "lr", from: { parameter: "learning-rate" } },
+            ],
+            artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }],
+          },
+          outputs: { artifacts: [{ name: "model" }] },
+        },
+        {
+          name: "prepare",
+          command: ["sh", "-c", "echo 3 > {{outputs.parameters.rows.path}}"],
+          args: ["{{outputs.artifacts.dataset.path}}"],
+          outputs: { parameters: [{ name: "rows" }], artifacts: [{ name: "dataset" }] },
+        },
+      ],
+    },
+  });
+
+  it("declares outputs in outputDefinitions and writes their files at kfp.dsl's placeholders", () => {
+    expect(ir.components["comp-prepare"]).toEqual({
+      executorLabel: "exec-prepare",
+      outputDefinitions: {
+        parameters: { rows: { parameterType: "STRING" } },
+        artifacts: { dataset: artifact },
+      },
+    });
+    expect(ir.deploymentSpec.executors["exec-prepare"]?.container).toMatchObject({
+      command: ["sh", "-c", "echo 3 > {{$.outputs.parameters['rows'].output_file}}"],
+      args: ["{{$.outputs.artifacts['dataset'].path}}"],
+    });
+  });
+
+  it("wires an input to the producer's output (taskOutputParameter, taskOutputArtifact) and depends on it", () => {
+    expect(ir.components["comp-train"]).toEqual({
+      executorLabel: "exec-train",
+      inputDefinitions: {
+        parameters: {
+          learning_rate: { parameterType: "NUMBER_DOUBLE" },
+          lr: { parameterType: "NUMBER_DOUBLE" },
+          rows: { parameterType: "STRING" },
+        },
+        artifacts: { data: artifact },
+      },
+      outputDefinitions: { artifacts: { model: artifact } },
+    });
+    expect(ir.root.dag.tasks.train).toMatchObject({
+      dependentTasks: ["prepare"],
+      inputs: {
+        parameters: {
+          learning_rate: { componentInputParameter: "learning_rate" },
+          lr: { componentInputParameter: "learning_rate" },
+          rows: { taskOutputParameter: { outputParameterKey: "rows", producerTask: "prepare" } },
+        },
+        artifacts: {
+          data: { taskOutputArtifact: { outputArtifactKey: "dataset", producerTask: "prepare" } },
+        },
+      },
+    });
+    expect(ir.deploymentSpec.executors["exec-train"]?.container.args).toEqual([
+      "--rows={{$.inputs.parameters['rows']}}",
+      "{{$.inputs.artifacts['data'].path}}",
+      "{{$.inputs.parameters['lr']}}",
+      "{{$.outputs.artifacts['model'].path}}",
+      "{{$.inputs.parameters['learning_rate']}}",
+    ]);
+    expect(ir.root.dag.tasks.prepare?.inputs).toBeUndefined();
+    expect(ir.root.dag.tasks.prepare?.dependentTasks).toBeUndefined();
+  });
+
+  it("refuses what one Python function cannot have: an input named as a pipeline parameter the step also uses", () => {
+    const result = failure({
+      parameters: [{ name: "rows" }],
+      steps: [
+        { name: "a", outputs: { parameters: [{ name: "n" }] } },
+        {
+          name: "b",
+          args: ["{{workflow.parameters.rows}}"],
+          inputs: { parameters: [{ name: "rows", from: { step: "a", output: "n" } }] },
+        },
+      ],
+    });
+    expect(result.field).toBe("spec.steps[1].inputs.parameters[0].name");
+    expect(result.error).toMatch(/rows is also \{\{workflow.parameters.rows\}\} in command or args/);
+  });
+
+  it("refuses a reference to an undeclared output and an I/O placeholder in env, naming the field", () => {
+    expect(
+      failure({
+        steps: [
+          { name: "a" },
+          { name: "b", inputs: { artifacts: [{ name: "d", from: { step: "a", output: "d" } }] } },
+        ],
+      }),
+    ).toMatchObject({
+      field: "spec.steps[1].inputs.artifacts[0].from.output",
+      error:
+        "spec.steps[1].inputs.artifacts[0].from.output: step a has no output artifact d (its outputs.artifacts)",
+    });
+    expect(
+      failure({
+        steps: [
+          {
+            name: "a",
+            env: [{ name: "OUT", value: "{{outputs.parameters.n.path}}" }],
+            outputs: { parameters: [{ name: "n" }] },
+          },
+        ],
+      }).field,
+    ).toBe("spec.steps[0].env[0].value");
+  });
+});
+
 describe("compilePipeline: what KFP cannot take names the field", () => {
   const cases: [string, Partial<Spec>, string, RegExp, string?][] = [
     ["a name with a dot", {}, "metadata.name", /\^\[a-z0-9\]/, "team.train"],
@@ -253,7 +384,7 @@ describe("compilePipeline: what KFP cannot take names the field", () => {
           { name: "c", dependsOn: ["b", "x"] },
         ],
       },
-      "spec.steps[1].dependsOn",
+      "spec.steps[1]",
       /a cycle: a → c → b → a/,
     ],
     [

@@ -6,7 +6,7 @@ import {
   applyPageChange,
   reconnectDelayMs,
 } from "../../../web/src/live/liveList.ts";
-import { runGraphSteps, stepPhase } from "../../../web/src/pages/runs/runGraph.ts";
+import { pipelineGraphSteps, runGraphSteps, stepPhase } from "../../../web/src/pages/runs/runGraph.ts";
 import { pipelineOfRun, runDuration, runState } from "../../../web/src/pages/runs/runState.ts";
 import { listHref, parseRoute } from "../../../web/src/routes.ts";
 import type { RunView } from "../../../web/src/views.ts";
@@ -112,6 +112,31 @@ describe("a run's step graph", () => {
       { name: "cleanup" },
     ]);
     expect(runGraphSteps([], recorded).map((step) => step.name)).toEqual(["prepare", "cleanup"]);
+  });
+  it("draws an edge from each step whose output a step takes, besides its dependsOn", () => {
+    expect(
+      pipelineGraphSteps([
+        { name: "prepare" },
+        {
+          name: "train",
+          inputs: { artifacts: [{ name: "data", from: { step: "prepare", output: "dataset" } }] },
+        },
+        {
+          name: "evaluate",
+          dependsOn: ["prepare"],
+          inputs: {
+            parameters: [
+              { name: "score", from: { step: "train", output: "score" } },
+              { name: "lr", from: { parameter: "lr" } },
+            ],
+          },
+        },
+      ]),
+    ).toEqual([
+      { name: "prepare" },
+      { name: "train", dependsOn: ["prepare"] },
+      { name: "evaluate", dependsOn: ["prepare", "train"] },
+    ]);
   });
   it("gives each step its recorded phase, or not started, coloured as the badges are", () => {
     expect(stepPhase(recorded, "prepare")).toBe("Succeeded");

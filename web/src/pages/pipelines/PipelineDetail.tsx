@@ -1,4 +1,5 @@
 import { useCallback, useState } from "react";
+import { stepDependencies } from "../../../../src/pipelines/step-io.ts";
 import { api, watchPath } from "../../api.ts";
 import { Conditions, StreamProblem } from "../../components/Conditions.tsx";
 import { type Column, DataTable } from "../../components/DataTable.tsx";
@@ -9,6 +10,7 @@ import { useLiveList } from "../../live/useLiveList.ts";
 import { Link, useReportConnection } from "../../navigation.tsx";
 import { listHref } from "../../routes.ts";
 import type { HistoryView, PipelineStep, PipelineView } from "../../views.ts";
+import { pipelineGraphSteps } from "../runs/runGraph.ts";
 import type { PageProps } from "../SectionPage.tsx";
 
 export function PipelineDetail({ token, namespace, name, onSignOut }: PageProps & { name: string }) {
@@ -87,14 +89,14 @@ const stepColumns = (image: string | undefined): Column<PipelineStep>[] => [
     cell: (step) => [...(step.command ?? []), ...(step.args ?? [])].join(" ") || "—",
     className: "mono",
   },
-  { header: "Depends on", cell: (step) => step.dependsOn?.join(", ") || "—" },
+  { header: "Runs after", cell: (step) => stepDependencies(step).join(", ") || "—" },
 ];
 
 function Steps({ pipeline }: { pipeline: PipelineView }) {
   return (
     <section className="card" aria-labelledby="steps-heading">
       <h2 id="steps-heading">Steps</h2>
-      <StepGraph steps={pipeline.spec.steps} />
+      <StepGraph steps={pipelineGraphSteps(pipeline.spec.steps)} />
       <DataTable
         caption="Steps"
         columns={stepColumns(pipeline.spec.image)}

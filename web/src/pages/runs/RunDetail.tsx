@@ -11,7 +11,7 @@ import { Link, useReportConnection } from "../../navigation.tsx";
 import { detailHref, listHref } from "../../routes.ts";
 import type { PipelineStep, RunStepView, RunView } from "../../views.ts";
 import type { PageProps } from "../SectionPage.tsx";
-import { runGraphSteps, stepPhase } from "./runGraph.ts";
+import { pipelineGraphSteps, runGraphSteps, stepPhase } from "./runGraph.ts";
 import { pipelineOfRun, runDuration, runState } from "./runState.ts";
 
 export function RunDetail({ token, namespace, name, onSignOut }: PageProps & { name: string }) {
@@ -134,7 +134,7 @@ function RunSteps({ run, token }: { run: RunView; token: string }) {
   const declared = usePipelineSteps(token, run.namespace, pipeline);
   const [shown, setShown] = useState<string>();
   const step = steps.find((candidate) => candidate.name === shown);
-  const graphSteps = runGraphSteps(declared.steps ?? [], steps);
+  const graphSteps = runGraphSteps(pipelineGraphSteps(declared.steps ?? []), steps);
   const stateOf = (name: string) => {
     const phase = stepPhase(steps, name);
     return { label: phase, tone: phaseTone(phase) };

@@ -1,5 +1,6 @@
+import { stepDependencies } from "../../../../src/pipelines/step-io.ts";
 import type { StepNode } from "../../graph/layout.ts";
-import type { RunStepView } from "../../views.ts";
+import type { PipelineStep, RunStepView } from "../../views.ts";
 
 /** The phase shown for a step the backend has not recorded yet. */
 export const notStarted = "not started";
@@ -13,6 +14,14 @@ export function runGraphSteps(pipelineSteps: StepNode[], recorded: RunStepView[]
   const declared = new Set(pipelineSteps.map((step) => step.name));
   const extra = recorded.filter((step) => !declared.has(step.name)).map((step) => ({ name: step.name }));
   return [...pipelineSteps, ...extra];
+}
+
+/** A Pipeline's steps as graph nodes: a step runs after its dependsOn and the steps whose outputs it takes. */
+export function pipelineGraphSteps(steps: PipelineStep[]): StepNode[] {
+  return steps.map((step) => {
+    const dependsOn = stepDependencies(step);
+    return dependsOn.length ? { name: step.name, dependsOn } : { name: step.name };
+  });
 }
 
 /** A step's phase as the backend recorded it, else `not started`. */
