@@ -5,6 +5,7 @@ import { defaultRetryPolicy, type PipelineStep, type StepRetry } from "../../api
 import type { PipelineDefinition, ProviderConfig, RunDefinition, RunScheduleDefinition } from "../backend.ts";
 import { mergeNamed, type Named, stepEnvironment } from "../step-env.ts";
 import { canonical } from "../version.ts";
+import { memoized } from "./memoize.ts";
 import { ownerMetadata } from "./names.ts";
 import { scheduledHistoryLimit } from "./scheduled-runs.ts";
 
@@ -126,7 +127,7 @@ export function workflow(name: string, run: RunDefinition, provider: ProviderCon
     apiVersion,
     kind: "Workflow",
     metadata: { name, namespace: provider.key.namespace, ...runMetadata(run) },
-    spec: workflowSpec(run.pipeline, provider, run),
+    spec: memoized(workflowSpec(run.pipeline, provider, run), run, provider, stepTemplate),
   };
 }
 
@@ -159,7 +160,12 @@ export function cronWorkflow(
       // finished Workflows stay long enough for their completion to be recorded (src/pipelines/events/scheduled.ts)
       successfulJobsHistoryLimit: scheduledHistoryLimit,
       failedJobsHistoryLimit: scheduledHistoryLimit,
-      workflowSpec: workflowSpec(schedule.pipeline, provider, schedule),
+      workflowSpec: memoized(
+        workflowSpec(schedule.pipeline, provider, schedule),
+        schedule,
+        provider,
+        stepTemplate,
+      ),
     },
   };
 }

@@ -4,6 +4,7 @@
  * Run → run of that version, RunSchedule → recurring run. KFP's objects are not Kubernetes objects:
  * every resource gets the finalizer, and its deletion deletes them.
  */
+import type { CachePolicy } from "../../apis/pipelines/caching.ts";
 import type { Client } from "../../kube/types.ts";
 import type {
   Backend,
@@ -40,14 +41,16 @@ const ignoreNotFound = (error: unknown) => {
   if (!isKfpNotFound(error)) throw error;
 };
 
-/** The IR of a Pipeline, or an Error naming the field KFP cannot take. */
-function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
+/** The IR of a Pipeline (with a Run's caching over its own), or an Error naming the field KFP cannot take. */
+function irOf(definition: PipelineDefinition, provider: ProviderConfig, runCaching?: CachePolicy) {
   const compiled = compilePipeline({
     name: definition.name,
     spec: definition.spec,
     defaultBeamArgs: provider.spec.defaultBeamArgs,
+    defaultCaching: provider.spec.defaultCaching,
+    runCaching,
   });
-  if (!compiled.ok) throw new Error(compiled.error);
+  if (!compiled.ok) throw new Error(runCaching ? `spec.pipeline: ${compiled.error}` : compiled.error);
   return compiled.ir;
 }
 
@@ -194,7 +197,9 @@ export class KfpBackend implements Backend {
 
   readonly runs: Backend["runs"] = {
     create: async (provider, definition) => {
-      const body = runBody(definition, provider);
+      // KFP's API has no run-level caching switch: a Run that sets one runs its own IR (as the SDK's enable_caching)
+      const inline = definition.caching ? irOf(definition.pipeline, provider, definition.caching) : undefined;
+      const body = runBody(definition, provider, inline);
       return (await this.#connect(provider).http.request<{ run_id: string }>("POST", `${api}/runs`, { body }))
         .run_id;
     },

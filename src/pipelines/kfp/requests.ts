@@ -123,7 +123,17 @@ function runFields(run: RunDefinition, provider: ProviderConfig) {
   };
 }
 
-export const runBody = (run: RunDefinition, provider: ProviderConfig) => runFields(run, provider);
+/**
+ * A run (V2beta1Run): of the Pipeline's version, or, given `pipelineSpec` (the IR compiled with the
+ * Run's caching), of that spec: KFP's API has no run-level caching switch, and the SDK's
+ * `enable_caching` likewise submits the spec with every task's cachingOptions overwritten.
+ */
+export function runBody(run: RunDefinition, provider: ProviderConfig, pipelineSpec?: unknown) {
+  const { pipeline_version_reference, ...fields } = runFields(run, provider);
+  return pipelineSpec === undefined
+    ? { ...fields, pipeline_version_reference }
+    : { ...fields, pipeline_spec: pipelineSpec };
+}
 
 /** KFP's cron has a seconds field first (6 fields); a 5-field expression runs at second 0. */
 export function kfpCron(expression: string): string {

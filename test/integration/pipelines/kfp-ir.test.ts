@@ -137,6 +137,32 @@ const pipelines: KfpPipeline[] = [
       ],
     },
   },
+  {
+    name: "caching",
+    defaultCaching: { enabled: true },
+    spec: {
+      provider: "kfp",
+      image: "trainer:1",
+      caching: { enabled: false },
+      steps: [
+        { name: "fetch", command: ["fetch"], caching: { enabled: true } },
+        { name: "train", command: ["train"], dependsOn: ["fetch"] },
+      ],
+    },
+  },
+  {
+    name: "run-caching",
+    runCaching: { enabled: false },
+    spec: {
+      provider: "kfp",
+      image: "trainer:1",
+      caching: { enabled: true },
+      steps: [
+        { name: "fetch", command: ["fetch"], caching: { enabled: true } },
+        { name: "train", command: ["train"], dependsOn: ["fetch"] },
+      ],
+    },
+  },
 ];
 
 /** More, drawn at random (a fixed seed, so a failure repeats): free text in args and env, defaults of every type. */
@@ -222,6 +248,17 @@ describe(
       expect(tasks?.report).toBeDefined();
       expect(tasks?.report?.retryPolicy).toBeUndefined();
       expect((retries.ours?.ir.root as Any)?.dag?.tasks).toEqual(tasks);
+    });
+
+    it("each task's cachingOptions is what set_caching_options compiles: the step's over the Pipeline's, the Run's over both", () => {
+      const tasksOf = (name: string, side: "ours" | "theirs") =>
+        ((judged[pipelines.findIndex((p) => p.name === name)] as Judged)[side]?.ir.root as Any)?.dag?.tasks;
+      // protobuf's JSON leaves out a false enableCache
+      expect(tasksOf("caching", "theirs")?.fetch?.cachingOptions).toEqual({ enableCache: true });
+      expect(tasksOf("caching", "theirs")?.train?.cachingOptions).toEqual({});
+      expect(tasksOf("caching", "ours")).toEqual(tasksOf("caching", "theirs"));
+      expect(tasksOf("run-caching", "theirs")?.fetch?.cachingOptions).toEqual({});
+      expect(tasksOf("run-caching", "ours")).toEqual(tasksOf("run-caching", "theirs"));
     });
 
     it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
