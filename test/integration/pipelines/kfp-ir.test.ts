@@ -332,6 +332,27 @@ describe("slipway pipelines compile", () => {
     }
   });
 
+  it("shows each step's caching as its task's cachingOptions; a maxAge KFP cannot honour fails naming the field", async () => {
+    const pipeline = pipelines.find((p) => p.name === "caching") as KfpPipeline;
+    const file = join(dir, "caching.yaml");
+    const { stringify, parse } = await import("yaml");
+    await writeFile(file, stringify(document(pipeline)));
+    const shown = await slipway(["pipelines", "compile", file, "-o", "yaml"]);
+    expect(shown.code).toBe(0);
+    const tasks = parse(shown.stdout).root.dag.tasks;
+    // the file has no Provider: its defaultCaching does not apply here
+    expect(tasks.fetch.cachingOptions).toEqual({ enableCache: true });
+    expect(tasks.train.cachingOptions).toEqual({ enableCache: false });
+    const aged = document(pipeline);
+    aged.spec = { ...aged.spec, steps: [{ name: "fetch", caching: { enabled: true, maxAge: "24h" } }] };
+    await writeFile(file, stringify(aged));
+    const refused = await slipway(["pipelines", "compile", file, "--backend", "vertex"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: ${file}: spec.steps[0].caching.maxAge: KFP's caching has no maximum age of a reused execution (argo only): leave maxAge unset\n`,
+    );
+  });
+
   it("fails with one line naming the field", async () => {
     const file = join(dir, "bad.yaml");
     const { stringify } = await import("yaml");
