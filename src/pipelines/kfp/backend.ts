@@ -29,6 +29,7 @@ import {
   recurringRunBody,
   runBody,
   versionBody,
+  versionName,
   versionReference,
 } from "./requests.ts";
 import { kfpScheduledRuns } from "./scheduled-runs.ts";
@@ -104,15 +105,21 @@ export class KfpBackend implements Backend {
   }
 
   /** Uploads the version (or finds it: the same Slipway version uploaded before) and returns its id. */
-  async #versionId({ http }: KfpConnection, pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+  async #versionId(
+    { http }: KfpConnection,
+    pipelineId: string,
+    definition: PipelineDefinition,
+    ir: unknown,
+    name: string,
+  ) {
     const path = `${api}/pipelines/${encodeURIComponent(pipelineId)}/versions`;
     try {
-      const body = versionBody(pipelineId, definition, ir);
+      const body = versionBody(pipelineId, definition, ir, name);
       return (await http.request<{ pipeline_version_id: string }>("POST", path, { body }))
         .pipeline_version_id;
     } catch (error) {
       if (!isKfpConflict(error)) throw error;
-      const query = { filter: byDisplayName(definition.version), page_size: "1" };
+      const query = { filter: byDisplayName(name), page_size: "1" };
       const listed = await http.request<{ pipeline_versions?: { pipeline_version_id: string }[] }>(
         "GET",
         path,
@@ -134,7 +141,7 @@ export class KfpBackend implements Backend {
     const ir = irOf(definition, provider);
     const connection = this.#connect(provider);
     const id = pipelineId ?? (await this.#pipelineId(connection, definition));
-    return `${id}/${await this.#versionId(connection, id, definition, ir)}`;
+    return `${id}/${await this.#versionId(connection, id, definition, ir, versionName(definition, provider))}`;
   }
 
   readonly pipelines: Backend["pipelines"] = {

@@ -3,6 +3,8 @@
  * the kfp-server-api models), built from a definition and a Provider (pure). What a definition
  * cannot become is an Error naming the resource's field.
  */
+
+import { contentHash } from "../../lib/canonical.ts";
 import type {
   ExperimentDefinition,
   Owner,
@@ -33,11 +35,22 @@ export function pipelineBody(definition: PipelineDefinition, settings: KfpSettin
   };
 }
 
-/** A pipeline version: named by the Slipway version hash, the IR as its pipeline_spec. */
-export function versionBody(pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+/**
+ * A pipeline version's name: the Slipway version hash, and when the Provider has settings the IR is
+ * compiled with (defaultBeamArgs, defaultCaching) a hash of them: changing them makes a new IR, which
+ * a version found again by its old name would not carry.
+ */
+export function versionName(definition: PipelineDefinition, provider: ProviderConfig): string {
+  const { defaultBeamArgs, defaultCaching } = provider.spec;
+  if (!defaultBeamArgs && !defaultCaching) return definition.version;
+  return `${definition.version}-${contentHash({ defaultBeamArgs, defaultCaching }, { length: 8 })}`;
+}
+
+/** A pipeline version: named by versionName, the IR as its pipeline_spec. */
+export function versionBody(pipelineId: string, definition: PipelineDefinition, ir: unknown, name: string) {
   return {
     pipeline_id: pipelineId,
-    display_name: definition.version,
+    display_name: name,
     description: `${describe(definition.owner)} at version ${definition.version}`,
     pipeline_spec: ir,
   };

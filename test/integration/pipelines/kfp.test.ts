@@ -579,6 +579,18 @@ describe(
         /spec\.steps\[0\]\.caching\.maxAge: KFP's caching has no maximum age of a reused execution \(argo only\): leave maxAge unset/,
       );
       expect((await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.aged`)).toEqual([]);
+
+      // the Provider's default changed: a new version with the new IR (not the old one found by its name)
+      await bed.api.mergePatch(types.provider, ns, "kfp", { spec: { defaultCaching: { enabled: false } } });
+      const resynced: Any = await eventually(
+        "Pipeline train at a new version",
+        () => bed.api.get(types.pipeline, ns, "train"),
+        (p: Any) =>
+          p?.status?.state === "Succeeded" && p.status.provider.id !== synchronized.status.provider.id,
+      );
+      const [, newVersion] = resynced.status.provider.id.split("/");
+      const newTasks = (await kfp.state()).versions[newVersion].pipeline_spec.root.dag.tasks;
+      expect(newTasks.prepare.cachingOptions).toEqual({ enableCache: false });
       await expectClean(ns);
     });
 

@@ -12,7 +12,7 @@ import {
   unhonouredMaxAge,
 } from "../../../src/pipelines/caching.ts";
 import { compilePipeline } from "../../../src/pipelines/kfp/compile.ts";
-import { runBody } from "../../../src/pipelines/kfp/requests.ts";
+import { runBody, versionName } from "../../../src/pipelines/kfp/requests.ts";
 import { runCachingStatus, withRunCaching } from "../../../src/pipelines/run-caching.ts";
 import { schedulePolicy } from "../../../src/pipelines/schedule-policy.ts";
 import { pipelineSpecKey } from "../../../src/pipelines/vertex/requests.ts";
@@ -237,6 +237,25 @@ describe("kfp and vertex caching", () => {
     const inline = runBody(definition, kfpProvider, { root: {} });
     expect(inline).toMatchObject({ pipeline_spec: { root: {} } });
     expect(inline).not.toHaveProperty("pipeline_version_reference");
+  });
+
+  it("a kfp version's name changes with the Provider's defaultCaching (a new IR is a new version), and is the Slipway version without Provider defaults", () => {
+    const kfpProvider: ProviderConfig = {
+      key: { namespace: "ml", name: "kfp" },
+      spec: { type: "kfp" },
+      version: "p",
+    };
+    expect(versionName(pipeline, kfpProvider)).toBe("v1");
+    const on = versionName(pipeline, {
+      ...kfpProvider,
+      spec: { type: "kfp", defaultCaching: { enabled: true } },
+    });
+    const off = versionName(pipeline, {
+      ...kfpProvider,
+      spec: { type: "kfp", defaultCaching: { enabled: false } },
+    });
+    expect(on).toMatch(/^v1-[0-9a-f]{8}$/);
+    expect(off).not.toBe(on);
   });
 
   it("vertex compiles a Run with its own caching apart from the Pipeline's (the kept spec's key)", () => {
