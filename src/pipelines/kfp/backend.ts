@@ -17,7 +17,7 @@ import type {
 import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
 import { replaceSchedule } from "../replace-schedule.ts";
 import { credentialPermissions } from "./auth.ts";
-import { compilePipeline } from "./compile.ts";
+import { compilePipeline, runCompileError } from "./compile.ts";
 import { type KfpRun, kfpRunObservation } from "./completion.ts";
 import { type KfpConnection, kfpConnection, kfpConnectionAt } from "./connection.ts";
 import { isKfpConflict, isKfpNotFound } from "./http.ts";
@@ -51,7 +51,8 @@ function irOf(definition: PipelineDefinition, provider: ProviderConfig, runCachi
     defaultCaching: provider.spec.defaultCaching,
     runCaching,
   });
-  if (!compiled.ok) throw new Error(runCaching ? `spec.pipeline: ${compiled.error}` : compiled.error);
+  if (!compiled.ok)
+    throw new Error(runCaching ? runCompileError(compiled, definition.name, runCaching) : compiled.error);
   return compiled.ir;
 }
 

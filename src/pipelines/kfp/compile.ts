@@ -148,6 +148,20 @@ export function compilePipeline(input: KfpPipeline): CompileResult {
   }
 }
 
+/**
+ * A Run's compile failure as its condition says it: a maxAge the Run itself sets (which then applies
+ * to every step: the Run's caching comes first) under its own field, anything else under
+ * `spec.pipeline` (the Pipeline's field).
+ */
+export function runCompileError(
+  failure: { field: string; error: string },
+  pipelineName: string,
+  runCaching: CachePolicy | undefined,
+): string {
+  if (runCaching?.maxAge && failure.field === "spec.caching.maxAge") return failure.error;
+  return `spec.pipeline: Pipeline ${pipelineName}: ${failure.error}`;
+}
+
 /** The IR as JSON: keys sorted, so the same IR is the same bytes. */
 export function irJson(ir: PipelineSpec): string {
   return `${JSON.stringify(canonical(ir), null, 2)}\n`;

@@ -13,7 +13,7 @@ import type {
   RunScheduleDefinition,
 } from "../backend.ts";
 import type { ScheduledCompletion } from "../events/scheduled.ts";
-import { compilePipeline } from "../kfp/compile.ts";
+import { compilePipeline, runCompileError } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
 import { runFailure } from "../run-steps.ts";
@@ -99,7 +99,7 @@ function irOf(run: RunDefinition, provider: ProviderConfig) {
     // a PipelineJob has no caching switch of its own: the Vertex SDK's enable_caching also rewrites the tasks
     runCaching: run.caching,
   });
-  if (!compiled.ok) throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.error}`);
+  if (!compiled.ok) throw new Error(runCompileError(compiled, run.pipeline.name, run.caching));
   return compiled.ir;
 }
 

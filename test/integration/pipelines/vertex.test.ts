@@ -445,6 +445,21 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
       { step: "fetch", enabled: false },
       { step: "train", enabled: false },
     ]);
+    // Vertex cannot honour a maximum age: the Run says so, naming its field; no job is created
+    await create(types.run, ns, "aged", {
+      provider: "vertex",
+      pipeline: "train",
+      caching: { enabled: true, maxAge: "1h" },
+    });
+    const aged: Any = await eventually(
+      "Run aged Failed",
+      () => bed.api.get(types.run, ns, "aged"),
+      (r: Any) => r?.status?.state === "Failed",
+    );
+    expect(condition(aged, "Synchronized").message).toMatch(
+      /^create failed \(attempt \d\): spec\.caching\.maxAge: KFP's caching has no maximum age of a reused execution \(argo only\): leave maxAge unset/,
+    );
+    expect([...vertex.jobs.values()].filter((job) => job.displayName === `${ns}.aged`)).toEqual([]);
     expect(vertex.violations).toEqual([]);
   });
 

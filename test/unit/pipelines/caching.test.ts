@@ -11,7 +11,7 @@ import {
   stepCachingStatus,
   unhonouredMaxAge,
 } from "../../../src/pipelines/caching.ts";
-import { compilePipeline } from "../../../src/pipelines/kfp/compile.ts";
+import { compilePipeline, runCompileError } from "../../../src/pipelines/kfp/compile.ts";
 import { runBody, versionName } from "../../../src/pipelines/kfp/requests.ts";
 import { runCachingStatus, withRunCaching } from "../../../src/pipelines/run-caching.ts";
 import { schedulePolicy } from "../../../src/pipelines/schedule-policy.ts";
@@ -216,6 +216,17 @@ describe("kfp and vertex caching", () => {
     expect(aged.ok ? "" : aged.error).toMatch(/spec\.steps\[0\]\.caching\.maxAge: .*no maximum age/);
     const runAged = kfp(spec, { runCaching: { maxAge: "1h" } });
     expect(runAged).toMatchObject({ ok: false, field: "spec.caching.maxAge" });
+    // a Run's condition: its own maxAge under its own field; the Pipeline's under spec.pipeline
+    if (runAged.ok) throw new Error("compiled");
+    expect(runCompileError(runAged, "p", { maxAge: "1h" })).toMatch(/^spec\.caching\.maxAge: /);
+    const pipelineAged = kfp(
+      { ...spec, caching: { enabled: true, maxAge: "1h" } },
+      { runCaching: { enabled: true } },
+    );
+    if (pipelineAged.ok) throw new Error("compiled");
+    expect(runCompileError(pipelineAged, "p", { enabled: true })).toMatch(
+      /^spec\.pipeline: Pipeline p: spec\.caching\.maxAge: /,
+    );
   });
 
   it("a kfp run with its own caching sends its IR inline instead of the version (one of pipeline_source)", () => {
