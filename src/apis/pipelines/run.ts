@@ -58,6 +58,13 @@ export const RunStep = Type.Object(
           "Whether the step reused an earlier execution's outputs instead of running, as the backend says (argo: its node's memoizationStatus.hit; vertex: the task's execution state CACHED). Absent: the backend did not say.",
       }),
     ),
+    reusedRun: Type.Optional(
+      Type.String({
+        maxLength: 253,
+        description:
+          "A cache hit: the backend's run whose execution it reused, where the backend says (argo: the Workflow that saved the cache entry, once the run completed).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import { configMapType } from "../../../src/kube/core-types.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { providerFilePath } from "../../../src/pipelines/argo/workflow.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
@@ -326,7 +327,25 @@ describe("pipelines on the argo backend", () => {
     });
     expect(template("step-train").memoize).toBeUndefined();
 
-    // Argo's controller found the entry for prepare and ran train
+    // Argo's controller found the entry an earlier Workflow saved for prepare (its cache Entry, labelled
+    // as Argo labels its caches), and ran train
+    await api.create(configMapType, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name: "slipway-step-cache.argo",
+        namespace: ns,
+        labels: { "workflows.argoproj.io/configmap-type": "Cache" },
+      },
+      data: {
+        [template("step-prepare").memoize.key]: JSON.stringify({
+          nodeID: `${ns}.earlier-1834710231`,
+          outputs: null,
+          creationTimestamp: "2026-01-01T00:00:00Z",
+          lastHitTimestamp: "2026-01-02T00:00:00Z",
+        }),
+      },
+    } as Any);
     const hit = podNode(id, "prepare", []);
     for (const node of Object.values(hit) as Any[])
       node.memoizationStatus = {
@@ -340,13 +359,14 @@ describe("pipelines on the argo backend", () => {
       () => api.get(types.run, ns, "cached"),
       (r: Any) => r?.status?.completionState === "Succeeded",
     );
-    expect(Object.fromEntries(done.status.steps.map((s: Any) => [s.name, s.cacheHit]))).toEqual({
-      prepare: true,
-      train: undefined,
-    });
+    expect(done.status.steps.map((s: Any) => [s.name, s.cacheHit, s.reusedRun])).toEqual([
+      ["prepare", true, `${ns}.earlier`],
+      ["train", undefined, undefined],
+    ]);
     // kept as recorded with the completion
     expect(done.status.caching).toEqual(run.status.caching);
-    await expectNoConfigMaps();
+    // the only ConfigMap is the test's (Argo's): Slipway writes none
+    expect(await configMaps?.stop()).toEqual([`${ns}/slipway-step-cache.argo`]);
   });
 
   it("a completed Run is deleted after its TTL, and its Workflow with it", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Pipeline } from "../../../src/apis/pipelines/pipeline.ts";
 import type { Run } from "../../../src/apis/pipelines/run.ts";
 import { cacheConfigMapName, memoizationKey } from "../../../src/pipelines/argo/memoize.ts";
+import { cacheHits, entryWorkflow, withReusedRuns } from "../../../src/pipelines/argo/reused-runs.ts";
 import { runSteps } from "../../../src/pipelines/argo/steps.ts";
 import { cronWorkflow, workflow, workflowTemplate } from "../../../src/pipelines/argo/workflow.ts";
 import type { PipelineDefinition, ProviderConfig, RunDefinition } from "../../../src/pipelines/backend.ts";
@@ -188,6 +189,46 @@ describe("argo memoization", () => {
       train: false,
       report: undefined,
     });
+  });
+});
+
+describe("the run a cache hit reused (argo's cache entry)", () => {
+  const nodes = {
+    a: {
+      displayName: "fetch",
+      templateName: "step-fetch",
+      phase: "Succeeded",
+      memoizationStatus: { hit: true, key: "slipway-k1", cacheName: "slipway-step-cache.argo" },
+    },
+    b: {
+      displayName: "train",
+      templateName: "step-train",
+      phase: "Succeeded",
+      memoizationStatus: { hit: false, key: "slipway-k2", cacheName: "slipway-step-cache.argo" },
+    },
+  };
+
+  it("is the Workflow of the node id that saved the entry (Workflow.NodeID: <workflow>-<fnv32a>)", () => {
+    expect(entryWorkflow(JSON.stringify({ nodeID: "team.r1-1834710231", outputs: null }))).toBe("team.r1");
+    expect(entryWorkflow(JSON.stringify({ nodeID: "team.r-2-7" }))).toBe("team.r-2");
+    expect(entryWorkflow("not json")).toBeUndefined();
+    expect(entryWorkflow(JSON.stringify({ outputs: {} }))).toBeUndefined();
+    expect(entryWorkflow(undefined)).toBeUndefined();
+  });
+
+  it("is read for the hits only, and set on their steps where the entry is there", () => {
+    const steps = runSteps(nodes);
+    const hits = cacheHits(nodes, steps);
+    expect(hits).toEqual([{ step: "fetch", cacheName: "slipway-step-cache.argo", key: "slipway-k1" }]);
+    const entries = new Map([
+      ["slipway-step-cache.argo", { "slipway-k1": JSON.stringify({ nodeID: "team.r0-42" }) }],
+    ]);
+    expect(withReusedRuns(steps, hits, entries).map((s) => [s.name, s.reusedRun])).toEqual([
+      ["fetch", "team.r0"],
+      ["train", undefined],
+    ]);
+    // the ConfigMap gone: nothing said
+    expect(withReusedRuns(steps, hits, new Map()).map((s) => s.reusedRun)).toEqual([undefined, undefined]);
   });
 });
 
