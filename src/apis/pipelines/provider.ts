@@ -56,7 +56,7 @@ export const ProviderKind = defineKind({
       ...validations({
         rule: "!has(self.defaultCaching) || !has(self.defaultCaching.maxAge) || self.type == 'argo'",
         message:
-          "kfp and vertex have no maximum age of a cached execution (KFP's cachingOptions has enableCache only): leave maxAge unset",
+          "kfp and vertex have no maximum age of a cached execution (KFP's CachingOptions has enable_cache and cache_key only): leave maxAge unset",
         fieldPath: ".defaultCaching.maxAge",
       }),
     },
