@@ -3,6 +3,7 @@
  * (src/pipelines/kfp/) and `vertex` (src/pipelines/vertex/), each registered by one line in backends.ts.
  */
 import type { Static } from "@sinclair/typebox";
+import type { CachePolicy } from "../apis/pipelines/caching.ts";
 import type { ConcurrencyPolicy, NamedValue, OutputArtifact, Schedule } from "../apis/pipelines/common.ts";
 import type { Pipeline } from "../apis/pipelines/pipeline.ts";
 import type { Provider } from "../apis/pipelines/provider.ts";
@@ -55,6 +56,8 @@ export interface RunDefinition {
   /** Resolved: every value is known. */
   parameters: Static<typeof NamedValue>[];
   artifacts: Static<typeof OutputArtifact>[];
+  /** The Run's caching policy, over its steps', its Pipeline's and its Provider's (src/pipelines/caching.ts). */
+  caching?: CachePolicy;
 }
 
 export interface RunScheduleDefinition extends RunDefinition {

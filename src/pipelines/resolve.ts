@@ -77,7 +77,7 @@ export function resolveParameters(
 export function resolveRunDefinition(
   cache: Cache,
   owner: Owner,
-  spec: Pick<Run["spec"], "pipeline" | "experimentName" | "parameters" | "artifacts">,
+  spec: Pick<Run["spec"], "pipeline" | "experimentName" | "parameters" | "artifacts" | "caching">,
 ): Buildable<RunDefinition> {
   const pipeline = resolvePipeline(cache, owner.namespace, spec.pipeline);
   if (pipeline.type === "blocked") return pipeline;
@@ -93,5 +93,6 @@ export function resolveRunDefinition(
     ...(experiment ? { experiment } : {}),
     parameters: parameters.value,
     artifacts: spec.artifacts ?? [],
+    ...(spec.caching ? { caching: spec.caching } : {}),
   });
 }

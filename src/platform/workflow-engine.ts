@@ -59,7 +59,9 @@ export const workflowControllerRules: readonly Rule[] = [
     verbs: ["create", "get", "list", "watch", "update", "patch", "delete"],
   },
   { apiGroups: [""], resources: ["pods/exec"], verbs: ["create"] },
-  { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "watch", "list"] },
+  // create and update: the memoization cache of steps that cache (src/pipelines/argo/memoize.ts), a
+  // ConfigMap the controller writes; Argo's docs/memoization.md asks them of its Role
+  { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "watch", "list", "create", "update"] },
   {
     apiGroups: [""],
     resources: ["persistentvolumeclaims", "persistentvolumeclaims/finalizers"],

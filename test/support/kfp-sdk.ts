@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import fc from "fast-check";
 import { durationSeconds } from "../../src/apis/duration.ts";
 import type { Pipeline, PipelineStep } from "../../src/apis/pipelines/pipeline.ts";
+import { effectiveCaching } from "../../src/pipelines/caching.ts";
 import type { KfpPipeline } from "../../src/pipelines/kfp/compile.ts";
 import { kfpParameterName } from "../../src/pipelines/kfp/names.ts";
 import { parameterType, referencedParameters } from "../../src/pipelines/kfp/parameters.ts";
@@ -113,6 +114,12 @@ function retryCalls(task: string, step: PipelineStep): string[] {
   return [`${task}.set_retry(${args.join(", ")})`];
 }
 
+const cachingLevels = (pipeline: KfpPipeline) => ({
+  provider: pipeline.defaultCaching,
+  pipeline: pipeline.spec,
+  run: pipeline.runCaching,
+});
+
 function taskSource(pipeline: KfpPipeline, step: PipelineStep, index: number, order: string[]): string[] {
   const task = `t_${index}`;
   const texts = [...(step.command ?? []), ...(step.args ?? [])];
@@ -135,7 +142,8 @@ function taskSource(pipeline: KfpPipeline, step: PipelineStep, index: number, or
   const env = [...(pipeline.spec.env ?? []), ...(step.env ?? []), ...beamArgs];
   return [
     `${task} = step_${index}(${inputs.join(", ")})`,
-    `${task}.set_caching_options(False)`,
+    // a Run's caching is what the SDK's run-time enable_caching does: the same call on every task
+    `${task}.set_caching_options(${effectiveCaching(cachingLevels(pipeline), pipeline.spec.steps.indexOf(step)).enabled ? "True" : "False"})`,
     ...env.map((item) => `${task}.set_env_variable(${py(item.name)}, ${py(item.value)})`),
     ...resourceCalls(task, step),
     ...retryCalls(task, step),

@@ -103,6 +103,8 @@ export interface RunStepView {
   retries?: number;
   exitCode?: number;
   message?: string;
+  /** Whether the step reused an earlier execution, as the backend says (absent: not said). */
+  cacheHit?: boolean;
 }
 export type RunView = ResourceView<RunSpec, RunStatus>;
 

@@ -2,6 +2,7 @@ import { type TSchema, Type } from "@sinclair/typebox";
 import { Duration } from "../duration.ts";
 import { defineKind, type Resource } from "../kind.ts";
 import { validations } from "../schema.ts";
+import { CachePolicy } from "./caching.ts";
 import {
   dnsLabelPattern,
   group,
@@ -190,6 +191,11 @@ const Step = Type.Object(
     retry: Type.Optional(Retry),
     inputs: Type.Optional(Inputs),
     outputs: Type.Optional(Outputs),
+    caching: Type.Optional(
+      CachePolicy(
+        "Caching of this step (over the Pipeline's and the Provider's; a Run's caching overrides it).",
+      ),
+    ),
   },
   {
     additionalProperties: false,
@@ -244,6 +250,9 @@ export const PipelineKind = defineKind({
       ),
       env: Type.Optional(NamedValues("Environment of every step.")),
       beamArgs: Type.Optional(NamedValues("Beam arguments (override the Provider's defaultBeamArgs).")),
+      caching: Type.Optional(
+        CachePolicy("Caching of every step that sets none itself (over the Provider's defaultCaching)."),
+      ),
     },
     {
       additionalProperties: false,

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Conditions } from "../condition.ts";
 import { defineKind, type Resource } from "../kind.ts";
-import { preserveUnknownFields } from "../schema.ts";
+import { preserveUnknownFields, validations } from "../schema.ts";
+import { CachePolicy } from "./caching.ts";
 import { dnsLabelPattern, group, NamedValues, StringEnum, version } from "./common.ts";
 import { EventSinks } from "./events.ts";
 
@@ -44,8 +45,21 @@ export const ProviderKind = defineKind({
         }),
       ),
       eventSinks: Type.Optional(EventSinks),
+      defaultCaching: Type.Optional(
+        CachePolicy(
+          "Caching of its pipelines' steps where neither the Run, the step nor the Pipeline says (default: off).",
+        ),
+      ),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      ...validations({
+        rule: "!has(self.defaultCaching) || !has(self.defaultCaching.maxAge) || self.type == 'argo'",
+        message:
+          "kfp and vertex have no maximum age of a cached execution (KFP's CachingOptions has enable_cache and cache_key only): leave maxAge unset",
+        fieldPath: ".defaultCaching.maxAge",
+      }),
+    },
   ),
   status: Type.Object({
     observedGeneration: Type.Optional(Type.Integer()),

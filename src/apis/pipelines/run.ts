@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { defineKind, type Resource } from "../kind.ts";
 import { validations } from "../schema.ts";
+import { CachePolicy } from "./caching.ts";
 import {
   ArtifactLocation,
   group,
@@ -51,6 +52,29 @@ export const RunStep = Type.Object(
     message: Type.Optional(
       Type.String({ maxLength: 1024, description: "Why the step is in this phase, as the backend says." }),
     ),
+    cacheHit: Type.Optional(
+      Type.Boolean({
+        description:
+          "Whether the step reused an earlier execution's outputs instead of running, as the backend says (argo: its node's memoizationStatus.hit; vertex: the task's execution state CACHED). Absent: the backend did not say.",
+      }),
+    ),
+    reusedRun: Type.Optional(
+      Type.String({
+        maxLength: 253,
+        description:
+          "A cache hit: the backend's run whose execution it reused, where the backend says (argo: the Workflow that saved the cache entry, once the run completed).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The caching policy a step of a run has: each field from the most specific level that sets it. */
+export const StepCaching = Type.Object(
+  {
+    step: Type.String({ minLength: 1, maxLength: 253, description: "The pipeline step's name." }),
+    enabled: Type.Boolean({ description: "Whether the step may reuse an earlier execution." }),
+    maxAge: Type.Optional(Type.String({ maxLength: 32, description: "How old a reused execution may be." })),
   },
   { additionalProperties: false },
 );
@@ -80,6 +104,11 @@ export const RunKind = defineKind({
         }),
       ),
       eventSinks: Type.Optional(EventSinks),
+      caching: Type.Optional(
+        CachePolicy(
+          "Caching of every step of this run, over the step's, the Pipeline's and the Provider's (e.g. enabled: false runs every step afresh).",
+        ),
+      ),
     },
     {
       additionalProperties: false,
@@ -101,6 +130,15 @@ export const RunKind = defineKind({
         "x-kubernetes-list-map-keys": ["name"],
         description:
           "Each step the backend has started or decided on, from its own record, as of the last poll.",
+      }),
+    ),
+    caching: Type.Optional(
+      Type.Array(StepCaching, {
+        maxItems: 64,
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["step"],
+        description:
+          "The caching policy each step runs with (the Run's, else the step's, the Pipeline's, the Provider's). Absent: no level sets caching, every step runs.",
       }),
     ),
     failure: Type.Optional(

@@ -2,6 +2,7 @@
  * The argo backend: Pipeline → WorkflowTemplate, Run → Workflow, RunSchedule → CronWorkflow, all in
  * the Provider's namespace. Argo has no experiments: an Experiment is a label on its runs' Workflows.
  */
+import { configMapType } from "../../kube/core-types.ts";
 import { ownerReference } from "../../kube/owners.ts";
 import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
 import type {
@@ -12,13 +13,16 @@ import type {
   Owner,
   PipelineDefinition,
   ProviderConfig,
+  RunCompletion,
   RunDefinition,
   RunScheduleDefinition,
 } from "../backend.ts";
 import { parseOutboundList } from "../outbound-policy.ts";
 import { types } from "../types.ts";
 import { type ArgoWorkflowStatus, runObservation } from "./completion.ts";
+import { argoCachingProblem } from "./memoize.ts";
 import { argoName, labels, ownerOf } from "./names.ts";
+import { cacheHits, withReusedRuns } from "./reused-runs.ts";
 import { argoScheduledRuns } from "./scheduled-runs.ts";
 import { argoPipelineProblem, cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
 import {
@@ -159,6 +163,32 @@ export class ArgoBackend implements Backend {
     return { found: await this.#client.get<WorkflowObject>(types.workflow, key), watched };
   }
 
+  /**
+   * A completed run's steps that hit the cache, with the Workflow each reused (reused-runs.ts): one
+   * read of each cache ConfigMap, once the run completed; an entry gone or unreadable says nothing.
+   */
+  async #withReusedRuns(
+    completion: RunCompletion,
+    nodes: ArgoWorkflowStatus["nodes"],
+    namespace: string,
+  ): Promise<RunCompletion> {
+    const steps = completion.steps ?? [];
+    const hits = cacheHits(nodes, steps);
+    if (!hits.length) return completion;
+    const entries = new Map<string, Record<string, string> | undefined>();
+    for (const name of new Set(hits.map((hit) => hit.cacheName))) {
+      const configMap = await this.#client.get<KubeObject & { data?: Record<string, string> }>(
+        configMapType,
+        {
+          namespace,
+          name,
+        },
+      );
+      entries.set(name, configMap?.data);
+    }
+    return { ...completion, steps: withReusedRuns(steps, hits, entries) };
+  }
+
   /** Ready when Argo's kinds are served and a workflow controller serves the Provider's namespace. */
   async readiness(provider: ProviderConfig): Promise<BackendReadiness> {
     const missing = await this.#served.missing(this.#client);
@@ -191,10 +221,10 @@ export class ArgoBackend implements Backend {
   #objects<D extends { owner: Owner }>(
     type: ResourceType,
     build: (name: string, definition: D, provider: ProviderConfig) => { metadata: Record<string, unknown> },
-    check: (definition: D) => string | undefined = () => undefined,
+    check: (definition: D, provider: ProviderConfig) => string | undefined = () => undefined,
   ): BackendObjects<D> {
     const apply = async (provider: ProviderConfig, definition: D) => {
-      const problem = check(definition);
+      const problem = check(definition, provider);
       if (problem) throw new Error(problem);
       const name = argoName(definition.owner);
       await this.#client.apply(
@@ -224,12 +254,14 @@ export class ArgoBackend implements Backend {
   readonly runSchedules = this.#objects<RunScheduleDefinition>(
     types.cronWorkflow,
     (name, definition, provider) => cronWorkflow(name, definition, provider, this.#now()),
-    (definition) =>
-      argoCronProblem(definition.schedule.cronExpression) ?? argoSchedulePolicyProblem(definition),
+    (definition, provider) =>
+      argoCronProblem(definition.schedule.cronExpression) ??
+      argoSchedulePolicyProblem(definition) ??
+      argoCachingProblem(definition, provider),
   );
 
   readonly runs: Backend["runs"] = {
-    ...this.#objects<RunDefinition>(types.workflow, workflow),
+    ...this.#objects<RunDefinition>(types.workflow, workflow, argoCachingProblem),
     // A Workflow runs what it was created with: an update (the Run's spec is immutable) changes nothing.
     update: async (_provider, id) => id,
     completion: async (provider, id, wanted) => {
@@ -237,7 +269,8 @@ export class ArgoBackend implements Backend {
       if (!found) return { state: "Failed", artifacts: [], failure: `the Workflow ${id} is gone` }; // it will never finish
       // its steps come from the same read (Argo's node statuses)
       const observed = runObservation(found.status, wanted.artifacts, wanted.pipelineRootStorage);
-      return observed.state === "Running" && watched ? { ...observed, watched } : observed;
+      if (observed.state === "Running") return watched ? { ...observed, watched } : observed;
+      return this.#withReusedRuns(observed, found.status?.nodes, provider.key.namespace);
     },
   };
 }
@@ -264,6 +297,8 @@ export const argoBackendFor = (settings: ArgoSettings = {}): BackendPlugin => {
       { type: types.crd, verbs: ["get"] },
       { type: types.deployment, verbs: ["list"] },
     ],
+    // a completed run's cache hits: the entry in Argo's memoization ConfigMap names the run reused
+    callPermissions: [{ type: configMapType, verbs: ["get"] }],
     scheduledRuns: {
       create: argoScheduledRuns,
       permissions: [{ type: types.workflow, verbs: ["list", "patch"] }],

@@ -5,7 +5,9 @@
  * = the step's template (`step-<name>`, workflow.ts): a Pod node, or with a retryStrategy a Retry
  * node whose `children` are its attempts (Pod nodes `<name>(0)`, `<name>(1)` …, which therefore
  * match no step); a task not run because a dependency failed is a node of phase Omitted. A Pod
- * node's `outputs.exitCode` is its main container's exit code (a string).
+ * node's `outputs.exitCode` is its main container's exit code (a string). A memoized step's node
+ * (argo/memoize.ts) has `memoizationStatus` (MemoizationStatus): `hit` says whether it reused a cached
+ * execution (then it Succeeded without a pod).
  */
 import { clip } from "../../lib/clip.ts";
 import type { RunStepStatus } from "../backend.ts";
@@ -25,6 +27,7 @@ export interface ArgoNode {
   message?: string;
   children?: string[];
   outputs?: { exitCode?: string; artifacts?: unknown[] };
+  memoizationStatus?: { hit?: boolean; key?: string; cacheName?: string };
 }
 
 /** The Run's phase of a step from Argo's NodePhase. */
@@ -57,6 +60,7 @@ function stepOf(node: ArgoNode & { displayName: string }, nodes: Record<string, 
     ...(attempts.length > 1 ? { retries: attempts.length - 1 } : {}),
     ...(exitCode === undefined ? {} : { exitCode }),
     ...(message ? { message: clip(message, maxStepMessage) } : {}),
+    ...(node.memoizationStatus ? { cacheHit: node.memoizationStatus.hit === true } : {}),
   };
 }
 

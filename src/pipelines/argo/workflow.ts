@@ -12,6 +12,7 @@ import {
   stepIoProblem,
 } from "../step-io.ts";
 import { canonical } from "../version.ts";
+import { memoized } from "./memoize.ts";
 import { ownerMetadata } from "./names.ts";
 import { scheduledHistoryLimit } from "./scheduled-runs.ts";
 
@@ -223,7 +224,7 @@ export function workflow(name: string, run: RunDefinition, provider: ProviderCon
     apiVersion,
     kind: "Workflow",
     metadata: { name, namespace: provider.key.namespace, ...runMetadata(run) },
-    spec: workflowSpec(run.pipeline, provider, run),
+    spec: memoized(workflowSpec(run.pipeline, provider, run), run, provider, stepTemplate),
   };
 }
 
@@ -256,7 +257,12 @@ export function cronWorkflow(
       // finished Workflows stay long enough for their completion to be recorded (src/pipelines/events/scheduled.ts)
       successfulJobsHistoryLimit: scheduledHistoryLimit,
       failedJobsHistoryLimit: scheduledHistoryLimit,
-      workflowSpec: workflowSpec(schedule.pipeline, provider, schedule),
+      workflowSpec: memoized(
+        workflowSpec(schedule.pipeline, provider, schedule),
+        schedule,
+        provider,
+        stepTemplate,
+      ),
     },
   };
 }

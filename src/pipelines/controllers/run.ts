@@ -6,6 +6,7 @@ import { eventDeliveryStep } from "../events/reconcile.ts";
 import type { Sink } from "../events/sinks.ts";
 import { runEvents } from "../events/sources.ts";
 import { resolveRunDefinition } from "../resolve.ts";
+import { runCachingStatus, withRunCaching } from "../run-caching.ts";
 import { followRun, type RunTiming } from "../run-completion.ts";
 import type { SyncedKind } from "../sync/kind.ts";
 import { syncReconciler } from "../sync/reconciler.ts";
@@ -39,7 +40,8 @@ export function runKind(
     // a Run is submitted once (its spec is immutable) and Runs are the numerous kind: an Event for
     // each submission was a third Kubernetes write per Run; its failures and completion keep theirs
     normalTransitionEvents: false,
-    follow: (run, status, at) => followRun(run, status, at, timing),
+    follow: (run, status, at) =>
+      withRunCaching(followRun(run, status, at, timing), runCachingStatus(run, at)),
   };
 }
 

@@ -4,6 +4,7 @@
  * Run → run of that version, RunSchedule → recurring run. KFP's objects are not Kubernetes objects:
  * every resource gets the finalizer, and its deletion deletes them.
  */
+import type { CachePolicy } from "../../apis/pipelines/caching.ts";
 import type { Client } from "../../kube/types.ts";
 import type {
   Backend,
@@ -16,7 +17,7 @@ import type {
 import { type OutboundPolicy, outboundPolicy } from "../outbound-policy.ts";
 import { replaceSchedule } from "../replace-schedule.ts";
 import { credentialPermissions } from "./auth.ts";
-import { compilePipeline } from "./compile.ts";
+import { compilePipeline, runCompileError } from "./compile.ts";
 import { type KfpRun, kfpRunObservation } from "./completion.ts";
 import { type KfpConnection, kfpConnection, kfpConnectionAt } from "./connection.ts";
 import { isKfpConflict, isKfpNotFound } from "./http.ts";
@@ -28,6 +29,7 @@ import {
   recurringRunBody,
   runBody,
   versionBody,
+  versionName,
   versionReference,
 } from "./requests.ts";
 import { kfpScheduledRuns } from "./scheduled-runs.ts";
@@ -40,14 +42,17 @@ const ignoreNotFound = (error: unknown) => {
   if (!isKfpNotFound(error)) throw error;
 };
 
-/** The IR of a Pipeline, or an Error naming the field KFP cannot take. */
-function irOf(definition: PipelineDefinition, provider: ProviderConfig) {
+/** The IR of a Pipeline (with a Run's caching over its own), or an Error naming the field KFP cannot take. */
+function irOf(definition: PipelineDefinition, provider: ProviderConfig, runCaching?: CachePolicy) {
   const compiled = compilePipeline({
     name: definition.name,
     spec: definition.spec,
     defaultBeamArgs: provider.spec.defaultBeamArgs,
+    defaultCaching: provider.spec.defaultCaching,
+    runCaching,
   });
-  if (!compiled.ok) throw new Error(compiled.error);
+  if (!compiled.ok)
+    throw new Error(runCaching ? runCompileError(compiled, definition.name, runCaching) : compiled.error);
   return compiled.ir;
 }
 
@@ -101,15 +106,21 @@ export class KfpBackend implements Backend {
   }
 
   /** Uploads the version (or finds it: the same Slipway version uploaded before) and returns its id. */
-  async #versionId({ http }: KfpConnection, pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+  async #versionId(
+    { http }: KfpConnection,
+    pipelineId: string,
+    definition: PipelineDefinition,
+    ir: unknown,
+    name: string,
+  ) {
     const path = `${api}/pipelines/${encodeURIComponent(pipelineId)}/versions`;
     try {
-      const body = versionBody(pipelineId, definition, ir);
+      const body = versionBody(pipelineId, definition, ir, name);
       return (await http.request<{ pipeline_version_id: string }>("POST", path, { body }))
         .pipeline_version_id;
     } catch (error) {
       if (!isKfpConflict(error)) throw error;
-      const query = { filter: byDisplayName(definition.version), page_size: "1" };
+      const query = { filter: byDisplayName(name), page_size: "1" };
       const listed = await http.request<{ pipeline_versions?: { pipeline_version_id: string }[] }>(
         "GET",
         path,
@@ -131,7 +142,7 @@ export class KfpBackend implements Backend {
     const ir = irOf(definition, provider);
     const connection = this.#connect(provider);
     const id = pipelineId ?? (await this.#pipelineId(connection, definition));
-    return `${id}/${await this.#versionId(connection, id, definition, ir)}`;
+    return `${id}/${await this.#versionId(connection, id, definition, ir, versionName(definition, provider))}`;
   }
 
   readonly pipelines: Backend["pipelines"] = {
@@ -194,7 +205,9 @@ export class KfpBackend implements Backend {
 
   readonly runs: Backend["runs"] = {
     create: async (provider, definition) => {
-      const body = runBody(definition, provider);
+      // KFP's API has no run-level caching switch: a Run that sets one runs its own IR (as the SDK's enable_caching)
+      const inline = definition.caching ? irOf(definition.pipeline, provider, definition.caching) : undefined;
+      const body = runBody(definition, provider, inline);
       return (await this.#connect(provider).http.request<{ run_id: string }>("POST", `${api}/runs`, { body }))
         .run_id;
     },

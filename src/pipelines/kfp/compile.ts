@@ -4,10 +4,12 @@
  * pipeline's parameters as the root's inputs, steps' inputs and outputs wired task to task: io.ts). Pure: the same spec gives the same bytes (irJson).
  */
 
+import type { CachePolicy } from "../../apis/pipelines/caching.ts";
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
 import { canonical } from "../../lib/canonical.ts";
 import { stringifyYaml as yamlStringify } from "../../lib/yaml.ts";
 import { ownVersion } from "../../platform/catalog.ts";
+import { type CachingLevels, effectiveCaching, unhonouredMaxAge } from "../caching.ts";
 import { type Named, stepEnvironment } from "../step-env.ts";
 import { ioPlaceholder, stepDependencies } from "../step-io.ts";
 import { CompileError } from "./errors.ts";
@@ -28,6 +30,10 @@ export interface KfpPipeline {
   defaultBeamArgs?: Named[];
   /** The IR's `defaultPipelineRoot` (where KFP writes artifacts when a run names no root). */
   pipelineRoot?: string;
+  /** The Provider's `defaultCaching`. */
+  defaultCaching?: CachePolicy;
+  /** A Run's `spec.caching`: compiled into every task, as the KFP SDK's run-time `enable_caching` does. */
+  runCaching?: CachePolicy;
 }
 
 export type CompileResult = { ok: true; ir: PipelineSpec } | { ok: false; field: string; error: string };
@@ -71,10 +77,23 @@ function present<T extends object>(o: T): T | undefined {
   return Object.keys(kept).length ? (kept as T) : undefined;
 }
 
-function task(step: PipelineStep, inputs: InputParameter[], io: StepIo, field: string): TaskSpec {
+/** The levels a step's caching comes from (src/pipelines/caching.ts). */
+const cachingLevels = (input: KfpPipeline): CachingLevels => ({
+  provider: input.defaultCaching,
+  pipeline: input.spec,
+  run: input.runCaching,
+});
+
+function task(
+  step: PipelineStep,
+  inputs: InputParameter[],
+  io: StepIo,
+  field: string,
+  enableCache: boolean,
+): TaskSpec {
   const spec: TaskSpec = {
-    // A Slipway run runs every step (as on argo); KFP's default would reuse an earlier run's outputs.
-    cachingOptions: { enableCache: false },
+    // written out either way, as `set_caching_options` compiles it: KFP's default (absent) caches
+    cachingOptions: { enableCache },
     componentRef: { name: componentName(step.name) },
     taskInfo: { name: taskName(step.name) },
   };
@@ -125,6 +144,9 @@ function build(input: KfpPipeline): PipelineSpec {
     throw new CompileError("metadata.name", `KFP pipeline names match ${pipelineNamePattern.source}`);
   const parameters = inputParameters(input.spec);
   checkSteps(input.spec);
+  const caching = cachingLevels(input);
+  const unhonoured = unhonouredMaxAge(caching);
+  if (unhonoured) throw new CompileError(unhonoured.field, unhonoured.rule);
   const kfpNames = new Map(parameters.map((p) => [p.name, p.kfpName]));
   const ir: PipelineSpec = {
     components: {},
@@ -140,7 +162,8 @@ function build(input: KfpPipeline): PipelineSpec {
     const io = stepIo(step, inputs, parameters, field);
     ir.components[componentName(step.name)] = component(step, inputs, io);
     ir.deploymentSpec.executors[executorLabel(step.name)] = container(input, step, field, kfpNames);
-    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs, io, field);
+    const { enabled } = effectiveCaching(caching, index);
+    ir.root.dag.tasks[taskName(step.name)] = task(step, inputs, io, field, enabled);
   });
   if (input.pipelineRoot) ir.defaultPipelineRoot = input.pipelineRoot;
   if (parameters.length) ir.root.inputDefinitions = { parameters: rootInputs(parameters) };
@@ -155,6 +178,20 @@ export function compilePipeline(input: KfpPipeline): CompileResult {
     if (error instanceof CompileError) return { ok: false, field: error.field, error: error.message };
     throw error;
   }
+}
+
+/**
+ * A Run's compile failure as its condition says it: a maxAge the Run itself sets (which then applies
+ * to every step: the Run's caching comes first) under its own field, anything else under
+ * `spec.pipeline` (the Pipeline's field).
+ */
+export function runCompileError(
+  failure: { field: string; error: string },
+  pipelineName: string,
+  runCaching: CachePolicy | undefined,
+): string {
+  if (runCaching?.maxAge && failure.field === "spec.caching.maxAge") return failure.error;
+  return `spec.pipeline: Pipeline ${pipelineName}: ${failure.error}`;
 }
 
 /** The IR as JSON: keys sorted, so the same IR is the same bytes. */

@@ -3,6 +3,8 @@
  * the kfp-server-api models), built from a definition and a Provider (pure). What a definition
  * cannot become is an Error naming the resource's field.
  */
+
+import { contentHash } from "../../lib/canonical.ts";
 import type {
   ExperimentDefinition,
   Owner,
@@ -33,11 +35,22 @@ export function pipelineBody(definition: PipelineDefinition, settings: KfpSettin
   };
 }
 
-/** A pipeline version: named by the Slipway version hash, the IR as its pipeline_spec. */
-export function versionBody(pipelineId: string, definition: PipelineDefinition, ir: unknown) {
+/**
+ * A pipeline version's name: the Slipway version hash, and when the Provider has settings the IR is
+ * compiled with (defaultBeamArgs, defaultCaching) a hash of them: changing them makes a new IR, which
+ * a version found again by its old name would not carry.
+ */
+export function versionName(definition: PipelineDefinition, provider: ProviderConfig): string {
+  const { defaultBeamArgs, defaultCaching } = provider.spec;
+  if (!defaultBeamArgs && !defaultCaching) return definition.version;
+  return `${definition.version}-${contentHash({ defaultBeamArgs, defaultCaching }, { length: 8 })}`;
+}
+
+/** A pipeline version: named by versionName, the IR as its pipeline_spec. */
+export function versionBody(pipelineId: string, definition: PipelineDefinition, ir: unknown, name: string) {
   return {
     pipeline_id: pipelineId,
-    display_name: definition.version,
+    display_name: name,
     description: `${describe(definition.owner)} at version ${definition.version}`,
     pipeline_spec: ir,
   };
@@ -123,7 +136,17 @@ function runFields(run: RunDefinition, provider: ProviderConfig) {
   };
 }
 
-export const runBody = (run: RunDefinition, provider: ProviderConfig) => runFields(run, provider);
+/**
+ * A run (V2beta1Run): of the Pipeline's version, or, given `pipelineSpec` (the IR compiled with the
+ * Run's caching), of that spec: KFP's API has no run-level caching switch, and the SDK's
+ * `enable_caching` likewise submits the spec with every task's cachingOptions overwritten.
+ */
+export function runBody(run: RunDefinition, provider: ProviderConfig, pipelineSpec?: unknown) {
+  const { pipeline_version_reference, ...fields } = runFields(run, provider);
+  return pipelineSpec === undefined
+    ? { ...fields, pipeline_version_reference }
+    : { ...fields, pipeline_spec: pipelineSpec };
+}
 
 /** KFP's cron has a seconds field first (6 fields); a 5-field expression runs at second 0. */
 export function kfpCron(expression: string): string {

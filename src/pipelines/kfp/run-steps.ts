@@ -41,6 +41,8 @@ export interface TaskView {
   startedAt?: string;
   finishedAt?: string;
   message?: string | null;
+  /** Whether the task reused an earlier execution, where the backend's record says. */
+  cacheHit?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export function stepsOfTasks<T>(
     (steps ?? []).flatMap((name) => {
       const task = tasks.find((candidate) => nameOf(candidate) === taskName(name));
       if (!task) return [];
-      const { phase, startedAt, finishedAt, message } = view(task);
+      const { phase, startedAt, finishedAt, message, cacheHit } = view(task);
       return [
         {
           name,
@@ -65,6 +67,7 @@ export function stepsOfTasks<T>(
           ...(startedAt ? { startedAt } : {}),
           ...(finishedAt ? { finishedAt } : {}),
           ...(message ? { message: clip(message, maxStepMessage) } : {}),
+          ...(cacheHit === undefined ? {} : { cacheHit }),
         },
       ];
     }),

@@ -98,6 +98,7 @@ export class VertexBackend implements Backend {
         name: definition.name,
         spec: definition.spec,
         defaultBeamArgs: provider.spec.defaultBeamArgs,
+        defaultCaching: provider.spec.defaultCaching,
       });
       if (!compiled.ok) throw new Error(compiled.error);
       return `${definition.owner.namespace}.${definition.owner.name}@${definition.version}`;

@@ -13,7 +13,7 @@ import type {
   RunScheduleDefinition,
 } from "../backend.ts";
 import type { ScheduledCompletion } from "../events/scheduled.ts";
-import { compilePipeline } from "../kfp/compile.ts";
+import { compilePipeline, runCompileError } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
 import { runFailure } from "../run-steps.ts";
@@ -69,16 +69,25 @@ export function vertexId(owner: Owner): string {
 
 /**
  * A Run's pipeline as the job's `pipelineSpec`: its IR (compiled for the Provider's default Beam
- * arguments) as a protobuf Struct. The same for every Run of one Pipeline version and Provider
+ * arguments and caching, and the Run's caching) as a protobuf Struct. The same for every Run of one Pipeline version and Provider
  * (see pipelineSpecKey), so a backend keeps it instead of compiling it per Run.
  */
 export function pipelineSpecOf(run: RunDefinition, provider: ProviderConfig): Struct {
   return toStruct(irOf(run, provider) as unknown as Record<string, unknown>);
 }
 
-/** What pipelineSpecOf depends on: the Pipeline's name and version (its spec's hash) and the Provider's Beam arguments. */
+/**
+ * What pipelineSpecOf depends on: the Pipeline's name and version (its spec's hash), the Provider's
+ * Beam arguments and default caching, and the Run's caching.
+ */
 export function pipelineSpecKey(run: RunDefinition, provider: ProviderConfig): string {
-  return JSON.stringify([run.pipeline.name, run.pipeline.version, provider.spec.defaultBeamArgs ?? null]);
+  return JSON.stringify([
+    run.pipeline.name,
+    run.pipeline.version,
+    provider.spec.defaultBeamArgs ?? null,
+    provider.spec.defaultCaching ?? null,
+    run.caching ?? null,
+  ]);
 }
 
 function irOf(run: RunDefinition, provider: ProviderConfig) {
@@ -86,8 +95,11 @@ function irOf(run: RunDefinition, provider: ProviderConfig) {
     name: run.pipeline.name,
     spec: run.pipeline.spec,
     defaultBeamArgs: provider.spec.defaultBeamArgs,
+    defaultCaching: provider.spec.defaultCaching,
+    // a PipelineJob has no caching switch of its own: the Vertex SDK's enable_caching also rewrites the tasks
+    runCaching: run.caching,
   });
-  if (!compiled.ok) throw new Error(`spec.pipeline: Pipeline ${run.pipeline.name}: ${compiled.error}`);
+  if (!compiled.ok) throw new Error(runCompileError(compiled, run.pipeline.name, run.caching));
   return compiled.ir;
 }
 

@@ -4,7 +4,8 @@
  * DAG's included; a step is the task whose `taskName` is its KFP task name (kfp/names.ts
  * `taskName`, the IR Vertex runs is KFP's), with `state` (PipelineTaskDetail.State),
  * `startTime`/`endTime` (Timestamps) and `error` (a google.rpc.Status). Vertex's record has no exit
- * code and no retry count.
+ * code and no retry count. A task's `execution` (google.cloud.aiplatform.v1.Execution) has state
+ * CACHED when it reused an earlier execution: the step's cache hit.
  */
 import type { RunStepStatus } from "../backend.ts";
 import { stepsOfTasks } from "../kfp/run-steps.ts";
@@ -18,7 +19,11 @@ export interface VertexTaskDetail {
   endTime?: { seconds?: Seconds } | null;
   error?: { message?: string | null } | null;
   outputs?: Record<string, { artifacts?: { uri?: string | null }[] | null }> | null;
+  execution?: { state?: string | number | null } | null;
 }
+
+/** Execution.State CACHED (its number when the enum is not decoded to names). */
+const cached = (state: string | number | null | undefined) => state === "CACHED" || state === 5;
 
 const phases: Record<string, RunStepStatus["phase"]> = {
   PENDING: "Pending",
@@ -48,5 +53,6 @@ export const vertexRunSteps = (tasks: readonly VertexTaskDetail[], steps: readon
       startedAt: timestampText(task.startTime),
       finishedAt: timestampText(task.endTime),
       message: task.error?.message,
+      ...(task.execution?.state == null ? {} : { cacheHit: cached(task.execution.state) }),
     }),
   );

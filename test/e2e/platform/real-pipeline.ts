@@ -258,6 +258,64 @@ export async function runIoPipeline(
   );
 }
 
+/**
+ * A Pipeline whose one step caches, and a Run of it named `run` (with the Run's own `caching` when
+ * given), once it completed. The step prints the run's parameter and sleeps a little: a fresh
+ * execution takes a pod, a reused one does not.
+ */
+export async function runCachedPipeline(
+  namespace: string,
+  provider: string,
+  image: string,
+  run: { name: string; caching?: { enabled: boolean } },
+): Promise<Any> {
+  const objects = custom();
+  const path = { group: "pipelines.slipway.dev", version: "v1alpha1", namespace };
+  const read = (plural: string, name: string): Promise<Any> =>
+    objects.getNamespacedCustomObject({ ...path, plural, name });
+  const body = (kind: string, name: string, spec: unknown) => ({
+    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    kind,
+    metadata: { name },
+    spec,
+  });
+  if (!(await read("pipelines", "cached").catch(() => undefined))) {
+    await objects.createNamespacedCustomObject({
+      ...path,
+      plural: "pipelines",
+      body: body("Pipeline", "cached", {
+        provider,
+        image,
+        caching: { enabled: true, maxAge: "1h" },
+        steps: [
+          { name: "compute", command: ["python3", "-c", "import time; print('computed'); time.sleep(1)"] },
+        ],
+      }),
+    });
+    await eventually(
+      "Pipeline cached synchronized",
+      () => read("pipelines", "cached"),
+      (p) => p.status?.state === "Succeeded",
+      120_000,
+    );
+  }
+  await objects.createNamespacedCustomObject({
+    ...path,
+    plural: "runs",
+    body: body("Run", run.name, {
+      provider,
+      pipeline: "cached",
+      ...(run.caching ? { caching: run.caching } : {}),
+    }),
+  });
+  return eventually(
+    `Run ${run.name} completed`,
+    () => read("runs", run.name),
+    (r) => r.status?.completionState !== undefined,
+    600_000,
+  );
+}
+
 /** The log of a pod's main container. */
 export async function mainLog(namespace: string, pod: string): Promise<string> {
   return core().readNamespacedPodLog({ namespace, name: pod, container: "main" });

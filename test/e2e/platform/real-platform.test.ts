@@ -35,12 +35,16 @@ import {
   mainLog,
   readPlatformObject,
   readWorkflow,
+  runCachedPipeline,
   runIoPipeline,
   runRetriedPipeline,
   startPipelinesController,
   workflowPods,
 } from "./real-pipeline.ts";
 import { cli, type OperatorProcess, readPlatform, startOperator, suiteNamespace } from "./support.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
+type Any = any;
 
 const run = promisify(execFile);
 const release = findRelease("0.2.0");
@@ -49,9 +53,6 @@ const missingImages = release ? Object.values(release.images).filter((image) => 
 const skipped =
   inject("realNodeSkipped") ||
   (missingImages.length ? `no local image ${missingImages.join(", ")} on the real node` : "");
-
-// biome-ignore lint/suspicious/noExplicitAny: test reads of Argo's node statuses
-type Any = any;
 
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const kubectl = (...args: string[]) =>
@@ -420,6 +421,46 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
       expect((await readPlatformObject(namespace, model)).toString("latin1")).toContain(
         `model of 42 rows from dataset ${token}`,
       );
+    } finally {
+      await pipelines.stop();
+    }
+  });
+
+  it("caches a step on the real Argo controller: a second Run reuses the first one's execution (no pod), one with caching off runs it again", {
+    timeout: 1_200_000,
+  }, async () => {
+    const provider = (await readPlatform(namespace)).status?.provider ?? "";
+    const image = workflowImages("0.2.0")?.step ?? "";
+    expect(image).not.toBe("");
+    const pipelines = await startPipelinesController(namespace);
+    try {
+      const stepOf = (run: Any): RunStepStatus | undefined => run.status?.steps?.[0];
+      const first = await runCachedPipeline(namespace, provider, image, { name: "cached-1" });
+      expect(first.status.completionState).toBe("Succeeded");
+      expect(first.status.caching).toEqual([{ step: "compute", enabled: true, maxAge: "1h" }]);
+      expect(stepOf(first)?.cacheHit).toBe(false);
+      expect(await workflowPods(namespace, `${namespace}.cached-1`)).toHaveLength(1);
+
+      // Argo's controller saved the entry in the Provider's cache ConfigMap, labelled as its caches are
+      const cache = await core().readNamespacedConfigMap({
+        namespace,
+        name: `slipway-step-cache.${provider}`,
+      });
+      expect(cache.metadata?.labels?.["workflows.argoproj.io/configmap-type"]).toBe("Cache");
+
+      const second = await runCachedPipeline(namespace, provider, image, { name: "cached-2" });
+      expect(second.status.completionState).toBe("Succeeded");
+      expect(stepOf(second)).toMatchObject({ cacheHit: true, reusedRun: `${namespace}.cached-1` });
+      expect(await workflowPods(namespace, `${namespace}.cached-2`)).toHaveLength(0);
+
+      const fresh = await runCachedPipeline(namespace, provider, image, {
+        name: "cached-3",
+        caching: { enabled: false },
+      });
+      expect(fresh.status.completionState).toBe("Succeeded");
+      expect(fresh.status.caching).toEqual([{ step: "compute", enabled: false, maxAge: "1h" }]);
+      expect(stepOf(fresh)?.cacheHit).toBeUndefined();
+      expect(await workflowPods(namespace, `${namespace}.cached-3`)).toHaveLength(1);
     } finally {
       await pipelines.stop();
     }

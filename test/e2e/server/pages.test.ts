@@ -266,7 +266,7 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
     await create(RunKind, namespace, "diamond-1", { provider: "argo", pipeline: "diamond" });
     const started = new Date().toISOString();
     const steps = (trainB: string) => [
-      { name: "prepare", phase: "Succeeded", startedAt: started, finishedAt: started, exitCode: 0 },
+      { name: "prepare", phase: "Succeeded", startedAt: started, finishedAt: started, cacheHit: true },
       {
         name: "train-a",
         phase: "Failed",
@@ -300,6 +300,11 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
       .getByRole("table", { name: "Steps" })
       .getByRole("cell", { name: "Error (exit code 3)" })
       .waitFor();
+    // prepare reused an earlier execution (argo's memoizationStatus.hit): said in its row
+    await page.locator('tr[data-row="prepare"]').getByRole("cell", { name: "hit", exact: true }).waitFor();
+    expect(
+      await page.locator('tr[data-row="train-a"]').getByRole("cell", { name: "hit", exact: true }).count(),
+    ).toBe(0);
 
     // a node shows its step's log: kwok runs no Argo, so no pod ran it, and the page says so
     await node("train-a: Failed").click();

@@ -289,4 +289,58 @@ describe("pipelines CRDs: the API server refuses bad input with a clear message"
     await expect(pipeline("io-wide", wide)).resolves.toBeDefined();
     api.close();
   });
+
+  it("checks caching policies on the Provider, the Pipeline, a step and the Run, naming the field", async () => {
+    namespace = await testNamespace("pl-crd-cache");
+    api = new Api(adminConfig());
+    const pipeline = (name: string, caching: unknown, stepCaching?: unknown) =>
+      create(types.pipeline, name, {
+        provider: "argo",
+        image: "i",
+        ...(caching === undefined ? {} : { caching }),
+        steps: [{ name: "a", ...(stepCaching === undefined ? {} : { caching: stepCaching }) }],
+      });
+    await expect(
+      pipeline("cache-ok", { enabled: true, maxAge: "1h30m" }, { enabled: false }),
+    ).resolves.toBeDefined();
+    await expect(pipeline("cache-empty", {})).rejects.toThrow(
+      /spec.caching: Invalid value.*a caching policy sets enabled, maxAge or both/,
+    );
+    await expect(pipeline("cache-unit", undefined, { maxAge: "2d" })).rejects.toThrow(
+      /spec.steps\[0\].caching.maxAge.*should match/,
+    );
+    await expect(pipeline("cache-long", { maxAge: "8761h" })).rejects.toThrow(
+      /spec.caching.maxAge.*a duration from 1s to 8760h/,
+    );
+    await expect(pipeline("cache-type", { enabled: "yes" })).rejects.toThrow(/spec.caching.enabled.*boolean/);
+    // a misspelt field is pruned (no field validation asked): the policy is then empty
+    await expect(pipeline("cache-field", { enable: true })).rejects.toThrow(
+      /spec.caching: Invalid value.*a caching policy sets enabled, maxAge or both/,
+    );
+    const run = (name: string, caching: unknown) =>
+      create(types.run, name, { provider: "argo", pipeline: "train", caching });
+    await expect(run("run-cache-ok", { enabled: false })).resolves.toBeDefined();
+    await expect(run("run-cache-zero", { maxAge: "0s" })).rejects.toThrow(
+      /spec.caching.maxAge.*a duration from 1s to 8760h/,
+    );
+    await expect(
+      create(types.provider, "argo-cache", {
+        type: "argo",
+        defaultCaching: { enabled: true, maxAge: "24h" },
+      }),
+    ).resolves.toBeDefined();
+    await expect(
+      create(types.provider, "kfp-cache", { type: "kfp", defaultCaching: { enabled: true } }),
+    ).resolves.toBeDefined();
+    await expect(
+      create(types.provider, "kfp-cache-age", {
+        type: "kfp",
+        defaultCaching: { enabled: true, maxAge: "24h" },
+      }),
+    ).rejects.toThrow(/spec.defaultCaching.maxAge: Invalid value.*kfp and vertex have no maximum age/);
+    await expect(
+      create(types.provider, "vertex-cache-age", { type: "vertex", defaultCaching: { maxAge: "1h" } }),
+    ).rejects.toThrow(/spec.defaultCaching.maxAge/);
+    api.close();
+  });
 });

@@ -190,6 +190,32 @@ const pipelines: KfpPipeline[] = [
       ],
     },
   },
+  {
+    name: "caching",
+    defaultCaching: { enabled: true },
+    spec: {
+      provider: "kfp",
+      image: "trainer:1",
+      caching: { enabled: false },
+      steps: [
+        { name: "fetch", command: ["fetch"], caching: { enabled: true } },
+        { name: "train", command: ["train"], dependsOn: ["fetch"] },
+      ],
+    },
+  },
+  {
+    name: "run-caching",
+    runCaching: { enabled: false },
+    spec: {
+      provider: "kfp",
+      image: "trainer:1",
+      caching: { enabled: true },
+      steps: [
+        { name: "fetch", command: ["fetch"], caching: { enabled: true } },
+        { name: "train", command: ["train"], dependsOn: ["fetch"] },
+      ],
+    },
+  },
 ];
 
 /** More, drawn at random (a fixed seed, so a failure repeats): free text in args and env, defaults of every type. */
@@ -302,6 +328,17 @@ describe(
       expect((io.ours?.ir as Any)?.components).toEqual(theirs?.components);
     });
 
+    it("each task's cachingOptions is what set_caching_options compiles: the step's over the Pipeline's, the Run's over both", () => {
+      const tasksOf = (name: string, side: "ours" | "theirs") =>
+        ((judged[pipelines.findIndex((p) => p.name === name)] as Judged)[side]?.ir.root as Any)?.dag?.tasks;
+      // protobuf's JSON leaves out a false enableCache
+      expect(tasksOf("caching", "theirs")?.fetch?.cachingOptions).toEqual({ enableCache: true });
+      expect(tasksOf("caching", "theirs")?.train?.cachingOptions).toEqual({});
+      expect(tasksOf("caching", "ours")).toEqual(tasksOf("caching", "theirs"));
+      expect(tasksOf("run-caching", "theirs")?.fetch?.cachingOptions).toEqual({});
+      expect(tasksOf("run-caching", "ours")).toEqual(tasksOf("run-caching", "theirs"));
+    });
+
     it("refuses a field the proto does not have, and a field of the wrong type (the check can fail)", () => {
       const cases = pipelines.length + randomPipelines.length;
       expect(judged[cases]?.error).toMatch(/cpuLimits/);
@@ -401,6 +438,27 @@ describe("slipway pipelines compile", () => {
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toBe(
       `error: ${file}: spec.steps[0].inputs.artifacts[0].from.output: step train has no output artifact weights (its outputs.artifacts)\n`,
+    );
+  });
+
+  it("shows each step's caching as its task's cachingOptions; a maxAge KFP cannot honour fails naming the field", async () => {
+    const pipeline = pipelines.find((p) => p.name === "caching") as KfpPipeline;
+    const file = join(dir, "caching.yaml");
+    const { stringify, parse } = await import("yaml");
+    await writeFile(file, stringify(document(pipeline)));
+    const shown = await slipway(["pipelines", "compile", file, "-o", "yaml"]);
+    expect(shown.code).toBe(0);
+    const tasks = parse(shown.stdout).root.dag.tasks;
+    // the file has no Provider: its defaultCaching does not apply here
+    expect(tasks.fetch.cachingOptions).toEqual({ enableCache: true });
+    expect(tasks.train.cachingOptions).toEqual({ enableCache: false });
+    const aged = document(pipeline);
+    aged.spec = { ...aged.spec, steps: [{ name: "fetch", caching: { enabled: true, maxAge: "24h" } }] };
+    await writeFile(file, stringify(aged));
+    const refused = await slipway(["pipelines", "compile", file, "--backend", "vertex"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: ${file}: spec.steps[0].caching.maxAge: KFP's caching has no maximum age of a reused execution (argo only): leave maxAge unset\n`,
     );
   });
 

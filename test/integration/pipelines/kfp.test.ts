@@ -533,6 +533,85 @@ describe(
       }
     });
 
+    it("caching: each task's cachingOptions in the version; a Run's own caching runs its own IR (pipeline_spec); status.caching; a maxAge is Failed naming the field", async () => {
+      const ns = await namespace();
+      await provider(ns, { ...kfpSpec(kfp), defaultCaching: { enabled: true } });
+      const cachedSpec = {
+        ...pipelineSpec("kfp"),
+        steps: pipelineSpec("kfp").steps.map((step) =>
+          step.name === "train" ? { ...step, caching: { enabled: false } } : step,
+        ),
+      };
+      await create(types.pipeline, ns, "train", cachedSpec);
+      const synchronized: Any = await synced(types.pipeline, ns, "train");
+      const [, versionId] = synchronized.status.provider.id.split("/");
+      // the server parsed it into kfp's PipelineSpec; protobuf's JSON of the version as sent
+      const tasks = (await kfp.state()).versions[versionId].pipeline_spec.root.dag.tasks;
+      expect(tasks.prepare.cachingOptions).toEqual({ enableCache: true });
+      expect(tasks.train.cachingOptions).toEqual({ enableCache: false });
+
+      await create(types.run, ns, "fresh", {
+        provider: "kfp",
+        pipeline: "train",
+        caching: { enabled: false },
+      });
+      await create(types.run, ns, "default", { provider: "kfp", pipeline: "train" });
+      const fresh: Any = await eventually(
+        "Run fresh submitted, its caching recorded",
+        () => bed.api.get(types.run, ns, "fresh"),
+        (r: Any) => r?.status?.state === "Succeeded" && r.status.caching !== undefined,
+      );
+      expect(fresh.status.caching).toEqual([
+        { step: "prepare", enabled: false },
+        { step: "train", enabled: false },
+      ]);
+      const sent = (await kfp.state()).runs[fresh.status.provider.id];
+      expect(sent.pipeline_version_reference).toBeUndefined();
+      expect(sent.pipeline_spec.root.dag.tasks.prepare.cachingOptions).toEqual({ enableCache: false });
+      expect(sent.runtime_config).toMatchObject({ pipeline_root: "gs://bucket/root" });
+      const byDefault: Any = await eventually(
+        "Run default submitted, its caching recorded",
+        () => bed.api.get(types.run, ns, "default"),
+        (r: Any) => r?.status?.state === "Succeeded" && r.status.caching !== undefined,
+      );
+      expect(byDefault.status.caching).toEqual([
+        { step: "prepare", enabled: true },
+        { step: "train", enabled: false },
+      ]);
+      expect((await kfp.state()).runs[byDefault.status.provider.id]).toMatchObject({
+        pipeline_version_reference: { pipeline_version_id: versionId },
+      });
+
+      // KFP cannot honour a maximum age: the Pipeline says so, naming the field; nothing reaches KFP
+      await create(types.pipeline, ns, "aged", {
+        ...pipelineSpec("kfp"),
+        steps: [{ name: "prepare", caching: { maxAge: "24h" } }],
+      });
+      const aged: Any = await eventually(
+        "Pipeline aged Failed",
+        () => bed.api.get(types.pipeline, ns, "aged"),
+        (p: Any) => p?.status?.state === "Failed",
+      );
+      expect(condition(aged, "Synchronized")).toMatchObject({ status: "False" });
+      expect(condition(aged, "Synchronized").message).toMatch(
+        /spec\.steps\[0\]\.caching\.maxAge: KFP's caching has no maximum age of a reused execution \(argo only\): leave maxAge unset/,
+      );
+      expect((await kfpObjects(kfp, "pipelines")).filter((p) => p.display_name === `${ns}.aged`)).toEqual([]);
+
+      // the Provider's default changed: a new version with the new IR (not the old one found by its name)
+      await bed.api.mergePatch(types.provider, ns, "kfp", { spec: { defaultCaching: { enabled: false } } });
+      const resynced: Any = await eventually(
+        "Pipeline train at a new version",
+        () => bed.api.get(types.pipeline, ns, "train"),
+        (p: Any) =>
+          p?.status?.state === "Succeeded" && p.status.provider.id !== synchronized.status.provider.id,
+      );
+      const [, newVersion] = resynced.status.provider.id.split("/");
+      const newTasks = (await kfp.state()).versions[newVersion].pipeline_spec.root.dag.tasks;
+      expect(newTasks.prepare.cachingOptions).toEqual({ enableCache: false });
+      await expectClean(ns);
+    });
+
     it("changing the Provider moves a Pipeline from one KFP to another", async () => {
       const ns = await namespace();
       await provider(ns, kfpSpec(kfp), "first");

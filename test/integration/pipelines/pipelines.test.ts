@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
+import { configMapType } from "../../../src/kube/core-types.ts";
 import type { Manager } from "../../../src/kube/manager.ts";
 import { providerFilePath, workflowSpec } from "../../../src/pipelines/argo/workflow.ts";
 import { finalizer, types } from "../../../src/pipelines/types.ts";
@@ -279,6 +280,93 @@ describe("pipelines on the argo backend", () => {
     );
     expect(failed.status.completionState).toBe("Failed");
     await expectNoConfigMaps();
+  });
+
+  it("caching: the Workflow's memoize kept whole under Argo's CRD schema, status.caching recorded, a cache hit from memoizationStatus", async () => {
+    const [ns = ""] = await namespaces(1);
+    await helmProvider(ns, { type: "argo", defaultCaching: { maxAge: "168h" } });
+    await api.create(types.pipeline, {
+      apiVersion: group,
+      kind: "Pipeline",
+      metadata: { name: "cached", namespace: ns },
+      spec: {
+        ...pipelineSpec("argo"),
+        caching: { enabled: true },
+        steps: [
+          {
+            name: "prepare",
+            args: ["--dataset={{workflow.parameters.dataset}}"],
+            caching: { maxAge: "24h" },
+          },
+          { name: "train", dependsOn: ["prepare"], caching: { enabled: false } },
+        ],
+      },
+    });
+    await eventually(
+      "Pipeline cached Succeeded",
+      () => api.get(types.pipeline, ns, "cached"),
+      (p: Any) => p?.status?.state === "Succeeded",
+    );
+    await createRun(ns, "cached", { provider: "argo", pipeline: "cached" });
+    const run: Any = await eventually(
+      "Run cached submitted, its caching recorded",
+      () => api.get(types.run, ns, "cached"),
+      (r: Any) => r?.status?.state === "Succeeded" && r.status.caching !== undefined,
+    );
+    expect(run.status.caching).toEqual([
+      { step: "prepare", enabled: true, maxAge: "24h" },
+      { step: "train", enabled: false, maxAge: "168h" },
+    ]);
+    const id = run.status.provider.id;
+    const workflow: Any = await api.get(types.workflow, ns, id);
+    const template = (name: string) => workflow.spec.templates.find((t: Any) => t.name === name);
+    expect(template("step-prepare").memoize).toEqual({
+      key: expect.stringMatching(/^slipway-[0-9a-f]{64}$/),
+      maxAge: "24h",
+      cache: { configMap: { name: "slipway-step-cache.argo" } },
+    });
+    expect(template("step-train").memoize).toBeUndefined();
+
+    // Argo's controller found the entry an earlier Workflow saved for prepare (its cache Entry, labelled
+    // as Argo labels its caches), and ran train
+    await api.create(configMapType, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name: "slipway-step-cache.argo",
+        namespace: ns,
+        labels: { "workflows.argoproj.io/configmap-type": "Cache" },
+      },
+      data: {
+        [template("step-prepare").memoize.key]: JSON.stringify({
+          nodeID: `${ns}.earlier-1834710231`,
+          outputs: null,
+          creationTimestamp: "2026-01-01T00:00:00Z",
+          lastHitTimestamp: "2026-01-02T00:00:00Z",
+        }),
+      },
+    } as Any);
+    const hit = podNode(id, "prepare", []);
+    for (const node of Object.values(hit) as Any[])
+      node.memoizationStatus = {
+        hit: true,
+        key: template("step-prepare").memoize.key,
+        cacheName: "slipway-step-cache.argo",
+      };
+    await finishWorkflow(ns, id, "Succeeded", { ...hit, ...podNode(id, "train", []) });
+    const done: Any = await eventually(
+      "Run cached completed",
+      () => api.get(types.run, ns, "cached"),
+      (r: Any) => r?.status?.completionState === "Succeeded",
+    );
+    expect(done.status.steps.map((s: Any) => [s.name, s.cacheHit, s.reusedRun])).toEqual([
+      ["prepare", true, `${ns}.earlier`],
+      ["train", undefined, undefined],
+    ]);
+    // kept as recorded with the completion
+    expect(done.status.caching).toEqual(run.status.caching);
+    // the only ConfigMap is the test's (Argo's): Slipway writes none
+    expect(await configMaps?.stop()).toEqual([`${ns}/slipway-step-cache.argo`]);
   });
 
   it("a completed Run is deleted after its TTL, and its Workflow with it", async () => {

@@ -385,6 +385,84 @@ describe("the vertex backend (official client → test Vertex endpoint decoding 
     }
   });
 
+  it("caching: each task's cachingOptions in the job's pipelineSpec (a Run's own over the step's); status.caching; a CACHED execution is the step's cache hit", async () => {
+    const ns = await testNamespace("vtx");
+    await readyProvider(ns, { ...vertexSpec(), defaultCaching: { enabled: true } });
+    await create(types.pipeline, ns, "train", {
+      ...pipelineSpec,
+      steps: [
+        { name: "fetch", args: ["--epochs={{workflow.parameters.epochs}}"] },
+        { name: "train", dependsOn: ["fetch"], caching: { enabled: false } },
+      ],
+    });
+    await synced(types.pipeline, ns, "train");
+    await create(types.run, ns, "cached", { provider: "vertex", pipeline: "train" });
+    await create(types.run, ns, "fresh", {
+      provider: "vertex",
+      pipeline: "train",
+      caching: { enabled: false },
+    });
+    const cached: Any = await synced(types.run, ns, "cached");
+    const fresh: Any = await synced(types.run, ns, "fresh");
+    const tasks = (run: Any) =>
+      json({ structValue: vertex.jobs.get(run.status.provider.id).pipelineSpec }).root.dag.tasks;
+    expect(tasks(cached).fetch.cachingOptions).toEqual({ enableCache: true });
+    expect(tasks(cached).train.cachingOptions).toEqual({ enableCache: false });
+    expect(tasks(fresh).fetch.cachingOptions).toEqual({ enableCache: false });
+
+    // Vertex's job detail: fetch reused an earlier execution (Execution.State CACHED), train ran
+    vertex.finishJob(cached.status.provider.id, "PIPELINE_STATE_SUCCEEDED", [
+      {
+        taskName: "fetch",
+        state: "SUCCEEDED",
+        startTime: { seconds: "1767225605" },
+        endTime: { seconds: "1767225606" },
+        execution: { state: "CACHED" },
+      },
+      {
+        taskName: "train",
+        state: "SUCCEEDED",
+        startTime: { seconds: "1767225607" },
+        endTime: { seconds: "1767225650" },
+        execution: { state: "COMPLETE" },
+      },
+    ]);
+    const done: Any = await eventually(
+      "Run cached completed",
+      () => bed.api.get(types.run, ns, "cached"),
+      (r: Any) => r.status.completionState !== undefined,
+    );
+    expect(done.status.caching).toEqual([
+      { step: "fetch", enabled: true },
+      { step: "train", enabled: false },
+    ]);
+    expect(done.status.steps.map((step: Any) => [step.name, step.cacheHit])).toEqual([
+      ["fetch", true],
+      ["train", false],
+    ]);
+    const freshNow: Any = await bed.api.get(types.run, ns, "fresh");
+    expect(freshNow.status.caching).toEqual([
+      { step: "fetch", enabled: false },
+      { step: "train", enabled: false },
+    ]);
+    // Vertex cannot honour a maximum age: the Run says so, naming its field; no job is created
+    await create(types.run, ns, "aged", {
+      provider: "vertex",
+      pipeline: "train",
+      caching: { enabled: true, maxAge: "1h" },
+    });
+    const aged: Any = await eventually(
+      "Run aged Failed",
+      () => bed.api.get(types.run, ns, "aged"),
+      (r: Any) => r?.status?.state === "Failed",
+    );
+    expect(condition(aged, "Synchronized").message).toMatch(
+      /^create failed \(attempt \d\): spec\.caching\.maxAge: KFP's caching has no maximum age of a reused execution \(argo only\): leave maxAge unset/,
+    );
+    expect([...vertex.jobs.values()].filter((job) => job.displayName === `${ns}.aged`)).toEqual([]);
+    expect(vertex.violations).toEqual([]);
+  });
+
   it("a location Vertex does not know → Ready=False naming the endpoint and the gRPC status, not the backend's text", async () => {
     const ns = await testNamespace("vtx");
     const notReady: Any = await readyProvider(ns, vertexSpec("us-central1"), "False");

@@ -197,8 +197,7 @@ def sorted_by(items, query, fields):
     return sorted(items, key=key, reverse=direction == "desc")
 
 
-def checked_parameters(version, runtime_config):
-    spec = version["pipeline_spec"]
+def checked_parameters(spec, runtime_config):
     declared = spec.get("root", {}).get("inputDefinitions", {}).get("parameters", {})
     types = {"STRING": str, "NUMBER_INTEGER": int, "NUMBER_DOUBLE": (int, float), "BOOLEAN": bool}
     for name, value in (runtime_config or {}).get("parameters", {}).items():
@@ -222,8 +221,15 @@ def version_of(state, reference):
 
 
 def check_run_references(state, body):
-    version = version_of(state, body.get("pipeline_version_reference"))
-    checked_parameters(version, body.get("runtime_config"))
+    """A run's pipeline is a version's or its own `pipeline_spec` (one of the two, as in run.proto's pipeline_source)."""
+    spec = body.get("pipeline_spec")
+    if spec is not None:
+        if body.get("pipeline_version_reference"):
+            raise KfpError(400, "pipeline_spec and pipeline_version_reference are one of pipeline_source")
+        json_format.ParseDict(spec, pipeline_spec_pb2.PipelineSpec(), ignore_unknown_fields=False)
+    else:
+        spec = version_of(state, body.get("pipeline_version_reference"))["pipeline_spec"]
+    checked_parameters(spec, body.get("runtime_config"))
     experiment = body.get("experiment_id")
     if experiment and experiment not in state.experiments:
         raise KfpError(404, f"experiment {experiment} not found")

@@ -168,6 +168,10 @@ function RunSteps({ run, token }: { run: RunView; token: string }) {
             { header: "Finished", cell: (step) => time(step.finishedAt) },
             { header: "Retries", cell: (step) => step.retries ?? 0 },
             { header: "Exit code", cell: (step) => step.exitCode ?? "—", className: "mono" },
+            {
+              header: "Cache",
+              cell: (step) => (step.cacheHit === undefined ? "—" : step.cacheHit ? "hit" : "miss"),
+            },
             { header: "Message", cell: (step) => step.message ?? "" },
             {
               header: "Log",
