@@ -10,6 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from "@kubernetes/client-node";
 import pino from "pino";
+import { PipelineKind } from "../../../src/apis/pipelines/pipeline.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { providerServiceAccountPolicy } from "../../../src/operator/controllers.ts";
 import { backends } from "../../../src/pipelines/backends.ts";
@@ -90,6 +91,46 @@ export async function readPlatformObject(namespace: string, location: string): P
   }
 }
 
+/** Creates and reads pipelines objects in `namespace` as the admin, at the version Slipway serves. */
+function pipelinesObjects(namespace: string) {
+  const objects = custom();
+  const path = { group: PipelineKind.group, version: PipelineKind.version, namespace };
+  return {
+    create: (plural: string, kind: string, name: string, spec: unknown) =>
+      objects.createNamespacedCustomObject({
+        ...path,
+        plural,
+        body: { apiVersion: PipelineKind.apiVersion, kind, metadata: { name }, spec },
+      }),
+    read: (plural: string, name: string): Promise<Any> =>
+      objects.getNamespacedCustomObject({ ...path, plural, name }),
+  };
+}
+
+type PipelinesObjects = ReturnType<typeof pipelinesObjects>;
+
+/** Creates the Pipeline `name` and waits until its backend has it. */
+async function synchronizedPipeline(api: PipelinesObjects, name: string, spec: unknown): Promise<void> {
+  await api.create("pipelines", "Pipeline", name, spec);
+  await eventually(
+    `Pipeline ${name} synchronized`,
+    () => api.read("pipelines", name),
+    (p) => p.status?.state === "Succeeded",
+    120_000,
+  );
+}
+
+/** Creates the Run `name` and answers it once it completed (a real run takes minutes at most). */
+async function completedRun(api: PipelinesObjects, name: string, spec: unknown): Promise<Any> {
+  await api.create("runs", "Run", name, spec);
+  return eventually(
+    `Run ${name} completed`,
+    () => api.read("runs", name),
+    (r) => r.status?.completionState !== undefined,
+    600_000,
+  );
+}
+
 /**
  * A one-step Pipeline whose step fails (exit 3) on its first two attempts and succeeds on the third:
  * the attempt number is Argo's `{{retries}}`, which its controller substitutes in a template that has
@@ -97,26 +138,10 @@ export async function readPlatformObject(namespace: string, location: string): P
  * (backoff factor 2). Returns the completed Run.
  */
 export async function runRetriedPipeline(namespace: string, provider: string, image: string): Promise<Any> {
-  const objects = custom();
-  const create = (plural: string, kind: string, name: string, spec: unknown) =>
-    objects.createNamespacedCustomObject({
-      group: "pipelines.slipway.dev",
-      version: "v1alpha1",
-      namespace,
-      plural,
-      body: { apiVersion: "pipelines.slipway.dev/v1alpha1", kind, metadata: { name }, spec },
-    });
-  const read = (plural: string, name: string): Promise<Any> =>
-    objects.getNamespacedCustomObject({
-      group: "pipelines.slipway.dev",
-      version: "v1alpha1",
-      namespace,
-      plural,
-      name,
-    });
+  const api = pipelinesObjects(namespace);
   const script =
     "import sys; attempt = int('{{retries}}'); print('attempt', attempt); sys.exit(0 if attempt >= 2 else 3)";
-  await create("pipelines", "Pipeline", "flaky", {
+  await synchronizedPipeline(api, "flaky", {
     provider,
     image,
     steps: [
@@ -127,19 +152,7 @@ export async function runRetriedPipeline(namespace: string, provider: string, im
       },
     ],
   });
-  await eventually(
-    "Pipeline flaky synchronized",
-    () => read("pipelines", "flaky"),
-    (p) => p.status?.state === "Succeeded",
-    120_000,
-  );
-  await create("runs", "Run", "flaky-1", { provider, pipeline: "flaky" });
-  return eventually(
-    "Run flaky-1 completed",
-    () => read("runs", "flaky-1"),
-    (r) => r.status?.completionState !== undefined,
-    600_000,
-  );
+  return completedRun(api, "flaky-1", { provider, pipeline: "flaky" });
 }
 
 /** What the data-passing pipeline's steps print and compare: the token makes each run's values its own. */
@@ -171,25 +184,9 @@ export async function runIoPipeline(
   image: string,
   token: string,
 ): Promise<Any> {
-  const objects = custom();
-  const create = (plural: string, kind: string, name: string, spec: unknown) =>
-    objects.createNamespacedCustomObject({
-      group: "pipelines.slipway.dev",
-      version: "v1alpha1",
-      namespace,
-      plural,
-      body: { apiVersion: "pipelines.slipway.dev/v1alpha1", kind, metadata: { name }, spec },
-    });
-  const read = (plural: string, name: string): Promise<Any> =>
-    objects.getNamespacedCustomObject({
-      group: "pipelines.slipway.dev",
-      version: "v1alpha1",
-      namespace,
-      plural,
-      name,
-    });
+  const api = pipelinesObjects(namespace);
   const python = (script: string) => ["python3", "-c", script];
-  await create("pipelines", "Pipeline", "io", {
+  await synchronizedPipeline(api, "io", {
     provider,
     image,
     parameters: [{ name: "threshold", default: "0.5" }],
@@ -239,23 +236,11 @@ export async function runIoPipeline(
       },
     ],
   });
-  await eventually(
-    "Pipeline io synchronized",
-    () => read("pipelines", "io"),
-    (p) => p.status?.state === "Succeeded",
-    120_000,
-  );
-  await create("runs", "Run", "io-1", {
+  return completedRun(api, "io-1", {
     provider,
     pipeline: "io",
     parameters: [{ name: "threshold", value: "0.75" }],
   });
-  return eventually(
-    "Run io-1 completed",
-    () => read("runs", "io-1"),
-    (r) => r.status?.completionState !== undefined,
-    600_000,
-  );
 }
 
 /**
@@ -269,51 +254,21 @@ export async function runCachedPipeline(
   image: string,
   run: { name: string; caching?: { enabled: boolean } },
 ): Promise<Any> {
-  const objects = custom();
-  const path = { group: "pipelines.slipway.dev", version: "v1alpha1", namespace };
-  const read = (plural: string, name: string): Promise<Any> =>
-    objects.getNamespacedCustomObject({ ...path, plural, name });
-  const body = (kind: string, name: string, spec: unknown) => ({
-    apiVersion: "pipelines.slipway.dev/v1alpha1",
-    kind,
-    metadata: { name },
-    spec,
-  });
-  if (!(await read("pipelines", "cached").catch(() => undefined))) {
-    await objects.createNamespacedCustomObject({
-      ...path,
-      plural: "pipelines",
-      body: body("Pipeline", "cached", {
-        provider,
-        image,
-        caching: { enabled: true, maxAge: "1h" },
-        steps: [
-          { name: "compute", command: ["python3", "-c", "import time; print('computed'); time.sleep(1)"] },
-        ],
-      }),
-    });
-    await eventually(
-      "Pipeline cached synchronized",
-      () => read("pipelines", "cached"),
-      (p) => p.status?.state === "Succeeded",
-      120_000,
-    );
-  }
-  await objects.createNamespacedCustomObject({
-    ...path,
-    plural: "runs",
-    body: body("Run", run.name, {
+  const api = pipelinesObjects(namespace);
+  if (!(await api.read("pipelines", "cached").catch(() => undefined)))
+    await synchronizedPipeline(api, "cached", {
       provider,
-      pipeline: "cached",
-      ...(run.caching ? { caching: run.caching } : {}),
-    }),
+      image,
+      caching: { enabled: true, maxAge: "1h" },
+      steps: [
+        { name: "compute", command: ["python3", "-c", "import time; print('computed'); time.sleep(1)"] },
+      ],
+    });
+  return completedRun(api, run.name, {
+    provider,
+    pipeline: "cached",
+    ...(run.caching ? { caching: run.caching } : {}),
   });
-  return eventually(
-    `Run ${run.name} completed`,
-    () => read("runs", run.name),
-    (r) => r.status?.completionState !== undefined,
-    600_000,
-  );
 }
 
 /** The log of a pod's main container. */
