@@ -1,6 +1,8 @@
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
-import type { Kind } from "./kind.ts";
+import type { Kind, PrinterColumn } from "./kind.ts";
+import { olderPrinterColumns, olderSchema } from "./older-schema.ts";
 import { SchemaError, type SchemaNode, structuralSchema } from "./structural.ts";
+import { olderVersionsOf } from "./versions.ts";
 import { toClientModel } from "./wire.ts";
 
 /** Every Slipway CRD is in this category: `kubectl get slipway` lists them all. */
@@ -56,8 +58,8 @@ function nodeAt(root: SchemaNode, path: string): SchemaNode | undefined {
 }
 
 /** A printer column must name a field of the schema (a typo shows an empty column forever). */
-function checkPrinterColumns(kind: Kind, root: SchemaNode): void {
-  for (const column of kind.printerColumns) {
+function checkPrinterColumns(kind: Kind, columns: PrinterColumn[], root: SchemaNode): void {
+  for (const column of columns) {
     const path = column.jsonPath.split("[")[0] ?? "";
     if (path.startsWith(".metadata.")) continue;
     if (!nodeAt(root, path)) {
@@ -102,7 +104,29 @@ export type CrdManifest = V1CustomResourceDefinition & Record<string, unknown>;
 export function crdManifest(kind: Kind): CrdManifest {
   checkKindNames(kind);
   const schema = objectSchema(kind);
-  checkPrinterColumns(kind, schema);
+  checkPrinterColumns(kind, kind.printerColumns, schema);
+  const version = (
+    name: string,
+    storage: boolean,
+    columns: PrinterColumn[],
+    openAPIV3Schema: SchemaNode,
+  ) => ({
+    name,
+    served: true,
+    storage,
+    subresources: { status: {} },
+    additionalPrinterColumns: [
+      ...columns,
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+    schema: { openAPIV3Schema },
+  });
+  const older = olderVersionsOf(kind).map((served) => {
+    const columns = olderPrinterColumns(kind.printerColumns, served);
+    const derived = olderSchema(schema, served, kind.kind);
+    checkPrinterColumns(kind, columns, derived);
+    return version(served.name, false, columns, derived);
+  });
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -118,19 +142,7 @@ export function crdManifest(kind: Kind): CrdManifest {
         shortNames: kind.shortNames,
         categories: [category],
       },
-      versions: [
-        {
-          name: kind.version,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            ...kind.printerColumns,
-            { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-          ],
-          schema: { openAPIV3Schema: schema },
-        },
-      ],
+      versions: [version(kind.version, true, kind.printerColumns, schema), ...older],
     },
   };
 }

@@ -22,6 +22,7 @@ import {
   type PolicyRule,
   runtimePermissions,
 } from "../operator/rbac.ts";
+import { versionPermissions } from "../operator/storage-migration.ts";
 import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../operator/webhooks.ts";
 import {
   ambientNamespacesVariable,
@@ -388,7 +389,7 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     ...rbacObjects(
       deriveRbac(
         options.controllers,
-        [...runtimePermissions, ...webhookPermissions],
+        [...runtimePermissions, ...webhookPermissions, ...versionPermissions(options.kinds)],
         options.providerServiceAccounts,
       ),
       options.version,

@@ -25,6 +25,7 @@ export const webhookArgs = [
   `--webhook-port=${webhookPort}`,
   `--webhook-hosts=${webhookServiceName}.$(POD_NAMESPACE).svc`,
   `--webhook-configuration=${webhookConfigurationNames.map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
+  `--webhook-conversion-service=${webhookServiceName}`,
 ];
 
 export function webhookService(

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import pino, { type Logger } from "pino";
+import { allKinds } from "../apis/index.ts";
 import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/config.ts";
 import type { ClusterAccess } from "../kube/kubeconfig.ts";
 import { Manager } from "../kube/manager.ts";
@@ -20,6 +21,7 @@ import { operatorFieldManager } from "../platform/names.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
+import { migrateStorage } from "./storage-migration.ts";
 import { type OperatorWebhookOptions, operatorWebhooks } from "./webhooks.ts";
 
 export interface OperatorOptions {
@@ -118,7 +120,17 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
     `operator starting: serves ${describeNamespaces(options.namespaces)}`,
   );
   await manager.start();
+  // the leader (start resolves once it leads) migrates what older versions stored, in the
+  // background: the webhook already converts, so nothing waits on it
+  const migration =
+    options.webhook?.conversion && manager.leading
+      ? migrateStorage({ rest: manager.rest, kinds: allKinds, namespaces: options.namespaces, log }).catch(
+          (error: unknown) =>
+            log.error({ err: error }, "storage migration failed; it runs again when the operator restarts"),
+        )
+      : undefined;
   const outcome = await manager.done;
+  await migration;
   await webhooks?.stop();
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);

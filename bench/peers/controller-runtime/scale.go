@@ -19,10 +19,10 @@ import (
 
 // The kinds bench/scale.ts creates in every namespace: the peer caches each, as Slipway's operator does.
 var scaleKinds = []schema.GroupVersionKind{
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Provider"},
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Pipeline"},
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Run"},
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "RunSchedule"},
+	{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "Provider"},
+	{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "Pipeline"},
+	{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "Run"},
+	{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "RunSchedule"},
 	imageBuildKind,
 }
 

@@ -101,15 +101,15 @@ export async function runRetriedPipeline(namespace: string, provider: string, im
   const create = (plural: string, kind: string, name: string, spec: unknown) =>
     objects.createNamespacedCustomObject({
       group: "pipelines.slipway.dev",
-      version: "v1alpha1",
+      version: "v1beta1",
       namespace,
       plural,
-      body: { apiVersion: "pipelines.slipway.dev/v1alpha1", kind, metadata: { name }, spec },
+      body: { apiVersion: "pipelines.slipway.dev/v1beta1", kind, metadata: { name }, spec },
     });
   const read = (plural: string, name: string): Promise<Any> =>
     objects.getNamespacedCustomObject({
       group: "pipelines.slipway.dev",
-      version: "v1alpha1",
+      version: "v1beta1",
       namespace,
       plural,
       name,
