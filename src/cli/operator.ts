@@ -58,6 +58,10 @@ export function registerOperatorCommand(program: Command): void {
       "also serve the CRDs' version conversion, through this Service of the operator's namespace (port 443), and migrate stored objects to the storage version once leading",
     )
     .option(
+      "--webhook-conversion-url <url>",
+      "as --webhook-conversion-service, for an API server that calls the operator by URL (an operator outside the cluster)",
+    )
+    .option(
       "--webhook-hosts <a,b>",
       "names the API server calls the webhooks by (the serving certificate's)",
       "127.0.0.1",
@@ -93,6 +97,7 @@ export function registerOperatorCommand(program: Command): void {
         webhookHosts: string;
         webhookConfiguration?: string;
         webhookConversionService?: string;
+        webhookConversionUrl?: string;
         kubeApiQps?: string;
         kubeApiBurst?: string;
       }) => {
@@ -139,7 +144,9 @@ export function registerOperatorCommand(program: Command): void {
                   configurations: list(options.webhookConfiguration),
                   ...(options.webhookConversionService
                     ? { conversion: { service: options.webhookConversionService } }
-                    : {}),
+                    : options.webhookConversionUrl
+                      ? { conversion: { url: options.webhookConversionUrl } }
+                      : {}),
                 },
               }),
         });

@@ -7,6 +7,7 @@
 
 import { join } from "node:path";
 import { configEnvironmentVariable, devModeEnvironmentVariable } from "../builds/config.ts";
+import { conversionPath } from "../webhook/server.ts";
 import {
   type DevBuilds,
   type DevBuildsPorts,
@@ -106,6 +107,9 @@ function newPlatformServices(
         devWebhookHost,
         "--webhook-configuration",
         webhookConfigurationNames(devReleaseObjects(devNamespace, webhookPort)).join(","),
+        // and the CRDs' version conversion (the storage migration after it)
+        "--webhook-conversion-url",
+        `https://${devWebhookHost}:${webhookPort}${conversionPath}`,
         "--lease-namespace",
         devNamespace,
       ],

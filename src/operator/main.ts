@@ -42,6 +42,8 @@ export interface OperatorOptions {
   /** Read-only endpoints on the health port; default: the Platform status endpoint. */
   routes?: CacheRoute[];
   log?: Logger;
+  /** Stops the operator as SIGTERM does (for a caller that runs it in its own process). */
+  stop?: AbortSignal;
   /** Serve the admission webhooks (every replica, leader or not); the namespace defaults to the lease's. */
   webhook?: Omit<OperatorWebhookOptions, "namespace" | "host"> & { namespace?: string; host?: string };
 }
@@ -115,6 +117,8 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   };
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
+  const onStop = () => void manager.stop();
+  options.stop?.addEventListener("abort", onStop, { once: true });
   log.info(
     { identity: manager.identity, namespaces: options.namespaces ?? "(all)" },
     `operator starting: serves ${describeNamespaces(options.namespaces)}`,
@@ -134,6 +138,7 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   await webhooks?.stop();
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
+  options.stop?.removeEventListener("abort", onStop);
   log.info({ outcome }, "operator stopped");
   return outcome === "stopped" ? 0 : 1;
 }

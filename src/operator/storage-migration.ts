@@ -138,6 +138,8 @@ export async function migrateStorage(options: StorageMigrationOptions): Promise<
         `storage migration: ${result.crd}, ${result.rewritten} objects of the served namespaces rewritten at ${storageVersion}; storedVersions kept (${result.storedVersions.join(", ")}): objects of other namespaces may still be stored at an older version (an operator of all namespaces trims it)`,
       );
   }
+  if (results.every((result) => result.outcome === "none" || result.outcome === "not-installed"))
+    options.log.info(`storage migration: every kind is stored at ${storageVersion} only, nothing to do`);
   return results;
 }
 
