@@ -2,7 +2,7 @@ import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 import type { Kind, PrinterColumn } from "./kind.ts";
 import { olderPrinterColumns, olderSchema } from "./older-schema.ts";
 import { SchemaError, type SchemaNode, structuralSchema } from "./structural.ts";
-import { olderVersionsOf } from "./versions.ts";
+import { conversionPath, olderVersionsOf } from "./versions.ts";
 import { toClientModel } from "./wire.ts";
 
 /** Every Slipway CRD is in this category: `kubectl get slipway` lists them all. */
@@ -101,7 +101,16 @@ export type CrdManifest = V1CustomResourceDefinition & Record<string, unknown>;
  * The CustomResourceDefinition of a kind in wire form: structural schema, status subresource,
  * printer columns, short names. Write it as YAML/JSON; for client-node's typed APIs use toCrd().
  */
-export function crdManifest(kind: Kind): CrdManifest {
+export interface CrdOptions {
+  /**
+   * The Service of the operator that converts between the kind's versions (port 443, path /convert);
+   * the operator keeps its caBundle (src/webhook/crd-conversion.ts). Without it (or for a kind served at
+   * one version) the CRD converts nothing (strategy None): fine while every client uses the storage version.
+   */
+  conversionService?: { namespace: string; name: string };
+}
+
+export function crdManifest(kind: Kind, options: CrdOptions = {}): CrdManifest {
   checkKindNames(kind);
   const schema = objectSchema(kind);
   checkPrinterColumns(kind, kind.printerColumns, schema);
@@ -143,6 +152,18 @@ export function crdManifest(kind: Kind): CrdManifest {
         categories: [category],
       },
       versions: [version(kind.version, true, kind.printerColumns, schema), ...older],
+      ...(options.conversionService && older.length > 0
+        ? {
+            // until the operator sets its CA, a conversion fails (no data converted wrongly or lost)
+            conversion: {
+              strategy: "Webhook",
+              webhook: {
+                conversionReviewVersions: ["v1"],
+                clientConfig: { service: { ...options.conversionService, path: conversionPath, port: 443 } },
+              },
+            },
+          }
+        : {}),
     },
   };
 }

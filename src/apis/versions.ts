@@ -9,6 +9,9 @@ import type { Kind, PrinterColumn } from "./kind.ts";
 
 export const storageVersion = "v1beta1";
 
+/** Where the operator's webhook server answers the CRDs' ConversionReviews. */
+export const conversionPath = "/convert";
+
 /** How an older served version differs from the storage version's definition. */
 export interface OlderVersion {
   name: string;

@@ -139,3 +139,37 @@ export function placeWebhookConfiguration(
     }),
   };
 }
+
+interface CrdSpec {
+  conversion?: { webhook?: { clientConfig?: { service?: Record<string, unknown>; url?: string } } };
+}
+
+/** A CRD of the bundle placed in `namespace`: its conversion webhook is the operator's Service there. */
+export function placeCrdConversion(object: BundleObject, namespace: string): BundleObject {
+  const spec = object.spec as CrdSpec | undefined;
+  const service = spec?.conversion?.webhook?.clientConfig?.service;
+  if (!spec?.conversion?.webhook || !service) return object;
+  return {
+    ...object,
+    spec: {
+      ...spec,
+      conversion: {
+        ...spec.conversion,
+        webhook: { ...spec.conversion.webhook, clientConfig: { service: { ...service, namespace } } },
+      },
+    },
+  };
+}
+
+/** A placed CRD whose conversion webhook is `url` instead of the Service (an operator outside the cluster). */
+export function crdConversionAt(object: BundleObject, url: string): BundleObject {
+  const spec = object.spec as CrdSpec | undefined;
+  if (!spec?.conversion?.webhook?.clientConfig) return object;
+  return {
+    ...object,
+    spec: {
+      ...spec,
+      conversion: { ...spec.conversion, webhook: { ...spec.conversion.webhook, clientConfig: { url } } },
+    },
+  };
+}

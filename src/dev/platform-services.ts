@@ -7,7 +7,6 @@
 
 import { join } from "node:path";
 import { configEnvironmentVariable, devModeEnvironmentVariable } from "../builds/config.ts";
-import { conversionPath } from "../webhook/server.ts";
 import {
   type DevBuilds,
   type DevBuildsPorts,
@@ -26,6 +25,7 @@ import { bridgeGateway } from "./real-node/network.ts";
 import { writeRegistryHosts } from "./real-node/node.ts";
 import {
   applyDevRelease,
+  devConversionUrl,
   devReleaseObjects,
   devWebhookHost,
   operatorKubeconfigFile,
@@ -109,7 +109,7 @@ function newPlatformServices(
         webhookConfigurationNames(devReleaseObjects(devNamespace, webhookPort)).join(","),
         // and the CRDs' version conversion (the storage migration after it)
         "--webhook-conversion-url",
-        `https://${devWebhookHost}:${webhookPort}${conversionPath}`,
+        devConversionUrl(webhookPort),
         "--lease-namespace",
         devNamespace,
       ],

@@ -6,11 +6,9 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { conversionPath } from "../apis/versions.ts";
 import { type AdmissionHandler, parseReview, refuse, reviewResponse } from "./admission-review.ts";
 import { answerConversion, parseConversionReview } from "./conversion-review.ts";
-
-/** Where the CRDs' conversion webhook is served (every Slipway kind's). */
-export const conversionPath = "/convert";
 
 /** An AdmissionReview is small; anything far larger is not one. */
 const maxBodyBytes = 4 * 1024 * 1024;

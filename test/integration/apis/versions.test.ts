@@ -20,9 +20,11 @@ import { allKinds } from "../../../src/apis/index.ts";
 import { type Kind, resourceTypeOf } from "../../../src/apis/kind.ts";
 import { RunKind } from "../../../src/apis/pipelines/run.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
+import { conversionPath } from "../../../src/apis/versions.ts";
 import { toClientModel } from "../../../src/apis/wire.ts";
 import { operatorName } from "../../../src/bundle/bundle.ts";
 import { releaseBundle } from "../../../src/bundle/release.ts";
+import { crdConversionAt, webhookServiceName } from "../../../src/bundle/webhook.ts";
 import { binaryPaths } from "../../../src/dev/binaries.ts";
 import { privateControlPlane } from "../../../src/dev/cluster.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
@@ -31,7 +33,6 @@ import { resourcePath } from "../../../src/kube/keys.ts";
 import { loadClusterAccess } from "../../../src/kube/kubeconfig.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
 import { runOperator } from "../../../src/operator/main.ts";
-import { conversionPath } from "../../../src/webhook/server.ts";
 import { eventually } from "../../support/cluster.ts";
 import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 
@@ -133,10 +134,18 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
     };
     expect(before.run.status.markedCompletedAt).toBe(runStatus.markedCompletedAt);
 
-    // this release's CRDs: v1beta1 stored, v1alpha1 served
-    for (const kind of allKinds) await applyCrd(crdManifest(kind));
+    // this release's CRDs: v1beta1 stored, v1alpha1 served, converted by the operator (by URL, as
+    // `slipway dev` installs them: the API server runs on this machine), whose CA is not there yet
+    const [webhookPort] = await freePorts(1);
+    const conversionUrl = `https://127.0.0.1:${webhookPort}${conversionPath}`;
+    const conversionService = { namespace: operatorNamespace, name: webhookServiceName };
+    for (const kind of allKinds)
+      await applyCrd(crdConversionAt(crdManifest(kind, { conversionService }), conversionUrl) as CrdManifest);
     for (const kind of allKinds) await established(kind);
     expect((await crd(RunKind)).status.storedVersions).toEqual(["v1alpha1", "v1beta1"]);
+    // until the operator runs, what needs converting fails (nothing converted wrongly); the rest reads
+    await expect(admin.request("GET", betaPath(RunKind, "nightly"))).rejects.toThrow();
+    expect(content(await admin.request("GET", alphaPath(RunKind, "nightly")))).toEqual(content(before.run));
 
     // the operator with the release bundle's RBAC (every namespace), its webhook on 127.0.0.1
     const objects = KubernetesObjectApi.makeApiClient(plane.kubeConfig);
@@ -166,7 +175,6 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
         },
       }),
     );
-    const [webhookPort] = await freePorts(1);
     const access = await loadClusterAccess({ kubeconfig });
     // the RBAC authorizer may not know the bindings yet: wait until the operator may read its CRDs
     const asOperator = new RestClient(access);
@@ -195,7 +203,7 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
           hosts: ["127.0.0.1"],
           namespace: operatorNamespace,
           configurations: [],
-          conversion: { url: `https://127.0.0.1:${webhookPort}${conversionPath}` },
+          conversion: { url: conversionUrl },
         },
       });
       onTestFinished(() => {
