@@ -41,7 +41,16 @@ export async function previousRelease(): Promise<string> {
   const staging = await mkdtemp(join(parent, ".extracting-"));
   try {
     const archive = join(staging, "sources.tar");
-    await git("archive", "--format=tar", `--output=${archive}`, commit, "src", "test", "tools", "package.json");
+    await git(
+      "archive",
+      "--format=tar",
+      `--output=${archive}`,
+      commit,
+      "src",
+      "test",
+      "tools",
+      "package.json",
+    );
     await exec("tar", ["-xf", archive, "-C", staging]);
     await rm(archive);
     await rename(staging, dir).catch(async (error) => {
