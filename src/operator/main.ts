@@ -126,14 +126,22 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   await manager.start();
   // the leader (start resolves once it leads) migrates what older versions stored, in the
   // background: the webhook already converts, so nothing waits on it
+  const stopMigration = new AbortController();
   const migration =
     options.webhook?.conversion && manager.leading
-      ? migrateStorage({ rest: manager.rest, kinds: allKinds, namespaces: options.namespaces, log }).catch(
-          (error: unknown) =>
-            log.error({ err: error }, "storage migration failed; it runs again when the operator restarts"),
-        )
+      ? migrateStorage({
+          rest: manager.rest,
+          kinds: allKinds,
+          namespaces: options.namespaces,
+          log,
+          signal: stopMigration.signal,
+        }).catch((error: unknown) => {
+          if (!stopMigration.signal.aborted)
+            log.error({ err: error }, "storage migration failed; it runs again when the operator restarts");
+        })
       : undefined;
   const outcome = await manager.done;
+  stopMigration.abort(); // an unfinished migration starts again with the next leader
   await migration;
   await webhooks?.stop();
   process.off("SIGTERM", onSignal);
