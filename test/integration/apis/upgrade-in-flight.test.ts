@@ -1,11 +1,12 @@
 /**
  * Slipway's own upgrade in flight: the previous release's operator (its sources from this
  * repository's history, a v1alpha1 client, test/support/previous-release.ts) runs 50 Runs on the argo
- * backend; while they are in progress the CRDs move to v1beta1 (converted by this release's webhook)
- * and the operator is replaced by this release's; Runs complete before, during and after. No Run is
- * submitted twice (one Workflow each), no completion event is sent twice (the sink counts every
- * request), every Run's completion is recorded, and the storage is migrated. On a control plane of
- * its own: it replaces the CRDs every other test shares. (Builds in flight are not covered here.)
+ * backend and 20 ImageBuilds (kaniko Jobs whose pods keep running); while they are in progress the
+ * CRDs move to v1beta1 (converted by this release's webhook) and the operator is replaced by this
+ * release's; Runs complete before, during and after. No Run is submitted twice (one Workflow each),
+ * no build restarted (the same Job, uid and attempts), no completion event sent twice (the sink counts
+ * every request), every Run's completion is recorded, and the storage is migrated. On a control plane
+ * of its own: it replaces the CRDs every other test shares.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { type CrdManifest, crdManifest } from "../../../src/apis/crd.ts";
 import type { Kind } from "../../../src/apis/kind.ts";
 import { resourceTypeOf } from "../../../src/apis/kind.ts";
@@ -29,6 +31,7 @@ import { migrateStorage } from "../../../src/operator/storage-migration.ts";
 import { operatorWebhooks } from "../../../src/operator/webhooks.ts";
 import { types } from "../../../src/pipelines/types.ts";
 import { eventually } from "../../support/cluster.ts";
+import { startBuildServers, uploadContext } from "../../support/fakes/build-server-children.ts";
 import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts";
 import { previousRelease } from "../../support/previous-release.ts";
 import type { Activity } from "../../support/reconciles.ts";
@@ -40,6 +43,10 @@ type Any = any;
 const namespace = "team";
 const runs = 50;
 const names = Array.from({ length: runs }, (_, i) => `run-${String(i).padStart(2, "0")}`);
+const builds = 20;
+const buildNames = Array.from({ length: builds }, (_, i) => `build-${String(i).padStart(2, "0")}`);
+const kinds = [...pipelineKinds, ImageBuildKind];
+const registryUser = { username: "builder", password: "reg-pass-7d1f0c9e" };
 
 /** The previous release's CRD of a kind: v1alpha1 alone, served and stored. */
 function previousCrd(kind: Kind): CrdManifest {
@@ -52,7 +59,7 @@ const alphaPath = (kind: Kind, name?: string) =>
   resourcePath({ ...resourceTypeOf(kind), version: "v1alpha1" }, { namespace, name });
 
 describe("Slipway's own upgrade in flight", () => {
-  it("50 Runs in progress across the operator's upgrade and the move to v1beta1: none submitted twice, no event sent twice", {
+  it("50 Runs and 20 builds in progress across the operator's upgrade and the move to v1beta1: none submitted twice, no event sent twice", {
     timeout: 600_000,
   }, async () => {
     const previous = await previousRelease();
@@ -73,8 +80,8 @@ describe("Slipway's own upgrade in flight", () => {
         (c) => c?.status?.conditions?.some((x: Any) => x.type === "Established" && x.status === "True"),
         30_000,
       );
-    for (const kind of pipelineKinds) await applyCrd(previousCrd(kind));
-    for (const kind of pipelineKinds) await established(kind);
+    for (const kind of kinds) await applyCrd(previousCrd(kind));
+    for (const kind of kinds) await established(kind);
     await installArgoCrds(api);
     await api.rest.request("POST", "/api/v1/namespaces", { body: { metadata: { name: namespace } } });
 
@@ -94,16 +101,66 @@ describe("Slipway's own upgrade in flight", () => {
 
     /** The last activity each operator process printed (event-operator-process.ts). */
     const activities = new Map<ChildProcess, Activity>();
-    /** A pipelines operator process of `release` (its event-operator-process.ts) for the namespace. */
-    const startOperator = async (release: string): Promise<ChildProcess> => {
-      const child = spawn(
-        join(packageRoot, "node_modules/node/bin/node"),
-        [join(release, "test/integration/pipelines/event-operator-process.ts"), plane.kubeconfig, namespace],
-        {
-          env: { ...process.env, SLIPWAY_EVENTS_CONFIG: eventsConfig },
-          stdio: ["ignore", "pipe", "inherit"],
+    // builds: a real registry and S3 for the operator's checks; the build Jobs' pods run until told
+    const servers = await startBuildServers({ [registryUser.username]: registryUser.password }, "artifacts");
+    onTestFinished(() => servers.stop());
+    const auth = Buffer.from(`${registryUser.username}:${registryUser.password}`).toString("base64");
+    await api.rest.request("POST", `/api/v1/namespaces/${namespace}/secrets`, {
+      body: {
+        metadata: { name: "registry-creds" },
+        type: "kubernetes.io/dockerconfigjson",
+        stringData: {
+          ".dockerconfigjson": JSON.stringify({ auths: { [servers.registry.address]: { auth } } }),
         },
-      );
+      },
+    });
+    await api.rest.request("POST", `/api/v1/namespaces/${namespace}/secrets`, {
+      body: {
+        metadata: { name: "s3-creds" },
+        stringData: {
+          AWS_ACCESS_KEY_ID: servers.s3.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: servers.s3.secretAccessKey,
+        },
+      },
+    });
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: "FROM scratch\n" });
+    const buildsConfig = JSON.stringify({
+      backend: "kaniko",
+      maxConcurrentBuilds: 100,
+      kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+      registry: { url: servers.registry.address, insecure: true, credentialsSecret: "registry-creds" },
+      storage: {
+        type: "s3",
+        s3: {
+          endpoint: servers.s3.endpoint,
+          region: "us-east-1",
+          forcePathStyle: true,
+          credentialsSecret: "s3-creds",
+        },
+      },
+    });
+    /** The ImageBuild controller process of `release` for the namespace. */
+    const startBuildOperator = (release: string) =>
+      startProcess([
+        join(import.meta.dirname, "build-operator-process.ts"),
+        release,
+        plane.kubeconfig,
+        namespace,
+        buildsConfig,
+      ]);
+
+    /** A pipelines operator process of `release` (its event-operator-process.ts) for the namespace. */
+    const startOperator = (release: string) =>
+      startProcess([
+        join(release, "test/integration/pipelines/event-operator-process.ts"),
+        plane.kubeconfig,
+        namespace,
+      ]);
+    const startProcess = async (args: string[]): Promise<ChildProcess> => {
+      const child = spawn(join(packageRoot, "node_modules/node/bin/node"), args, {
+        env: { ...process.env, SLIPWAY_EVENTS_CONFIG: eventsConfig },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       onTestFinished(() => {
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       });
@@ -128,10 +185,11 @@ describe("Slipway's own upgrade in flight", () => {
 
     // the previous release runs; its objects are written at v1alpha1, as its users wrote them
     const old = await startOperator(previous);
+    const oldBuilds = await startBuildOperator(previous);
     const alpha = "pipelines.slipway.dev/v1alpha1";
-    const create = (kind: Kind, name: string, spec: Any) =>
+    const create = (kind: Kind, name: string, spec: Any, apiVersion = alpha) =>
       api.rest.request("POST", alphaPath(kind), {
-        body: { apiVersion: alpha, kind: kind.kind, metadata: { name }, spec },
+        body: { apiVersion, kind: kind.kind, metadata: { name }, spec },
       });
     const [provider, pipeline] = pipelineKinds;
     await create(provider as Kind, "argo", { type: "argo" });
@@ -167,6 +225,23 @@ describe("Slipway's own upgrade in flight", () => {
           from % 20 === 0 ? "Succeeded" : "Failed",
         );
     };
+    for (const name of buildNames)
+      await create(
+        ImageBuildKind,
+        name,
+        { project: "fraud", name: "scorer", version: name, artifactUri },
+        "builds.slipway.dev/v1alpha1",
+      );
+    const building = await eventually(
+      "every build running under the previous operator",
+      () =>
+        Promise.all(buildNames.map((name) => api.rest.request<Any>("GET", alphaPath(ImageBuildKind, name)))),
+      // its Job's pod running (attempts: its failed and active pods)
+      (all) => all.every((build) => build.status?.phase === "Building" && build.status?.attempts === 1),
+      120_000,
+    );
+    const jobsBefore = await api.rest.request<Any>("GET", `/apis/batch/v1/namespaces/${namespace}/jobs`);
+    expect(jobsBefore.items).toHaveLength(builds);
     await finish(0, 10);
     await eventually(
       "10 events delivered",
@@ -194,9 +269,9 @@ describe("Slipway's own upgrade in flight", () => {
     await webhooks.start();
     onTestFinished(() => webhooks.stop());
     const conversionService = { namespace: "default", name: webhookServiceName };
-    for (const kind of pipelineKinds)
+    for (const kind of kinds)
       await applyCrd(crdConversionAt(crdManifest(kind, { conversionService }), conversionUrl) as CrdManifest);
-    for (const kind of pipelineKinds) await established(kind);
+    for (const kind of kinds) await established(kind);
     await webhooks.refresh(); // the CA into the new CRDs at once (the runner would within its refresh)
     await finish(10, 20); // completed under the previous operator, now a client of a converted version
     await eventually(
@@ -208,9 +283,12 @@ describe("Slipway's own upgrade in flight", () => {
 
     // the operator is replaced: runs complete while none runs, then under this release's
     await stopOperator(old);
+    await stopOperator(oldBuilds);
     await finish(20, 30);
     const current = await startOperator(packageRoot);
     onTestFinished(() => stopOperator(current));
+    const currentBuilds = await startBuildOperator(packageRoot);
+    onTestFinished(() => stopOperator(currentBuilds));
     const migration = await migrateStorage({
       rest: admin,
       kinds: pipelineKinds,
@@ -253,6 +331,18 @@ describe("Slipway's own upgrade in flight", () => {
     expect(ids.length).toBe(runs);
     expect(new Set(ids).size).toBe(runs);
     expect(sink.invalid).toEqual([]);
+    // every build still the one Job the previous operator started: none restarted, none added
+    const jobsAfter = await api.rest.request<Any>("GET", `/apis/batch/v1/namespaces/${namespace}/jobs`);
+    const uids = (jobs: Any) =>
+      jobs.items.map((job: Any) => `${job.metadata.name}/${job.metadata.uid}`).sort();
+    expect(uids(jobsAfter)).toEqual(uids(jobsBefore));
+    const buildsAfter = await Promise.all(
+      buildNames.map((name) => api.get<Any>(resourceTypeOf(ImageBuildKind), namespace, name)),
+    );
+    expect(buildsAfter.map((b) => [b.status.phase, b.status.job, b.status.attempts])).toEqual(
+      building.map((b) => ["Building", b.status.job, b.status.attempts]),
+    );
+
     // the Runs read back at v1alpha1 still, as the previous release wrote them
     const asAlpha: Any = await api.rest.request("GET", alphaPath(RunKind, names[0]));
     expect(asAlpha.apiVersion).toBe(alpha);
