@@ -27,7 +27,10 @@ export async function previousReleaseCommit(): Promise<string> {
     "src/apis/pipelines/common.ts",
   );
   const changed = stdout.trim();
-  if (!changed) throw new Error("no commit moved pipelines.slipway.dev off v1alpha1 in this history");
+  if (!changed)
+    throw new Error(
+      "no commit moved pipelines.slipway.dev off v1alpha1 in this history (a shallow clone? fetch the whole history)",
+    );
   return (await git("rev-parse", `${changed}^`)).stdout.trim();
 }
 
