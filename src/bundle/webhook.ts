@@ -161,6 +161,17 @@ export function placeCrdConversion(object: BundleObject, namespace: string): Bun
   };
 }
 
+/**
+ * A CRD for an operator that runs outside the cluster and sets its own conversion (`install --dev`):
+ * none named, so the installer's apply neither points it at a Service nor removes what the operator set.
+ */
+export function crdWithoutConversion(object: BundleObject): BundleObject {
+  const spec = object.spec as (CrdSpec & Record<string, unknown>) | undefined;
+  if (!spec?.conversion) return object;
+  const { conversion: _conversion, ...rest } = spec;
+  return { ...object, spec: rest };
+}
+
 /** A placed CRD whose conversion webhook is `url` instead of the Service (an operator outside the cluster). */
 export function crdConversionAt(object: BundleObject, url: string): BundleObject {
   const spec = object.spec as CrdSpec | undefined;

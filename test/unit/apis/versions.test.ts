@@ -13,6 +13,9 @@ import {
   storageVersion,
   versionedKinds,
 } from "../../../src/apis/versions.ts";
+import { inNamespace } from "../../../src/bundle/bundle.ts";
+import { releaseBundle } from "../../../src/bundle/release.ts";
+import { crdConversionAt, crdWithoutConversion } from "../../../src/bundle/webhook.ts";
 import { gadgetKind as gadget } from "../../support/gadget.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: generated CRDs and objects are read as JSON
@@ -232,5 +235,42 @@ describe("conversion", () => {
       refused: "cannot convert pipelines.slipway.dev/v1beta1 to another group's builds.slipway.dev/v1alpha1",
     });
     expect(convert(run({}), "pipelines.slipway.dev/v1beta1")).toEqual({ converted: run({}) });
+  });
+});
+
+describe("the CRDs' conversion in the bundle", () => {
+  const runCrd = (objects: Any[]) =>
+    objects.find(
+      (o) => o.kind === "CustomResourceDefinition" && o.metadata.name === "runs.pipelines.slipway.dev",
+    );
+
+  it("names the operator's Service in the namespace the bundle is placed in, and nothing for a test kind", () => {
+    const placed = releaseBundle("ml");
+    expect(runCrd(placed).spec.conversion).toEqual({
+      strategy: "Webhook",
+      webhook: {
+        conversionReviewVersions: ["v1"],
+        clientConfig: {
+          service: { namespace: "ml", name: "slipway-operator-webhook", path: "/convert", port: 443 },
+        },
+      },
+    });
+    expect(runCrd(inNamespace(placed, "ops")).spec.conversion.webhook.clientConfig.service.namespace).toBe(
+      "ops",
+    );
+    expect(
+      crdManifest(gadget, { conversionService: { namespace: "ml", name: "x" } }).spec.conversion,
+    ).toBeUndefined();
+  });
+
+  it("a URL for an operator outside the cluster (slipway dev), none for install --dev", () => {
+    const crd = runCrd(releaseBundle("ml"));
+    expect((crdConversionAt(crd, "https://127.0.0.1:9443/convert") as Any).spec.conversion.webhook).toEqual({
+      conversionReviewVersions: ["v1"],
+      clientConfig: { url: "https://127.0.0.1:9443/convert" },
+    });
+    const without = crdWithoutConversion(crd) as Any;
+    expect(without.spec.conversion).toBeUndefined();
+    expect(without.spec.versions).toEqual(crd.spec.versions);
   });
 });
