@@ -24,7 +24,7 @@ import { benchControlPlane, median, pool, sleep, until } from "./support.ts";
 
 const runs = 1_000;
 const concurrency = runController({ backends }).concurrency ?? 4;
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 const namespaceType = {
   group: "",
   version: "v1",

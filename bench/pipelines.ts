@@ -38,7 +38,7 @@ const namespaceType = {
 const concurrency = runController({ backends }).concurrency ?? 4;
 /** The bench's KFP and Vertex servers listen on loopback: the operator's outbound policy lets it through. */
 const loopbackAllowed = outboundPolicy({ allow: ["127.0.0.1"] });
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 
 const token = "bench-kfp-token";
 

@@ -24,7 +24,7 @@ export const issueShape: ScaleShape = { pipelines: 2, runs: 100, builds: 10 };
 export const imageRepository = { project: "bench", name: "model" };
 export const imageVersion = (index: number) => `v${index}`;
 
-const pipelinesGroup = "pipelines.slipway.dev/v1alpha1";
+const pipelinesGroup = "pipelines.slipway.dev/v1beta1";
 const provider = "argo";
 const pipelineName = (index: number) => `train-${index}`;
 

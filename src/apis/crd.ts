@@ -1,6 +1,8 @@
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
-import type { Kind } from "./kind.ts";
+import type { Kind, PrinterColumn } from "./kind.ts";
+import { olderPrinterColumns, olderSchema } from "./older-schema.ts";
 import { SchemaError, type SchemaNode, structuralSchema } from "./structural.ts";
+import { conversionPath, olderVersionsOf } from "./versions.ts";
 import { toClientModel } from "./wire.ts";
 
 /** Every Slipway CRD is in this category: `kubectl get slipway` lists them all. */
@@ -56,8 +58,8 @@ function nodeAt(root: SchemaNode, path: string): SchemaNode | undefined {
 }
 
 /** A printer column must name a field of the schema (a typo shows an empty column forever). */
-function checkPrinterColumns(kind: Kind, root: SchemaNode): void {
-  for (const column of kind.printerColumns) {
+function checkPrinterColumns(kind: Kind, columns: PrinterColumn[], root: SchemaNode): void {
+  for (const column of columns) {
     const path = column.jsonPath.split("[")[0] ?? "";
     if (path.startsWith(".metadata.")) continue;
     if (!nodeAt(root, path)) {
@@ -99,10 +101,41 @@ export type CrdManifest = V1CustomResourceDefinition & Record<string, unknown>;
  * The CustomResourceDefinition of a kind in wire form: structural schema, status subresource,
  * printer columns, short names. Write it as YAML/JSON; for client-node's typed APIs use toCrd().
  */
-export function crdManifest(kind: Kind): CrdManifest {
+export interface CrdOptions {
+  /**
+   * The Service of the operator that converts between the kind's versions (port 443, path /convert);
+   * the operator keeps its caBundle (src/webhook/crd-conversion.ts). Without it (or for a kind served at
+   * one version) the CRD converts nothing (strategy None): fine while every client uses the storage version.
+   */
+  conversionService?: { namespace: string; name: string };
+}
+
+export function crdManifest(kind: Kind, options: CrdOptions = {}): CrdManifest {
   checkKindNames(kind);
   const schema = objectSchema(kind);
-  checkPrinterColumns(kind, schema);
+  checkPrinterColumns(kind, kind.printerColumns, schema);
+  const version = (
+    name: string,
+    storage: boolean,
+    columns: PrinterColumn[],
+    openAPIV3Schema: SchemaNode,
+  ) => ({
+    name,
+    served: true,
+    storage,
+    subresources: { status: {} },
+    additionalPrinterColumns: [
+      ...columns,
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+    schema: { openAPIV3Schema },
+  });
+  const older = olderVersionsOf(kind).map((served) => {
+    const columns = olderPrinterColumns(kind.printerColumns, served);
+    const derived = olderSchema(schema, served, kind.kind);
+    checkPrinterColumns(kind, columns, derived);
+    return version(served.name, false, columns, derived);
+  });
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -118,19 +151,19 @@ export function crdManifest(kind: Kind): CrdManifest {
         shortNames: kind.shortNames,
         categories: [category],
       },
-      versions: [
-        {
-          name: kind.version,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            ...kind.printerColumns,
-            { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-          ],
-          schema: { openAPIV3Schema: schema },
-        },
-      ],
+      versions: [version(kind.version, true, kind.printerColumns, schema), ...older],
+      ...(options.conversionService && older.length > 0
+        ? {
+            // until the operator sets its CA, a conversion fails (no data converted wrongly or lost)
+            conversion: {
+              strategy: "Webhook",
+              webhook: {
+                conversionReviewVersions: ["v1"],
+                clientConfig: { service: { ...options.conversionService, path: conversionPath, port: 443 } },
+              },
+            },
+          }
+        : {}),
     },
   };
 }

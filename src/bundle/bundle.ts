@@ -22,6 +22,7 @@ import {
   type PolicyRule,
   runtimePermissions,
 } from "../operator/rbac.ts";
+import { versionPermissions } from "../operator/storage-migration.ts";
 import { webhookPermissions, webhookPort, webhookSecretPermissions } from "../operator/webhooks.ts";
 import {
   ambientNamespacesVariable,
@@ -31,7 +32,14 @@ import {
 import { serviceAccountsVariable } from "../pipelines/provider-service-accounts.ts";
 import { flowControlObjects, placeFlowSchema } from "./flow-control.ts";
 import { placeRunFinalizerPolicyBinding, runFinalizerPolicyObjects } from "./run-finalizer.ts";
-import { placeWebhookConfiguration, webhookArgs, webhookConfigurations, webhookService } from "./webhook.ts";
+import {
+  placeCrdConversion,
+  placeWebhookConfiguration,
+  webhookArgs,
+  webhookConfigurations,
+  webhookService,
+  webhookServiceName,
+} from "./webhook.ts";
 
 export const operatorName = "slipway-operator";
 /** The namespace deploy/slipway.yaml installs into (like the install manifests users know). */
@@ -354,6 +362,7 @@ export function inNamespace(objects: BundleObject[], namespace: string): BundleO
     }
     if (kind === "ValidatingWebhookConfiguration")
       return placeWebhookConfiguration(placed, namespace, operatorName);
+    if (kind === "CustomResourceDefinition") return placeCrdConversion(placed, namespace);
     if (kind === "MutatingAdmissionPolicyBinding") {
       const policyName = placedName(String((object.spec as { policyName?: string }).policyName));
       return placeRunFinalizerPolicyBinding(placed, policyName, prior ?? "", namespace);
@@ -382,13 +391,16 @@ export function bundleFor(namespace: string | undefined, options: BundleOptions)
     metadata: meta(operatorName, options.version),
   };
   const template = [
-    ...options.kinds.map((kind) => crdManifest(kind)),
+    // the conversion's Service namespace is the bundle's: inNamespace fills it in
+    ...options.kinds.map((kind) =>
+      crdManifest(kind, { conversionService: { namespace: "", name: webhookServiceName } }),
+    ),
     ...(options.engineCrds ?? []),
     serviceAccount,
     ...rbacObjects(
       deriveRbac(
         options.controllers,
-        [...runtimePermissions, ...webhookPermissions],
+        [...runtimePermissions, ...webhookPermissions, ...versionPermissions(options.kinds)],
         options.providerServiceAccounts,
       ),
       options.version,

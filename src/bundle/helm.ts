@@ -261,7 +261,8 @@ export function chartFiles(options: BundleOptions, header: string): Map<string, 
     bundleFor(markers.namespace, {
       ...options,
       serves,
-      kinds: [],
+      // the CRDs are in crds/, not templated; the kinds still give the RBAC of their versions
+      kinds: options.kinds,
       image: markers.image,
       imagePullPolicy: markers.pullPolicy as BundleOptions["imagePullPolicy"],
       replicas: markers.replicas as unknown as number,

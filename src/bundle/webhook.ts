@@ -25,6 +25,7 @@ export const webhookArgs = [
   `--webhook-port=${webhookPort}`,
   `--webhook-hosts=${webhookServiceName}.$(POD_NAMESPACE).svc`,
   `--webhook-configuration=${webhookConfigurationNames.map((name) => `${name}-$(POD_NAMESPACE)`).join(",")}`,
+  `--webhook-conversion-service=${webhookServiceName}`,
 ];
 
 export function webhookService(
@@ -136,5 +137,50 @@ export function placeWebhookConfiguration(
         ...(selector ? { namespaceSelector: placedSelector(selector, own, namespace) } : {}),
       };
     }),
+  };
+}
+
+interface CrdSpec {
+  conversion?: { webhook?: { clientConfig?: { service?: Record<string, unknown>; url?: string } } };
+}
+
+/** A CRD of the bundle placed in `namespace`: its conversion webhook is the operator's Service there. */
+export function placeCrdConversion(object: BundleObject, namespace: string): BundleObject {
+  const spec = object.spec as CrdSpec | undefined;
+  const service = spec?.conversion?.webhook?.clientConfig?.service;
+  if (!spec?.conversion?.webhook || !service) return object;
+  return {
+    ...object,
+    spec: {
+      ...spec,
+      conversion: {
+        ...spec.conversion,
+        webhook: { ...spec.conversion.webhook, clientConfig: { service: { ...service, namespace } } },
+      },
+    },
+  };
+}
+
+/**
+ * A CRD for an operator that runs outside the cluster and sets its own conversion (`install --dev`):
+ * none named, so the installer's apply neither points it at a Service nor removes what the operator set.
+ */
+export function crdWithoutConversion(object: BundleObject): BundleObject {
+  const spec = object.spec as (CrdSpec & Record<string, unknown>) | undefined;
+  if (!spec?.conversion) return object;
+  const { conversion: _conversion, ...rest } = spec;
+  return { ...object, spec: rest };
+}
+
+/** A placed CRD whose conversion webhook is `url` instead of the Service (an operator outside the cluster). */
+export function crdConversionAt(object: BundleObject, url: string): BundleObject {
+  const spec = object.spec as CrdSpec | undefined;
+  if (!spec?.conversion?.webhook?.clientConfig) return object;
+  return {
+    ...object,
+    spec: {
+      ...spec,
+      conversion: { ...spec.conversion, webhook: { ...spec.conversion.webhook, clientConfig: { url } } },
+    },
   };
 }

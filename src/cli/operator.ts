@@ -54,6 +54,14 @@ export function registerOperatorCommand(program: Command): void {
     .option("--lease-namespace <name>", "namespace of the leader Lease (default: the pod's namespace)")
     .option("--webhook-port <port>", "serve the admission webhooks (HTTPS) on this port (default: none)")
     .option(
+      "--webhook-conversion-service <name>",
+      "also serve the CRDs' version conversion, through this Service of the operator's namespace (port 443), and migrate stored objects to the storage version once leading",
+    )
+    .option(
+      "--webhook-conversion-url <url>",
+      "as --webhook-conversion-service, for an API server that calls the operator by URL (an operator outside the cluster)",
+    )
+    .option(
       "--webhook-hosts <a,b>",
       "names the API server calls the webhooks by (the serving certificate's)",
       "127.0.0.1",
@@ -88,6 +96,8 @@ export function registerOperatorCommand(program: Command): void {
         webhookPort?: string;
         webhookHosts: string;
         webhookConfiguration?: string;
+        webhookConversionService?: string;
+        webhookConversionUrl?: string;
         kubeApiQps?: string;
         kubeApiBurst?: string;
       }) => {
@@ -132,6 +142,11 @@ export function registerOperatorCommand(program: Command): void {
                   port: webhookPort,
                   hosts: list(options.webhookHosts),
                   configurations: list(options.webhookConfiguration),
+                  ...(options.webhookConversionService
+                    ? { conversion: { service: options.webhookConversionService } }
+                    : options.webhookConversionUrl
+                      ? { conversion: { url: options.webhookConversionUrl } }
+                      : {}),
                 },
               }),
         });

@@ -45,7 +45,7 @@ async function until<T>(
 
 function customObjects(config: KubeConfig, namespace: string, group: string, plural: string) {
   const api = config.makeApiClient(CustomObjectsApi);
-  const version = "v1alpha1";
+  const version = "v1beta1";
   return {
     // a demo run again finds what the first one made (and waits for its outcome again)
     create: (kind: string, name: string, spec: unknown) =>

@@ -25,6 +25,7 @@ import { bridgeGateway } from "./real-node/network.ts";
 import { writeRegistryHosts } from "./real-node/node.ts";
 import {
   applyDevRelease,
+  devConversionUrl,
   devReleaseObjects,
   devWebhookHost,
   operatorKubeconfigFile,
@@ -106,6 +107,9 @@ function newPlatformServices(
         devWebhookHost,
         "--webhook-configuration",
         webhookConfigurationNames(devReleaseObjects(devNamespace, webhookPort)).join(","),
+        // and the CRDs' version conversion (the storage migration after it)
+        "--webhook-conversion-url",
+        devConversionUrl(webhookPort),
         "--lease-namespace",
         devNamespace,
       ],

@@ -8,12 +8,17 @@
  */
 import { join } from "node:path";
 import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { conversionPath } from "../apis/versions.ts";
 import { type BundleObject, operatorName } from "../bundle/bundle.ts";
 import { releaseBundle } from "../bundle/release.ts";
+import { crdConversionAt } from "../bundle/webhook.ts";
 import { writeServiceAccountKubeconfig } from "./kubeconfig.ts";
 
 /** Where the webhooks listen: the API server runs on this machine and calls them here. */
 export const devWebhookHost = "127.0.0.1";
+
+/** Where the local operator converts the CRDs' versions (its --webhook-conversion-url). */
+export const devConversionUrl = (port: number) => `https://${devWebhookHost}:${port}${conversionPath}`;
 
 /** Kinds of the bundle that run the operator in a pod: a dev plane runs it as a process instead. */
 const podOnlyKinds = new Set(["Deployment", "Service"]);
@@ -38,9 +43,12 @@ function localWebhooks(object: BundleObject, port: number): BundleObject {
 export function devReleaseObjects(namespace: string, webhookPort: number): BundleObject[] {
   return releaseBundle(namespace, { serves: "all" })
     .filter((object) => !podOnlyKinds.has(object.kind ?? ""))
-    .map((object) =>
-      object.kind === "ValidatingWebhookConfiguration" ? localWebhooks(object, webhookPort) : object,
-    );
+    .map((object) => {
+      if (object.kind === "ValidatingWebhookConfiguration") return localWebhooks(object, webhookPort);
+      if (object.kind === "CustomResourceDefinition")
+        return crdConversionAt(object, devConversionUrl(webhookPort));
+      return object;
+    });
 }
 
 /** The ValidatingWebhookConfigurations whose caBundle the operator keeps (its --webhook-configuration). */

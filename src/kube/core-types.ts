@@ -16,3 +16,11 @@ export const configMapType: ResourceType = {
   plural: "configmaps",
   namespaced: true,
 };
+
+export const crdType: ResourceType = {
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  kind: "CustomResourceDefinition",
+  plural: "customresourcedefinitions",
+  namespaced: false,
+};

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import pino, { type Logger } from "pino";
+import { allKinds } from "../apis/index.ts";
 import { buildsConfigFromEnvironment, devModeFromEnvironment } from "../builds/config.ts";
 import type { ClusterAccess } from "../kube/kubeconfig.ts";
 import { Manager } from "../kube/manager.ts";
@@ -20,6 +21,7 @@ import { operatorFieldManager } from "../platform/names.ts";
 import { platformStatusRoute } from "../platform/status-route.ts";
 import { allControllers } from "./controllers.ts";
 import { describeNamespaces } from "./namespaces.ts";
+import { migrateStorage } from "./storage-migration.ts";
 import { type OperatorWebhookOptions, operatorWebhooks } from "./webhooks.ts";
 
 export interface OperatorOptions {
@@ -40,6 +42,8 @@ export interface OperatorOptions {
   /** Read-only endpoints on the health port; default: the Platform status endpoint. */
   routes?: CacheRoute[];
   log?: Logger;
+  /** Stops the operator as SIGTERM does (for a caller that runs it in its own process). */
+  stop?: AbortSignal;
   /** Serve the admission webhooks (every replica, leader or not); the namespace defaults to the lease's. */
   webhook?: Omit<OperatorWebhookOptions, "namespace" | "host"> & { namespace?: string; host?: string };
 }
@@ -113,15 +117,36 @@ export async function runOperator(options: OperatorOptions): Promise<number> {
   };
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
+  const onStop = () => void manager.stop();
+  options.stop?.addEventListener("abort", onStop, { once: true });
   log.info(
     { identity: manager.identity, namespaces: options.namespaces ?? "(all)" },
     `operator starting: serves ${describeNamespaces(options.namespaces)}`,
   );
   await manager.start();
+  // the leader (start resolves once it leads) migrates what older versions stored, in the
+  // background: the webhook already converts, so nothing waits on it
+  const stopMigration = new AbortController();
+  const migration =
+    options.webhook?.conversion && manager.leading
+      ? migrateStorage({
+          rest: manager.rest,
+          kinds: allKinds,
+          namespaces: options.namespaces,
+          log,
+          signal: stopMigration.signal,
+        }).catch((error: unknown) => {
+          if (!stopMigration.signal.aborted)
+            log.error({ err: error }, "storage migration failed; it runs again when the operator restarts");
+        })
+      : undefined;
   const outcome = await manager.done;
+  stopMigration.abort(); // an unfinished migration starts again with the next leader
+  await migration;
   await webhooks?.stop();
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
+  options.stop?.removeEventListener("abort", onStop);
   log.info({ outcome }, "operator stopped");
   return outcome === "stopped" ? 0 : 1;
 }

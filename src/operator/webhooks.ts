@@ -5,13 +5,17 @@
  */
 
 import type { Logger } from "pino";
+import { allKinds } from "../apis/index.ts";
+import { conversionPath } from "../apis/versions.ts";
 import { overrideAdmission, overrideAdmissionPath } from "../builds/admission/override-review.ts";
 import { imageBuildAdmission, imageBuildAdmissionPath } from "../builds/admission/review.ts";
 import { secretType } from "../kube/core-types.ts";
 import type { RestClient } from "../kube/rest.ts";
 import type { Permission, ResourceType } from "../kube/types.ts";
 import { providerAdmission, providerAdmissionPath } from "../pipelines/admission/review.ts";
+import type { ConversionClientConfig } from "../webhook/crd-conversion.ts";
 import { WebhookRunner } from "../webhook/runner.ts";
+import { crdName, migratedKinds } from "./storage-migration.ts";
 
 /** The Secret (in the operator's namespace) holding the serving certificate every replica serves. */
 export const webhookSecretName = "slipway-operator-webhook-tls";
@@ -40,7 +44,23 @@ export interface OperatorWebhookOptions {
   hosts: string[];
   /** The ValidatingWebhookConfigurations whose caBundle it keeps. */
   configurations: string[];
+  /**
+   * Serve the conversion of every Slipway kind's versions, the CRDs pointed at it: through the
+   * operator's Service (in its namespace, port 443) or a URL (a test's 127.0.0.1).
+   */
+  conversion?: { service: string } | { url: string };
   refreshMs?: number;
+}
+
+/** The CRDs of Slipway's kinds served at an older version: their conversion is the operator's. */
+export const slipwayCrdNames = migratedKinds(allKinds).map(crdName);
+
+function conversionClientConfig(
+  conversion: NonNullable<OperatorWebhookOptions["conversion"]>,
+  namespace: string,
+): ConversionClientConfig {
+  if ("url" in conversion) return { url: conversion.url };
+  return { service: { namespace, name: conversion.service, port: 443, path: conversionPath } };
 }
 
 export function operatorWebhooks(
@@ -52,6 +72,14 @@ export function operatorWebhooks(
     rest,
     secret: { namespace: options.namespace, name: webhookSecretName, hosts: options.hosts },
     configurations: options.configurations,
+    ...(options.conversion
+      ? {
+          conversion: {
+            crds: slipwayCrdNames,
+            clientConfig: conversionClientConfig(options.conversion, options.namespace),
+          },
+        }
+      : {}),
     handlers: {
       [imageBuildAdmissionPath]: imageBuildAdmission(rest),
       [providerAdmissionPath]: providerAdmission(rest),

@@ -1,6 +1,6 @@
 /**
  * A synchronized Run's life after submission, as pure functions of what was observed: when to poll
- * the backend for its completion, what a completion writes (completionState, markedCompletedAt,
+ * the backend for its completion, what a completion writes (completionState, completedAt,
  * artifacts, its run-completion event for every sink, one Event with that write), and when a
  * completed Run is deleted (its TTL, not before its events are delivered or given up on).
  */
@@ -29,7 +29,7 @@ export function expiry(
   defaultTtlSeconds: number,
   now: number,
 ): { expired: boolean; inMs?: number } {
-  const completedAt = run.status?.markedCompletedAt;
+  const completedAt = run.status?.completedAt;
   if (!completedAt) return { expired: false };
   const ttl = (run.spec.ttlSecondsAfterCompletion ?? defaultTtlSeconds) * 1000;
   const remaining = Date.parse(completedAt) + ttl - now;
@@ -38,12 +38,12 @@ export function expiry(
 
 type Completion = Pick<
   NonNullable<Run["status"]>,
-  "completionState" | "markedCompletedAt" | "artifacts" | "steps" | "failure" | "events"
+  "completionState" | "completedAt" | "artifacts" | "steps" | "failure" | "events"
 >;
 
 const recordedCompletion = (run: Run): Completion => ({
   completionState: run.status?.completionState,
-  markedCompletedAt: run.status?.markedCompletedAt,
+  completedAt: run.status?.completedAt,
   artifacts: run.status?.artifacts,
   steps: run.status?.steps,
   failure: run.status?.failure,
@@ -106,7 +106,7 @@ export function completed(
     run,
     {
       completionState: completion.state,
-      markedCompletedAt: rfc3339(new Date(now)),
+      completedAt: rfc3339(new Date(now)),
       artifacts: completion.artifacts,
       steps,
       failure: completion.failure,

@@ -39,10 +39,10 @@ export const scheduleName = (configuration: string, index: number) => `${configu
 
 function latestSucceeded(runs: Run[]): LatestRuns["succeeded"] {
   const succeeded = runs
-    .filter((run) => run.status?.completionState === "Succeeded" && run.status.markedCompletedAt)
+    .filter((run) => run.status?.completionState === "Succeeded" && run.status.completedAt)
     .sort(
       (a, b) =>
-        (a.status?.markedCompletedAt ?? "").localeCompare(b.status?.markedCompletedAt ?? "") ||
+        (a.status?.completedAt ?? "").localeCompare(b.status?.completedAt ?? "") ||
         (a.metadata.creationTimestamp ? String(a.metadata.creationTimestamp) : "").localeCompare(
           b.metadata.creationTimestamp ? String(b.metadata.creationTimestamp) : "",
         ),

@@ -1,12 +1,14 @@
 /**
- * Runs the operator's admission webhooks: the serving certificate from its Secret (issued or rotated
- * there when due), the HTTPS server, and the CA bundle injected into the webhook configurations;
+ * Runs the operator's webhooks: the serving certificate from its Secret (issued or rotated there when
+ * due), the HTTPS server, the CA bundle injected into the webhook configurations and, when it serves
+ * conversion, the CRDs' `spec.conversion` (crd-conversion.ts);
  * then looks again every `refreshMs` (sooner after a failure), on every replica (each serves).
  */
 import type { Logger } from "pino";
-import type { RestClient } from "../kube/rest.ts";
+import { isNotFound, type RestClient } from "../kube/rest.ts";
 import type { AdmissionHandler } from "./admission-review.ts";
 import { injectCaBundle } from "./ca-bundle.ts";
+import { type ConversionClientConfig, injectConversion } from "./crd-conversion.ts";
 import { WebhookServer } from "./server.ts";
 import { ensureServingSecret, type ServingMaterial, type ServingSecretOptions } from "./serving-secret.ts";
 
@@ -16,6 +18,8 @@ export interface WebhookRunnerOptions {
   /** ValidatingWebhookConfigurations whose caBundle the operator keeps. */
   configurations: string[];
   handlers: Record<string, AdmissionHandler>;
+  /** Serve the conversion of these CRDs (their `spec.conversion` kept pointing at `clientConfig`). */
+  conversion?: { crds: string[]; clientConfig: ConversionClientConfig };
   port: number;
   host: string;
   log: Logger;
@@ -40,7 +44,9 @@ export class WebhookRunner {
   async start(): Promise<void> {
     const { material } = await ensureServingSecret(this.#options.rest, this.#options.secret, new Date());
     this.#served = material;
-    this.#server = new WebhookServer(material, this.#options.handlers, this.#options.log);
+    this.#server = new WebhookServer(material, this.#options.handlers, this.#options.log, {
+      converts: this.#options.conversion !== undefined,
+    });
     this.port = await this.#server.listen(this.#options.port, this.#options.host);
     this.#options.log.info({ port: this.port }, "admission webhooks listening");
     await this.#inject(material).then(
@@ -92,6 +98,21 @@ export class WebhookRunner {
           this.#options.log.info({ configuration: name }, "webhook CA bundle injected");
       } catch (error) {
         this.#options.log.warn({ err: error, configuration: name }, "webhook CA bundle not injected");
+        throw error;
+      }
+    }
+    const conversion = this.#options.conversion;
+    for (const crd of conversion?.crds ?? []) {
+      try {
+        if (
+          conversion &&
+          (await injectConversion(this.#options.rest, crd, conversion.clientConfig, material.caBundle))
+        )
+          this.#options.log.info({ crd }, "CRD conversion webhook and CA bundle set");
+      } catch (error) {
+        // a kind whose CRD is not installed has nothing stored to convert
+        if (isNotFound(error)) continue;
+        this.#options.log.warn({ err: error, crd }, "CRD conversion webhook not set");
         throw error;
       }
     }

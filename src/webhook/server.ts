@@ -1,14 +1,19 @@
 /**
- * The operator's admission webhook endpoint: HTTPS (the API server calls webhooks over TLS only),
- * one AdmissionHandler per path, the serving certificate swapped in place when it rotates.
+ * The operator's webhook endpoint: HTTPS (the API server calls webhooks over TLS only), one
+ * AdmissionHandler per path, the CRDs' conversion at `conversionPath`, the serving certificate
+ * swapped in place when it rotates.
  */
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { conversionPath } from "../apis/versions.ts";
 import { type AdmissionHandler, parseReview, refuse, reviewResponse } from "./admission-review.ts";
+import { answerConversion, parseConversionReview } from "./conversion-review.ts";
 
 /** An AdmissionReview is small; anything far larger is not one. */
 const maxBodyBytes = 4 * 1024 * 1024;
+/** A ConversionReview holds a whole list response (e.g. `kubectl get runs` of a namespace, 500 a page). */
+const maxConversionBytes = 64 * 1024 * 1024;
 
 export interface TlsMaterial {
   certPem: string;
@@ -19,10 +24,17 @@ export class WebhookServer {
   readonly #server: Server;
   readonly #handlers: Map<string, AdmissionHandler>;
   readonly #log: Logger;
+  readonly #converts: boolean;
 
-  constructor(tls: TlsMaterial, handlers: Record<string, AdmissionHandler>, log: Logger) {
+  constructor(
+    tls: TlsMaterial,
+    handlers: Record<string, AdmissionHandler>,
+    log: Logger,
+    options: { converts?: boolean } = {},
+  ) {
     this.#handlers = new Map(Object.entries(handlers));
     this.#log = log;
+    this.#converts = options.converts ?? false;
     this.#server = createServer({ cert: tls.certPem, key: tls.keyPem, minVersion: "TLSv1.2" }, (req, res) => {
       void this.#serve(req, res);
     });
@@ -55,16 +67,25 @@ export class WebhookServer {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (req.method !== "POST" || !handler)
+    const converts = this.#converts && path === conversionPath;
+    if (req.method !== "POST" || (!handler && !converts))
       return reply(404, { message: `no webhook at ${req.method} ${path}` });
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > maxBodyBytes) return reply(413, { message: "request too large" });
+      if (size > (converts ? maxConversionBytes : maxBodyBytes))
+        return reply(413, { message: "request too large" });
       chunks.push(chunk as Buffer);
     }
-    const request = parseReview(Buffer.concat(chunks).toString("utf8"));
+    const body = Buffer.concat(chunks).toString("utf8");
+    if (converts) {
+      const conversion = parseConversionReview(body);
+      if ("invalid" in conversion) return reply(400, { message: conversion.invalid });
+      return reply(200, answerConversion(conversion));
+    }
+    if (!handler) return reply(404, { message: `no webhook at ${req.method} ${path}` });
+    const request = parseReview(body);
     if ("invalid" in request) return reply(400, { message: request.invalid });
     try {
       reply(200, reviewResponse(await handler(request)));

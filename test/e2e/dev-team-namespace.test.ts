@@ -19,8 +19,8 @@ import { workflowControllerDeployment } from "../support/fakes/pipelines-operato
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
-const pipelines = "pipelines.slipway.dev/v1alpha1";
-const builds = "builds.slipway.dev/v1alpha1";
+const pipelines = "pipelines.slipway.dev/v1beta1";
+const builds = "builds.slipway.dev/v1beta1";
 const condition = (object: Any, type: string) =>
   object?.status?.conditions?.find((c: Any) => c.type === type);
 const apiOf = (path: string) => {

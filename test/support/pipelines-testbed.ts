@@ -15,7 +15,7 @@ import { Api, startPipelinesOperator } from "./fakes/pipelines-operator.ts";
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 
 export const condition = (object: Any, type: string) =>
   object?.status?.conditions?.find((c: Any) => c.type === type);

@@ -31,7 +31,7 @@ export function slipwaySelectorKeys(): string[] {
   const keys = new Set<string>();
   for (const release of releases) {
     const components: ComponentResource[] = renderComponents("slipway", "ns", {}, release).map((c) => ({
-      apiVersion: "platform.slipway.dev/v1alpha1",
+      apiVersion: "platform.slipway.dev/v1beta1",
       kind: "Component",
       metadata: { name: c.objectName, namespace: "ns", uid: `u-${c.name}` },
       spec: c.spec,

@@ -88,7 +88,7 @@ export interface RunSpec {
 
 export interface RunStatus extends SyncStatus {
   completionState?: "Succeeded" | "Failed";
-  markedCompletedAt?: string;
+  completedAt?: string;
   artifacts?: { name: string; location: string }[];
   /** Each step from the backend's own record (Run status.steps). */
   steps?: RunStepView[];

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-var imageBuildKind = schema.GroupVersionKind{Group: "builds.slipway.dev", Version: "v1alpha1", Kind: "ImageBuild"}
+var imageBuildKind = schema.GroupVersionKind{Group: "builds.slipway.dev", Version: "v1beta1", Kind: "ImageBuild"}
 
 // reuse is the peer of the ImageBuild controller's reuse path: an ImageBuild whose image already exists
 // costs one registry HEAD (basic auth from the namespace's docker config Secret, read from the cache) and

@@ -13,8 +13,8 @@ import (
 )
 
 var (
-	runKind      = schema.GroupVersionKind{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Run"}
-	pipelineKind = schema.GroupVersionKind{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Pipeline"}
+	runKind      = schema.GroupVersionKind{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "Run"}
+	pipelineKind = schema.GroupVersionKind{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "Pipeline"}
 	workflowKind = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Workflow"}
 )
 

@@ -23,9 +23,9 @@ import (
 // The kinds bench/scale.ts creates in every namespace whose peer work is a status write (observe); Runs
 // (submit, runs.go) and ImageBuilds (reuse, builds.go) do what Slipway does for them.
 var observedKinds = []schema.GroupVersionKind{
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "Provider"},
+	{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "Provider"},
 	pipelineKind,
-	{Group: "pipelines.slipway.dev", Version: "v1alpha1", Kind: "RunSchedule"},
+	{Group: "pipelines.slipway.dev", Version: "v1beta1", Kind: "RunSchedule"},
 }
 
 // observe is the peer's minimal work on the kinds whose Slipway work on kwok is a status write: an object whose status.observedGeneration is not its

@@ -201,7 +201,7 @@ export const ImageBuildStatus = Type.Object({
 
 export const ImageBuildKind = defineKind({
   group: "builds.slipway.dev",
-  version: "v1alpha1",
+  version: "v1beta1",
   kind: "ImageBuild",
   plural: "imagebuilds",
   singular: "imagebuild",

@@ -12,7 +12,7 @@ export function StringEnum<const T extends readonly string[]>(
 }
 
 export const group = "pipelines.slipway.dev";
-export const version = "v1alpha1";
+export const version = "v1beta1";
 
 const dnsLabel = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const dnsSubdomain = `${dnsLabel}(\\.${dnsLabel})*`;
@@ -199,7 +199,7 @@ export const synchronizedStatus = {
 
 export const providerColumns = [
   { name: "Provider", type: "string" as const, jsonPath: ".spec.provider" },
-  { name: "State", type: "string" as const, jsonPath: ".status.state" },
+  { name: "Sync", type: "string" as const, jsonPath: ".status.state" },
 ];
 
 /** A map of strings (`additionalProperties`, which CRD schemas accept; TypeBox's Record uses patternProperties). */

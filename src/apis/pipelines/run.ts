@@ -121,7 +121,12 @@ export const RunKind = defineKind({
   status: Type.Object({
     ...synchronizedStatus,
     completionState: Type.Optional(StringEnum(["Succeeded", "Failed"] as const)),
-    markedCompletedAt: Type.Optional(Type.String({ format: "date-time" })),
+    completedAt: Type.Optional(
+      Type.String({
+        format: "date-time",
+        description: "When the run completed (v1alpha1: markedCompletedAt).",
+      }),
+    ),
     artifacts: Type.Optional(Type.Array(ArtifactLocation)),
     steps: Type.Optional(
       Type.Array(RunStep, {
@@ -150,9 +155,13 @@ export const RunKind = defineKind({
     events: Type.Optional(EventDeliveries),
   }),
   printerColumns: [
+    // the run's outcome, not the backend synchronization (Sync, `-o wide`): a failed run reads Failed only
     { name: "Pipeline", type: "string", jsonPath: ".spec.pipeline" },
-    ...providerColumns,
+    ...providerColumns.filter((column) => column.name !== "Sync"),
     { name: "Completion", type: "string", jsonPath: ".status.completionState" },
+    ...providerColumns
+      .filter((column) => column.name === "Sync")
+      .map((column) => ({ ...column, priority: 1 })),
   ],
 });
 

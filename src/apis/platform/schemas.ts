@@ -3,7 +3,7 @@ import type { PrinterColumn } from "../kind.ts";
 import { validations } from "../schema.ts";
 
 export const group = "platform.slipway.dev";
-export const version = "v1alpha1";
+export const version = "v1beta1";
 
 /** Names of the platform's services, in the order the catalog lists them. */
 export const componentNames = [

@@ -2,8 +2,9 @@
 
 import type { Command } from "commander";
 import { PlatformKind } from "../../apis/platform/platform.ts";
-import { type BundleOptions, inNamespace } from "../../bundle/bundle.ts";
+import { type BundleObject, type BundleOptions, inNamespace } from "../../bundle/bundle.ts";
 import { grantsFor } from "../../bundle/grants.ts";
+import { crdWithoutConversion } from "../../bundle/webhook.ts";
 import { newestRelease } from "../../dev/real-node/images.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { deepMerge } from "../../lib/merge.ts";
@@ -125,7 +126,11 @@ async function install(given: InstallFlags): Promise<void> {
   const serves = servesFromFlags(flags);
   const bundle = await platformReleaseBundle(context, serves, policy);
   // Slipway's and the workflow engine's
-  const crds = await writableCrds(context, bundle);
+  const writable = await writableCrds(context, bundle);
+  // with --dev the operator outside the cluster sets the conversion (its URL) itself
+  const crds = flags.dev
+    ? writable.map((crd) => crdWithoutConversion(crd as BundleObject) as KubeObject)
+    : writable;
   const objects: KubeObject[] = flags.dev
     ? [...crds, ...binding]
     : await servedObjects(

@@ -71,7 +71,7 @@ export function runCompletionEvent(
     specversion: "1.0",
     id: record.id,
     type: record.type,
-    source: `/apis/pipelines.slipway.dev/v1alpha1${path("providers", identity.provider)}`,
+    source: `/apis/pipelines.slipway.dev/v1beta1${path("providers", identity.provider)}`,
     subject: `${owner.slice(1)}/completions/${record.runId}`,
     time: record.finishedAt ?? record.recordedAt,
     datacontenttype: "application/json",

@@ -36,7 +36,7 @@ function renderedComponents(namespace: string, version: string): ComponentResour
   if (!release) throw new Error(`release ${version} missing`);
   return renderComponents("slipway", namespace, {}, release).map(
     (c): ComponentResource => ({
-      apiVersion: "platform.slipway.dev/v1alpha1",
+      apiVersion: "platform.slipway.dev/v1beta1",
       kind: "Component",
       metadata: { name: c.objectName, namespace, uid: "rendered" },
       spec: c.spec,

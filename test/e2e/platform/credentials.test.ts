@@ -116,7 +116,7 @@ describe.sequential("a platform's credentials and wiring", () => {
     expect(platform.status?.provider).toBe("slipway");
     const [provider] = await listObjects<KubernetesObject & { spec?: unknown }>(
       namespace,
-      "pipelines.slipway.dev/v1alpha1",
+      "pipelines.slipway.dev/v1beta1",
       "Provider",
     );
     expect(provider?.spec).toEqual({

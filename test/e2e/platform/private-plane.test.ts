@@ -64,7 +64,7 @@ const component = (name: string) =>
     .makeApiClient(CustomObjectsApi)
     .getNamespacedCustomObject({
       group: "platform.slipway.dev",
-      version: "v1alpha1",
+      version: "v1beta1",
       namespace,
       plural: "components",
       name: `slipway-${name}`,
@@ -75,7 +75,7 @@ const platformPhase = async () =>
   (
     (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
       group: "platform.slipway.dev",
-      version: "v1alpha1",
+      version: "v1beta1",
       namespace,
       plural: "platforms",
       name: "slipway",
@@ -263,7 +263,7 @@ describe.sequential("a platform on its own control plane", () => {
     expect(await policyEnv()).toMatchObject(installerPolicy);
     const platform = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
       group: "platform.slipway.dev",
-      version: "v1alpha1",
+      version: "v1beta1",
       namespace,
       plural: "platforms",
       name: "slipway",

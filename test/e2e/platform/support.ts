@@ -104,7 +104,7 @@ export async function operatorHealthPort(operator: OperatorProcess): Promise<num
 }
 
 const group = "platform.slipway.dev";
-const version = "v1alpha1";
+const version = "v1beta1";
 
 export async function readPlatform(namespace: string, name = "slipway"): Promise<PlatformResource> {
   const api = adminConfig().makeApiClient(CustomObjectsApi);

@@ -249,7 +249,7 @@ describe("web UI pages of builds, pipelines, runs and providers (headless Chromi
       state: "Succeeded",
       version: "77aa",
       completionState: "Succeeded",
-      markedCompletedAt: new Date().toISOString(),
+      completedAt: new Date().toISOString(),
       artifacts: [{ name: "model", location: "s3://pipelines/root/model" }],
     });
     await page.getByTestId("state").getByText("Succeeded").waitFor();

@@ -45,7 +45,7 @@ const controllers = (): ControllerSpec[] =>
 const options = () => ({ ...bundleOptions(controllers()), providerServiceAccounts: allowlist });
 const rbac = deriveRbac(controllers(), runtimePermissions, allowlist);
 const cases = [...removableRules(rbac.namespaced), ...removableRules(rbac.cluster)];
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 
 let api: Api;
 let closedPort = 0;

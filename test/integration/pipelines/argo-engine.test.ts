@@ -50,7 +50,7 @@ afterAll(async () => {
   api?.close();
 });
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 const condition = (object: Any, type: string) =>
   object?.status?.conditions?.find((c: Any) => c.type === type);
 

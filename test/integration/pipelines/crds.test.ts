@@ -6,7 +6,7 @@ import { adminConfig, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api } from "../../support/fakes/pipelines-operator.ts";
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 
 describe("pipelines CRDs: the API server refuses bad input with a clear message", () => {
   let api: Api;

@@ -11,7 +11,7 @@ import { acknowledged, type EventSinkServer } from "./event-sink.ts";
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-export const group = "pipelines.slipway.dev/v1alpha1";
+export const group = "pipelines.slipway.dev/v1beta1";
 
 export async function createProvider(api: Api, namespace: string, spec: Record<string, unknown> = {}) {
   await api.create(types.provider, {

@@ -357,7 +357,7 @@ describe("slipway pipelines compile", () => {
   });
 
   const document = (pipeline: KfpPipeline) => ({
-    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    apiVersion: "pipelines.slipway.dev/v1beta1",
     kind: "Pipeline",
     metadata: { name: pipeline.name, namespace: "ml" },
     spec: pipeline.spec,

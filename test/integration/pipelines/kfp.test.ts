@@ -292,7 +292,7 @@ describe(
           },
         ],
       });
-      expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
+      expect(Date.parse(succeeded.status.completedAt)).toBeGreaterThan(0);
       const failed: Any = await eventually(
         "Run bad completed Failed",
         () => bed.api.get(types.run, ns, "bad"),

@@ -29,7 +29,7 @@ import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts"
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 const eventType: ResourceType = {
   group: "events.k8s.io",
   version: "v1",

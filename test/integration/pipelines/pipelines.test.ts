@@ -38,7 +38,7 @@ afterAll(async () => {
   api?.close();
 });
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 const condition = (object: Any, type: string) =>
   object?.status?.conditions?.find((c: Any) => c.type === type);
 
@@ -272,7 +272,7 @@ describe("pipelines on the argo backend", () => {
       completionState: "Succeeded",
       artifacts: [{ name: "model", location: "s3://pipelines/root/runs/ok/model.tgz" }],
     });
-    expect(Date.parse(succeeded.status.markedCompletedAt)).toBeGreaterThan(0);
+    expect(Date.parse(succeeded.status.completedAt)).toBeGreaterThan(0);
     const failed: Any = await eventually(
       "Run bad completed",
       () => api.get(types.run, ns, "bad"),

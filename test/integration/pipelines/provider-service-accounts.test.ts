@@ -22,7 +22,7 @@ import { Api, installArgoCrds, type Obj } from "../../support/fakes/pipelines-op
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 const condition = (object: Any, type: string) =>
   object?.status?.conditions?.find((c: Any) => c.type === type);
 

@@ -7,7 +7,7 @@ import { Api } from "../../support/fakes/pipelines-operator.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 
-const group = "pipelines.slipway.dev/v1alpha1";
+const group = "pipelines.slipway.dev/v1beta1";
 
 async function grantRead(namespace: string, serviceAccount: string, resources: string[]) {
   await grantRole(namespace, serviceAccount, `${serviceAccount}-pipelines`, [

@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 const runObject = (ns: string, name: string) => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "Run",
   metadata: { name, namespace: ns },
   spec: { provider: "vertex", pipeline: "train" },

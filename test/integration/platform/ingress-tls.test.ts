@@ -78,7 +78,7 @@ describe("spec.ingress.tls", () => {
       expect(exposed).toHaveLength(2);
       for (const component of exposed) {
         const resource: ComponentResource = {
-          apiVersion: "platform.slipway.dev/v1alpha1",
+          apiVersion: "platform.slipway.dev/v1beta1",
           kind: "Component",
           metadata: { name: component.objectName, namespace, uid: "00000000-0000-0000-0000-000000000001" },
           spec: component.spec,

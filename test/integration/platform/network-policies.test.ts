@@ -13,7 +13,7 @@ describe("NetworkPolicies", () => {
     const release = findRelease("0.2.0");
     if (!release) throw new Error("release 0.2.0 missing");
     const components: ComponentResource[] = renderComponents("slipway", namespace, {}, release).map((c) => ({
-      apiVersion: "platform.slipway.dev/v1alpha1",
+      apiVersion: "platform.slipway.dev/v1beta1",
       kind: "Component",
       metadata: { name: c.objectName, namespace, uid: "00000000-0000-0000-0000-000000000001" },
       spec: c.spec,

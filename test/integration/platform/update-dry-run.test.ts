@@ -39,8 +39,8 @@ beforeAll(() => installCrds([PlatformKind, ComponentKind, ProviderKind]));
 
 /** The kinds of everything a Platform owns, directly or through its Components. */
 const ownedKinds = [
-  "apis/platform.slipway.dev/v1alpha1/namespaces/NS/platforms",
-  "apis/platform.slipway.dev/v1alpha1/namespaces/NS/components",
+  "apis/platform.slipway.dev/v1beta1/namespaces/NS/platforms",
+  "apis/platform.slipway.dev/v1beta1/namespaces/NS/components",
   "apis/apps/v1/namespaces/NS/deployments",
   "apis/apps/v1/namespaces/NS/statefulsets",
   "api/v1/namespaces/NS/services",

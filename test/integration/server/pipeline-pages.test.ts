@@ -11,7 +11,7 @@ import { Api } from "../../support/fakes/pipelines-operator.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "./server.ts";
 
-const apiVersion = "pipelines.slipway.dev/v1alpha1";
+const apiVersion = "pipelines.slipway.dev/v1beta1";
 const pipelineSpec = {
   provider: "argo",
   image: "trainer:1",

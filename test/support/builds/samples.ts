@@ -12,7 +12,7 @@ export const secretValue = "s3cr3t-token-value";
 
 export function sampleBuild(overrides: Partial<ImageBuild["spec"]> = {}): ImageBuild {
   return {
-    apiVersion: "builds.slipway.dev/v1alpha1",
+    apiVersion: "builds.slipway.dev/v1beta1",
     kind: "ImageBuild",
     metadata: { name: "scorer", namespace: "ml", uid: "uid-1", generation: 1 },
     spec: {

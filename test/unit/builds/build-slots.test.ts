@@ -16,7 +16,7 @@ const lookup: BuildLookup = (namespace, name) => {
 };
 
 const owner = (name: string, uid: string, extra: Record<string, unknown> = {}) => ({
-  apiVersion: "builds.slipway.dev/v1alpha1",
+  apiVersion: "builds.slipway.dev/v1beta1",
   kind: "ImageBuild",
   name,
   uid,

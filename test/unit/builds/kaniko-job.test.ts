@@ -251,7 +251,7 @@ describe("the Kaniko Job", () => {
     const combination = { registry: "docker", storage: "s3", credentials: false } as const;
     expect(renderSample(combination).metadata?.ownerReferences).toEqual([
       {
-        apiVersion: "builds.slipway.dev/v1alpha1",
+        apiVersion: "builds.slipway.dev/v1beta1",
         kind: "ImageBuild",
         name: "scorer",
         uid: "uid-1",

@@ -216,7 +216,7 @@ describe("a Run's status from each poll of its Workflow", () => {
   const timing = { defaultTtlSeconds: 3600, pollMs: 1000 };
   const run = (status: Run["status"] = {}): Run =>
     ({
-      apiVersion: "pipelines.slipway.dev/v1alpha1",
+      apiVersion: "pipelines.slipway.dev/v1beta1",
       kind: "Run",
       metadata: { name: "once", namespace: "team", uid: "uid-1" },
       spec: { provider: "team/argo", pipeline: "train" },

@@ -30,7 +30,7 @@ function platformEngine(image?: string): DeploymentView {
   );
   if (!rendered) throw new Error("workflow-engine not rendered");
   const component: ComponentResource = {
-    apiVersion: "platform.slipway.dev/v1alpha1",
+    apiVersion: "platform.slipway.dev/v1beta1",
     kind: "Component",
     metadata: { name: "lab-workflow-engine", namespace: "team", uid: "u", generation: 1 },
     spec: { ...rendered.spec, ...(image ? { image } : {}) },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pipeline } from "../../../src/apis/pipelines/pipeline.ts";
-import type { Run } from "../../../src/apis/pipelines/run.ts";
+import { type Run, RunKind } from "../../../src/apis/pipelines/run.ts";
 import { cacheConfigMapName, memoizationKey } from "../../../src/pipelines/argo/memoize.ts";
 import { cacheHits, entryWorkflow, withReusedRuns } from "../../../src/pipelines/argo/reused-runs.ts";
 import { runSteps } from "../../../src/pipelines/argo/steps.ts";
@@ -385,7 +385,7 @@ describe("kfp and vertex caching", () => {
 
 describe("the Run's status.caching", () => {
   const runObject = (status?: Run["status"]): Run => ({
-    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    apiVersion: RunKind.apiVersion,
     kind: "Run",
     metadata: { name: "r1", namespace: "team" },
     spec: { provider: "ml/argo", pipeline: "train", caching: { enabled: false } },

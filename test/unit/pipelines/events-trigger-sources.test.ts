@@ -17,7 +17,7 @@ const configuration = (
   runConfigurations?: string[],
   succeeded?: string,
 ): RunConfiguration => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "RunConfiguration",
   metadata: { name, namespace },
   spec: {
@@ -29,7 +29,7 @@ const configuration = (
 });
 
 const provider = (namespace: string, allowedNamespaces?: string[]): Provider => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "Provider",
   metadata: { name: "argo", namespace },
   spec: { type: "argo", ...(allowedNamespaces ? { allowedNamespaces } : {}) },

@@ -56,7 +56,7 @@ describe("the run-completion CloudEvent", () => {
       specversion: "1.0",
       type: "dev.slipway.pipelines.run-completion",
       id: completionEventId("uid-1", "team.train-1"),
-      source: "/apis/pipelines.slipway.dev/v1alpha1/namespaces/ml/providers/argo",
+      source: "/apis/pipelines.slipway.dev/v1beta1/namespaces/ml/providers/argo",
       subject: "namespaces/team/runs/train-1/completions/team.train-1",
       datacontenttype: "application/json",
     });
@@ -213,7 +213,7 @@ describe("the dispatcher", () => {
 
 const run = (status: Run["status"] = {}): Run =>
   ({
-    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    apiVersion: "pipelines.slipway.dev/v1beta1",
     kind: "Run",
     metadata: { name: "train-1", namespace: "team", uid: "uid-1" },
     spec: { provider: "ml/argo", pipeline: "train" },

@@ -199,7 +199,7 @@ describe("planSync (commands of the synchronized kinds)", () => {
 const kind = runKind({ completionPollSeconds: 60, defaultTtlSeconds: 3600 });
 const run = (status: Partial<NonNullable<Run["status"]>> = {}): Run =>
   ({
-    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    apiVersion: "pipelines.slipway.dev/v1beta1",
     kind: "Run",
     metadata: { name: "r", namespace: "ml", generation: 1 },
     spec: { provider: "argo", pipeline: "p" },
@@ -244,14 +244,14 @@ const runTable: [string, Run, Partial<SyncInput>, Answers, string[]][] = [
   ],
   [
     "completed long ago → deleted (no poll)",
-    run({ completionState: "Succeeded", markedCompletedAt: "2025-12-31T22:00:00Z" }),
+    run({ completionState: "Succeeded", completedAt: "2025-12-31T22:00:00Z" }),
     { recorded: synced },
     {},
     ["SetStatus Succeeded/Succeeded", "DeleteResource"],
   ],
   [
     "completed recently → back when its TTL ends",
-    run({ completionState: "Succeeded", markedCompletedAt: "2025-12-31T23:30:00Z" }),
+    run({ completionState: "Succeeded", completedAt: "2025-12-31T23:30:00Z" }),
     { recorded: synced },
     {},
     ["SetStatus Succeeded/Succeeded", "Requeue 1800000"],
@@ -285,7 +285,7 @@ describe("planSync for a Run (completion is an observation)", () => {
       type: "SetStatus",
       status: {
         completionState: "Succeeded",
-        markedCompletedAt: "2026-01-01T00:00:00Z",
+        completedAt: "2026-01-01T00:00:00Z",
         artifacts: succeeded.artifacts,
       },
     });

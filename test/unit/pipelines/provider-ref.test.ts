@@ -26,7 +26,7 @@ const provider = (
   spec: Partial<Provider["spec"]> = {},
   status: Provider["status"] = readyStatus("True"),
 ): Provider => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "Provider",
   metadata: { name: "argo", namespace, generation: 3 },
   spec: { type: "argo", ...spec },

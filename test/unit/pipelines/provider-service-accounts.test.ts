@@ -25,7 +25,7 @@ const provider = (
   spec: Partial<Provider["spec"]>,
   metadata: Partial<Provider["metadata"]> = {},
 ): Provider => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "Provider",
   metadata: { name: "argo", namespace: "ml", generation: 1, ...metadata },
   spec: { type: "argo", ...spec },
@@ -94,7 +94,7 @@ describe("the allowlist of Provider ServiceAccounts", () => {
 
   it("a Platform's own Provider may name that Platform's pipelines ServiceAccount, nothing else; the reference's uid must be that Platform's", () => {
     const owner = {
-      apiVersion: "platform.slipway.dev/v1alpha1",
+      apiVersion: "platform.slipway.dev/v1beta1",
       kind: "Platform",
       name: "slipway",
       uid: "u",

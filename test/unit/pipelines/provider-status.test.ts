@@ -7,7 +7,7 @@ import {
 } from "../../../src/pipelines/controllers/provider.ts";
 
 const provider = (type: "argo" | "kfp", ready?: "True" | "False"): Provider => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "Provider",
   metadata: { name: "argo", namespace: "ml", generation: 2 },
   spec: { type },

@@ -10,7 +10,7 @@ function configuration(
   status?: RunConfiguration["status"],
 ): RunConfiguration {
   return {
-    apiVersion: "pipelines.slipway.dev/v1alpha1",
+    apiVersion: "pipelines.slipway.dev/v1beta1",
     kind: "RunConfiguration",
     metadata: { name: "rc", namespace: "team" },
     spec: { provider: "argo", run: { pipeline: "train" }, triggers },
@@ -26,11 +26,11 @@ const run = (
   at: string,
   artifacts = [{ name: "m", location: name }],
 ): Run => ({
-  apiVersion: "pipelines.slipway.dev/v1alpha1",
+  apiVersion: "pipelines.slipway.dev/v1beta1",
   kind: "Run",
   metadata: { name, namespace: "team" },
   spec: { provider: "argo", pipeline: "train" },
-  status: { completionState: state, markedCompletedAt: at, artifacts },
+  status: { completionState: state, completedAt: at, artifacts },
 });
 
 describe("planRunConfiguration", () => {
@@ -152,7 +152,7 @@ describe("runConfigurationStatus", () => {
     const message =
       "update failed (attempt 1): spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow; retrying in 5s";
     const schedule = {
-      apiVersion: "pipelines.slipway.dev/v1alpha1",
+      apiVersion: "pipelines.slipway.dev/v1beta1",
       kind: "RunSchedule",
       metadata: { name: "rc-0", namespace: "team" },
       spec: plan.schedules[0]?.spec,

@@ -13,7 +13,7 @@ if (!release) throw new Error("release 0.1.0 missing");
 
 const resources = renderComponents("lab", "ns", {}, release).map(
   (c): ComponentResource => ({
-    apiVersion: "platform.slipway.dev/v1alpha1",
+    apiVersion: "platform.slipway.dev/v1beta1",
     kind: "Component",
     metadata: { name: c.objectName, namespace: "ns", uid: `u-${c.name}`, generation: 1 },
     spec: c.spec,

@@ -11,7 +11,7 @@ const base = parseBuildsConfig({
   storage: { type: "s3", s3: { endpoint: "https://s3.example.com" } },
 });
 const platform = {
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Platform",
   metadata: { name: "lab", namespace: "team", uid: "p-1" },
   spec: {},

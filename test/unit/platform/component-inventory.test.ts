@@ -32,7 +32,7 @@ const owned = (e: InventoryEntry, controller = componentUid): KubeObject => ({
     uid: e.uid,
     ownerReferences: [
       {
-        apiVersion: "platform.slipway.dev/v1alpha1",
+        apiVersion: "platform.slipway.dev/v1beta1",
         kind: "Component",
         name: "c",
         uid: controller,

@@ -8,7 +8,7 @@ import {
 } from "../../../src/platform/component-ownership.ts";
 
 const platform = {
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Platform",
   metadata: { name: "slipway", namespace: "ns", uid: "p-1" },
   spec: {},

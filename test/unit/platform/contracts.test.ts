@@ -21,7 +21,7 @@ const spec = (name: string) => {
   return found.spec;
 };
 const resource = (name: string): ComponentResource => ({
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Component",
   metadata: { name: `lab-${name}`, namespace: "team", uid: `u-${name}`, generation: 1 },
   spec: spec(name),
@@ -262,7 +262,7 @@ describe("the platform's builds override", () => {
       },
     });
     const platform = {
-      apiVersion: "platform.slipway.dev/v1alpha1",
+      apiVersion: "platform.slipway.dev/v1beta1",
       kind: "Platform",
       metadata: { name: "lab", namespace: "team", uid: "p-1" },
       spec: {},

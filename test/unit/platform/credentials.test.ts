@@ -9,7 +9,7 @@ import { defaultCredentialTools } from "../../../src/platform/platform-resources
 import { workflowEngineRbac } from "../../../src/platform/workflow-engine.ts";
 
 const platform = {
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Platform",
   metadata: { name: "lab", namespace: "team", uid: "p-1" },
   spec: {},

@@ -17,7 +17,7 @@ const ingresses = (spec: Record<string, unknown>) =>
     .filter((c) => c.spec.ingress)
     .map((c) =>
       renderIngress({
-        apiVersion: "platform.slipway.dev/v1alpha1",
+        apiVersion: "platform.slipway.dev/v1beta1",
         kind: "Component",
         metadata: { name: c.objectName, namespace: "ns", uid: `u-${c.name}` },
         spec: c.spec,

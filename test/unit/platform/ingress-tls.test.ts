@@ -18,7 +18,7 @@ const exposed = (spec: Spec) =>
     .filter((c) => c.spec.ingress)
     .map(
       (c): ComponentResource => ({
-        apiVersion: "platform.slipway.dev/v1alpha1",
+        apiVersion: "platform.slipway.dev/v1beta1",
         kind: "Component",
         metadata: { name: c.objectName, namespace: "ns", uid: `u-${c.name}` },
         spec: c.spec,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keepPatch, keptFor, keptForAnnotation } from "../../../src/platform/kept-data.ts";
 
-const owner = { apiVersion: "platform.slipway.dev/v1alpha1", kind: "Platform", name: "slipway", uid: "u1" };
+const owner = { apiVersion: "platform.slipway.dev/v1beta1", kind: "Platform", name: "slipway", uid: "u1" };
 const kept = (annotations?: Record<string, string>, ownerReferences?: (typeof owner)[]) => ({
   apiVersion: "v1",
   kind: "PersistentVolumeClaim",

@@ -18,7 +18,7 @@ const release = findRelease("0.2.0");
 if (!release) throw new Error("release 0.2.0 missing");
 
 const components: ComponentResource[] = renderComponents("slipway", "ns", {}, release).map((c) => ({
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Component",
   metadata: { name: c.objectName, namespace: "ns", uid: `u-${c.name}` },
   spec: c.spec,
@@ -95,7 +95,7 @@ describe("NetworkPolicies from the dependency graph", () => {
 
   it("the build and operator peers select the labels the builds code and the bundle put on those pods", () => {
     const build = {
-      apiVersion: "builds.slipway.dev/v1alpha1",
+      apiVersion: "builds.slipway.dev/v1beta1",
       kind: "ImageBuild",
       metadata: { name: "b", namespace: "ns" },
       spec: { labels: { team: "a" } },

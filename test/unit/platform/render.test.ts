@@ -13,7 +13,7 @@ const release = findRelease("0.1.0");
 if (!release) throw new Error("release 0.1.0 missing");
 
 const asResource = (spec: ReturnType<typeof renderComponents>[number]): ComponentResource => ({
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Component",
   metadata: { name: spec.objectName, namespace: "ns", uid: "u-1", generation: 4 },
   spec: spec.spec,

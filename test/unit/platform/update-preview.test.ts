@@ -21,7 +21,7 @@ const release = (version: string): Release => {
 };
 
 const platform: PlatformResource = {
-  apiVersion: "platform.slipway.dev/v1alpha1",
+  apiVersion: "platform.slipway.dev/v1beta1",
   kind: "Platform",
   metadata: { name: "slipway", namespace: "ml", uid: "platform-uid" },
   spec: {},

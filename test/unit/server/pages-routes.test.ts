@@ -120,7 +120,7 @@ describe("a Run started from a Pipeline", () => {
     expect(
       runForPipeline(pipeline, { pipeline: "train:abc", parameters: [{ name: "data", value: "x" }] }, "a"),
     ).toEqual({
-      apiVersion: "pipelines.slipway.dev/v1alpha1",
+      apiVersion: "pipelines.slipway.dev/v1beta1",
       kind: "Run",
       metadata: { generateName: "train-", namespace: "a" },
       spec: { provider: "argo", pipeline: "train:abc", parameters: [{ name: "data", value: "x" }] },

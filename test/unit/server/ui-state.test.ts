@@ -91,7 +91,7 @@ describe("a run's state as the pages say it", () => {
   it("lasts from creation to completion, or to now while running", () => {
     const now = new Date("2026-01-01T10:02:05Z");
     expect(runDuration(run(), now)).toBe("2m 5s");
-    expect(runDuration(run({ markedCompletedAt: "2026-01-01T10:00:42Z" }), now)).toBe("42s");
+    expect(runDuration(run({ completedAt: "2026-01-01T10:00:42Z" }), now)).toBe("42s");
   });
   it("names its Pipeline without the pinned version", () => {
     expect(pipelineOfRun(run())).toBe("p");

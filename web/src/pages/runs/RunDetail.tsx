@@ -71,7 +71,7 @@ function RunSummary({ run }: { run: RunView }) {
         </div>
         <div>
           <dt>Completed</dt>
-          <dd>{time(run.status?.markedCompletedAt)}</dd>
+          <dd>{time(run.status?.completedAt)}</dd>
         </div>
       </dl>
       <h3>Conditions</h3>

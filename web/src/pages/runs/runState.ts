@@ -17,7 +17,7 @@ export const pipelineOfRun = (run: RunView): string => run.spec.pipeline.split("
 /** From creation to completion (or to `now` while it runs), e.g. `42s`, `3m 5s`. */
 export function runDuration(run: RunView, now: Date): string {
   if (!run.createdAt) return "—";
-  const end = run.status?.markedCompletedAt ? new Date(run.status.markedCompletedAt) : now;
+  const end = run.status?.completedAt ? new Date(run.status.completedAt) : now;
   const seconds = Math.max(0, Math.round((end.getTime() - new Date(run.createdAt).getTime()) / 1000));
   return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
 }
