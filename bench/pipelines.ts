@@ -214,6 +214,7 @@ const pipelineSpec = (provider: string) => ({
   ],
 });
 
+export const pipelineSpecForProbe = pipelineSpec;
 const runSpec = (provider: string, i: number) => ({
   provider,
   pipeline: "train",
@@ -367,23 +368,52 @@ function requestLabel(method: string, path: string): string {
   return `${verb} ${resource}`;
 }
 
+interface RequestTally {
+  /** Requests by `METHOD resource code`. */
+  counts: () => Record<string, number>;
+  /** The mean milliseconds (request start → response end) of those made at least once per 10 Runs. */
+  meanMs: () => Record<string, number>;
+  stop: () => void;
+}
+
 /**
- * The operator's Kubernetes requests by `METHOD resource code`, informers' lists and watches
- * included, from Node's http client diagnostics channel: the operator's own user agent tells them
- * from the bench's.
+ * Kubernetes requests by `METHOD resource code`, informers' lists and watches included, from Node's
+ * http client diagnostics channel: the operator's own user agent tells its requests (`operator`)
+ * from the bench's (`plain`: the floor's, when the operator is stopped).
  */
-function countOperatorRequests(): { counts: () => Record<string, number>; stop: () => void } {
+function tallyRequests(whose: "operator" | "plain"): RequestTally {
   const counts: Record<string, number> = {};
+  const totalMs: Record<string, number> = {};
+  const startedAt = new WeakMap<ClientRequest, number>();
+  const mine = (request: ClientRequest) =>
+    String(request.getHeader("user-agent") ?? "").startsWith("slipway-operator/") === (whose === "operator");
+  const onStart = (message: unknown) => {
+    const { request } = message as { request: ClientRequest };
+    if (mine(request)) startedAt.set(request, performance.now());
+  };
   const onResponse = (message: unknown) => {
     const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
-    if (!String(request.getHeader("user-agent") ?? "").startsWith("slipway-operator/")) return;
+    if (!mine(request)) return;
     const label = `${requestLabel(request.method, request.path)} ${response.statusCode}`;
     counts[label] = (counts[label] ?? 0) + 1;
+    totalMs[label] =
+      (totalMs[label] ?? 0) + performance.now() - (startedAt.get(request) ?? performance.now());
   };
+  subscribe("http.client.request.start", onStart);
   subscribe("http.client.response.finish", onResponse);
   return {
     counts: () => ({ ...counts }),
-    stop: () => unsubscribe("http.client.response.finish", onResponse),
+    meanMs: () =>
+      Object.fromEntries(
+        Object.entries(counts)
+          .filter(([label, count]) => count >= runs / 10 && !label.startsWith("WATCH"))
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([label, count]) => [label, Math.round((totalMs[label] ?? 0) / count)]),
+      ),
+    stop: () => {
+      unsubscribe("http.client.request.start", onStart);
+      unsubscribe("http.client.response.finish", onResponse);
+    },
   };
 }
 
@@ -400,7 +430,7 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string, bac
   );
   const counter = countSynchronized(api, namespace);
   const backendBefore = await backend.calls();
-  const requests = countOperatorRequests();
+  const requests = tallyRequests("operator");
   const started = performance.now();
   const cpu = process.cpuUsage();
   const operator = await startPipelinesOperator(config, operatorOptions);
@@ -413,9 +443,17 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string, bac
   await sleep(1_000); // the last status writes' watch events: any request they cause is counted
   requests.stop();
   const kube = perRun(requests.counts());
+  const requestMs = requests.meanMs();
   const backendCalls = perRun(subtract(await backend.calls(), backendBefore));
   await operator.stop();
-  return { seconds, cpuSeconds, startSeconds, firstSeconds, perRun: { kube, backend: backendCalls } };
+  return {
+    seconds,
+    cpuSeconds,
+    startSeconds,
+    firstSeconds,
+    requestMs,
+    perRun: { kube, backend: backendCalls },
+  };
 }
 
 /**
@@ -472,6 +510,7 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend) {
   const providerSettings = providerConfig(provider);
   const version = versionOf(pipeline.spec);
   const pipelineOwner = { object: pipeline as never, kind: "Pipeline", namespace, name: "train" };
+  const requests = tallyRequests("plain");
   const floorStarted = performance.now();
   const cpu = process.cpuUsage();
   await pool(floorRuns, concurrency, async (name) => {
@@ -494,7 +533,10 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend) {
       "status",
     );
   });
-  return { seconds: (performance.now() - floorStarted) / 1000, cpuSeconds: cpuSecondsSince(cpu) };
+  const seconds = (performance.now() - floorStarted) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpu);
+  requests.stop();
+  return { seconds, cpuSeconds, requestMs: requests.meanMs() };
 }
 
 /**
@@ -533,6 +575,8 @@ async function measure(api: Api, config: KubeConfig, backend: BenchBackend, name
       cpu_seconds: Number(operator.cpuSeconds.toFixed(2)),
       floor_cpu_seconds: Number(floor.cpuSeconds.toFixed(2)),
       backend_runs: await backend.count(namespace),
+      request_ms: operator.requestMs,
+      floor_request_ms: floor.requestMs,
       per_run: operator.perRun,
     };
   } finally {
