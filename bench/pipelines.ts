@@ -39,6 +39,13 @@ const concurrency = runController({ backends }).concurrency ?? 4;
 /** The bench's KFP and Vertex servers listen on loopback: the operator's outbound policy lets it through. */
 const loopbackAllowed = outboundPolicy({ allow: ["127.0.0.1"] });
 const group = "pipelines.slipway.dev/v1beta1";
+/**
+ * The operator as the bench starts it: its outbound policy lets it reach the loopback servers, and
+ * no client-side rate limit, as the floor's plain client has none (the runtime bench and its
+ * controller-runtime peer likewise turn theirs off: docs/scale.md). At the default 20 requests a
+ * second the bucket, not the operator, sets the pace: 2 writes per argo Run, 1 per kfp or vertex Run.
+ */
+const operatorOptions = { outbound: { allow: ["127.0.0.1"] }, clientRateLimit: false } as const;
 
 const token = "bench-kfp-token";
 
@@ -152,27 +159,79 @@ async function vertexBench(server: VertexServer): Promise<BenchBackend> {
   };
 }
 
+/**
+ * prepare → train → evaluate, wired by inputs and outputs (docs/pipelines.md "Inputs and outputs
+ * between steps"): the Pipeline's parameter feeds prepare; prepare's output parameter and artifact
+ * go to train; train's output parameter and artifact (and prepare's parameter) go to evaluate. No
+ * dependsOn: the inputs imply the order, so every backend renders the wiring for each Run
+ * (argo: the Workflow's templates and task arguments; kfp and vertex: the IR's task inputs).
+ */
 const pipelineSpec = (provider: string) => ({
   provider,
   image: "registry.example/ml/pipeline:1",
   parameters: [{ name: "dataset", default: "s3://data/default" }],
   steps: [
-    { name: "prepare", args: ["--dataset={{workflow.parameters.dataset}}"] },
-    { name: "train", args: ["--epochs=1"], dependsOn: ["prepare"] },
-    { name: "evaluate", dependsOn: ["train"] },
+    {
+      name: "prepare",
+      command: ["python", "-m", "prepare"],
+      args: [
+        "--source={{inputs.parameters.source}}",
+        "--rows-file={{outputs.parameters.rows.path}}",
+        "--out={{outputs.artifacts.data.path}}",
+      ],
+      inputs: { parameters: [{ name: "source", from: { parameter: "dataset" } }] },
+      outputs: { parameters: [{ name: "rows" }], artifacts: [{ name: "data" }] },
+    },
+    {
+      name: "train",
+      command: ["python", "-m", "train"],
+      args: [
+        "--rows={{inputs.parameters.rows}}",
+        "--data={{inputs.artifacts.data.path}}",
+        "--loss-file={{outputs.parameters.loss.path}}",
+        "--model={{outputs.artifacts.model.path}}",
+      ],
+      inputs: {
+        parameters: [{ name: "rows", from: { step: "prepare", output: "rows" } }],
+        artifacts: [{ name: "data", from: { step: "prepare", output: "data" } }],
+      },
+      outputs: { parameters: [{ name: "loss" }], artifacts: [{ name: "model" }] },
+    },
+    {
+      name: "evaluate",
+      command: ["python", "-m", "evaluate"],
+      args: [
+        "--loss={{inputs.parameters.loss}}",
+        "--model={{inputs.artifacts.model.path}}",
+        "--report={{outputs.artifacts.report.path}}",
+      ],
+      inputs: {
+        parameters: [{ name: "loss", from: { step: "train", output: "loss" } }],
+        artifacts: [{ name: "model", from: { step: "train", output: "model" } }],
+      },
+      outputs: { artifacts: [{ name: "report" }] },
+    },
   ],
 });
 
+export const pipelineSpecForProbe = pipelineSpec;
 const runSpec = (provider: string, i: number) => ({
   provider,
   pipeline: "train",
   parameters: [{ name: "dataset", value: `s3://data/${i}` }],
 });
 
-/** Counts Runs reaching Synchronized=Succeeded through one watch (no polling load on the API server). */
-function countSynchronized(api: Api, namespace: string): { done: Promise<void>; stop: () => void } {
+/**
+ * Counts Runs reaching Synchronized=Succeeded through one watch (no polling load on the API server),
+ * and when each one was seen (`performance.now()`), to tell the operator's start from its pace.
+ */
+function countSynchronized(
+  api: Api,
+  namespace: string,
+): { done: Promise<void>; stop: () => void; seenAt: number[] } {
   const abort = new AbortController();
   const synced = new Set<string>();
+  const seenAt: number[] = [];
   let resolve!: () => void;
   const done = new Promise<void>((r) => {
     resolve = r;
@@ -183,15 +242,17 @@ function countSynchronized(api: Api, namespace: string): { done: Promise<void>; 
       {},
       (event) => {
         const object = event.object as { metadata?: { name?: string }; status?: { state?: string } };
-        if (object.status?.state === "Succeeded" && object.metadata?.name?.startsWith("op-")) {
-          synced.add(object.metadata.name);
+        const name = object.metadata?.name;
+        if (object.status?.state === "Succeeded" && name?.startsWith("op-") && !synced.has(name)) {
+          synced.add(name);
+          seenAt.push(performance.now());
           if (synced.size === runs) resolve();
         }
       },
       abort.signal,
     )
     .catch(() => {});
-  return { done, stop: () => abort.abort() };
+  return { done, stop: () => abort.abort(), seenAt };
 }
 
 /** The install the bench's Run finalizer policy belongs to (its objects are named after it). */
@@ -263,7 +324,7 @@ async function setUp(api: Api, config: KubeConfig, namespace: string, backend: B
     metadata: { name: "train", namespace },
     spec: pipelineSpec(backend.type),
   });
-  const setup = await startPipelinesOperator(config, { outbound: { allow: ["127.0.0.1"] } });
+  const setup = await startPipelinesOperator(config, operatorOptions);
   await until(
     "the Pipeline synchronized",
     async () => {
@@ -307,23 +368,52 @@ function requestLabel(method: string, path: string): string {
   return `${verb} ${resource}`;
 }
 
+interface RequestTally {
+  /** Requests by `METHOD resource code`. */
+  counts: () => Record<string, number>;
+  /** The mean milliseconds (request start → response end) of those made at least once per 10 Runs. */
+  meanMs: () => Record<string, number>;
+  stop: () => void;
+}
+
 /**
- * The operator's Kubernetes requests by `METHOD resource code`, informers' lists and watches
- * included, from Node's http client diagnostics channel: the operator's own user agent tells them
- * from the bench's.
+ * Kubernetes requests by `METHOD resource code`, informers' lists and watches included, from Node's
+ * http client diagnostics channel: the operator's own user agent tells its requests (`operator`)
+ * from the bench's (`plain`: the floor's, when the operator is stopped).
  */
-function countOperatorRequests(): { counts: () => Record<string, number>; stop: () => void } {
+function tallyRequests(whose: "operator" | "plain"): RequestTally {
   const counts: Record<string, number> = {};
+  const totalMs: Record<string, number> = {};
+  const startedAt = new WeakMap<ClientRequest, number>();
+  const mine = (request: ClientRequest) =>
+    String(request.getHeader("user-agent") ?? "").startsWith("slipway-operator/") === (whose === "operator");
+  const onStart = (message: unknown) => {
+    const { request } = message as { request: ClientRequest };
+    if (mine(request)) startedAt.set(request, performance.now());
+  };
   const onResponse = (message: unknown) => {
     const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
-    if (!String(request.getHeader("user-agent") ?? "").startsWith("slipway-operator/")) return;
+    if (!mine(request)) return;
     const label = `${requestLabel(request.method, request.path)} ${response.statusCode}`;
     counts[label] = (counts[label] ?? 0) + 1;
+    totalMs[label] =
+      (totalMs[label] ?? 0) + performance.now() - (startedAt.get(request) ?? performance.now());
   };
+  subscribe("http.client.request.start", onStart);
   subscribe("http.client.response.finish", onResponse);
   return {
     counts: () => ({ ...counts }),
-    stop: () => unsubscribe("http.client.response.finish", onResponse),
+    meanMs: () =>
+      Object.fromEntries(
+        Object.entries(counts)
+          .filter(([label, count]) => count >= runs / 10 && !label.startsWith("WATCH"))
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([label, count]) => [label, Math.round((totalMs[label] ?? 0) / count)]),
+      ),
+    stop: () => {
+      unsubscribe("http.client.request.start", onStart);
+      unsubscribe("http.client.response.finish", onResponse);
+    },
   };
 }
 
@@ -340,20 +430,30 @@ async function timeOperator(api: Api, config: KubeConfig, namespace: string, bac
   );
   const counter = countSynchronized(api, namespace);
   const backendBefore = await backend.calls();
-  const requests = countOperatorRequests();
+  const requests = tallyRequests("operator");
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const operator = await startPipelinesOperator(config, { outbound: { allow: ["127.0.0.1"] } });
+  const operator = await startPipelinesOperator(config, operatorOptions);
+  const startSeconds = (performance.now() - started) / 1000;
   await counter.done;
   const seconds = (performance.now() - started) / 1000;
+  const firstSeconds = ((counter.seenAt[0] ?? started) - started) / 1000;
   const cpuSeconds = cpuSecondsSince(cpu);
   counter.stop();
   await sleep(1_000); // the last status writes' watch events: any request they cause is counted
   requests.stop();
   const kube = perRun(requests.counts());
+  const requestMs = requests.meanMs();
   const backendCalls = perRun(subtract(await backend.calls(), backendBefore));
   await operator.stop();
-  return { seconds, cpuSeconds, perRun: { kube, backend: backendCalls } };
+  return {
+    seconds,
+    cpuSeconds,
+    startSeconds,
+    firstSeconds,
+    requestMs,
+    perRun: { kube, backend: backendCalls },
+  };
 }
 
 /**
@@ -410,6 +510,7 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend) {
   const providerSettings = providerConfig(provider);
   const version = versionOf(pipeline.spec);
   const pipelineOwner = { object: pipeline as never, kind: "Pipeline", namespace, name: "train" };
+  const requests = tallyRequests("plain");
   const floorStarted = performance.now();
   const cpu = process.cpuUsage();
   await pool(floorRuns, concurrency, async (name) => {
@@ -432,7 +533,10 @@ async function timeFloor(api: Api, namespace: string, backend: BenchBackend) {
       "status",
     );
   });
-  return { seconds: (performance.now() - floorStarted) / 1000, cpuSeconds: cpuSecondsSince(cpu) };
+  const seconds = (performance.now() - floorStarted) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpu);
+  requests.stop();
+  return { seconds, cpuSeconds, requestMs: requests.meanMs() };
 }
 
 /**
@@ -466,9 +570,13 @@ async function measure(api: Api, config: KubeConfig, backend: BenchBackend, name
       seconds: Number(operator.seconds.toFixed(2)),
       floor_seconds: Number(floor.seconds.toFixed(2)),
       ratio: Number((operator.seconds / floor.seconds).toFixed(3)),
+      start_seconds: Number(operator.startSeconds.toFixed(2)),
+      first_synchronized_seconds: Number(operator.firstSeconds.toFixed(2)),
       cpu_seconds: Number(operator.cpuSeconds.toFixed(2)),
       floor_cpu_seconds: Number(floor.cpuSeconds.toFixed(2)),
       backend_runs: await backend.count(namespace),
+      request_ms: operator.requestMs,
+      floor_request_ms: floor.requestMs,
       per_run: operator.perRun,
     };
   } finally {

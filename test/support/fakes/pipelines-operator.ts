@@ -8,6 +8,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { Manager } from "../../../src/kube/manager.ts";
+import type { ClientRateLimit } from "../../../src/kube/rate-limit.ts";
 import { isNotFound, RestClient } from "../../../src/kube/rest.ts";
 import type { ControllerSpec, KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { backendsFor } from "../../../src/pipelines/backends.ts";
@@ -121,6 +122,8 @@ export interface PipelinesOperatorOptions {
    * tests play Argo's controller themselves (they write the Workflows' status) in every namespace.
    */
   argoNamespaces?: readonly string[];
+  /** ManagerOptions.clientRateLimit (default the operator's 20 qps, burst 30); `false`: none, as the bench's floor. */
+  clientRateLimit?: ClientRateLimit | false;
 }
 
 /** `controller`, reconciling only the keys of namespaces `serves` accepts (the others are left alone). */
@@ -145,6 +148,7 @@ export async function startPipelinesOperator(
   const manager = new Manager({
     kubeConfig: config,
     fieldManager: "slipway-pipelines",
+    ...(options.clientRateLimit === undefined ? {} : { clientRateLimit: options.clientRateLimit }),
     log: pino({ level: process.env.SLIPWAY_TEST_LOG ?? "silent" }),
   });
   // the allowlist alone: without the platform controllers there are no Platforms to own a Provider,
