@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -87,7 +88,9 @@ func scale(kubeconfig, metricsAddress, registry string, concurrency int) (*scale
 		return nil, err
 	}
 	var writes atomic.Int64
-	options := controller.Options{MaxConcurrentReconciles: concurrency}
+	// 50,000 Workflows and Runs take longer to list than controller-runtime's default 2 minutes on a
+	// busy two-core machine; Slipway's informers wait for their lists as long as they take
+	options := controller.Options{MaxConcurrentReconciles: concurrency, CacheSyncTimeout: 15 * time.Minute}
 	runs := &submit{client: mgr.GetClient(), writes: &writes}
 	err = ctrl.NewControllerManagedBy(mgr).Named("scale-Run").For(unstructuredOf(runKind)).
 		Watches(unstructuredOf(workflowKind), handler.EnqueueRequestsFromMapFunc(runOfWorkflow)).
