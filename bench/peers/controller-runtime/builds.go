@@ -33,9 +33,9 @@ type reuse struct {
 	registry string
 	// no registry credentials: the HEAD is sent without them (the scale bench's registry takes none)
 	anonymous bool
-	http     *http.Client
-	onWrite  func()
-	heads    atomic.Int64
+	http      *http.Client
+	onWrite   func()
+	heads     atomic.Int64
 	// how long each registry HEAD and each status write took
 	headTimes, writeTimes latencies
 }
