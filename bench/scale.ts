@@ -184,6 +184,7 @@ async function converged(subject: Subject, startedAt: number, objects: number) {
   let last = progressOf("");
   let readyAt: number | undefined;
   await until(async () => {
+    subject.assertRunning();
     if (!(await isReady(subject))) return false;
     readyAt ??= performance.now();
     last = progressOf(await scrape(subject));
@@ -201,6 +202,7 @@ async function converged(subject: Subject, startedAt: number, objects: number) {
 async function quiet(subject: Subject) {
   let calm = 0;
   await until(async () => {
+    subject.assertRunning();
     const now = progressOf(await scrape(subject));
     calm = now.depth === 0 && now.active === 0 ? calm + 1 : 0;
     return calm >= 3;

@@ -19,6 +19,8 @@ export interface Subject {
   stop(): Promise<string>;
   /** SIGKILL, as a crash or an evicted pod, and wait for the exit. */
   kill(): Promise<void>;
+  /** Throws once the process has exited unasked (a step waiting on it would wait until its timeout). */
+  assertRunning(): void;
 }
 
 const cli = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -32,10 +34,13 @@ function subject(name: string, child: ChildProcess, metricsUrl: string, readyUrl
   child.stderr?.on("data", (chunk: Buffer) => {
     err = (err + chunk.toString()).slice(-4_000);
   });
+  let asked = false;
+  let crashed: string | undefined;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   void exited.then((code) => {
-    if (code !== 0 && code !== null)
-      process.stderr.write(`[bench scale] ${name} exited with ${code}: ${err}\n`);
+    if (asked) return;
+    crashed = `${name} exited with ${code}: ${err}`;
+    process.stderr.write(`[bench scale] ${crashed}\n`);
   });
   return {
     name,
@@ -43,6 +48,7 @@ function subject(name: string, child: ChildProcess, metricsUrl: string, readyUrl
     metricsUrl,
     ...(readyUrl ? { readyUrl } : {}),
     stop: async () => {
+      asked = true;
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
       await exited;
@@ -50,8 +56,12 @@ function subject(name: string, child: ChildProcess, metricsUrl: string, readyUrl
       return out.trim().split("\n").at(-1) ?? "";
     },
     kill: async () => {
+      asked = true;
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
+    },
+    assertRunning: () => {
+      if (crashed) throw new Error(crashed);
     },
   };
 }
