@@ -74,9 +74,8 @@ export async function operatorWithBundleRbac(
 export const ruleLabel = (rule: PolicyRule) =>
   `${rule.apiGroups[0] || "core"} ${rule.resources.join(",")}${rule.resourceNames ? ` named ${rule.resourceNames.join(",")}` : ""}`;
 
-const sameTarget = (a: PolicyRule, b: PolicyRule) =>
-  JSON.stringify([a.apiGroups, a.resources, a.resourceNames]) ===
-  JSON.stringify([b.apiGroups, b.resources, b.resourceNames]);
+const sameGroupAndNames = (a: PolicyRule, b: PolicyRule) =>
+  JSON.stringify([a.apiGroups, a.resourceNames]) === JSON.stringify([b.apiGroups, b.resourceNames]);
 
 /**
  * `bundle` without the verbs of `removed` on its resources: the bundle merges the rules of several
@@ -86,11 +85,18 @@ const sameTarget = (a: PolicyRule, b: PolicyRule) =>
  */
 export function bundleWithout(bundle: BundleObject[], removed: PolicyRule): BundleObject[] {
   let found = false;
+  // the bundle may group resources otherwise than the rule (configmaps with the platform's, not with
+  // secrets): the rule's resources are taken out of each bundle rule on the same group and names
   const without = (rule: PolicyRule): PolicyRule[] => {
-    if (!sameTarget(rule, removed)) return [rule];
+    const shared = rule.resources.filter((resource) => removed.resources.includes(resource));
+    if (!sameGroupAndNames(rule, removed) || shared.length === 0) return [rule];
     const verbs = rule.verbs.filter((verb) => !removed.verbs.includes(verb));
     found ||= verbs.length < rule.verbs.length;
-    return verbs.length ? [{ ...rule, verbs }] : [];
+    const others = rule.resources.filter((resource) => !shared.includes(resource));
+    return [
+      ...(others.length ? [{ ...rule, resources: others }] : []),
+      ...(verbs.length ? [{ ...rule, resources: shared, verbs }] : []),
+    ];
   };
   const result = bundle.map((object) =>
     object.kind === "Role" || object.kind === "ClusterRole"
