@@ -5,18 +5,10 @@
  */
 import { crdManifest } from "../../../src/apis/crd.ts";
 import type { Kind } from "../../../src/apis/kind.ts";
+import { crdType } from "../../../src/kube/core-types.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { loadClusterAccess } from "../../../src/kube/kubeconfig.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
-import type { ResourceType } from "../../../src/kube/types.ts";
-
-export const crdType: ResourceType = {
-  group: "apiextensions.k8s.io",
-  version: "v1",
-  kind: "CustomResourceDefinition",
-  plural: "customresourcedefinitions",
-  namespaced: false,
-};
 
 type Crd = { status?: { conditions?: { type: string; status: string }[] } };
 

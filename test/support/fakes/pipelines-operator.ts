@@ -6,6 +6,7 @@
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
+import { crdType } from "../../../src/kube/core-types.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import type { ClientRateLimit } from "../../../src/kube/rate-limit.ts";
@@ -17,7 +18,7 @@ import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
 import { EventDispatcher, type EventsOptions } from "../../../src/pipelines/events/dispatcher.ts";
 import { type OutboundSettings, outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
-import { crdType, established } from "./apply-crds.ts";
+import { established } from "./apply-crds.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const versionLabel = "slipway.dev/argo-crds";
