@@ -1,5 +1,5 @@
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
-import type { Kind, PrinterColumn } from "./kind.ts";
+import { crdName, type Kind, type PrinterColumn } from "./kind.ts";
 import { olderPrinterColumns, olderSchema } from "./older-schema.ts";
 import { SchemaError, type SchemaNode, structuralSchema } from "./structural.ts";
 import { conversionPath, olderVersionsOf } from "./versions.ts";
@@ -139,7 +139,7 @@ export function crdManifest(kind: Kind, options: CrdOptions = {}): CrdManifest {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: `${kind.plural}.${kind.group}` },
+    metadata: { name: crdName(kind) },
     spec: {
       group: kind.group,
       scope: kind.scope,

@@ -64,6 +64,9 @@ export interface Resource<K extends Kind> {
 export type SpecOf<K extends Kind> = Static<K["spec"]>;
 export type StatusOf<K extends Kind> = Static<K["status"]>;
 
+/** A CRD's name: `<plural>.<group>` (of a Slipway kind or any ResourceType). */
+export const crdName = (kind: { plural: string; group: string }): string => `${kind.plural}.${kind.group}`;
+
 /** The runtime's ResourceType of a Slipway kind (its scope honoured). */
 export function resourceTypeOf(kind: Kind): ResourceType {
   return {

@@ -9,14 +9,12 @@
  */
 import type { Logger } from "pino";
 import type { Kind } from "../apis/kind.ts";
-import { resourceTypeOf } from "../apis/kind.ts";
+import { crdName, resourceTypeOf } from "../apis/kind.ts";
 import { olderVersionsOf, storageVersion } from "../apis/versions.ts";
 import { crdType } from "../kube/core-types.ts";
 import { resourcePath } from "../kube/keys.ts";
 import { isConflict, isGone, isNotFound, type RestClient } from "../kube/rest.ts";
 import type { Permission, ResourceType } from "../kube/types.ts";
-
-export const crdName = (kind: Pick<Kind, "plural" | "group">) => `${kind.plural}.${kind.group}`;
 
 /** A list page: bounded memory and request size whatever the number of objects. */
 const defaultPageSize = 100;

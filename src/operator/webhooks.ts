@@ -6,6 +6,7 @@
 
 import type { Logger } from "pino";
 import { allKinds } from "../apis/index.ts";
+import { crdName } from "../apis/kind.ts";
 import { conversionPath } from "../apis/versions.ts";
 import { overrideAdmission, overrideAdmissionPath } from "../builds/admission/override-review.ts";
 import { imageBuildAdmission, imageBuildAdmissionPath } from "../builds/admission/review.ts";
@@ -15,7 +16,7 @@ import type { Permission, ResourceType } from "../kube/types.ts";
 import { providerAdmission, providerAdmissionPath } from "../pipelines/admission/review.ts";
 import type { ConversionClientConfig } from "../webhook/crd-conversion.ts";
 import { WebhookRunner } from "../webhook/runner.ts";
-import { crdName, migratedKinds } from "./storage-migration.ts";
+import { migratedKinds } from "./storage-migration.ts";
 
 /** The Secret (in the operator's namespace) holding the serving certificate every replica serves. */
 export const webhookSecretName = "slipway-operator-webhook-tls";

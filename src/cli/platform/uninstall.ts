@@ -4,8 +4,10 @@
  * the namespace (only when `slipway install` created it), the CRDs (only when no other namespace
  * holds objects of them, unless --delete-crds).
  */
+
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { crdName } from "../../apis/kind.ts";
 import { PlatformKind } from "../../apis/platform/platform.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { keepPatch } from "../../platform/kept-data.ts";
@@ -216,7 +218,7 @@ async function uninstall(flags: UninstallFlags): Promise<void> {
   const platformCrdExists =
     (await context.read({
       ...crds[0],
-      metadata: { name: `${types.platform.plural}.${types.platform.group}` },
+      metadata: { name: crdName(types.platform) },
     })) !== undefined;
   const crdsExist = (await Promise.all(crds.map((crd) => context.read(crd)))).some(Boolean);
   const objects = flags.keepCrds || !crdsExist ? [] : await census(context, crds as CrdObject[]);

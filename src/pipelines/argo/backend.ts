@@ -2,6 +2,7 @@
  * The argo backend: Pipeline → WorkflowTemplate, Run → Workflow, RunSchedule → CronWorkflow, all in
  * the Provider's namespace. Argo has no experiments: an Experiment is a label on its runs' Workflows.
  */
+import { crdName } from "../../apis/kind.ts";
 import { configMapType } from "../../kube/core-types.ts";
 import { ownerReference } from "../../kube/owners.ts";
 import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
@@ -54,9 +55,7 @@ export function argoSchedulePolicyProblem(definition: RunScheduleDefinition): st
 }
 
 /** The Argo kinds the argo backend writes; the backend answers when the API server serves all of them. */
-export const argoCrdNames = [types.workflowTemplate, types.workflow, types.cronWorkflow].map(
-  (type) => `${type.plural}.${type.group}`,
-);
+export const argoCrdNames = [types.workflowTemplate, types.workflow, types.cronWorkflow].map(crdName);
 
 type Crd = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 

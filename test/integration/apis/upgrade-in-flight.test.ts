@@ -17,7 +17,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { type CrdManifest, crdManifest } from "../../../src/apis/crd.ts";
 import type { Kind } from "../../../src/apis/kind.ts";
-import { resourceTypeOf } from "../../../src/apis/kind.ts";
+import { crdName, resourceTypeOf } from "../../../src/apis/kind.ts";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
 import { RunKind } from "../../../src/apis/pipelines/run.ts";
 import { conversionPath } from "../../../src/apis/versions.ts";
@@ -76,7 +76,7 @@ describe("Slipway's own upgrade in flight", () => {
     const established = (kind: Kind) =>
       eventually(
         `CRD ${kind.plural} Established`,
-        () => api.get<Any>(crdType, undefined, `${kind.plural}.${kind.group}`),
+        () => api.get<Any>(crdType, undefined, crdName(kind)),
         (c) => c?.status?.conditions?.some((x: Any) => x.type === "Established" && x.status === "True"),
         30_000,
       );

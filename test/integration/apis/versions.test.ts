@@ -17,7 +17,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { type CrdManifest, crdManifest } from "../../../src/apis/crd.ts";
 import { allKinds } from "../../../src/apis/index.ts";
-import { type Kind, resourceTypeOf } from "../../../src/apis/kind.ts";
+import { crdName, type Kind, resourceTypeOf } from "../../../src/apis/kind.ts";
 import { RunKind } from "../../../src/apis/pipelines/run.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { conversionPath } from "../../../src/apis/versions.ts";
@@ -80,7 +80,7 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
         contentType: "application/apply-patch+yaml",
       });
     const crd = (kind: Kind): Promise<Any> =>
-      admin.request("GET", resourcePath(crdType, { name: `${kind.plural}.${kind.group}` }));
+      admin.request("GET", resourcePath(crdType, { name: crdName(kind) }));
     const established = (kind: Kind) =>
       eventually(
         `CRD ${kind.plural} Established`,
@@ -232,7 +232,7 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
     expect(migrated.map((line) => [line.crd, line.rewritten]).sort()).toEqual(
       allKinds
         .map((kind) => [
-          `${kind.plural}.${kind.group}`,
+          crdName(kind),
           [RunKind, ImageBuildKind, PlatformKind].includes(kind as never) ? 1 : 0,
         ])
         .sort(),

@@ -5,6 +5,7 @@
  */
 import { crdManifest } from "../../../src/apis/crd.ts";
 import type { Kind } from "../../../src/apis/kind.ts";
+import { crdName } from "../../../src/apis/kind.ts";
 import { crdType } from "../../../src/kube/core-types.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { loadClusterAccess } from "../../../src/kube/kubeconfig.ts";
@@ -24,9 +25,9 @@ export async function applyCrds(
 ): Promise<void> {
   const rest = new RestClient(await loadClusterAccess({ kubeconfig }), { userAgent: fieldManager });
   try {
-    const names = kinds.map((kind) => `${kind.plural}.${kind.group}`);
+    const names = kinds.map(crdName);
     for (const kind of kinds)
-      await rest.request("PATCH", resourcePath(crdType, { name: `${kind.plural}.${kind.group}` }), {
+      await rest.request("PATCH", resourcePath(crdType, { name: crdName(kind) }), {
         query: { fieldManager, force: true },
         body: crdManifest(kind),
         contentType: "application/apply-patch+yaml",
