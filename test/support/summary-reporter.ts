@@ -83,6 +83,8 @@ export interface FileDuration {
   /** Import, set-up and every test and hook of the file, in ms. */
   ms: number;
   tests: number;
+  /** When the file started, in seconds after the run began (absent where not recorded). */
+  startedSeconds?: number;
 }
 
 /** A test file's phase follows its directory: test/unit, test/integration or test/e2e. */
@@ -92,17 +94,23 @@ export function phaseOf(file: string): Phase {
   return "integration";
 }
 
-/** Each file's duration, slowest first. */
-export function fileDurations(testModules: ReadonlyArray<TestModule>, root: string): FileDuration[] {
+/** Each file's duration, slowest first; `started` maps a module id to its start in seconds after the run began. */
+export function fileDurations(
+  testModules: ReadonlyArray<TestModule>,
+  root: string,
+  started: ReadonlyMap<string, number> = new Map(),
+): FileDuration[] {
   return testModules
     .map((module) => {
       const file = relative(root, module.moduleId);
       const d = module.diagnostic();
+      const startedSeconds = started.get(module.moduleId);
       return {
         file,
         phase: phaseOf(file),
         ms: Math.round(d.collectDuration + d.setupDuration + d.prepareDuration + d.duration),
         tests: [...module.children.allTests()].length,
+        ...(startedSeconds === undefined ? {} : { startedSeconds }),
       };
     })
     .sort((a, b) => b.ms - a.ms);
@@ -170,6 +178,8 @@ export default class SummaryReporter implements Reporter {
   private readonly path: string | undefined;
   private readonly phasesPath: string | undefined;
   private namePattern: unknown;
+  /** Each module's start, in seconds after the run began: which files the run's tail waits on. */
+  private readonly moduleStarts = new Map<string, number>();
 
   constructor(options: { root?: string; reportPath?: string | false; phasesPath?: string } = {}) {
     this.root = options.root ?? process.cwd();
@@ -181,11 +191,15 @@ export default class SummaryReporter implements Reporter {
     this.namePattern = vitest.config.testNamePattern;
   }
 
+  onTestModuleStart(module: TestModule): void {
+    this.moduleStarts.set(module.moduleId, Math.round((Date.now() - this.started) / 100) / 10);
+  }
+
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<SerializedError>,
   ): void {
-    const files = fileDurations(testModules, this.root);
+    const files = fileDurations(testModules, this.root, this.moduleStarts);
     const phases =
       this.phasesPath && existsSync(this.phasesPath)
         ? parsePhases(readFileSync(this.phasesPath, "utf8"))

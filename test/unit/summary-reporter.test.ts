@@ -27,12 +27,15 @@ const timed = fileURLToPath(new URL("../../tools/test/timed.sh", import.meta.url
  */
 async function summaryOfFixtures(
   include = ["passes.check.ts", "fails-*.check.ts"],
+  reportPath: string | false = false,
 ): Promise<{ lines: string[]; exitCode: number | string | undefined }> {
   const printed: string[] = [];
-  const reporter = new SummaryReporter({ root: fixtures, reportPath: false, phasesPath: "" });
+  const reporter = new SummaryReporter({ root: fixtures, reportPath, phasesPath: "" });
   const write = process.stdout.write;
   let exitCode: number | string | undefined;
   const capture = {
+    onTestModuleStart: (...args: Parameters<SummaryReporter["onTestModuleStart"]>) =>
+      reporter.onTestModuleStart(...args),
     onTestRunEnd: (...args: Parameters<SummaryReporter["onTestRunEnd"]>) => {
       process.stdout.write = ((chunk: string) => printed.push(chunk) > 0) as typeof process.stdout.write;
       const before = process.exitCode;
@@ -62,6 +65,19 @@ describe("the summary reporter", () => {
     expect((await summaryOfFixtures()).lines.at(-1)).toBe(
       "1 passed, 3 failed, 1 skipped (2 test file(s) failed outside their tests)",
     );
+  });
+
+  it("records when each file started, so a report shows which files the run's tail waited on", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "slipway-report-"));
+    try {
+      const reportPath = join(dir, "report.json");
+      await summaryOfFixtures(["passes.check.ts"], reportPath);
+      const report = JSON.parse(await readFile(reportPath, "utf8")) as { files: FileDuration[] };
+      expect(report.files.map((f) => f.file)).toEqual(["passes.check.ts"]);
+      expect(report.files[0]?.startedSeconds).toBeGreaterThanOrEqual(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("names every skipped test with its reason; passes a run whose skips are all on the list", async () => {
