@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import DurationSequencer from "./test/support/duration-sequencer.ts";
 
 /**
  * The integration files mostly wait on the control plane, so more of them run at once than the
@@ -9,6 +10,13 @@ import { defineConfig } from "vitest/config";
  */
 const integrationWorkers =
   Number(process.env.SLIPWAY_TEST_WORKERS) || Math.max(3, availableParallelism() + 1);
+
+/**
+ * Unit files run in the same group as the integration files (vitest requires one worker count per
+ * group): ordered longest first (test/support/duration-sequencer.ts), they fill the workers while the
+ * last integration files finish instead of running before the first one starts.
+ */
+const workers = integrationWorkers;
 
 /** Files that take something every other file uses away for a while: they run one at a time, after the rest. */
 const alone = [
@@ -27,14 +35,15 @@ const controlPlane: { environment: string; globalSetup: string[]; testTimeout: n
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
-          maxWorkers: availableParallelism(),
-          sequence: { groupOrder: 0 },
+          maxWorkers: workers,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -43,7 +52,7 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           exclude: alone,
-          maxWorkers: integrationWorkers,
+          maxWorkers: workers,
           sequence: { groupOrder: 1 },
         },
       },
