@@ -23,7 +23,8 @@ type Any = any;
 const require = createRequire(import.meta.url);
 const loaderOptions = { keepCase: false, longs: String, enums: String, defaults: false, oneofs: true };
 
-function definitions(): Any {
+/** The gRPC definitions of the protos the client library encodes with (its own, and google-gax's locations). */
+export function vertexDefinitions(): Any {
   const aiplatform = require("@google-cloud/aiplatform/build/protos/protos.json");
   // google-gax exports no subpath for its protos: found next to its entry point
   const gaxProtos = join(dirname(require.resolve("google-gax")), "../protos");
@@ -492,7 +493,7 @@ function newServer(
 
 export async function startVertexServer(options: VertexServerOptions = {}): Promise<VertexServer> {
   const { project = "slipway-test", location = "europe-west4", tls, bearerKey } = options;
-  const proto = definitions();
+  const proto = vertexDefinitions();
   const validator = await startVertexValidator();
   const grpcServer = new grpc.Server();
   const failures: Failures = { count: 0, code: 14 };

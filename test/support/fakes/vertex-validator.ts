@@ -1,8 +1,10 @@
 /**
  * The Vertex test server's validator (vertex-validator.py next to this file): one long-lived Python
  * process with the official Vertex AI protos (google-cloud-aiplatform, installed by
- * tools/setup/41-vertex-protos.sh), asked over JSON lines which fields of a request body the
- * official message refuses.
+ * tools/setup/41-vertex-protos.sh), asked over JSON lines which fields of a request the official
+ * message refuses: a request's wire bytes (what the test server receives), or a request in the
+ * protobuf object form Slipway hands to the client library (which that library's encoding would
+ * take silently: it drops a field it does not know and coerces a value).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -27,8 +29,8 @@ function vertexProtosPython(): string {
 }
 
 export interface VertexValidator {
-  /** What the official message `type` (its full name) refuses in `body` (its wire bytes), each naming the field; none when valid. */
-  problems(type: string, body: Buffer): Promise<string[]>;
+  /** What the official message `type` (its full name) refuses in `request` (its wire bytes or its object form), each naming the field; none when valid. */
+  problems(type: string, request: Buffer | object): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -66,12 +68,13 @@ export async function startVertexValidator(): Promise<VertexValidator> {
     }
   })();
   return {
-    problems: (type, body) =>
+    problems: (type, request) =>
       new Promise((resolve, reject) => {
         if (exited) return reject(exited);
         const id = next++;
         pending.set(id, { resolve, reject });
-        child.stdin?.write(`${JSON.stringify({ id, type, body: body.toString("base64") })}\n`);
+        const given = Buffer.isBuffer(request) ? { body: request.toString("base64") } : { object: request };
+        child.stdin?.write(`${JSON.stringify({ id, type, ...given })}\n`);
       }),
     stop: async () => {
       if (child.exitCode !== null) return;
