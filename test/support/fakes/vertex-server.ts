@@ -1,9 +1,12 @@
 /**
  * A Vertex AI endpoint for tests and benchmarks, on 127.0.0.1 (plaintext gRPC, or TLS with a
  * service account's bearer JWTs checked against its key): PipelineService,
- * ScheduleService and Locations, with requests decoded by the protos that @google-cloud/aiplatform
- * ships (build/protos/protos.json) and google-gax's locations proto — the definitions its client
- * encodes with. It keeps jobs and schedules in memory and records every decoded request; a
+ * ScheduleService and Locations. Every request's wire bytes are first parsed strictly by the
+ * official Vertex AI protos (google-cloud-aiplatform from PyPI, in one Python validator per server:
+ * vertex-validator.ts), which refuse a field they do not define, a wrong wire type or an unknown
+ * enum value with INVALID_ARGUMENT naming the field; then decoded by the protos that
+ * @google-cloud/aiplatform ships (build/protos/protos.json) and google-gax's locations proto — the
+ * definitions its client encodes with. It keeps jobs and schedules in memory and records every decoded request; a
  * request that breaks a rule Vertex documents (parent, ids, cron with TZ, a job's spec, a
  * Schedule's field behaviours in schedule.proto: REQUIRED, OUTPUT_ONLY, IMMUTABLE; UpdateSchedule's
  * mask, which cannot unset a field nor change the request type) is refused with INVALID_ARGUMENT and
