@@ -526,6 +526,9 @@ export async function startVertexServer(options: VertexServerOptions = {}): Prom
     grpcServer.bindAsync("127.0.0.1:0", credentials, (error, port) =>
       error ? reject(error) : resolve(port),
     ),
-  );
+  ).catch(async (error) => {
+    await validator.stop();
+    throw error;
+  });
   return server;
 }
