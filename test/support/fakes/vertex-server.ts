@@ -1,9 +1,12 @@
 /**
  * A Vertex AI endpoint for tests and benchmarks, on 127.0.0.1 (plaintext gRPC, or TLS with a
  * service account's bearer JWTs checked against its key): PipelineService,
- * ScheduleService and Locations, with requests decoded by the protos that @google-cloud/aiplatform
- * ships (build/protos/protos.json) and google-gax's locations proto — the definitions its client
- * encodes with. It keeps jobs and schedules in memory and records every decoded request; a
+ * ScheduleService and Locations. Every request's wire bytes are first parsed strictly by the
+ * official Vertex AI protos (google-cloud-aiplatform from PyPI, in one Python validator per server:
+ * vertex-validator.ts), which refuse a field they do not define, a wrong wire type or an unknown
+ * enum value with INVALID_ARGUMENT naming the field; then decoded by the protos that
+ * @google-cloud/aiplatform ships (build/protos/protos.json) and google-gax's locations proto — the
+ * definitions its client encodes with. It keeps jobs and schedules in memory and records every decoded request; a
  * request that breaks a rule Vertex documents (parent, ids, cron with TZ, a job's spec, a
  * Schedule's field behaviours in schedule.proto: REQUIRED, OUTPUT_ONLY, IMMUTABLE; UpdateSchedule's
  * mask, which cannot unset a field nor change the request type) is refused with INVALID_ARGUMENT and
@@ -15,6 +18,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { startVertexValidator, type VertexValidator } from "./vertex-validator.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: decoded protobuf messages
 type Any = any;
@@ -22,7 +26,8 @@ type Any = any;
 const require = createRequire(import.meta.url);
 const loaderOptions = { keepCase: false, longs: String, enums: String, defaults: false, oneofs: true };
 
-function definitions(): Any {
+/** The gRPC definitions of the protos the client library encodes with (its own, and google-gax's locations). */
+export function vertexDefinitions(): Any {
   const aiplatform = require("@google-cloud/aiplatform/build/protos/protos.json");
   // google-gax exports no subpath for its protos: found next to its entry point
   const gaxProtos = join(dirname(require.resolve("google-gax")), "../protos");
@@ -379,30 +384,71 @@ function verifiedBearer(authorization: string | undefined, key: KeyObject): Bear
   return decoded;
 }
 
+/** A gRPC method as @grpc/proto-loader defines it. */
+type MethodDefinition = grpc.MethodDefinition<Any, Any> & {
+  originalName: string;
+  requestType: { type: { name: string } };
+};
+
+/** The full name of a method's request message (in its service's package, as every one served here). */
+const requestTypeName = (method: MethodDefinition) =>
+  `${method.path.split("/")[1]?.replace(/\.[^.]+$/, "")}.${method.requestType.type.name}`;
+
+/**
+ * A method's handler: its request arrives as wire bytes (see rawRequests), is recorded decoded,
+ * and reaches `handler` once the official protos take it (the validator); what they refuse is
+ * INVALID_ARGUMENT naming the field.
+ */
 function unary(
   server: VertexServer,
-  method: string,
+  method: MethodDefinition,
   handler: Handler,
-  failures: Failures,
-  bearerKey?: KeyObject,
+  checks: { failures: Failures; validator: VertexValidator; bearerKey?: KeyObject | undefined },
 ) {
+  const { failures, validator, bearerKey } = checks;
+  const name = method.originalName;
+  const type = requestTypeName(method);
   return (call: Any, callback: Any) => {
-    const recorded: VertexServer["requests"][number] = { method, request: call.request };
+    const body: Buffer = call.request;
+    const recorded: VertexServer["requests"][number] = { method: name, request: undefined };
     server.requests.push(recorded);
+    const refuse = (error: unknown) => {
+      const refused = error instanceof Refused ? error : new Refused(13, String(error));
+      if (refused.code === 3) server.violations.push(`${name}: ${refused.message}`);
+      callback({ code: refused.code, details: refused.message });
+    };
+    try {
+      recorded.request = method.requestDeserialize(body);
+    } catch {
+      // not decodable by the client's protos: the validator names what is wrong
+    }
     try {
       if (bearerKey) recorded.bearer = verifiedBearer(call.metadata.get("authorization")[0], bearerKey);
-      if (failures.count > 0 && (failures.method === undefined || failures.method === method)) {
+      if (failures.count > 0 && (failures.method === undefined || failures.method === name)) {
         failures.count -= 1;
         throw new Refused(failures.code, "injected failure");
       }
-      callback(null, handler(call.request));
     } catch (error) {
-      const refused = error instanceof Refused ? error : new Refused(13, String(error));
-      if (refused.code === 3) server.violations.push(`${method}: ${refused.message}`);
-      callback({ code: refused.code, details: refused.message });
+      return refuse(error);
     }
+    validator
+      .problems(type, body)
+      .then((problems) => {
+        if (problems.length > 0) throw new Refused(3, `${type}: ${problems.join("; ")}`);
+        callback(null, handler(recorded.request));
+      })
+      .catch(refuse);
   };
 }
+
+/** A service whose methods hand their handlers the request's wire bytes, undecoded. */
+const rawRequests = (service: Record<string, MethodDefinition>) =>
+  Object.fromEntries(
+    Object.entries(service).map(([name, method]) => [
+      name,
+      { ...method, requestDeserialize: (bytes: Buffer) => bytes },
+    ]),
+  );
 
 export interface VertexServerOptions {
   project?: string;
@@ -418,6 +464,7 @@ function newServer(
   location: string,
   failures: Failures,
   grpcServer: grpc.Server,
+  validator: VertexValidator,
 ): VertexServer {
   const server: VertexServer = {
     endpoint: { host: "127.0.0.1", port: 0 },
@@ -439,29 +486,37 @@ function newServer(
     failNext: (count, code = 14, method) => {
       Object.assign(failures, { count, code, method });
     },
-    stop: () => new Promise((resolve) => grpcServer.tryShutdown(() => resolve())),
+    stop: async () => {
+      await new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
+      await validator.stop();
+    },
   };
   return server;
 }
 
 export async function startVertexServer(options: VertexServerOptions = {}): Promise<VertexServer> {
   const { project = "slipway-test", location = "europe-west4", tls, bearerKey } = options;
-  const proto = definitions();
+  const proto = vertexDefinitions();
+  const validator = await startVertexValidator();
   const grpcServer = new grpc.Server();
   const failures: Failures = { count: 0, code: 14 };
-  const server = newServer(project, location, failures, grpcServer);
+  const server = newServer(project, location, failures, grpcServer, validator);
   const scope = scopeOf(server, `projects/${project}/locations/${location}`);
-  const wrap = (handlers: Record<string, Handler>) =>
-    Object.fromEntries(
-      Object.entries(handlers).map(([name, handler]) => [
-        name,
-        unary(server, name, handler, failures, bearerKey),
-      ]),
+  const serve = (service: Record<string, MethodDefinition>, handlers: Record<string, Handler>) => {
+    const methods = Object.values(service);
+    const implementation = Object.fromEntries(
+      Object.entries(handlers).map(([name, handler]) => {
+        const method = methods.find((m) => m.originalName === name);
+        if (!method) throw new Error(`the service has no method ${name}`);
+        return [name, unary(server, method, handler, { failures, validator, bearerKey })];
+      }),
     );
+    grpcServer.addService(rawRequests(service), implementation);
+  };
   const v1 = proto.google.cloud.aiplatform.v1;
-  grpcServer.addService(v1.PipelineService.service, wrap(pipelineJobHandlers(scope)));
-  grpcServer.addService(v1.ScheduleService.service, wrap(scheduleHandlers(scope)));
-  grpcServer.addService(proto.location.Locations.service, wrap(locationHandlers(scope)));
+  serve(v1.PipelineService.service, pipelineJobHandlers(scope));
+  serve(v1.ScheduleService.service, scheduleHandlers(scope));
+  serve(proto.location.Locations.service, locationHandlers(scope));
   const credentials = tls
     ? grpc.ServerCredentials.createSsl(null, [
         { cert_chain: Buffer.from(tls.certPem), private_key: Buffer.from(tls.keyPem) },
@@ -471,6 +526,9 @@ export async function startVertexServer(options: VertexServerOptions = {}): Prom
     grpcServer.bindAsync("127.0.0.1:0", credentials, (error, port) =>
       error ? reject(error) : resolve(port),
     ),
-  );
+  ).catch(async (error) => {
+    await validator.stop();
+    throw error;
+  });
   return server;
 }
