@@ -83,7 +83,9 @@ describe("uninstall and the CRDs", () => {
     expect(both.stderr).toContain("--keep-crds and --delete-crds: pick one");
   });
 
-  it("clears a finalizer nobody processes before the operator goes: the namespace is gone within the uninstall's timeout", async () => {
+  it("clears a finalizer nobody processes before the operator goes: the namespace is gone within the uninstall's timeout", {
+    timeout: 300_000,
+  }, async () => {
     const namespace = freshNamespace();
     const install = await cli(namespace, "install", "--dev", "--no-wait");
     expect(install.code, install.stderr).toBe(0);
@@ -94,8 +96,9 @@ describe("uninstall and the CRDs", () => {
       "uninstall",
       "--yes",
       "--keep-crds",
+      // the namespace controller of the shared plane deletes every file's namespaces: under load it takes a while
       "--timeout",
-      "60s",
+      "180s",
       "--finalizer-wait",
       "1s",
     );
