@@ -275,3 +275,74 @@ export async function runCachedPipeline(
 export async function mainLog(namespace: string, pod: string): Promise<string> {
   return core().readNamespacedPodLog({ namespace, name: pod, container: "main" });
 }
+
+/** The Workflows Argo's cron controller started for the CronWorkflow of a RunSchedule, oldest first. */
+async function scheduledWorkflows(namespace: string, cronWorkflow: string): Promise<Any[]> {
+  const list = (await custom().listNamespacedCustomObject({
+    group: "argoproj.io",
+    version: "v1alpha1",
+    namespace,
+    plural: "workflows",
+    labelSelector: `workflows.argoproj.io/cron-workflow=${cronWorkflow}`,
+  })) as { items: Any[] };
+  return list.items.sort((a, b) => Date.parse(a.status?.startedAt) - Date.parse(b.status?.startedAt));
+}
+
+/**
+ * A RunSchedule every minute with concurrencyPolicy Forbid, of a Pipeline whose step runs 75 s: the
+ * minute after its first run starts is due while that run still goes, so Argo's cron controller must
+ * skip it, and the next run starts a minute later, after the first finished. Waits for that second
+ * Workflow (at most 4 minutes: the first tick, the skipped one, the next), then removes the schedule.
+ * Answers the two Workflows and the RunSchedule's CronWorkflow.
+ */
+export async function runForbidSchedule(
+  namespace: string,
+  provider: string,
+  image: string,
+): Promise<{ cronWorkflow: Any; workflows: Any[] }> {
+  const api = pipelinesObjects(namespace);
+  await synchronizedPipeline(api, "slow", {
+    provider,
+    image,
+    steps: [{ name: "slow", command: ["python3", "-c", "import time; print('slow'); time.sleep(75)"] }],
+  });
+  await api.create("runschedules", "RunSchedule", "every-minute", {
+    provider,
+    pipeline: "slow",
+    schedule: { cronExpression: "* * * * *" },
+    concurrencyPolicy: "Forbid",
+  });
+  const [cronWorkflow] = await eventually(
+    "the RunSchedule's CronWorkflow",
+    async () =>
+      (
+        (await custom().listNamespacedCustomObject({
+          group: "argoproj.io",
+          version: "v1alpha1",
+          namespace,
+          plural: "cronworkflows",
+        })) as { items: Any[] }
+      ).items.filter((cron) => cron.metadata?.name?.endsWith("every-minute")),
+    (crons) => crons.length === 1,
+    120_000,
+  );
+  try {
+    const workflows = await eventually(
+      "a second scheduled Workflow",
+      () => scheduledWorkflows(namespace, cronWorkflow.metadata.name),
+      (list) => list.length >= 2 && list.every((workflow) => workflow.status?.startedAt),
+      240_000,
+    );
+    return { cronWorkflow, workflows };
+  } finally {
+    await custom()
+      .deleteNamespacedCustomObject({
+        group: PipelineKind.group,
+        version: PipelineKind.version,
+        namespace,
+        plural: "runschedules",
+        name: "every-minute",
+      })
+      .catch(() => {});
+  }
+}

@@ -21,6 +21,7 @@ import { realNodeName } from "../../../src/dev/real-node/config.ts";
 import { localImageReferences } from "../../../src/dev/real-node/images.ts";
 import { realNodePlacement } from "../../../src/dev/real-node/objects.ts";
 import { realNodeInstallFlags } from "../../../src/dev/real-node/platform-flags.ts";
+import type { Manager } from "../../../src/kube/manager.ts";
 import type { RunStepStatus } from "../../../src/pipelines/backend.ts";
 import { findRelease } from "../../../src/platform/catalog.ts";
 import { credentialSecrets } from "../../../src/platform/credentials.ts";
@@ -36,6 +37,7 @@ import {
   readPlatformObject,
   readWorkflow,
   runCachedPipeline,
+  runForbidSchedule,
   runIoPipeline,
   runRetriedPipeline,
   startPipelinesController,
@@ -252,218 +254,236 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
     expect(results.ui).toEqual([200, true, false]);
   });
 
-  it("runs a Pipeline on the platform's own Provider: the real Argo controller's step pods, its status, the artifact in the object store", {
-    timeout: 900_000,
-  }, async () => {
-    const provider = (await readPlatform(namespace)).status?.provider;
-    expect(provider).toBe("slipway");
-    const pipelines = await startPipelinesController(namespace);
-    try {
-      // the demo's pipeline (make demo runs the same steps)
-      const run = await runDemoPipeline(adminConfig(), { namespace, platform: provider ?? "" }, "0.2.0");
-      const workflowName = `${namespace}.demo-1`;
-      const workflow = await readWorkflow(namespace, workflowName);
-      // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
-      expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
-      expect(run.status?.completionState).toBe("Succeeded");
-      // every step from Argo's own record (the Workflow's node statuses), Succeeded with exit code 0
-      const steps: RunStepStatus[] = run.status?.steps ?? [];
-      expect(steps.map((step) => [step.name, step.phase, step.exitCode])).toEqual([
-        ["train", "Succeeded", 0],
-        ["evaluate", "Succeeded", 0],
-      ]);
-      for (const step of steps) expect(Date.parse(step.finishedAt ?? "")).toBeGreaterThan(0);
-      expect(run.status?.failure).toBeUndefined();
-      const writers = (workflow.metadata?.managedFields ?? []).map((f: { manager?: string }) => f.manager);
-      expect(writers).toContain("workflow-controller");
-      const pods = await workflowPods(namespace, workflowName);
-      expect(
-        pods.map((pod) => pod.metadata?.annotations?.["workflows.argoproj.io/node-name"]).sort(),
-      ).toEqual([`${workflowName}.evaluate`, `${workflowName}.train`]);
-      for (const pod of pods) {
-        expect(pod.spec?.nodeName).toBe(realNodeName);
-        const main = pod.status?.containerStatuses?.find((c) => c.name === "main");
-        expect(main?.state?.terminated?.exitCode).toBe(0);
+  /** The pipelines tests run side by side on the platform, under one pipelines controller. */
+  describe.concurrent("pipelines on the platform's own Provider", () => {
+    let pipelines: Manager;
+    beforeAll(async () => {
+      pipelines = await startPipelinesController(namespace);
+    });
+    afterAll(async () => {
+      await pipelines?.stop();
+    });
+
+    it("runs a Pipeline on the platform's own Provider: the real Argo controller's step pods, its status, the artifact in the object store", {
+      timeout: 900_000,
+    }, async () => {
+      const provider = (await readPlatform(namespace)).status?.provider;
+      expect(provider).toBe("slipway");
+      {
+        // the demo's pipeline (make demo runs the same steps)
+        const run = await runDemoPipeline(adminConfig(), { namespace, platform: provider ?? "" }, "0.2.0");
+        const workflowName = `${namespace}.demo-1`;
+        const workflow = await readWorkflow(namespace, workflowName);
+        // the completion is Argo's: its controller wrote the Workflow's phase, nothing in the test did
+        expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+        expect(run.status?.completionState).toBe("Succeeded");
+        // every step from Argo's own record (the Workflow's node statuses), Succeeded with exit code 0
+        const steps: RunStepStatus[] = run.status?.steps ?? [];
+        expect(steps.map((step) => [step.name, step.phase, step.exitCode])).toEqual([
+          ["train", "Succeeded", 0],
+          ["evaluate", "Succeeded", 0],
+        ]);
+        for (const step of steps) expect(Date.parse(step.finishedAt ?? "")).toBeGreaterThan(0);
+        expect(run.status?.failure).toBeUndefined();
+        const writers = (workflow.metadata?.managedFields ?? []).map((f: { manager?: string }) => f.manager);
+        expect(writers).toContain("workflow-controller");
+        const pods = await workflowPods(namespace, workflowName);
+        expect(
+          pods.map((pod) => pod.metadata?.annotations?.["workflows.argoproj.io/node-name"]).sort(),
+        ).toEqual([`${workflowName}.evaluate`, `${workflowName}.train`]);
+        for (const pod of pods) {
+          expect(pod.spec?.nodeName).toBe(realNodeName);
+          const main = pod.status?.containerStatuses?.find((c) => c.name === "main");
+          expect(main?.state?.terminated?.exitCode).toBe(0);
+        }
+        const [artifact] = run.status?.artifacts ?? [];
+        expect(artifact?.name).toBe("model");
+        expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
+        const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
+        expect(content).toContain(`trained; tracking http://slipway-mlflow.${namespace}.svc:5000`);
       }
-      const [artifact] = run.status?.artifacts ?? [];
-      expect(artifact?.name).toBe("model");
-      expect(artifact?.location).toMatch(/^s3:\/\/slipway\/argo\//);
-      const content = (await readPlatformObject(namespace, artifact?.location ?? "")).toString("latin1");
-      expect(content).toContain(`trained; tracking http://slipway-mlflow.${namespace}.svc:5000`);
-    } finally {
-      await pipelines.stop();
-    }
-  });
+    });
 
-  it("retries a step that fails twice, with its backoff, on the real Argo controller: the Run succeeds and records the retries", {
-    timeout: 900_000,
-  }, async () => {
-    const provider = (await readPlatform(namespace)).status?.provider ?? "";
-    const image = workflowImages("0.2.0")?.step ?? "";
-    expect(image).not.toBe("");
-    const pipelines = await startPipelinesController(namespace);
-    try {
-      const run = await runRetriedPipeline(namespace, provider, image);
-      const workflowName = `${namespace}.flaky-1`;
-      const workflow = await readWorkflow(namespace, workflowName);
-      expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
-      expect(run.status?.completionState).toBe("Succeeded");
-      const template = workflow.spec.templates.find((t: { name: string }) => t.name === "step-flaky");
-      expect(template.retryStrategy).toEqual({
-        limit: 3,
-        retryPolicy: "OnFailure",
-        backoff: { duration: "2s", factor: 2 },
-      });
-      // Argo's record: a Retry node whose attempts are Pod nodes, failed twice (exit 3), then succeeded
-      const nodes = Object.values(workflow.status?.nodes ?? {}) as {
-        id: string;
-        type: string;
-        displayName: string;
-        phase: string;
-        startedAt: string;
-        finishedAt: string;
-        children?: string[];
-        outputs?: { exitCode?: string };
-      }[];
-      const retry = nodes.find((node) => node.type === "Retry" && node.displayName === "flaky");
-      const attempts = (retry?.children ?? []).map((id) => nodes.find((node) => node.id === id));
-      expect(attempts.map((node) => [node?.phase, node?.outputs?.exitCode])).toEqual([
-        ["Failed", "3"],
-        ["Failed", "3"],
-        ["Succeeded", "0"],
-      ]);
-      // the backoff: each retry started at least 2 s, then 4 s (factor 2), after the attempt before it finished
-      const seconds = (time?: string) => Date.parse(time ?? "") / 1000;
-      expect(seconds(attempts[1]?.startedAt) - seconds(attempts[0]?.finishedAt)).toBeGreaterThanOrEqual(2);
-      expect(seconds(attempts[2]?.startedAt) - seconds(attempts[1]?.finishedAt)).toBeGreaterThanOrEqual(4);
-      // the Run's status says the same: one step, Succeeded after 2 retries, exit code 0
-      const steps: RunStepStatus[] = run.status?.steps ?? [];
-      expect(steps.map((step) => [step.name, step.phase, step.retries, step.exitCode])).toEqual([
-        ["flaky", "Succeeded", 2, 0],
-      ]);
-      expect(run.status?.failure).toBeUndefined();
-      const pods = await workflowPods(namespace, workflowName);
-      expect(pods).toHaveLength(3);
-      for (const pod of pods) expect(pod.spec?.nodeName).toBe(realNodeName);
+    it("retries a step that fails twice, with its backoff, on the real Argo controller: the Run succeeds and records the retries", {
+      timeout: 900_000,
+    }, async ({ onTestFinished }) => {
+      const provider = (await readPlatform(namespace)).status?.provider ?? "";
+      const image = workflowImages("0.2.0")?.step ?? "";
+      expect(image).not.toBe("");
+      {
+        const run = await runRetriedPipeline(namespace, provider, image);
+        const workflowName = `${namespace}.flaky-1`;
+        const workflow = await readWorkflow(namespace, workflowName);
+        expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+        expect(run.status?.completionState).toBe("Succeeded");
+        const template = workflow.spec.templates.find((t: { name: string }) => t.name === "step-flaky");
+        expect(template.retryStrategy).toEqual({
+          limit: 3,
+          retryPolicy: "OnFailure",
+          backoff: { duration: "2s", factor: 2 },
+        });
+        // Argo's record: a Retry node whose attempts are Pod nodes, failed twice (exit 3), then succeeded
+        const nodes = Object.values(workflow.status?.nodes ?? {}) as {
+          id: string;
+          type: string;
+          displayName: string;
+          phase: string;
+          startedAt: string;
+          finishedAt: string;
+          children?: string[];
+          outputs?: { exitCode?: string };
+        }[];
+        const retry = nodes.find((node) => node.type === "Retry" && node.displayName === "flaky");
+        const attempts = (retry?.children ?? []).map((id) => nodes.find((node) => node.id === id));
+        expect(attempts.map((node) => [node?.phase, node?.outputs?.exitCode])).toEqual([
+          ["Failed", "3"],
+          ["Failed", "3"],
+          ["Succeeded", "0"],
+        ]);
+        // the backoff: each retry started at least 2 s, then 4 s (factor 2), after the attempt before it finished
+        const seconds = (time?: string) => Date.parse(time ?? "") / 1000;
+        expect(seconds(attempts[1]?.startedAt) - seconds(attempts[0]?.finishedAt)).toBeGreaterThanOrEqual(2);
+        expect(seconds(attempts[2]?.startedAt) - seconds(attempts[1]?.finishedAt)).toBeGreaterThanOrEqual(4);
+        // the Run's status says the same: one step, Succeeded after 2 retries, exit code 0
+        const steps: RunStepStatus[] = run.status?.steps ?? [];
+        expect(steps.map((step) => [step.name, step.phase, step.retries, step.exitCode])).toEqual([
+          ["flaky", "Succeeded", 2, 0],
+        ]);
+        expect(run.status?.failure).toBeUndefined();
+        const pods = await workflowPods(namespace, workflowName);
+        expect(pods).toHaveLength(3);
+        for (const pod of pods) expect(pod.spec?.nodeName).toBe(realNodeName);
 
-      // the step's log through the REST API, as a user who may read the Run and the pods' logs: the last attempt's
-      const url = await startServer(namespace);
-      const token = await serviceAccountToken(namespace, "step-log-reader");
-      await grantRole(namespace, "step-log-reader", "step-log-reader", [
-        { apiGroups: ["pipelines.slipway.dev"], resources: ["runs"], verbs: ["get"] },
-        { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
-        { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
-      ]);
-      const response = await fetch(`${url}/api/v1/namespaces/${namespace}/runs/flaky-1/steps/flaky/logs`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      const log = (await response.json()) as { pod: string; container: string; logs: string };
-      expect(response.status, JSON.stringify(log)).toBe(200);
-      expect(log.container).toBe("main");
-      expect(log.logs).toContain("attempt 2");
-      expect(log.logs).not.toContain("attempt 1");
-      const logPod = pods.find((pod) => pod.metadata?.name === log.pod);
-      expect(logPod?.metadata?.annotations?.["workflows.argoproj.io/node-name"]).toBe(
-        `${workflowName}.flaky(2)`,
+        // the step's log through the REST API, as a user who may read the Run and the pods' logs: the last attempt's
+        const url = await startServer(namespace, {}, onTestFinished);
+        const token = await serviceAccountToken(namespace, "step-log-reader");
+        await grantRole(namespace, "step-log-reader", "step-log-reader", [
+          { apiGroups: ["pipelines.slipway.dev"], resources: ["runs"], verbs: ["get"] },
+          { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
+          { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+        ]);
+        const response = await fetch(`${url}/api/v1/namespaces/${namespace}/runs/flaky-1/steps/flaky/logs`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const log = (await response.json()) as { pod: string; container: string; logs: string };
+        expect(response.status, JSON.stringify(log)).toBe(200);
+        expect(log.container).toBe("main");
+        expect(log.logs).toContain("attempt 2");
+        expect(log.logs).not.toContain("attempt 1");
+        const logPod = pods.find((pod) => pod.metadata?.name === log.pod);
+        expect(logPod?.metadata?.annotations?.["workflows.argoproj.io/node-name"]).toBe(
+          `${workflowName}.flaky(2)`,
+        );
+      }
+    });
+
+    it("passes parameters and artifacts between steps on the real Argo controller: the values reach the steps that take them, the artifacts are in the object store", {
+      timeout: 900_000,
+    }, async () => {
+      const provider = (await readPlatform(namespace)).status?.provider ?? "";
+      const image = workflowImages("0.2.0")?.step ?? "";
+      {
+        const token = `${namespace}-${Date.now()}`;
+        const run = await runIoPipeline(namespace, provider, image, token);
+        const workflowName = `${namespace}.io-1`;
+        const workflow = await readWorkflow(namespace, workflowName);
+        expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
+        expect(run.status?.completionState, run.status?.failure).toBe("Succeeded");
+        // the order comes from the inputs alone (no dependsOn): prepare, then train, then evaluate
+        const steps: RunStepStatus[] = run.status?.steps ?? [];
+        expect(steps.map((step) => [step.name, step.phase, step.exitCode])).toEqual([
+          ["prepare", "Succeeded", 0],
+          ["train", "Succeeded", 0],
+          ["evaluate", "Succeeded", 0],
+        ]);
+        const at = (name: string) => Date.parse(steps.find((step) => step.name === name)?.startedAt ?? "");
+        const finished = (name: string) =>
+          Date.parse(steps.find((step) => step.name === name)?.finishedAt ?? "");
+        expect(at("train")).toBeGreaterThanOrEqual(finished("prepare"));
+        expect(at("evaluate")).toBeGreaterThanOrEqual(finished("train"));
+        // Argo's record of the outputs: prepare's parameter read from its file
+        const nodes = Object.values(workflow.status?.nodes ?? {}) as Any[];
+        const prepare = nodes.find((node) => node.displayName === "prepare");
+        expect(prepare?.outputs?.parameters).toContainEqual(
+          expect.objectContaining({ name: "rows", value: "42" }),
+        );
+        // the values arrived: each step's own log says what it got (and a wrong one would have exited 4 or 5)
+        const pods = await workflowPods(namespace, workflowName);
+        const podOf = (step: string) =>
+          pods.find(
+            (pod) =>
+              pod.metadata?.annotations?.["workflows.argoproj.io/node-name"] === `${workflowName}.${step}`,
+          )?.metadata?.name ?? "";
+        expect(await mainLog(namespace, podOf("train"))).toContain(
+          `train got '42' 'dataset ${token}' '0.75'`,
+        );
+        expect(await mainLog(namespace, podOf("evaluate"))).toContain(
+          `evaluate got rows=42 score=0.9 model=model of 42 rows from dataset ${token}`,
+        );
+        // every declared output artifact is in the Run's status, where it is in the platform's object store
+        const artifacts: { name: string; location: string }[] = run.status?.artifacts ?? [];
+        expect(artifacts.map((artifact) => artifact.name).sort()).toEqual(["prepare:dataset", "train:model"]);
+        const model = artifacts.find((artifact) => artifact.name === "train:model")?.location ?? "";
+        expect(model).toMatch(/^s3:\/\/slipway\/argo\//);
+        expect((await readPlatformObject(namespace, model)).toString("latin1")).toContain(
+          `model of 42 rows from dataset ${token}`,
+        );
+      }
+    });
+
+    it("caches a step on the real Argo controller: a second Run reuses the first one's execution (no pod), one with caching off runs it again", {
+      timeout: 1_200_000,
+    }, async () => {
+      const provider = (await readPlatform(namespace)).status?.provider ?? "";
+      const image = workflowImages("0.2.0")?.step ?? "";
+      expect(image).not.toBe("");
+      {
+        const stepOf = (run: Any): RunStepStatus | undefined => run.status?.steps?.[0];
+        const first = await runCachedPipeline(namespace, provider, image, { name: "cached-1" });
+        expect(first.status.completionState).toBe("Succeeded");
+        expect(first.status.caching).toEqual([{ step: "compute", enabled: true, maxAge: "1h" }]);
+        expect(stepOf(first)?.cacheHit).toBe(false);
+        expect(await workflowPods(namespace, `${namespace}.cached-1`)).toHaveLength(1);
+
+        // Argo's controller saved the entry in the Provider's cache ConfigMap, labelled as its caches are
+        const cache = await core().readNamespacedConfigMap({
+          namespace,
+          name: `slipway-step-cache.${provider}`,
+        });
+        expect(cache.metadata?.labels?.["workflows.argoproj.io/configmap-type"]).toBe("Cache");
+
+        const second = await runCachedPipeline(namespace, provider, image, { name: "cached-2" });
+        expect(second.status.completionState).toBe("Succeeded");
+        expect(stepOf(second)).toMatchObject({ cacheHit: true, reusedRun: `${namespace}.cached-1` });
+        expect(await workflowPods(namespace, `${namespace}.cached-2`)).toHaveLength(0);
+
+        const fresh = await runCachedPipeline(namespace, provider, image, {
+          name: "cached-3",
+          caching: { enabled: false },
+        });
+        expect(fresh.status.completionState).toBe("Succeeded");
+        expect(fresh.status.caching).toEqual([{ step: "compute", enabled: false, maxAge: "1h" }]);
+        expect(stepOf(fresh)?.cacheHit).toBeUndefined();
+        expect(await workflowPods(namespace, `${namespace}.cached-3`)).toHaveLength(1);
+      }
+    });
+
+    it("runs a Forbid schedule on the real Argo controller: the minute due while a run goes is skipped, the next run starts after it finished", {
+      timeout: 600_000,
+    }, async () => {
+      const provider = (await readPlatform(namespace)).status?.provider ?? "";
+      const image = workflowImages("0.2.0")?.step ?? "";
+      const { cronWorkflow, workflows } = await runForbidSchedule(namespace, provider, image);
+      expect(cronWorkflow.spec).toMatchObject({ schedules: ["* * * * *"], concurrencyPolicy: "Forbid" });
+      const [first, second] = workflows;
+      // no overlap: the second run started only once the first (75 s, over a minute) had finished
+      expect(first.status?.finishedAt, JSON.stringify(first.status)).toBeDefined();
+      expect(Date.parse(second.status.startedAt)).toBeGreaterThanOrEqual(Date.parse(first.status.finishedAt));
+      // and the minute in between was due while the first went: Argo skipped it rather than start a run
+      expect(Date.parse(second.status.startedAt) - Date.parse(first.status.startedAt)).toBeGreaterThanOrEqual(
+        110_000,
       );
-    } finally {
-      await pipelines.stop();
-    }
-  });
-
-  it("passes parameters and artifacts between steps on the real Argo controller: the values reach the steps that take them, the artifacts are in the object store", {
-    timeout: 900_000,
-  }, async () => {
-    const provider = (await readPlatform(namespace)).status?.provider ?? "";
-    const image = workflowImages("0.2.0")?.step ?? "";
-    const pipelines = await startPipelinesController(namespace);
-    try {
-      const token = `${namespace}-${Date.now()}`;
-      const run = await runIoPipeline(namespace, provider, image, token);
-      const workflowName = `${namespace}.io-1`;
-      const workflow = await readWorkflow(namespace, workflowName);
-      expect(workflow.status?.phase, JSON.stringify(workflow.status?.nodes)).toBe("Succeeded");
-      expect(run.status?.completionState, run.status?.failure).toBe("Succeeded");
-      // the order comes from the inputs alone (no dependsOn): prepare, then train, then evaluate
-      const steps: RunStepStatus[] = run.status?.steps ?? [];
-      expect(steps.map((step) => [step.name, step.phase, step.exitCode])).toEqual([
-        ["prepare", "Succeeded", 0],
-        ["train", "Succeeded", 0],
-        ["evaluate", "Succeeded", 0],
-      ]);
-      const at = (name: string) => Date.parse(steps.find((step) => step.name === name)?.startedAt ?? "");
-      const finished = (name: string) =>
-        Date.parse(steps.find((step) => step.name === name)?.finishedAt ?? "");
-      expect(at("train")).toBeGreaterThanOrEqual(finished("prepare"));
-      expect(at("evaluate")).toBeGreaterThanOrEqual(finished("train"));
-      // Argo's record of the outputs: prepare's parameter read from its file
-      const nodes = Object.values(workflow.status?.nodes ?? {}) as Any[];
-      const prepare = nodes.find((node) => node.displayName === "prepare");
-      expect(prepare?.outputs?.parameters).toContainEqual(
-        expect.objectContaining({ name: "rows", value: "42" }),
-      );
-      // the values arrived: each step's own log says what it got (and a wrong one would have exited 4 or 5)
-      const pods = await workflowPods(namespace, workflowName);
-      const podOf = (step: string) =>
-        pods.find(
-          (pod) =>
-            pod.metadata?.annotations?.["workflows.argoproj.io/node-name"] === `${workflowName}.${step}`,
-        )?.metadata?.name ?? "";
-      expect(await mainLog(namespace, podOf("train"))).toContain(`train got '42' 'dataset ${token}' '0.75'`);
-      expect(await mainLog(namespace, podOf("evaluate"))).toContain(
-        `evaluate got rows=42 score=0.9 model=model of 42 rows from dataset ${token}`,
-      );
-      // every declared output artifact is in the Run's status, where it is in the platform's object store
-      const artifacts: { name: string; location: string }[] = run.status?.artifacts ?? [];
-      expect(artifacts.map((artifact) => artifact.name).sort()).toEqual(["prepare:dataset", "train:model"]);
-      const model = artifacts.find((artifact) => artifact.name === "train:model")?.location ?? "";
-      expect(model).toMatch(/^s3:\/\/slipway\/argo\//);
-      expect((await readPlatformObject(namespace, model)).toString("latin1")).toContain(
-        `model of 42 rows from dataset ${token}`,
-      );
-    } finally {
-      await pipelines.stop();
-    }
-  });
-
-  it("caches a step on the real Argo controller: a second Run reuses the first one's execution (no pod), one with caching off runs it again", {
-    timeout: 1_200_000,
-  }, async () => {
-    const provider = (await readPlatform(namespace)).status?.provider ?? "";
-    const image = workflowImages("0.2.0")?.step ?? "";
-    expect(image).not.toBe("");
-    const pipelines = await startPipelinesController(namespace);
-    try {
-      const stepOf = (run: Any): RunStepStatus | undefined => run.status?.steps?.[0];
-      const first = await runCachedPipeline(namespace, provider, image, { name: "cached-1" });
-      expect(first.status.completionState).toBe("Succeeded");
-      expect(first.status.caching).toEqual([{ step: "compute", enabled: true, maxAge: "1h" }]);
-      expect(stepOf(first)?.cacheHit).toBe(false);
-      expect(await workflowPods(namespace, `${namespace}.cached-1`)).toHaveLength(1);
-
-      // Argo's controller saved the entry in the Provider's cache ConfigMap, labelled as its caches are
-      const cache = await core().readNamespacedConfigMap({
-        namespace,
-        name: `slipway-step-cache.${provider}`,
-      });
-      expect(cache.metadata?.labels?.["workflows.argoproj.io/configmap-type"]).toBe("Cache");
-
-      const second = await runCachedPipeline(namespace, provider, image, { name: "cached-2" });
-      expect(second.status.completionState).toBe("Succeeded");
-      expect(stepOf(second)).toMatchObject({ cacheHit: true, reusedRun: `${namespace}.cached-1` });
-      expect(await workflowPods(namespace, `${namespace}.cached-2`)).toHaveLength(0);
-
-      const fresh = await runCachedPipeline(namespace, provider, image, {
-        name: "cached-3",
-        caching: { enabled: false },
-      });
-      expect(fresh.status.completionState).toBe("Succeeded");
-      expect(fresh.status.caching).toEqual([{ step: "compute", enabled: false, maxAge: "1h" }]);
-      expect(stepOf(fresh)?.cacheHit).toBeUndefined();
-      expect(await workflowPods(namespace, `${namespace}.cached-3`)).toHaveLength(1);
-    } finally {
-      await pipelines.stop();
-    }
+    });
   });
 
   it("builds with the in-cluster buildah backend from the platform's object store into its registry, no further configuration; the same reference again is reused with no Job", {

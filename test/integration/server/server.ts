@@ -14,12 +14,23 @@ import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig } from "../../support/cluster.ts";
 import { awaitGranted, grantRole } from "../../support/service-account.ts";
 
-/** Starts `slipway server` in this process on a free port (as the admin identity); closed after the test. */
-export async function startServer(namespace: string, options: Partial<ServerOptions> = {}): Promise<string> {
-  return (await startServerApp(namespace, options)).url;
+/**
+ * Starts `slipway server` in this process on a free port (as the admin identity); closed after the test.
+ * A concurrent test passes its context's `onTestFinished` (the global one cannot tell which test runs).
+ */
+export async function startServer(
+  namespace: string,
+  options: Partial<ServerOptions> = {},
+  finished: typeof onTestFinished = onTestFinished,
+): Promise<string> {
+  return (await startServerApp(namespace, options, finished)).url;
 }
 
-export async function startServerApp(namespace: string, options: Partial<ServerOptions> = {}) {
+export async function startServerApp(
+  namespace: string,
+  options: Partial<ServerOptions> = {},
+  finished: typeof onTestFinished = onTestFinished,
+) {
   const app = await buildServer({
     kubeConfig: adminConfig(),
     platform: { namespace, name: "slipway" },
@@ -28,7 +39,7 @@ export async function startServerApp(namespace: string, options: Partial<ServerO
     ...options,
   });
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
-  onTestFinished(() => app.close());
+  finished(() => app.close());
   return { url, app };
 }
 
