@@ -30,6 +30,7 @@ import { resourcePath } from "../../../src/kube/keys.ts";
 import { migrateStorage } from "../../../src/operator/storage-migration.ts";
 import { operatorWebhooks } from "../../../src/operator/webhooks.ts";
 import { types } from "../../../src/pipelines/types.ts";
+import { previousCrd } from "../../support/api-versions.ts";
 import { eventually } from "../../support/cluster.ts";
 import { startBuildServers, uploadContext } from "../../support/fakes/build-server-children.ts";
 import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts";
@@ -47,13 +48,6 @@ const builds = 20;
 const buildNames = Array.from({ length: builds }, (_, i) => `build-${String(i).padStart(2, "0")}`);
 const kinds = [...pipelineKinds, ImageBuildKind];
 const registryUser = { username: "builder", password: "reg-pass-7d1f0c9e" };
-
-/** The previous release's CRD of a kind: v1alpha1 alone, served and stored. */
-function previousCrd(kind: Kind): CrdManifest {
-  const manifest = crdManifest(kind);
-  const alpha = (manifest.spec.versions as Any[]).find((version) => version.name === "v1alpha1");
-  return { ...manifest, spec: { ...manifest.spec, versions: [{ ...alpha, storage: true }] } };
-}
 
 const alphaPath = (kind: Kind, name?: string) =>
   resourcePath({ ...resourceTypeOf(kind), version: "v1alpha1" }, { namespace, name });
