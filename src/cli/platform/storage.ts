@@ -38,22 +38,27 @@ export function isConversionFailure(error: unknown): boolean {
   return error instanceof ApiError && /conversion webhook/i.test(error.message);
 }
 
-/** The CRDs whose `status.storedVersions` lists a version other than the storage version. */
+/**
+ * The CRDs of this release (storing the storage version) whose `status.storedVersions` lists another
+ * version; an older release's CRDs (`install --manifest` of one) are not this CLI's to migrate.
+ */
 export async function pendingStorage(context: PlatformContext): Promise<string[]> {
   const pending: string[] = [];
   for (const kind of migratedKinds(allKinds)) {
     const crd = await context.call(() =>
       context.rest
-        .request<{ status?: { storedVersions?: string[] } }>(
-          "GET",
-          resourcePath(crdType, { name: crdName(kind) }),
-        )
+        .request<{
+          spec?: { versions?: { name: string; storage?: boolean }[] };
+          status?: { storedVersions?: string[] };
+        }>("GET", resourcePath(crdType, { name: crdName(kind) }))
         .catch((error) => {
           if (isNotFound(error)) return undefined;
           throw error;
         }),
     );
-    if (crd && storagePlan(crd.status?.storedVersions, true) !== "none") pending.push(crdName(kind));
+    const stores = crd?.spec?.versions?.find((version) => version.storage)?.name;
+    if (crd && stores === storageVersion && storagePlan(crd.status?.storedVersions, true) !== "none")
+      pending.push(crdName(kind));
   }
   return pending;
 }
