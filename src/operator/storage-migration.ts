@@ -119,25 +119,28 @@ export async function migrateKind(options: StorageMigrationOptions, kind: Kind):
   return { crd: name, outcome: "migrated", rewritten, storedVersions: [storageVersion] };
 }
 
+/** The line that says what a kind's migration did; undefined when it had nothing to do. Pure. */
+export function migrationLine(result: KindMigration): string | undefined {
+  if (result.outcome === "migrated")
+    return `storage migrated: ${result.crd}, ${result.rewritten} objects rewritten at ${storageVersion}, storedVersions trimmed`;
+  if (result.outcome === "rewritten")
+    return `storage migration: ${result.crd}, ${result.rewritten} objects of the served namespaces rewritten at ${storageVersion}; storedVersions kept (${result.storedVersions.join(", ")}): objects of other namespaces may still be stored at an older version (an operator of all namespaces, or \`slipway storage migrate\`, trims it)`;
+  return undefined;
+}
+
+/** Said when no kind had anything to do. */
+export const nothingToMigrate = `storage migration: every kind is stored at ${storageVersion} only, nothing to do`;
+
 /** Migrates every kind, one after the other, logging one line per kind that had anything to do. */
 export async function migrateStorage(options: StorageMigrationOptions): Promise<KindMigration[]> {
   const results: KindMigration[] = [];
   for (const kind of migratedKinds(options.kinds)) {
     const result = await migrateKind(options, kind);
     results.push(result);
-    if (result.outcome === "migrated")
-      options.log.info(
-        result,
-        `storage migrated: ${result.crd}, ${result.rewritten} objects rewritten at ${storageVersion}, storedVersions trimmed`,
-      );
-    if (result.outcome === "rewritten")
-      options.log.warn(
-        result,
-        `storage migration: ${result.crd}, ${result.rewritten} objects of the served namespaces rewritten at ${storageVersion}; storedVersions kept (${result.storedVersions.join(", ")}): objects of other namespaces may still be stored at an older version (an operator of all namespaces trims it)`,
-      );
+    const line = migrationLine(result);
+    if (line) options.log[result.outcome === "rewritten" ? "warn" : "info"](result, line);
   }
-  if (results.every((result) => result.outcome === "none" || result.outcome === "not-installed"))
-    options.log.info(`storage migration: every kind is stored at ${storageVersion} only, nothing to do`);
+  if (results.every((result) => migrationLine(result) === undefined)) options.log.info(nothingToMigrate);
   return results;
 }
 

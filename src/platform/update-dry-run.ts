@@ -220,12 +220,14 @@ export async function previewObject(
     const refusal = immutableRefusal(error, id.kind, live, object);
     if (!refusal) return { ...id, action: "fail", message: error.message };
     const namespace = object.metadata?.namespace ?? "";
+    const resolution = resolveImmutable(refusal);
     return {
       ...id,
       action: "conflict",
       fields: [...refusal.fields],
       message: error.message,
-      resolution: conflictResolution(resolveImmutable(refusal), { ...id, namespace }, claims),
+      resolution: conflictResolution(resolution, { ...id, namespace }, claims),
+      resolved: resolution.action === "recreate",
     };
   }
 }

@@ -32,7 +32,14 @@ export type ObjectPreview =
   | (ObjectId & { action: "change"; changes: FieldChange[] })
   | (ObjectId & { action: "create" })
   | (ObjectId & { action: "prune"; resolution: string })
-  | (ObjectId & { action: "conflict"; fields: string[]; message: string; resolution: string })
+  | (ObjectId & {
+      action: "conflict";
+      fields: string[];
+      message: string;
+      resolution: string;
+      /** True when the update resolves it (the workload is recreated); false when it will fail. */
+      resolved: boolean;
+    })
   | (ObjectId & { action: "fail"; message: string });
 
 export interface ComponentPreview {

@@ -36,7 +36,12 @@ export class WebhookServer {
     this.#log = log;
     this.#converts = options.converts ?? false;
     this.#server = createServer({ cert: tls.certPem, key: tls.keyPem, minVersion: "TLSv1.2" }, (req, res) => {
-      void this.#serve(req, res);
+      // a caller that goes away mid-request (the API server's timeout, a restart) rejects the
+      // body's read: that request is over, the server is not
+      this.#serve(req, res).catch((error: unknown) => {
+        this.#log.debug({ err: error, path: req.url }, "webhook request ended before it was answered");
+        res.destroy();
+      });
     });
   }
 

@@ -31,6 +31,7 @@ import {
 import { collect, setExpression } from "./lifecycle.ts";
 import { readManifest } from "./manifest.ts";
 import { platformReleaseBundle, servedObjects } from "./operator-bundle.ts";
+import { migrateAfterRollout } from "./storage.ts";
 import { knownVersion } from "./versions.ts";
 
 interface InstallFlags extends GlobalFlags, IngressFlags, InstallerPolicyFlags {
@@ -149,6 +150,9 @@ async function install(given: InstallFlags): Promise<void> {
       : `applied the release bundle ${flags.manifest ?? ownVersion} (${objects.length} objects) to namespace ${context.namespace}; the operator serves ${servedText(serves, context.namespace)}`,
   );
   if (placement.notice) context.say(placement.notice);
+  // CRDs kept from an earlier release may list v1alpha1 in storedVersions: the installer, who sees
+  // every namespace, finishes the migration the operator of some namespaces cannot
+  if (!flags.dev) await migrateAfterRollout(context, spec.version as string, Date.now() + timeoutMs);
   await waitForCrd(context);
   const created = await context.apply<KubeObject>({
     apiVersion: PlatformKind.apiVersion,

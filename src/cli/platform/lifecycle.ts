@@ -17,6 +17,7 @@ import {
 import { followPlatform, reportDone } from "./follow.ts";
 import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
 import { applyBundleAndWait, operatorInCluster } from "./operator-bundle.ts";
+import { migrateAfterRollout } from "./storage.ts";
 import { dryRunUpdate } from "./update-dry-run.ts";
 import { updateVersion } from "./versions.ts";
 
@@ -158,7 +159,9 @@ export function registerLifecycle(program: Command): void {
     const version = updateVersion(platform, flags.version, flags.force ?? false);
     const gates = flags.acknowledge ? acknowledged(platform, version, flags.acknowledge) : {};
     if (await operatorInCluster(context)) {
-      await applyBundleAndWait(context, version, Date.now() + parseDuration(flags.timeout));
+      const deadline = Date.now() + parseDuration(flags.timeout);
+      await applyBundleAndWait(context, version, deadline);
+      await migrateAfterRollout(context, version, deadline);
     }
     await change(flags, { ...ingress, ...gates, version }, "Running", `updating to ${version}`, version);
   });

@@ -64,6 +64,11 @@ export async function applyBundleAndWait(context: PlatformContext, version: stri
   for (const object of await servedObjects(context, await platformReleaseBundle(context, serves, policy)))
     await context.apply(object as KubeObject);
   context.say(`applied the ${version} release bundle; waiting for the operator`);
+  await waitForOperatorRollout(context, version, deadline);
+}
+
+/** Waits until the operator Deployment of the context's namespace has rolled out (its pods ready). */
+export async function waitForOperatorRollout(context: PlatformContext, version: string, deadline: number) {
   for (;;) {
     const d = await context.read<V1Deployment>(operatorDeployment(context.namespace));
     const unfinished = d ? workloadRolloutUnfinished(workloadView(d)) : "the operator Deployment is gone";

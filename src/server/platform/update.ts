@@ -66,6 +66,12 @@ export const UpdatePreviewAnswer = Type.Object({
           changes: Type.Optional(Type.Array(FieldChangeView)),
           fields: Type.Optional(Type.Array(Type.String(), { description: "The immutable fields changed" })),
           resolution: Type.Optional(Type.String({ description: "What the update does about it" })),
+          resolved: Type.Optional(
+            Type.Boolean({
+              description:
+                "A conflict: true when the update resolves it (recreates the workload), false when it will fail",
+            }),
+          ),
           message: Type.Optional(Type.String()),
         }),
       ),

@@ -1,12 +1,28 @@
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1StatefulSet,
+  type V1StatefulSetSpec,
+} from "@kubernetes/client-node";
 import pino from "pino";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ProviderKind } from "../../../src/apis/pipelines/provider.ts";
-import { ComponentKind } from "../../../src/apis/platform/component.ts";
-import { PlatformKind } from "../../../src/apis/platform/platform.ts";
+import { ComponentKind, type ComponentResource } from "../../../src/apis/platform/component.ts";
+import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
+import { KubeClient } from "../../../src/kube/client.ts";
+import { ResourceTypes } from "../../../src/kube/discovery.ts";
+import { resourcePath } from "../../../src/kube/keys.ts";
 import { Manager } from "../../../src/kube/manager.ts";
+import { RestClient } from "../../../src/kube/rest.ts";
+import type { KubeObject } from "../../../src/kube/types.ts";
+import { findRelease } from "../../../src/platform/catalog.ts";
+import { annotations } from "../../../src/platform/component-objects.ts";
 import { platformControllers } from "../../../src/platform/controllers.ts";
+import { operatorFieldManager } from "../../../src/platform/names.ts";
+import { types } from "../../../src/platform/resource-types.ts";
+import { renderUpdate } from "../../../src/platform/update-preview.ts";
 import {
   createPlatform,
   grantPlatformAccess,
@@ -23,7 +39,7 @@ import { buildWebUi, launchChromium, screenshot, signedInPage } from "./browser.
 const components = ["postgres", "object-store", "registry", "mlflow", "workflow-engine", "api-server", "web"];
 
 /** The operator's platform controllers, in this process, for one namespace (as `slipway operator --namespace`). */
-async function startPlatformControllers(namespace: string): Promise<void> {
+async function startPlatformControllers(namespace: string): Promise<Manager> {
   const manager = new Manager({
     kubeConfig: adminConfig(),
     namespace,
@@ -34,6 +50,7 @@ async function startPlatformControllers(namespace: string): Promise<void> {
   for (const controller of platformControllers()) manager.add(controller);
   await manager.start();
   onTestFinished(() => manager.stop());
+  return manager;
 }
 
 describe("web UI (headless Chromium)", () => {
@@ -49,9 +66,13 @@ describe("web UI (headless Chromium)", () => {
   afterAll(() => browser?.close());
 
   /** A namespace with the platform controllers, a Platform Running at 0.0.9, a server, and a signed-in page. */
-  async function runningPlatformAndSignedInPage(): Promise<{ namespace: string; page: Page }> {
+  async function runningPlatformAndSignedInPage(): Promise<{
+    namespace: string;
+    page: Page;
+    controllers: Manager;
+  }> {
     const namespace = await testNamespace("ui");
-    await startPlatformControllers(namespace);
+    const controllers = await startPlatformControllers(namespace);
     await createPlatform(namespace, "0.0.9");
     await eventually(
       "the platform controller installs 0.0.9",
@@ -64,7 +85,7 @@ describe("web UI (headless Chromium)", () => {
     await grantPlatformAccess(namespace, "platform-admin", ["get", "list", "watch", "patch"]);
     const page = await signedInPage(browser, url, token, 1200);
     await page.getByRole("heading", { name: `${namespace}/slipway` }).waitFor();
-    return { namespace, page };
+    return { namespace, page, controllers };
   }
 
   async function startUpdateTo(page: Page, version: string): Promise<void> {
@@ -141,6 +162,89 @@ describe("web UI (headless Chromium)", () => {
 
     await page.getByRole("link", { name: "Overview" }).click();
     await expect.poll(() => page.getByTestId("version").textContent()).toBe("0.1.0");
+  });
+
+  it("colours an immutable-field conflict the update resolves as resolved, and one it cannot as failing", async () => {
+    const { namespace, page, controllers } = await runningPlatformAndSignedInPage();
+    await grantRole(namespace, "platform-admin", "platform-admin-preview", updatePreviewerRules);
+    // postgres's StatefulSet as an older rendering left it: a volume claim template the release
+    // no longer renders, owned by the operator's field manager (its apply would drop it: refused)
+    await controllers.stop();
+    const rest = new RestClient(adminConfig());
+    onTestFinished(() => rest.close());
+    const statefulSet = `/apis/apps/v1/namespaces/${namespace}/statefulsets/slipway-postgres`;
+    const platform = (await readPlatformAsAdmin(namespace)) as PlatformResource;
+    const component = await rest.request<ComponentResource>(
+      "GET",
+      resourcePath(types.component, { namespace, name: "slipway-postgres" }),
+    );
+    const rendered = (version: string) => {
+      const release = findRelease(version);
+      if (!release) throw new Error(`no release ${version}`);
+      const object = renderUpdate(
+        platform,
+        { ...platform.spec, version },
+        release,
+        [component],
+        types.component,
+      )
+        .find((c) => c.component === "postgres")
+        ?.objects.find(({ object }) => object.kind === "StatefulSet")?.object as V1StatefulSet | undefined;
+      if (!object?.spec) throw new Error(`no StatefulSet rendered for postgres at ${version}`);
+      return object as V1StatefulSet & { spec: V1StatefulSetSpec };
+    };
+    const older = rendered("0.0.9");
+    await rest.request("DELETE", statefulSet, {
+      body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Orphan" },
+    });
+    await eventually(
+      "the StatefulSet deleted",
+      () => rest.request("GET", statefulSet).catch(() => undefined),
+      (found) => found === undefined,
+    );
+    const operator = new KubeClient(rest, new ResourceTypes(rest), { fieldManager: operatorFieldManager });
+    await operator.apply(
+      {
+        ...older,
+        spec: {
+          ...older.spec,
+          volumeClaimTemplates: [
+            {
+              metadata: { name: "pgdata" },
+              spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+            },
+          ],
+        },
+      } as KubeObject,
+      { force: true },
+    );
+
+    await page.getByRole("link", { name: "Update" }).click();
+    await page.getByRole("radio", { name: /0\.1\.0/ }).check();
+    const postgresChanges = page.getByRole("list", { name: "Changes to postgres" });
+    const className = (text: string | RegExp) =>
+      postgresChanges.getByText(text).evaluate((element) => element.className);
+    // resolved (recreated, its claim kept): an informative note, not an error
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    await postgresChanges.getByText(`! StatefulSet ${namespace}/slipway-postgres`).waitFor();
+    const recreate = /^recreate StatefulSet .*\(spec\.volumeClaimTemplates is immutable\)/;
+    await postgresChanges.getByText(recreate).waitFor();
+    expect(await className(recreate)).toBe("log-info");
+    expect(await className("immutable: spec.volumeClaimTemplates")).toBe("preview-note");
+    await screenshot(page, "update-preview-conflict");
+
+    // already created from the very rendering the update brings: refused again, it will fail
+    const hash = rendered("0.1.0").metadata?.annotations?.[annotations.appliedHash] ?? "";
+    expect(hash).not.toBe("");
+    await rest.request("PATCH", statefulSet, {
+      contentType: "application/merge-patch+json",
+      body: { metadata: { annotations: { [annotations.appliedHash]: hash } } },
+    });
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    const willFail = /^will fail: the API server refuses the change to spec\.volumeClaimTemplates/;
+    await postgresChanges.getByText(willFail).waitFor();
+    expect(await className(willFail)).toBe("log-bad");
+    expect(await className("immutable: spec.volumeClaimTemplates")).toBe("log-bad");
   });
 
   it("shows the failure and its reason when a component crash-loops during the update", async () => {

@@ -2,8 +2,11 @@
  * Slipway's own upgrade in flight: the previous release's operator (its sources from this
  * repository's history, a v1alpha1 client, test/support/previous-release.ts) runs 50 Runs on the argo
  * backend and 20 ImageBuilds (kaniko Jobs whose pods keep running); while they are in progress the
- * CRDs move to v1beta1 (converted by this release's webhook) and the operator is replaced by this
- * release's; Runs complete before, during and after. No Run is submitted twice (one Workflow each),
+ * CRDs move to v1beta1 and this release's operator starts as the image runs it, one `slipway
+ * operator` process: as in a rolling update its webhook converts at once while the previous
+ * operator still leads (a Lease held in its name), and it takes over once the previous one has
+ * stopped and released the Lease, migrating the storage at start-up. Runs complete before, during
+ * and after. No Run is submitted twice (one Workflow each),
  * no build restarted (the same Job, uid and attempts), no completion event sent twice (the sink counts
  * every request), every Run's completion is recorded, and the storage is migrated. On a control plane
  * of its own: it replaces the CRDs every other test shares.
@@ -12,10 +15,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
 import { type CrdManifest, crdManifest } from "../../../src/apis/crd.ts";
+import { allKinds } from "../../../src/apis/index.ts";
 import type { Kind } from "../../../src/apis/kind.ts";
 import { crdName, resourceTypeOf } from "../../../src/apis/kind.ts";
 import { pipelineKinds } from "../../../src/apis/pipelines/index.ts";
@@ -27,9 +30,8 @@ import { packageRoot } from "../../../src/dev/paths.ts";
 import { freePorts } from "../../../src/dev/ports.ts";
 import { crdType } from "../../../src/kube/core-types.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
-import { migrateStorage } from "../../../src/operator/storage-migration.ts";
-import { operatorWebhooks } from "../../../src/operator/webhooks.ts";
 import { types } from "../../../src/pipelines/types.ts";
+import { previousCrd } from "../../support/api-versions.ts";
 import { eventually } from "../../support/cluster.ts";
 import { startBuildServers, uploadContext } from "../../support/fakes/build-server-children.ts";
 import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts";
@@ -45,15 +47,11 @@ const runs = 50;
 const names = Array.from({ length: runs }, (_, i) => `run-${String(i).padStart(2, "0")}`);
 const builds = 20;
 const buildNames = Array.from({ length: builds }, (_, i) => `build-${String(i).padStart(2, "0")}`);
-const kinds = [...pipelineKinds, ImageBuildKind];
+/** Every Slipway kind: the whole operator runs, and caches each. */
+const kinds = allKinds;
+/** The Lease the operator campaigns for (src/kube/leader.ts's default name), in this namespace. */
+const lease = { namespace: "default", name: "slipway-operator" };
 const registryUser = { username: "builder", password: "reg-pass-7d1f0c9e" };
-
-/** The previous release's CRD of a kind: v1alpha1 alone, served and stored. */
-function previousCrd(kind: Kind): CrdManifest {
-  const manifest = crdManifest(kind);
-  const alpha = (manifest.spec.versions as Any[]).find((version) => version.name === "v1alpha1");
-  return { ...manifest, spec: { ...manifest.spec, versions: [{ ...alpha, storage: true }] } };
-}
 
 const alphaPath = (kind: Kind, name?: string) =>
   resourcePath({ ...resourceTypeOf(kind), version: "v1alpha1" }, { namespace, name });
@@ -99,8 +97,6 @@ describe("Slipway's own upgrade in flight", () => {
       }),
     );
 
-    /** The last activity each operator process printed (event-operator-process.ts). */
-    const activities = new Map<ChildProcess, Activity>();
     // builds: a real registry and S3 for the operator's checks; the build Jobs' pods run until told
     const servers = await startBuildServers({ [registryUser.username]: registryUser.password }, "artifacts");
     onTestFinished(() => servers.stop());
@@ -163,13 +159,6 @@ describe("Slipway's own upgrade in flight", () => {
       });
       onTestFinished(() => {
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      });
-      child.stdout?.on("data", (chunk: Buffer) => {
-        const last = chunk
-          .toString()
-          .match(/^activity (.+)$/gm)
-          ?.at(-1);
-        if (last) activities.set(child, JSON.parse(last.slice("activity ".length)));
       });
       await new Promise<void>((resolve, reject) => {
         child.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
@@ -250,29 +239,88 @@ describe("Slipway's own upgrade in flight", () => {
       60_000,
     );
 
-    // this release's webhook serves the conversion; its CRDs go in while the previous operator runs
-    const [webhookPort] = await freePorts(1);
+    // this release's CRDs go in while the previous operator runs, then this release's operator
+    // starts while the previous one leads: its webhook sets the CA in the CRDs and converts at once
+    const [webhookPort, metricsPort, healthPort] = await freePorts(3);
     const conversionUrl = `https://127.0.0.1:${webhookPort}${conversionPath}`;
-    const admin = api.rest;
-    const webhooks = operatorWebhooks(
-      admin,
-      {
-        port: webhookPort ?? 0,
-        host: "127.0.0.1",
-        hosts: ["127.0.0.1"],
-        namespace: "default",
-        configurations: [],
-        conversion: { url: conversionUrl },
-      },
-      pino({ level: "silent" }),
-    );
-    await webhooks.start();
-    onTestFinished(() => webhooks.stop());
     const conversionService = { namespace: "default", name: webhookServiceName };
     for (const kind of kinds)
       await applyCrd(crdConversionAt(crdManifest(kind, { conversionService }), conversionUrl) as CrdManifest);
     for (const kind of kinds) await established(kind);
-    await webhooks.refresh(); // the CA into the new CRDs at once (the runner would within its refresh)
+    await api.rest.request("POST", `/apis/coordination.k8s.io/v1/namespaces/${lease.namespace}/leases`, {
+      body: {
+        metadata: { name: lease.name },
+        spec: {
+          holderIdentity: "previous-release",
+          // a campaigner counts the duration from when it first sees the holder
+          leaseDurationSeconds: 3600,
+        },
+      },
+    });
+    const buildsConfigFile = join(dir, "builds.json");
+    await writeFile(buildsConfigFile, buildsConfig);
+    const logLines: Any[] = [];
+    const current = spawn(
+      join(packageRoot, "bin/slipway"),
+      [
+        "operator",
+        "--kubeconfig",
+        plane.kubeconfig,
+        "--all-namespaces",
+        "--leader-elect",
+        "--lease-namespace",
+        lease.namespace,
+        "--metrics-port",
+        String(metricsPort),
+        "--health-port",
+        String(healthPort),
+        "--webhook-port",
+        String(webhookPort),
+        "--webhook-hosts",
+        "127.0.0.1",
+        "--webhook-conversion-url",
+        conversionUrl,
+      ],
+      {
+        env: {
+          ...process.env,
+          SLIPWAY_EVENTS_CONFIG: eventsConfig,
+          SLIPWAY_BUILDS_CONFIG: buildsConfigFile,
+          // the event sink, the registry and S3 listen on 127.0.0.1
+          SLIPWAY_OUTBOUND_ALLOW: "127.0.0.1",
+          // as the previous operator's process: Argo's controller is taken to serve every namespace
+          SLIPWAY_ARGO_NAMESPACES: "*",
+          LOG_LEVEL: "info",
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    onTestFinished(async () => {
+      if (current.exitCode !== null || current.signalCode !== null) return;
+      const exited = new Promise((resolve) => current.once("exit", resolve));
+      current.kill("SIGTERM");
+      await exited;
+    });
+    let partial = "";
+    current.stdout?.on("data", (chunk: Buffer) => {
+      const text = partial + chunk.toString();
+      const lines = text.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines.filter(Boolean)) {
+        try {
+          logLines.push(JSON.parse(line));
+        } catch {
+          logLines.push({ msg: line });
+        }
+      }
+    });
+    await eventually(
+      "the Runs read at v1beta1 (converted by the new operator's webhook)",
+      () => api.rest.request<Any>("GET", resourcePath(resourceTypeOf(RunKind), { namespace })),
+      (list) => list.items?.length === runs,
+      60_000,
+    );
+    expect(logLines.some((line) => String(line.msg).startsWith("storage migr"))).toBe(false);
     await finish(10, 20); // completed under the previous operator, now a client of a converted version
     await eventually(
       "20 events delivered",
@@ -281,23 +329,26 @@ describe("Slipway's own upgrade in flight", () => {
       60_000,
     );
 
-    // the operator is replaced: runs complete while none runs, then under this release's
+    // the previous operator stops and releases its Lease; runs complete while none leads, then
+    // under this release's, which migrates the storage once it leads
     await stopOperator(old);
     await stopOperator(oldBuilds);
     await finish(20, 30);
-    const current = await startOperator(packageRoot);
-    onTestFinished(() => stopOperator(current));
-    const currentBuilds = await startBuildOperator(packageRoot);
-    onTestFinished(() => stopOperator(currentBuilds));
-    const migration = await migrateStorage({
-      rest: admin,
-      kinds: pipelineKinds,
-      namespaces: undefined,
-      log: pino({ level: "silent" }),
-    });
-    const runsMigration = migration.find((m) => m.crd === "runs.pipelines.slipway.dev");
-    expect(runsMigration).toMatchObject({ outcome: "migrated", storedVersions: ["v1beta1"] });
-    expect(runsMigration?.rewritten).toBeGreaterThan(0);
+    await api.rest.request(
+      "DELETE",
+      `/apis/coordination.k8s.io/v1/namespaces/${lease.namespace}/leases/${lease.name}`,
+    );
+    const runsMigration = await eventually(
+      "this release's operator leads and migrates the Runs' storage",
+      async () => logLines.find((line) => line.crd === crdName(RunKind) && line.outcome === "migrated"),
+      (line) => line !== undefined,
+      120_000,
+    );
+    expect(runsMigration.rewritten).toBeGreaterThan(0);
+    expect(runsMigration.storedVersions).toEqual(["v1beta1"]);
+    expect((await api.get<Any>(crdType, undefined, crdName(RunKind))).status.storedVersions).toEqual([
+      "v1beta1",
+    ]);
     await finish(30, runs);
     await eventually(
       "every event delivered",
@@ -314,11 +365,11 @@ describe("Slipway's own upgrade in flight", () => {
     );
 
     // the current operator has nothing left to do (a second send would have been queued by now)
-    const reconciledBefore = activities.get(current)?.reconciles ?? 0;
+    const reconciledBefore = (await runActivity(metricsPort ?? 0)).reconciles;
     await eventually(
       "the current operator idle after more reconciles",
-      async () => activities.get(current),
-      (a) => a !== undefined && a.pending === 0 && a.reconciles > reconciledBefore,
+      () => runActivity(metricsPort ?? 0),
+      (a) => a.pending === 0 && a.reconciles > reconciledBefore,
       60_000,
     );
 
@@ -349,5 +400,24 @@ describe("Slipway's own upgrade in flight", () => {
     expect(asAlpha.status.markedCompletedAt).toBe(
       completed.find((r) => r.metadata.name === names[0])?.status.completedAt,
     );
+
+    // SIGTERM: the operator stops cleanly (its webhook's callers cut off mid-request included)
+    const exited = new Promise((resolve) => current.once("exit", (code, signal) => resolve(signal ?? code)));
+    current.kill("SIGTERM");
+    expect(await exited).toBe(0);
   });
 });
+
+/** The Run controller's activity from the operator's /metrics: keys queued or in a worker, reconciles finished. */
+async function runActivity(metricsPort: number): Promise<Activity> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const sum = (metric: string, label: string) =>
+    text
+      .split("\n")
+      .filter((line) => line.startsWith(`${metric}{`) && line.includes(`${label}="run"`))
+      .reduce((total, line) => total + Number(line.split(" ").at(-1)), 0);
+  return {
+    pending: sum("workqueue_depth", "name") + sum("controller_runtime_active_workers", "controller"),
+    reconciles: sum("controller_runtime_reconcile_total", "controller"),
+  };
+}

@@ -33,6 +33,7 @@ import { resourcePath } from "../../../src/kube/keys.ts";
 import { loadClusterAccess } from "../../../src/kube/kubeconfig.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
 import { runOperator } from "../../../src/operator/main.ts";
+import { previousCrd } from "../../support/api-versions.ts";
 import { eventually } from "../../support/cluster.ts";
 import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 
@@ -41,13 +42,6 @@ type Any = any;
 const exec = promisify(execFile);
 const namespace = "team";
 const operatorNamespace = "slipway";
-
-/** The previous release's CRD of a kind: v1alpha1 alone, served and stored. */
-function previousCrd(kind: Kind): CrdManifest {
-  const manifest = crdManifest(kind);
-  const alpha = (manifest.spec.versions as Any[]).find((version) => version.name === "v1alpha1");
-  return { ...manifest, spec: { ...manifest.spec, versions: [{ ...alpha, storage: true }] } };
-}
 
 const alphaPath = (kind: Kind, name?: string, subresource?: string) =>
   resourcePath({ ...resourceTypeOf(kind), version: "v1alpha1" }, { namespace, name, subresource });

@@ -251,6 +251,7 @@ describe("slipway update --dry-run", () => {
       kind: "StatefulSet",
       name: "slipway-postgres",
       fields: ["spec.volumeClaimTemplates"],
+      resolved: true,
     });
     expect(template?.action === "conflict" && template.resolution).toBe(
       `recreate StatefulSet ${namespace}/slipway-postgres (spec.volumeClaimTemplates is immutable): deleted with propagationPolicy Orphan, so its pods keep running until the new StatefulSet adopts them; its PersistentVolumeClaim slipway-postgres-data and their data are kept`,
@@ -263,7 +264,11 @@ describe("slipway update --dry-run", () => {
       "slipway",
       ["slipway-postgres-data"],
     );
-    expect(again).toMatchObject({ action: "conflict", fields: ["spec.volumeClaimTemplates"] });
+    expect(again).toMatchObject({
+      action: "conflict",
+      fields: ["spec.volumeClaimTemplates"],
+      resolved: false,
+    });
     expect(again?.action === "conflict" && again.resolution).toMatch(
       /^will fail: the API server refuses the change to spec.volumeClaimTemplates and it is not recreated \(the StatefulSet was already created from this rendering/,
     );
@@ -284,7 +289,7 @@ describe("slipway update --dry-run", () => {
       "slipway",
       [],
     );
-    expect(selector).toMatchObject({ action: "conflict", fields: ["spec.selector"] });
+    expect(selector).toMatchObject({ action: "conflict", fields: ["spec.selector"], resolved: true });
     // the new StatefulSet would not adopt the old pods: they go with the old one
     expect(selector?.action === "conflict" && selector.resolution).toMatch(
       /^recreate StatefulSet .*\/slipway-postgres \(spec\.selector is immutable\): deleted with propagationPolicy Background/,

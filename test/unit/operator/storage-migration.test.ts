@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { allKinds } from "../../../src/apis/index.ts";
-import { migratedKinds, storagePlan, versionPermissions } from "../../../src/operator/storage-migration.ts";
+import { isConversionFailure } from "../../../src/cli/platform/storage.ts";
+import { ApiError } from "../../../src/kube/rest.ts";
+import {
+  migratedKinds,
+  migrationLine,
+  storagePlan,
+  versionPermissions,
+} from "../../../src/operator/storage-migration.ts";
 import { gadgetKind } from "../../support/gadget.ts";
 
 describe("storage migration", () => {
@@ -25,5 +32,41 @@ describe("storage migration", () => {
       [["patch"], "status"],
     ]);
     for (const rule of crdRules) expect(rule.resourceNames).toContain("runs.pipelines.slipway.dev");
+  });
+
+  it("says what a kind's migration did, and nothing for a kind with nothing to do", () => {
+    const crd = "runs.pipelines.slipway.dev";
+    expect(migrationLine({ crd, outcome: "migrated", rewritten: 3, storedVersions: ["v1beta1"] })).toBe(
+      "storage migrated: runs.pipelines.slipway.dev, 3 objects rewritten at v1beta1, storedVersions trimmed",
+    );
+    const kept = migrationLine({
+      crd,
+      outcome: "rewritten",
+      rewritten: 1,
+      storedVersions: ["v1alpha1", "v1beta1"],
+    });
+    expect(kept).toContain("storedVersions kept (v1alpha1, v1beta1)");
+    expect(kept).toContain("slipway storage migrate");
+    expect(
+      migrationLine({ crd, outcome: "none", rewritten: 0, storedVersions: ["v1beta1"] }),
+    ).toBeUndefined();
+    expect(
+      migrationLine({ crd, outcome: "not-installed", rewritten: 0, storedVersions: [] }),
+    ).toBeUndefined();
+  });
+
+  it("tells a conversion webhook that does not answer from other refusals", () => {
+    const webhookDown = (status: number) =>
+      new ApiError(status, "GET", "/apis/pipelines.slipway.dev/v1beta1/runs", {
+        message:
+          'conversion webhook for pipelines.slipway.dev/v1alpha1, Kind=Run failed: Post "https://127.0.0.1:1/convert": connection refused',
+      });
+    expect(isConversionFailure(webhookDown(500))).toBe(true);
+    expect(isConversionFailure(webhookDown(429))).toBe(true);
+    const forbidden = new ApiError(403, "GET", "/apis/pipelines.slipway.dev/v1beta1/runs", {
+      message: 'runs.pipelines.slipway.dev is forbidden: User "x" cannot list resource "runs"',
+    });
+    expect(isConversionFailure(forbidden)).toBe(false);
+    expect(isConversionFailure(new Error("conversion webhook"))).toBe(false);
   });
 });

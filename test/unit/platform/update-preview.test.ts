@@ -191,6 +191,7 @@ describe("formatPreview", () => {
               fields: ["spec.selector"],
               message: "422",
               resolution: "will fail: …",
+              resolved: false,
             },
           ],
         },

@@ -13,7 +13,7 @@ const marks: Record<ObjectPreview["action"], string> = {
 const shown = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 
 /** The lines under an object: its changed fields as a diff, or what the update does about it. */
-function details(object: ObjectPreview): { text: string; tone: "good" | "bad" | "plain" }[] {
+function details(object: ObjectPreview): { text: string; tone: "good" | "bad" | "info" | "plain" }[] {
   switch (object.action) {
     case "change":
       return object.changes.flatMap((change) => [
@@ -27,10 +27,16 @@ function details(object: ObjectPreview): { text: string; tone: "good" | "bad" | 
     case "prune":
       return [{ text: object.resolution, tone: "plain" }];
     case "conflict":
-      return [
-        { text: `immutable: ${object.fields.join(", ")}`, tone: "bad" },
-        { text: object.resolution, tone: "bad" },
-      ];
+      // a conflict the update resolves (the workload recreated) is handled, not an error
+      return object.resolved
+        ? [
+            { text: `immutable: ${object.fields.join(", ")}`, tone: "plain" },
+            { text: object.resolution, tone: "info" },
+          ]
+        : [
+            { text: `immutable: ${object.fields.join(", ")}`, tone: "bad" },
+            { text: object.resolution, tone: "bad" },
+          ];
     case "fail":
       return [{ text: `will fail: ${object.message}`, tone: "bad" }];
     default:
