@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ownerReference } from "../../../src/kube/owners.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
+import { deriveRbac } from "../../../src/operator/rbac.ts";
 import { ownerMetadata } from "../../../src/pipelines/argo/names.ts";
 import { runWorkflowOwnerProblem } from "../../../src/pipelines/argo/run-workflow-owner.ts";
+import { backends } from "../../../src/pipelines/backends.ts";
+import { runController } from "../../../src/pipelines/controllers/run.ts";
 
 const run = (uid: string, namespace = "ml") => ({
   apiVersion: "pipelines.slipway.dev/v1beta1",
@@ -58,5 +61,15 @@ describe("whose a Workflow under a Run's Workflow name is", () => {
     expect(
       runWorkflowOwnerProblem(runWorkflow({ uid: "u1", deleting: true }), runWorkflow({ uid: "u1" })),
     ).toBe("the Workflow ml/ml.r1 of this Run is being deleted: the Run creates it anew once it is gone");
+  });
+});
+
+describe("the Run controller's rights on Workflows", () => {
+  it("create (the POST) and get (whose one already there is): in the RBAC deploy/ is generated from", () => {
+    const { namespaced, cluster } = deriveRbac([runController({ backends })]);
+    const verbs = [...namespaced, ...cluster]
+      .filter((rule) => rule.apiGroups.includes("argoproj.io") && rule.resources.includes("workflows"))
+      .flatMap((rule) => rule.verbs);
+    expect(verbs).toEqual(expect.arrayContaining(["create", "get"]));
   });
 });
