@@ -5,6 +5,7 @@
 import { crdName } from "../../apis/kind.ts";
 import { configMapType } from "../../kube/core-types.ts";
 import { ownerReference } from "../../kube/owners.ts";
+import { isConflict } from "../../kube/rest.ts";
 import type { Cache, Client, KubeObject, ObjectKey, ResourceType } from "../../kube/types.ts";
 import type {
   Backend,
@@ -24,6 +25,7 @@ import { type ArgoWorkflowStatus, runObservation } from "./completion.ts";
 import { argoCachingProblem } from "./memoize.ts";
 import { argoName, labels, ownerOf } from "./names.ts";
 import { cacheHits, withReusedRuns } from "./reused-runs.ts";
+import { runWorkflowOwnerProblem } from "./run-workflow-owner.ts";
 import { argoScheduledRuns } from "./scheduled-runs.ts";
 import { argoPipelineProblem, cronWorkflow, workflow, workflowTemplate } from "./workflow.ts";
 import {
@@ -132,6 +134,15 @@ export const runOfWorkflow = (workflow: KubeObject): ObjectKey | undefined => ow
 
 type WorkflowObject = KubeObject & { status?: ArgoWorkflowStatus };
 
+/** Renders a definition's Argo object under its name. */
+type Build<D> = (
+  name: string,
+  definition: D,
+  provider: ProviderConfig,
+) => { metadata: Record<string, unknown> };
+/** What Argo could not do of a definition (a message naming the field), or undefined. */
+type Check<D> = (definition: D, provider: ProviderConfig) => string | undefined;
+
 export class ArgoBackend implements Backend {
   readonly #client: Client;
   readonly #cache: Cache | undefined;
@@ -217,18 +228,28 @@ export class ArgoBackend implements Backend {
     return { ...object, metadata: { ...object.metadata, ownerReferences: [ownerReference(owner.object)] } };
   }
 
+  /** The Argo object of `definition` as it is written, under its name; a problem `check` finds is thrown. */
+  #render<D extends { owner: Owner }>(
+    build: Build<D>,
+    check: Check<D>,
+    provider: ProviderConfig,
+    definition: D,
+  ): { name: string; object: KubeObject } {
+    const problem = check(definition, provider);
+    if (problem) throw new Error(problem);
+    const name = argoName(definition.owner);
+    const object = this.#withOwner(build(name, definition, provider), definition.owner, provider);
+    return { name, object: object as KubeObject };
+  }
+
   #objects<D extends { owner: Owner }>(
     type: ResourceType,
-    build: (name: string, definition: D, provider: ProviderConfig) => { metadata: Record<string, unknown> },
-    check: (definition: D, provider: ProviderConfig) => string | undefined = () => undefined,
+    build: Build<D>,
+    check: Check<D> = () => undefined,
   ): BackendObjects<D> {
     const apply = async (provider: ProviderConfig, definition: D) => {
-      const problem = check(definition, provider);
-      if (problem) throw new Error(problem);
-      const name = argoName(definition.owner);
-      await this.#client.apply(
-        this.#withOwner(build(name, definition, provider), definition.owner, provider) as KubeObject,
-      );
+      const { name, object } = this.#render(build, check, provider, definition);
+      await this.#client.apply(object);
       return name;
     };
     return {
@@ -259,10 +280,35 @@ export class ArgoBackend implements Backend {
       argoCachingProblem(definition, provider),
   );
 
+  /**
+   * A Run's Workflow is created (POST), not applied: a Run's spec is immutable and a Workflow runs
+   * what it was created with, and server-side apply costs the API server a large Workflow's
+   * managedFields and merge (#34). A create refused as AlreadyExists (a retry after a lost answer,
+   * or an operator restarted after its POST) takes over the Workflow there only if it is the Run's
+   * own (run-workflow-owner.ts); another's is neither adopted nor written to: the Run fails naming it.
+   */
+  async #createRunWorkflow(provider: ProviderConfig, definition: RunDefinition): Promise<string> {
+    const { name, object } = this.#render(workflow, argoCachingProblem, provider, definition);
+    try {
+      await this.#client.create(object);
+      return name;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    const live = await this.#client.get(types.workflow, { namespace: provider.key.namespace, name });
+    const problem = live
+      ? runWorkflowOwnerProblem(live, object)
+      : `the Workflow ${provider.key.namespace}/${name} existed when this Run's was created and is gone now: the Run creates it on its next attempt`;
+    if (problem) throw new Error(problem);
+    return name;
+  }
+
   readonly runs: Backend["runs"] = {
-    ...this.#objects<RunDefinition>(types.workflow, workflow, argoCachingProblem),
+    create: (provider, definition) => this.#createRunWorkflow(provider, definition),
     // A Workflow runs what it was created with: an update (the Run's spec is immutable) changes nothing.
     update: async (_provider, id) => id,
+    delete: (provider, id) =>
+      this.#client.delete(types.workflow, { namespace: provider.key.namespace, name: id }),
     completion: async (provider, id, wanted) => {
       const { found, watched } = await this.#runWorkflow({ namespace: provider.key.namespace, name: id });
       if (!found) return { state: "Failed", artifacts: [], failure: `the Workflow ${id} is gone` }; // it will never finish

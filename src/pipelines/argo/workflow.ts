@@ -1,4 +1,4 @@
-/** Pure builders of Argo objects from pipeline resources (the argo backend applies them). */
+/** Pure builders of Argo objects from pipeline resources (the argo backend writes them). */
 import type { Static } from "@sinclair/typebox";
 import type { OutputArtifact } from "../../apis/pipelines/common.ts";
 import { defaultRetryPolicy, type PipelineStep, type StepRetry } from "../../apis/pipelines/pipeline.ts";
