@@ -16,13 +16,12 @@ import { demoReleases } from "../../src/dev/demo.ts";
 import { privateDev, slipway } from "../support/cli.ts";
 import { eventually } from "../support/cluster.ts";
 import { workflowControllerDeployment } from "../support/fakes/pipelines-operator.ts";
+import { condition } from "../support/pipelines-testbed.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 const pipelines = "pipelines.slipway.dev/v1beta1";
 const builds = "builds.slipway.dev/v1beta1";
-const condition = (object: Any, type: string) =>
-  object?.status?.conditions?.find((c: Any) => c.type === type);
 const apiOf = (path: string) => {
   const config = new KubeConfig();
   config.loadFromFile(path);

@@ -19,7 +19,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import type { CrdManifest } from "../../../src/apis/crd.ts";
 import { crdManifest } from "../../../src/apis/crd.ts";
 import { allKinds } from "../../../src/apis/index.ts";
-import { crdName, type Kind, resourceTypeOf } from "../../../src/apis/kind.ts";
+import { crdName, resourceTypeOf } from "../../../src/apis/kind.ts";
 import { RunKind } from "../../../src/apis/pipelines/run.ts";
 import { conversionPath } from "../../../src/apis/versions.ts";
 import { toClientModel } from "../../../src/apis/wire.ts";
@@ -36,7 +36,7 @@ import { type ClusterAccess, loadClusterAccess } from "../../../src/kube/kubecon
 import { RestClient } from "../../../src/kube/rest.ts";
 import { runOperator } from "../../../src/operator/main.ts";
 import { ownVersion } from "../../../src/platform/catalog.ts";
-import { previousCrd } from "../../support/api-versions.ts";
+import { crdsOf, previousCrd } from "../../support/api-versions.ts";
 import { slipway } from "../../support/cli.ts";
 import { eventually } from "../../support/cluster.ts";
 import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
@@ -73,21 +73,7 @@ async function planeWithAlphaRuns() {
   onTestFinished(() => plane.stop());
   const admin = new RestClient(await loadClusterAccess({ kubeconfig: plane.kubeconfig }));
   onTestFinished(() => admin.close());
-  const applyCrd = (crd: CrdManifest) =>
-    admin.request("PATCH", resourcePath(crdType, { name: crd.metadata?.name }), {
-      query: { fieldManager: "slipway-install", force: true },
-      body: crd,
-      contentType: "application/apply-patch+yaml",
-    });
-  const crd = (kind: Kind): Promise<Any> =>
-    admin.request("GET", resourcePath(crdType, { name: crdName(kind) }));
-  const established = (kind: Kind) =>
-    eventually(
-      `CRD ${kind.plural} Established`,
-      () => crd(kind),
-      (c) => c.status?.conditions?.some((x: Any) => x.type === "Established" && x.status === "True"),
-      30_000,
-    );
+  const { apply: applyCrd, crd, established } = crdsOf(admin);
 
   // the previous release: a Run in each namespace, stored at v1alpha1 with its status
   for (const kind of allKinds) await applyCrd(previousCrd(kind));

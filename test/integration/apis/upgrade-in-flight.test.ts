@@ -31,7 +31,7 @@ import { freePorts } from "../../../src/dev/ports.ts";
 import { crdType } from "../../../src/kube/core-types.ts";
 import { resourcePath } from "../../../src/kube/keys.ts";
 import { types } from "../../../src/pipelines/types.ts";
-import { previousCrd } from "../../support/api-versions.ts";
+import { crdsOf, previousCrd } from "../../support/api-versions.ts";
 import { eventually } from "../../support/cluster.ts";
 import { startBuildServers, uploadContext } from "../../support/fakes/build-server-children.ts";
 import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts";
@@ -65,19 +65,7 @@ describe("Slipway's own upgrade in flight", () => {
     onTestFinished(() => plane.stop());
     const api = new Api(plane.kubeConfig);
     onTestFinished(() => api.close());
-    const applyCrd = (crd: CrdManifest) =>
-      api.rest.request("PATCH", resourcePath(crdType, { name: crd.metadata?.name }), {
-        query: { fieldManager: "slipway-install", force: true },
-        body: crd,
-        contentType: "application/apply-patch+yaml",
-      });
-    const established = (kind: Kind) =>
-      eventually(
-        `CRD ${kind.plural} Established`,
-        () => api.get<Any>(crdType, undefined, crdName(kind)),
-        (c) => c?.status?.conditions?.some((x: Any) => x.type === "Established" && x.status === "True"),
-        30_000,
-      );
+    const { apply: applyCrd, established } = crdsOf(api.rest);
     for (const kind of kinds) await applyCrd(previousCrd(kind));
     for (const kind of kinds) await established(kind);
     await installArgoCrds(api);

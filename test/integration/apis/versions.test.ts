@@ -33,7 +33,7 @@ import { resourcePath } from "../../../src/kube/keys.ts";
 import { loadClusterAccess } from "../../../src/kube/kubeconfig.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
 import { runOperator } from "../../../src/operator/main.ts";
-import { previousCrd } from "../../support/api-versions.ts";
+import { crdsOf, previousCrd } from "../../support/api-versions.ts";
 import { eventually } from "../../support/cluster.ts";
 import { writeServiceAccountKubeconfig } from "../../support/service-account.ts";
 
@@ -67,21 +67,7 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
           maxBuffer: 16 << 20,
         })
       ).stdout;
-    const applyCrd = (crd: CrdManifest) =>
-      admin.request("PATCH", resourcePath(crdType, { name: crd.metadata?.name }), {
-        query: { fieldManager: "slipway-install", force: true },
-        body: crd,
-        contentType: "application/apply-patch+yaml",
-      });
-    const crd = (kind: Kind): Promise<Any> =>
-      admin.request("GET", resourcePath(crdType, { name: crdName(kind) }));
-    const established = (kind: Kind) =>
-      eventually(
-        `CRD ${kind.plural} Established`,
-        () => crd(kind),
-        (c) => c.status?.conditions?.some((x: Any) => x.type === "Established" && x.status === "True"),
-        30_000,
-      );
+    const { apply: applyCrd, crd, established } = crdsOf(admin);
 
     // the previous release: v1alpha1 only, objects created and their status written at it
     for (const kind of allKinds) await applyCrd(previousCrd(kind));

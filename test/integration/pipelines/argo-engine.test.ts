@@ -23,6 +23,7 @@ import {
   startPipelinesOperator,
   startWorkflowControllerDeployment,
 } from "../../support/fakes/pipelines-operator.ts";
+import { condition } from "../../support/pipelines-testbed.ts";
 import { grantRole } from "../../support/service-account.ts";
 import { serviceAccountToken, startServer } from "../server/server.ts";
 
@@ -51,8 +52,6 @@ afterAll(async () => {
 });
 
 const group = "pipelines.slipway.dev/v1beta1";
-const condition = (object: Any, type: string) =>
-  object?.status?.conditions?.find((c: Any) => c.type === type);
 
 const create = (
   type: (typeof types)[keyof typeof types],

@@ -15,6 +15,7 @@ import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
+import { condition } from "../../support/pipelines-testbed.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
@@ -41,8 +42,6 @@ afterAll(async () => {
 });
 
 const group = "pipelines.slipway.dev/v1beta1";
-const condition = (object: Any, type: string) =>
-  object?.status?.conditions?.find((c: Any) => c.type === type);
 
 const create = (
   type: (typeof types)[keyof typeof types],

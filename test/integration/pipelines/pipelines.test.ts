@@ -12,6 +12,7 @@ import { finalizer, types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually, isOwnNamespace, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api, installArgoCrds, startPipelinesOperator } from "../../support/fakes/pipelines-operator.ts";
+import { condition } from "../../support/pipelines-testbed.ts";
 import { type ConfigMapWatch, renderProviders, watchConfigMaps } from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
@@ -39,8 +40,6 @@ afterAll(async () => {
 });
 
 const group = "pipelines.slipway.dev/v1beta1";
-const condition = (object: Any, type: string) =>
-  object?.status?.conditions?.find((c: Any) => c.type === type);
 
 /** Namespaces for one test, watched for ConfigMaps from the start; the test ends by checking none appeared. */
 async function namespaces(count: number): Promise<string[]> {

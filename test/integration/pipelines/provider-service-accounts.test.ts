@@ -18,13 +18,12 @@ import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api, installArgoCrds, type Obj } from "../../support/fakes/pipelines-operator.ts";
+import { condition } from "../../support/pipelines-testbed.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
 type Any = any;
 
 const group = "pipelines.slipway.dev/v1beta1";
-const condition = (object: Any, type: string) =>
-  object?.status?.conditions?.find((c: Any) => c.type === type);
 
 let api: Api;
 let namespace: string;
