@@ -31,6 +31,11 @@ export interface StatusWriteResult {
   written: boolean;
   /** Over 0: the write was held back or refused as stale; reconcile again after this long. */
   requeueAfterMs: number;
+  /**
+   * The API server refused the write (409): the copy it was computed from is no longer current, and
+   * neither is anything else decided from that copy.
+   */
+  stale?: true;
 }
 
 export interface StatusPacing<S> {
@@ -88,7 +93,7 @@ export class StatusWriter<S extends object> {
     try {
       await context.client.applyStatus({ ...object, status }, { basedOn: object.metadata?.resourceVersion });
     } catch (error) {
-      if (isConflict(error)) return { written: false, requeueAfterMs: staleCopyRetryMs };
+      if (isConflict(error)) return { written: false, requeueAfterMs: staleCopyRetryMs, stale: true };
       throw error;
     }
     if (this.#pacing) setNewest(this.#writtenAt, id, this.#now(), rememberedObjects);
