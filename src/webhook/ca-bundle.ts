@@ -6,7 +6,23 @@
 import type { RestClient } from "../kube/rest.ts";
 
 const collection = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
-export const caBundleFieldManager = "slipway-webhook-ca";
+const caBundleFieldManager = "slipway-webhook-ca";
+
+/**
+ * Server-side applies `object` (the fields the operator keeps: apiVersion, kind, metadata.name and
+ * those) at `path` under caBundleFieldManager, taking them over from any other manager.
+ */
+export async function applyServingFields(
+  rest: Pick<RestClient, "request">,
+  path: string,
+  object: { apiVersion: string; kind: string; metadata: { name: string }; [field: string]: unknown },
+): Promise<void> {
+  await rest.request("PATCH", path, {
+    query: { fieldManager: caBundleFieldManager, force: true },
+    contentType: "application/apply-patch+yaml",
+    body: object,
+  });
+}
 
 interface WebhookConfiguration {
   webhooks?: { name: string; clientConfig?: { caBundle?: string } }[];
@@ -23,15 +39,11 @@ export async function injectCaBundle(
   const encoded = Buffer.from(caBundle).toString("base64");
   const webhooks = current.webhooks ?? [];
   if (webhooks.every((webhook) => webhook.clientConfig?.caBundle === encoded)) return false;
-  await rest.request("PATCH", path, {
-    query: { fieldManager: caBundleFieldManager, force: true },
-    contentType: "application/apply-patch+yaml",
-    body: {
-      apiVersion: "admissionregistration.k8s.io/v1",
-      kind: "ValidatingWebhookConfiguration",
-      metadata: { name },
-      webhooks: webhooks.map((webhook) => ({ name: webhook.name, clientConfig: { caBundle: encoded } })),
-    },
+  await applyServingFields(rest, path, {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name },
+    webhooks: webhooks.map((webhook) => ({ name: webhook.name, clientConfig: { caBundle: encoded } })),
   });
   return true;
 }

@@ -8,7 +8,7 @@ import { crdType } from "../kube/core-types.ts";
 import { resourcePath } from "../kube/keys.ts";
 import type { RestClient } from "../kube/rest.ts";
 import { canonical } from "../lib/canonical.ts";
-import { caBundleFieldManager } from "./ca-bundle.ts";
+import { applyServingFields } from "./ca-bundle.ts";
 
 export type ConversionClientConfig =
   | { service: { namespace: string; name: string; port: number; path: string } }
@@ -53,15 +53,11 @@ export async function injectConversion(
   const current = await rest.request<{ spec?: { conversion?: CrdConversion } }>("GET", path);
   const desired = webhookConversion(clientConfig, caBundle);
   if (convertsAs(current.spec?.conversion, desired)) return false;
-  await rest.request("PATCH", path, {
-    query: { fieldManager: caBundleFieldManager, force: true },
-    contentType: "application/apply-patch+yaml",
-    body: {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name },
-      spec: { conversion: desired },
-    },
+  await applyServingFields(rest, path, {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name },
+    spec: { conversion: desired },
   });
   return true;
 }
