@@ -1,4 +1,5 @@
 /** admission.k8s.io/v1 AdmissionReview: what the API server sends a webhook, and the answer it expects. */
+import { reviewRequest } from "./review-body.ts";
 
 export interface UserInfo {
   username?: string;
@@ -49,19 +50,8 @@ export const refuse = (uid: string, message: string, code = 403): AdmissionRespo
 });
 
 /** The review the API server sent, or why the body is not one. Pure. */
-export function parseReview(body: string): AdmissionRequest | { invalid: string } {
-  let parsed: AdmissionReview;
-  try {
-    parsed = JSON.parse(body) as AdmissionReview;
-  } catch {
-    return { invalid: "the body is not JSON" };
-  }
-  if (parsed?.apiVersion !== "admission.k8s.io/v1" || parsed.kind !== "AdmissionReview")
-    return { invalid: "expected an admission.k8s.io/v1 AdmissionReview" };
-  const request = parsed.request;
-  if (!request || typeof request.uid !== "string") return { invalid: "the review has no request.uid" };
-  return request;
-}
+export const parseReview = (body: string): AdmissionRequest | { invalid: string } =>
+  reviewRequest<AdmissionRequest>(body, "admission.k8s.io/v1", "AdmissionReview");
 
 export function reviewResponse(response: AdmissionResponse): AdmissionReview {
   return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response };

@@ -3,6 +3,7 @@
  * and the answer it expects (every object converted, or a failure naming why). Pure.
  */
 import { type ConvertibleObject, convert } from "../apis/conversion.ts";
+import { reviewRequest } from "./review-body.ts";
 
 export interface ConversionRequest {
   uid: string;
@@ -25,16 +26,8 @@ export interface ConversionReview {
 
 /** The review the API server sent, or why the body is not one. */
 export function parseConversionReview(body: string): ConversionRequest | { invalid: string } {
-  let parsed: ConversionReview;
-  try {
-    parsed = JSON.parse(body) as ConversionReview;
-  } catch {
-    return { invalid: "the body is not JSON" };
-  }
-  if (parsed?.apiVersion !== "apiextensions.k8s.io/v1" || parsed.kind !== "ConversionReview")
-    return { invalid: "expected an apiextensions.k8s.io/v1 ConversionReview" };
-  const request = parsed.request;
-  if (!request || typeof request.uid !== "string") return { invalid: "the review has no request.uid" };
+  const request = reviewRequest<ConversionRequest>(body, "apiextensions.k8s.io/v1", "ConversionReview");
+  if ("invalid" in request) return request;
   if (typeof request.desiredAPIVersion !== "string" || !Array.isArray(request.objects))
     return { invalid: "the review's request needs desiredAPIVersion and objects" };
   return request;
