@@ -1,6 +1,6 @@
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import type { ControllerSpec } from "../../kube/types.ts";
-import type { BackendRegistry, RunScheduleDefinition } from "../backend.ts";
+import type { RunScheduleDefinition } from "../backend.ts";
 import { ready } from "../blockers.ts";
 import { EventDispatcher } from "../events/dispatcher.ts";
 import { eventDeliveryStep } from "../events/reconcile.ts";
@@ -15,7 +15,7 @@ import { versionOf } from "../version.ts";
 import { checkCron } from "./cron.ts";
 import { pipelineWatch, providerWatch } from "./indexes.ts";
 import { syncedPermissions } from "./permissions.ts";
-import type { RunOptions } from "./run.ts";
+import type { RunControllerDeps } from "./run.ts";
 
 export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
   type: types.runSchedule,
@@ -40,12 +40,8 @@ export const runScheduleKind: SyncedKind<RunSchedule, RunScheduleDefinition> = {
   objects: (backend) => backend.runSchedules,
 };
 
-/** Also tracks the runs its schedule starts (their completion events); `events`: the operator's dispatcher. */
-export function runScheduleController(deps: {
-  backends: BackendRegistry;
-  run?: RunOptions;
-  events?: EventDispatcher;
-}): ControllerSpec {
+/** Also tracks the runs its schedule starts (their completion events). */
+export function runScheduleController(deps: RunControllerDeps): ControllerSpec {
   const provider = providerWatch(types.runSchedule);
   const pipeline = pipelineWatch(types.runSchedule);
   const events = deps.events ?? new EventDispatcher();

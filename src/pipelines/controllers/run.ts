@@ -58,12 +58,15 @@ function runWatches(backends: BackendRegistry): NonNullable<ControllerSpec["watc
   });
 }
 
-/** `events`: the operator's one dispatcher (shared with the RunSchedule controller); its metrics are served here. */
-export function runController(deps: {
+/** What the Run and RunSchedule controllers run on; `events`: the operator's one dispatcher, which both share. */
+export interface RunControllerDeps {
   backends: BackendRegistry;
   run?: RunOptions;
   events?: EventDispatcher;
-}): ControllerSpec {
+}
+
+/** The dispatcher's metrics are served here. */
+export function runController(deps: RunControllerDeps): ControllerSpec {
   const provider = providerWatch(types.run);
   const pipeline = pipelineWatch(types.run);
   const events = deps.events ?? new EventDispatcher();
