@@ -182,18 +182,22 @@ function placeholderProblem(step: PipelineStep, reference: IoReference): string 
   return undefined;
 }
 
+/** Every text of a step's command, then of its args, with the field it stands at (`<field>.args[1]`). */
+export function commandTexts(
+  step: Pick<PipelineStep, "command" | "args">,
+  field: string,
+): { text: string; at: string }[] {
+  return (["command", "args"] as const).flatMap((list) =>
+    (step[list] ?? []).map((text, i) => ({ text, at: `${field}.${list}[${i}]` })),
+  );
+}
+
 function checkPlaceholders(step: PipelineStep, field: string): void {
-  const lists: [string, string[] | undefined][] = [
-    ["command", step.command],
-    ["args", step.args],
-  ];
-  for (const [list, texts] of lists)
-    texts?.forEach((text, i) => {
-      for (const reference of ioReferences(text)) {
-        const problem = placeholderProblem(step, reference);
-        if (problem) throw new Found(`${field}.${list}[${i}]`, problem);
-      }
-    });
+  for (const { text, at } of commandTexts(step, field))
+    for (const reference of ioReferences(text)) {
+      const problem = placeholderProblem(step, reference);
+      if (problem) throw new Found(at, problem);
+    }
 }
 
 /** The first problem of the steps' inputs and outputs, or undefined (every backend refuses a Pipeline with one). */

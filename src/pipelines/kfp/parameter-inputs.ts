@@ -1,5 +1,6 @@
 /** A Pipeline's parameters as the IR's input parameters: the root's, and each step's. */
 import type { Pipeline, PipelineStep } from "../../apis/pipelines/pipeline.ts";
+import { commandTexts } from "../step-io.ts";
 import { CompileError } from "./errors.ts";
 import type { ParameterType, ParameterValue } from "./ir.ts";
 import { isParameterName, kfpParameterName } from "./names.ts";
@@ -44,18 +45,11 @@ export function stepInputs(
 ): InputParameter[] {
   const byName = new Map(parameters.map((p) => [p.name, p]));
   const used = new Set<InputParameter>();
-  const lists: [string, string[] | undefined][] = [
-    ["command", step.command],
-    ["args", step.args],
-  ];
-  for (const [list, texts] of lists)
-    texts?.forEach((text, i) => {
-      for (const name of referencedParameters(text)) {
-        const parameter = byName.get(name);
-        if (!parameter)
-          throw new CompileError(`${field}.${list}[${i}]`, `${name} names no parameter in spec.parameters`);
-        used.add(parameter);
-      }
-    });
+  for (const { text, at } of commandTexts(step, field))
+    for (const name of referencedParameters(text)) {
+      const parameter = byName.get(name);
+      if (!parameter) throw new CompileError(at, `${name} names no parameter in spec.parameters`);
+      used.add(parameter);
+    }
   return [...used];
 }
