@@ -77,6 +77,22 @@ function present<T extends object>(o: T): T | undefined {
   return Object.keys(kept).length ? (kept as T) : undefined;
 }
 
+/**
+ * A step's inputs in one part of the IR (the task's inputs, the component's definitions): an entry
+ * per Pipeline parameter it refers to, then the step's own; undefined when there are none.
+ */
+function withPipelineParameters<P, A>(
+  inputs: InputParameter[],
+  entry: (parameter: InputParameter) => P,
+  own: { parameters?: Record<string, P>; artifacts?: A },
+): { parameters?: Record<string, P>; artifacts?: A } | undefined {
+  const parameters = { ...Object.fromEntries(inputs.map((p) => [p.kfpName, entry(p)])), ...own.parameters };
+  return present({
+    parameters: Object.keys(parameters).length ? parameters : undefined,
+    artifacts: own.artifacts,
+  });
+}
+
 /** The levels a step's caching comes from (src/pipelines/caching.ts). */
 const cachingLevels = (input: KfpPipeline): CachingLevels => ({
   provider: input.defaultCaching,
@@ -100,28 +116,22 @@ function task(
   const dependencies = stepDependencies(step);
   if (dependencies.length) spec.dependentTasks = [...new Set(dependencies.map(taskName))].sort();
   if (step.retry) spec.retryPolicy = retryPolicy(step.retry, field);
-  const parameters = {
-    ...Object.fromEntries(inputs.map((p) => [p.kfpName, { componentInputParameter: p.kfpName }])),
-    ...io.taskInputs.parameters,
-  };
-  const taskInputs = present({
-    parameters: Object.keys(parameters).length ? parameters : undefined,
-    artifacts: io.taskInputs.artifacts,
-  });
+  const taskInputs = withPipelineParameters(
+    inputs,
+    (p) => ({ componentInputParameter: p.kfpName }),
+    io.taskInputs,
+  );
   if (taskInputs) spec.inputs = taskInputs;
   return spec;
 }
 
 function component(step: PipelineStep, inputs: InputParameter[], io: StepIo): ComponentSpec {
   const spec: ComponentSpec = { executorLabel: executorLabel(step.name) };
-  const parameters = {
-    ...Object.fromEntries(inputs.map((p) => [p.kfpName, { parameterType: p.type }])),
-    ...io.inputDefinitions.parameters,
-  };
-  const inputDefinitions = present({
-    parameters: Object.keys(parameters).length ? parameters : undefined,
-    artifacts: io.inputDefinitions.artifacts,
-  });
+  const inputDefinitions = withPipelineParameters(
+    inputs,
+    (p) => ({ parameterType: p.type }),
+    io.inputDefinitions,
+  );
   if (inputDefinitions) spec.inputDefinitions = inputDefinitions;
   const outputDefinitions = present(io.outputDefinitions);
   if (outputDefinitions) spec.outputDefinitions = outputDefinitions;
