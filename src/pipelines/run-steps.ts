@@ -5,13 +5,19 @@
  * vertex/run-steps.ts).
  */
 import { clip } from "../lib/clip.ts";
-import type { RunStepStatus } from "./backend.ts";
+import type { RunCompletion, RunProgress, RunStepStatus } from "./backend.ts";
 
 /** Code-unit order (not the locale's): a time not reached yet, `~`, sorts after every RFC 3339 time. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export const maxStepMessage = 1024;
 const maxFailure = 2048;
+
+/** What one read of a run says: its completion once it has finished, else its steps so far. */
+export const observedRun = (
+  completion: RunCompletion | undefined,
+  stepsSoFar: () => RunStepStatus[],
+): RunCompletion | RunProgress => completion ?? { state: "Running", steps: stepsSoFar() };
 
 export function orderedSteps(steps: RunStepStatus[]): RunStepStatus[] {
   return steps.sort((a, b) => byText(a.startedAt ?? "~", b.startedAt ?? "~") || byText(a.name, b.name));

@@ -1,5 +1,5 @@
 import type { RunCompletion, RunProgress } from "../backend.ts";
-import { runFailure } from "../run-steps.ts";
+import { observedRun, runFailure } from "../run-steps.ts";
 import { type ArgoNode, runSteps } from "./steps.ts";
 
 const argoSaid = { backend: "Argo", run: "workflow" };
@@ -73,7 +73,5 @@ export function runObservation(
   wanted: { name: string; path: string }[],
   pipelineRootStorage?: string,
 ): RunCompletion | RunProgress {
-  return (
-    runCompletion(status, wanted, pipelineRootStorage) ?? { state: "Running", steps: runSteps(status?.nodes) }
-  );
+  return observedRun(runCompletion(status, wanted, pipelineRootStorage), () => runSteps(status?.nodes));
 }

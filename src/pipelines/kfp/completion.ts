@@ -1,7 +1,7 @@
 /** A Run's completion from KFP's run (GET /apis/v2beta1/runs/{id}), pure. */
 import type { RunCompletion, RunProgress } from "../backend.ts";
 import type { ScheduledCompletion } from "../events/scheduled.ts";
-import { runFailure } from "../run-steps.ts";
+import { observedRun, runFailure } from "../run-steps.ts";
 import { taskName } from "./names.ts";
 import { type KfpTaskDetail, kfpRunSteps } from "./run-steps.ts";
 
@@ -55,11 +55,8 @@ export function kfpRunObservation(
   wanted: { name: string; path: string }[],
   stepNames?: readonly string[],
 ): RunCompletion | RunProgress {
-  return (
-    kfpRunCompletion(run, wanted, stepNames) ?? {
-      state: "Running",
-      steps: kfpRunSteps(run.run_details?.task_details ?? [], stepNames),
-    }
+  return observedRun(kfpRunCompletion(run, wanted, stepNames), () =>
+    kfpRunSteps(run.run_details?.task_details ?? [], stepNames),
   );
 }
 

@@ -16,7 +16,7 @@ import type { ScheduledCompletion } from "../events/scheduled.ts";
 import { compilePipeline, runCompileError } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
-import { runFailure } from "../run-steps.ts";
+import { observedRun, runFailure } from "../run-steps.ts";
 import { defaultAllowedConcurrency } from "../schedule-policy.ts";
 import { timestampText, type VertexTaskDetail, vertexRunSteps } from "./run-steps.ts";
 import { locationName, type VertexSettings } from "./settings.ts";
@@ -276,11 +276,8 @@ export function vertexRunObservation(
   wanted: { name: string; path: string }[],
   stepNames?: readonly string[],
 ): RunCompletion | RunProgress {
-  return (
-    vertexRunCompletion(job, wanted, stepNames) ?? {
-      state: "Running",
-      steps: vertexRunSteps(job.jobDetail?.taskDetails ?? [], stepNames),
-    }
+  return observedRun(vertexRunCompletion(job, wanted, stepNames), () =>
+    vertexRunSteps(job.jobDetail?.taskDetails ?? [], stepNames),
   );
 }
 
