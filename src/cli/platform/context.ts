@@ -31,6 +31,12 @@ export function withGlobalFlags(command: Command): Command {
     .option("-o, --output <format>", "text or json", "text");
 }
 
+/** The flags of a command that waits (withWaitFlags) besides the global ones. */
+export interface WaitFlags extends GlobalFlags {
+  timeout: string;
+  wait: boolean;
+}
+
 /** Adds --timeout and --no-wait to a command that waits. */
 export function withWaitFlags(command: Command): Command {
   return command

@@ -12,13 +12,7 @@ import { describeNamespaces, namespacesFromFlags } from "../../operator/namespac
 import { isEngineCrd, replaceableEngineCrd } from "../../pipelines/argo/crds.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { UserError } from "../run.ts";
-import {
-  type GlobalFlags,
-  PlatformContext,
-  parseDuration,
-  withGlobalFlags,
-  withWaitFlags,
-} from "./context.ts";
+import { PlatformContext, parseDuration, type WaitFlags, withGlobalFlags, withWaitFlags } from "./context.ts";
 import { type DevPlacement, devPlacement, devPlaneOf } from "./dev-plane.ts";
 import { followPlatform, reportDone } from "./follow.ts";
 import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
@@ -34,7 +28,7 @@ import { platformReleaseBundle, servedObjects } from "./operator-bundle.ts";
 import { migrateAfterRollout } from "./storage.ts";
 import { knownVersion } from "./versions.ts";
 
-interface InstallFlags extends GlobalFlags, IngressFlags, InstallerPolicyFlags {
+interface InstallFlags extends WaitFlags, IngressFlags, InstallerPolicyFlags {
   version?: string;
   storageClass?: string;
   artifactsSize?: string;
@@ -47,8 +41,6 @@ interface InstallFlags extends GlobalFlags, IngressFlags, InstallerPolicyFlags {
   namespaces?: string;
   allNamespaces?: boolean;
   set?: string[];
-  timeout: string;
-  wait: boolean;
 }
 
 const quantity = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;

@@ -7,24 +7,13 @@ import { deepMerge } from "../../lib/merge.ts";
 import { ownVersion } from "../../platform/catalog.ts";
 import { acknowledgeGates } from "../../platform/version-change.ts";
 import { UserError } from "../run.ts";
-import {
-  type GlobalFlags,
-  PlatformContext,
-  parseDuration,
-  withGlobalFlags,
-  withWaitFlags,
-} from "./context.ts";
+import { PlatformContext, parseDuration, type WaitFlags, withGlobalFlags, withWaitFlags } from "./context.ts";
 import { followPlatform, reportDone } from "./follow.ts";
 import { type IngressFlags, ingressSpecFromFlags } from "./ingress-flags.ts";
 import { applyBundleAndWait, operatorInCluster } from "./operator-bundle.ts";
 import { migrateAfterRollout } from "./storage.ts";
 import { dryRunUpdate } from "./update-dry-run.ts";
 import { updateVersion } from "./versions.ts";
-
-interface WaitFlags extends GlobalFlags {
-  timeout: string;
-  wait: boolean;
-}
 
 /** Writes `spec` (a merge patch) and, unless --no-wait, follows the Platform until `until`. */
 async function change(
