@@ -120,6 +120,12 @@ export function nextRetryInMs(records: readonly DeliveryRecord[], now: number): 
 
 export const eventsConditionType = "EventsDelivered";
 
+const eventsConditionOf = (
+  status: ConditionInput["status"],
+  reason: string,
+  message: string,
+): ConditionInput => ({ type: eventsConditionType, status, reason, message });
+
 /** The EventsDelivered condition: False while a sink was given up on, Unknown while one is retried. */
 export function eventsCondition(records: readonly DeliveryRecord[]): ConditionInput | undefined {
   const entries = records.flatMap((record) => record.sinks.map((delivery) => ({ record, delivery })));
@@ -127,35 +133,23 @@ export function eventsCondition(records: readonly DeliveryRecord[]): ConditionIn
   const failed = entries.find(({ delivery }) => delivery.failed);
   if (failed) {
     const { delivery, record } = failed;
-    return {
-      type: eventsConditionType,
-      status: "False",
-      reason: "SinkFailed",
-      message: `event ${record.id} to ${delivery.sink}: gave up after ${delivery.attempts} attempt(s): ${delivery.lastError ?? "failed"}`,
-    };
+    return eventsConditionOf(
+      "False",
+      "SinkFailed",
+      `event ${record.id} to ${delivery.sink}: gave up after ${delivery.attempts} attempt(s): ${delivery.lastError ?? "failed"}`,
+    );
   }
   const retrying = entries.find(({ delivery }) => open(delivery) && delivery.attempts > 0);
   if (retrying) {
     const { delivery, record } = retrying;
-    return {
-      type: eventsConditionType,
-      status: "Unknown",
-      reason: "Retrying",
-      message: `event ${record.id} to ${delivery.sink}: attempt ${delivery.attempts} failed: ${delivery.lastError ?? ""}; retrying at ${delivery.retryAt}`,
-    };
+    return eventsConditionOf(
+      "Unknown",
+      "Retrying",
+      `event ${record.id} to ${delivery.sink}: attempt ${delivery.attempts} failed: ${delivery.lastError ?? ""}; retrying at ${delivery.retryAt}`,
+    );
   }
   const pending = entries.filter(({ delivery }) => open(delivery)).length;
-  if (pending)
-    return {
-      type: eventsConditionType,
-      status: "Unknown",
-      reason: "Pending",
-      message: `${pending} delivery(ies) pending`,
-    };
-  return {
-    type: eventsConditionType,
-    status: "True",
-    reason: "Delivered",
-    message: `${records.length} event(s) delivered to ${new Set(entries.map(({ delivery }) => delivery.sink)).size} sink(s)`,
-  };
+  if (pending) return eventsConditionOf("Unknown", "Pending", `${pending} delivery(ies) pending`);
+  const sinks = new Set(entries.map(({ delivery }) => delivery.sink)).size;
+  return eventsConditionOf("True", "Delivered", `${records.length} event(s) delivered to ${sinks} sink(s)`);
 }
