@@ -53,6 +53,26 @@ export function componentSpecs(layout: Layout): Omit<ProcessRecord, "pid">[] {
     "--bind-address=127.0.0.1",
     "--leader-elect=false",
   ];
+  /** A component that leaves authentication and authorization to the API server (`delegated`). */
+  const delegatedComponent = (
+    name: string,
+    command: string,
+    port: number,
+    flags: { own?: string[]; tuning?: string[] } = {},
+  ): Omit<ProcessRecord, "pid"> => ({
+    name,
+    command,
+    log: log(name),
+    args: [
+      ...delegated,
+      `--secure-port=${port}`,
+      `--cert-dir=${join(dir, name)}`,
+      ...(flags.own ?? []),
+      "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+      ...(flags.tuning ?? []),
+      "--v=1",
+    ],
+  });
   return [
     {
       name: "etcd",
@@ -106,34 +126,11 @@ export function componentSpecs(layout: Layout): Omit<ProcessRecord, "pid">[] {
         "--v=1",
       ],
     },
-    {
-      name: "kube-controller-manager",
-      command: binaries.kubeControllerManager,
-      log: log("kube-controller-manager"),
-      args: [
-        ...delegated,
-        `--secure-port=${ports.controllerManager}`,
-        `--cert-dir=${join(dir, "kube-controller-manager")}`,
-        `--root-ca-file=${pki.caCert}`,
-        `--service-account-private-key-file=${pki.serviceAccountKey}`,
-        "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-        "--kube-api-qps=500",
-        "--kube-api-burst=1000",
-        "--v=1",
-      ],
-    },
-    {
-      name: "kube-scheduler",
-      command: binaries.kubeScheduler,
-      log: log("kube-scheduler"),
-      args: [
-        ...delegated,
-        `--secure-port=${ports.scheduler}`,
-        `--cert-dir=${join(dir, "kube-scheduler")}`,
-        "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-        "--v=1",
-      ],
-    },
+    delegatedComponent("kube-controller-manager", binaries.kubeControllerManager, ports.controllerManager, {
+      own: [`--root-ca-file=${pki.caCert}`, `--service-account-private-key-file=${pki.serviceAccountKey}`],
+      tuning: ["--kube-api-qps=500", "--kube-api-burst=1000"],
+    }),
+    delegatedComponent("kube-scheduler", binaries.kubeScheduler, ports.scheduler),
     {
       name: "kwok",
       command: binaries.kwok,
