@@ -33,9 +33,16 @@ export type KubeCommand<S> =
   | { type: "RemoveFinalizer"; finalizer: string }
   /**
    * Writes the reconciled object's status through the controller's StatusWriter; `events` are
-   * recorded only if the API server took the write; `afterWrite` runs only then too.
+   * recorded only if the API server took the write; `afterWrite` runs only then too, and so does
+   * `requeueIfWrittenMs` count (to decide again on what the write recorded once the cache holds it).
    */
-  | { type: "SetStatus"; status: S; events?: readonly StatusEvent[]; afterWrite?: () => Promise<void> }
+  | {
+      type: "SetStatus";
+      status: S;
+      events?: readonly StatusEvent[];
+      afterWrite?: () => Promise<void>;
+      requeueIfWrittenMs?: number;
+    }
   /** Deletes the reconciled object itself. */
   | { type: "DeleteSelf" }
   | { type: "Requeue"; afterMs: number };
@@ -119,7 +126,9 @@ export async function executePlan<S extends object, E extends { type: string } =
         if (written.stale)
           return { requeueAfterMs: soonerRequeue(requeueAfterMs, written.requeueAfterMs) ?? 0 };
         requeueAfterMs = soonerRequeue(requeueAfterMs, written.requeueAfterMs);
-        if (written.written) await command.afterWrite?.();
+        if (!written.written) break;
+        requeueAfterMs = soonerRequeue(requeueAfterMs, command.requeueIfWrittenMs);
+        await command.afterWrite?.();
         break;
       }
       case "DeleteSelf":
