@@ -11,8 +11,9 @@ import { KubeClient } from "../../../src/kube/client.ts";
 import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { Manager } from "../../../src/kube/manager.ts";
 import { executePlan, type PlanCommand } from "../../../src/kube/plan.ts";
+import { eventType } from "../../../src/kube/runtime-types.ts";
 import { StatusWriter } from "../../../src/kube/status-writer.ts";
-import type { KubeObject, ReconcileContext, ResourceType } from "../../../src/kube/types.ts";
+import type { KubeObject, ReconcileContext } from "../../../src/kube/types.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { configMapType, Widget, type WidgetObject, widget, widgetType } from "../../support/test-kind.ts";
@@ -21,14 +22,6 @@ beforeAll(() => installCrds([Widget]));
 
 const quiet = pino({ level: "silent" });
 type Status = NonNullable<WidgetObject["status"]>;
-
-const eventType: ResourceType = {
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-};
 
 type EventObject = KubeObject & {
   reason?: string;
@@ -89,6 +82,20 @@ const probeStep = (namespace: string, step: string): PlanCommand<Status, Probe> 
   } as V1ConfigMap & KubeObject,
 });
 
+/** A status write with an Event of `reason`; `written.afterWrite` counts the runs of its afterWrite. */
+function statusWrite(status: Status, reason: string) {
+  const written = { afterWrite: 0 };
+  const command: PlanCommand<Status, Probe> = {
+    type: "SetStatus",
+    status,
+    events: [{ type: "Normal", reason, message: `size ${status.size}` }],
+    afterWrite: async () => {
+      written.afterWrite += 1;
+    },
+  };
+  return { command, written };
+}
+
 /** A Widget created on the server, as the cache holds it (with `status`, when one is asked for). */
 async function cachedWidget(p: Plane, name: string, status?: Status): Promise<WidgetObject> {
   const created = await p.manager.client.create(widget(p.namespace, name, 1));
@@ -141,24 +148,17 @@ describe("executePlan on the real API server", () => {
   test("a status write after AddFinalizer is based on the copy the finalizer patch returned", async () => {
     const p = await plane();
     const object = await cachedWidget(p, "finalized");
-    let afterWrite = 0;
+    const write = statusWrite({ size: 7 }, "Planned");
     const plan: PlanCommand<Status, Probe>[] = [
       { type: "AddFinalizer", finalizer: "test.slipway.dev/plan" },
-      {
-        type: "SetStatus",
-        status: { size: 7 },
-        events: [{ type: "Normal", reason: "Planned", message: "size 7" }],
-        afterWrite: async () => {
-          afterWrite += 1;
-        },
-      },
+      write.command,
     ];
 
     expect(await executePlan(plan, target(p, object), p.effect)).toBeUndefined();
     const stored = await serverWidget(p, "finalized");
     expect(stored?.metadata.finalizers).toEqual(["test.slipway.dev/plan"]);
     expect(stored?.status).toEqual({ size: 7 });
-    expect(afterWrite).toBe(1);
+    expect(write.written.afterWrite).toBe(1);
     expect(await recorded(p, "finalized", "Planned")).toBe(1);
     // the cached copy's resourceVersion is the one the finalizer patch replaced: a write on it is refused
     const onCached = await new StatusWriter<Status>().write(p.context, object, { size: 8 });
@@ -180,17 +180,10 @@ describe("executePlan on the real API server", () => {
     });
     const labelled = widget(p.namespace, "stale", 1);
     await someoneElse.apply({ ...labelled, metadata: { ...labelled.metadata, labels: { by: "x" } } });
-    let afterWrite = 0;
+    const write = statusWrite({ size: 9 }, "Stale");
     const plan: PlanCommand<Status, Probe>[] = [
       { type: "Requeue", afterMs: 20_000 },
-      {
-        type: "SetStatus",
-        status: { size: 9 },
-        events: [{ type: "Normal", reason: "Stale", message: "size 9" }],
-        afterWrite: async () => {
-          afterWrite += 1;
-        },
-      },
+      write.command,
       probeStep(p.namespace, "after-stale"),
       { type: "Probe", label: "after-stale" },
       { type: "Requeue", afterMs: 10 },
@@ -201,7 +194,7 @@ describe("executePlan on the real API server", () => {
       await p.manager.client.get(configMapType, { namespace: p.namespace, name: "probe" }),
     ).toBeUndefined();
     expect(p.seen).toEqual([]);
-    expect(afterWrite).toBe(0);
+    expect(write.written.afterWrite).toBe(0);
     const stored = await serverWidget(p, "stale");
     expect(stored?.metadata.labels).toEqual({ by: "x" });
     expect(stored?.status).toBeUndefined();
@@ -211,23 +204,16 @@ describe("executePlan on the real API server", () => {
   test("a status equal to the cached one is not written: no Event, no afterWrite, the plan goes on", async () => {
     const p = await plane();
     const object = await cachedWidget(p, "same", { size: 4 });
-    let afterWrite = 0;
+    const write = statusWrite({ size: 4 }, "Unchanged");
     const plan: PlanCommand<Status, Probe>[] = [
-      {
-        type: "SetStatus",
-        status: { size: 4 },
-        events: [{ type: "Normal", reason: "Unchanged", message: "size 4" }],
-        afterWrite: async () => {
-          afterWrite += 1;
-        },
-      },
+      write.command,
       probeStep(p.namespace, "after-same"),
       { type: "Probe", label: "next" },
     ];
 
     expect(await executePlan(plan, target(p, object), p.effect)).toBeUndefined();
     expect(p.seen).toEqual(["next:after-same"]);
-    expect(afterWrite).toBe(0);
+    expect(write.written.afterWrite).toBe(0);
     expect(await recorded(p, "same", "Unchanged")).toBe(0);
   });
 

@@ -104,24 +104,21 @@ describe("cleanupPlan", () => {
   const job = (namespace: string, name: string): V1Job => ({ metadata: { namespace, name } });
   const { job: jobType, secret: secretType } = types;
 
+  const deletions = (name: string) => [
+    {
+      type: "Delete",
+      resource: jobType,
+      key: { namespace: "builds", name },
+      propagationPolicy: "Background",
+    },
+    { type: "Delete", resource: secretType, key: { namespace: "builds", name: `${name}-args` } },
+    { type: "Delete", resource: secretType, key: { namespace: "builds", name: `${name}-registry` } },
+  ];
+
   it("each Job with its two Secrets, then the finalizer", () => {
     expect(cleanupPlan([job("builds", "b-1"), job("builds", "b-2")])).toEqual([
-      {
-        type: "Delete",
-        resource: jobType,
-        key: { namespace: "builds", name: "b-1" },
-        propagationPolicy: "Background",
-      },
-      { type: "Delete", resource: secretType, key: { namespace: "builds", name: "b-1-args" } },
-      { type: "Delete", resource: secretType, key: { namespace: "builds", name: "b-1-registry" } },
-      {
-        type: "Delete",
-        resource: jobType,
-        key: { namespace: "builds", name: "b-2" },
-        propagationPolicy: "Background",
-      },
-      { type: "Delete", resource: secretType, key: { namespace: "builds", name: "b-2-args" } },
-      { type: "Delete", resource: secretType, key: { namespace: "builds", name: "b-2-registry" } },
+      ...deletions("b-1"),
+      ...deletions("b-2"),
       { type: "RemoveFinalizer", finalizer: jobCleanupFinalizer },
     ]);
   });
