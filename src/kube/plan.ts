@@ -12,7 +12,8 @@
  * - a status write refused as stale (the copy the plan was made from is no longer the API server's)
  *   ends the plan: everything after it was decided from that copy too; the reconcile comes back once
  *   the cache holds the newer one;
- * - of all requeue delays asked for (Requeue commands, a paced status write), the soonest wins.
+ * - of all requeue delays asked for (Requeue commands, a paced status write, the requeueIfWrittenMs of
+ *   a status written), the soonest wins; 0 asks for none.
  */
 import { type StatusEvent, type StatusWriter, soonerRequeue } from "./status-writer.ts";
 import type { KubeObject, ObjectKey, ReconcileContext, ReconcileResult, ResourceType } from "./types.ts";
