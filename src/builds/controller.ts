@@ -81,7 +81,7 @@ async function reconcileBuild(
   const build = context.cache.get<ImageBuild>(types.imageBuild, key);
   if (!build) return undefined;
   // A deleted build's Job goes with it (owner reference, or the cleanup finalizer); the pushed image stays.
-  if (build.metadata.deletionTimestamp) return deleteTiedJobs(build, context);
+  if (build.metadata.deletionTimestamp) return deleteTiedJobs(build, context, executor.writer);
   const namespace = key.namespace ?? "default";
   const configMap = context.cache.get<V1ConfigMap>(types.overrideConfigMap, {
     namespace,

@@ -4,8 +4,9 @@
  * build goes. The pushed image stays.
  */
 import type { V1Job } from "@kubernetes/client-node";
-import type { ImageBuild } from "../apis/builds/imagebuild.ts";
-import { keyOf } from "../kube/keys.ts";
+import type { ImageBuild, ImageBuildStatus } from "../apis/builds/imagebuild.ts";
+import { executePlan, type PlanCommand } from "../kube/plan.ts";
+import type { StatusWriter } from "../kube/status-writer.ts";
 import type { ReconcileContext } from "../kube/types.ts";
 import {
   buildArgsSecretName,
@@ -25,16 +26,32 @@ async function tiedJobs(build: ImageBuild, context: ReconcileContext): Promise<V
   return job?.metadata?.labels?.[ownerLabels.uid] === uid ? [job] : [];
 }
 
-export async function deleteTiedJobs(build: ImageBuild, context: ReconcileContext): Promise<undefined> {
-  if (!build.metadata.finalizers?.includes(jobCleanupFinalizer)) return undefined;
-  for (const job of await tiedJobs(build, context)) {
+/** The deletions of the build's Jobs and what goes with each, then the finalizer's removal (pure). */
+export function cleanupPlan(jobs: readonly V1Job[]): PlanCommand<ImageBuildStatus>[] {
+  const deletions = jobs.flatMap((job): PlanCommand<ImageBuildStatus>[] => {
     const namespace = job.metadata?.namespace ?? "";
     const name = job.metadata?.name ?? "";
-    await context.client.delete(types.job, { namespace, name }, { propagationPolicy: "Background" });
-    // owned by the Job, unless the build stopped between creating them and the Job
-    await context.client.delete(types.secret, { namespace, name: buildArgsSecretName(name) });
-    await context.client.delete(types.secret, { namespace, name: registryCredentialsSecretName(name) });
-  }
-  await context.client.removeFinalizer(types.imageBuild, keyOf(build), jobCleanupFinalizer);
+    return [
+      { type: "Delete", resource: types.job, key: { namespace, name }, propagationPolicy: "Background" },
+      // owned by the Job, unless the build stopped between creating them and the Job
+      { type: "Delete", resource: types.secret, key: { namespace, name: buildArgsSecretName(name) } },
+      {
+        type: "Delete",
+        resource: types.secret,
+        key: { namespace, name: registryCredentialsSecretName(name) },
+      },
+    ];
+  });
+  return [...deletions, { type: "RemoveFinalizer", finalizer: jobCleanupFinalizer }];
+}
+
+export async function deleteTiedJobs(
+  build: ImageBuild,
+  context: ReconcileContext,
+  writer: StatusWriter<ImageBuildStatus>,
+): Promise<undefined> {
+  if (!build.metadata.finalizers?.includes(jobCleanupFinalizer)) return undefined;
+  const commands = cleanupPlan(await tiedJobs(build, context));
+  await executePlan(commands, { resource: types.imageBuild, object: build, writer, context });
   return undefined;
 }

@@ -12,7 +12,8 @@
  * - a status write refused as stale (the copy the plan was made from is no longer the API server's)
  *   ends the plan: everything after it was decided from that copy too; the reconcile comes back once
  *   the cache holds the newer one;
- * - of all requeue delays asked for (Requeue commands, a paced status write), the soonest wins.
+ * - of all requeue delays asked for (Requeue commands, a paced status write, the requeueIfWrittenMs of
+ *   a status written), the soonest wins; 0 asks for none.
  */
 import { type StatusEvent, type StatusWriter, soonerRequeue } from "./status-writer.ts";
 import type { KubeObject, ObjectKey, ReconcileContext, ReconcileResult, ResourceType } from "./types.ts";
@@ -33,9 +34,16 @@ export type KubeCommand<S> =
   | { type: "RemoveFinalizer"; finalizer: string }
   /**
    * Writes the reconciled object's status through the controller's StatusWriter; `events` are
-   * recorded only if the API server took the write; `afterWrite` runs only then too.
+   * recorded only if the API server took the write; `afterWrite` runs only then too, and so does
+   * `requeueIfWrittenMs` count (to decide again on what the write recorded once the cache holds it).
    */
-  | { type: "SetStatus"; status: S; events?: readonly StatusEvent[]; afterWrite?: () => Promise<void> }
+  | {
+      type: "SetStatus";
+      status: S;
+      events?: readonly StatusEvent[];
+      afterWrite?: () => Promise<void>;
+      requeueIfWrittenMs?: number;
+    }
   /** Deletes the reconciled object itself. */
   | { type: "DeleteSelf" }
   | { type: "Requeue"; afterMs: number };
@@ -119,7 +127,9 @@ export async function executePlan<S extends object, E extends { type: string } =
         if (written.stale)
           return { requeueAfterMs: soonerRequeue(requeueAfterMs, written.requeueAfterMs) ?? 0 };
         requeueAfterMs = soonerRequeue(requeueAfterMs, written.requeueAfterMs);
-        if (written.written) await command.afterWrite?.();
+        if (!written.written) break;
+        requeueAfterMs = soonerRequeue(requeueAfterMs, command.requeueIfWrittenMs);
+        await command.afterWrite?.();
         break;
       }
       case "DeleteSelf":

@@ -5,7 +5,8 @@
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
 import { type ConditionInput, getCondition, setCondition } from "../../kube/conditions.ts";
-import { type StatusEvent, StatusWriter, soonerRequeue } from "../../kube/status-writer.ts";
+import { executePlan, type PlanCommand } from "../../kube/plan.ts";
+import { type StatusEvent, StatusWriter } from "../../kube/status-writer.ts";
 import type { ControllerSpec, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import type { BackendReadiness, BackendRegistry } from "../backend.ts";
 import {
@@ -99,9 +100,11 @@ async function reconcileProvider(
           plugin ? await plugin.create(context.client).readiness(providerConfig(provider)) : undefined,
         );
   const next = providerStatus(provider, ready, others);
-  const written = await deps.writer.write(context, provider, next.status, next.event);
-  const requeueAfterMs = soonerRequeue(written.requeueAfterMs, next.requeueAfterMs);
-  return requeueAfterMs ? { requeueAfterMs } : undefined;
+  const commands: PlanCommand<ProviderStatus>[] = [
+    { type: "SetStatus", status: next.status, ...(next.event ? { events: [next.event] } : {}) },
+    ...(next.requeueAfterMs ? [{ type: "Requeue" as const, afterMs: next.requeueAfterMs }] : []),
+  ];
+  return executePlan(commands, { resource: types.provider, object: provider, writer: deps.writer, context });
 }
 
 export function providerController(deps: ProviderDeps): ControllerSpec {

@@ -5,6 +5,7 @@ import type { RunConfiguration } from "../../apis/pipelines/run-configuration.ts
 import type { RunSchedule } from "../../apis/pipelines/run-schedule.ts";
 import { type ConditionInput, removeCondition, setCondition } from "../../kube/conditions.ts";
 import { ownerReference } from "../../kube/owners.ts";
+import { executePlan, type PlanCommand } from "../../kube/plan.ts";
 import { type StatusEvent, StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ControllerSpec, KubeObject, ObjectKey, ReconcileContext } from "../../kube/types.ts";
 import { keyText } from "../provider-ref.ts";
@@ -109,11 +110,41 @@ export function runConfigurationStatus(
   return { status, event: { type: "Normal", reason: "RunCreated", message } };
 }
 
+/** The children to apply or delete, then the status: the commands `executePlan` carries out (pure). */
+function runConfigurationCommands(
+  configuration: RunConfiguration,
+  plan: RunConfigurationPlan,
+  { status, event }: { status: RunConfigurationStatus; event?: StatusEvent },
+): PlanCommand<RunConfigurationStatus>[] {
+  const namespace = configuration.metadata.namespace ?? "";
+  const ownerReferences = [ownerReference(configuration)];
+  const labels = { [configurationLabel]: configuration.metadata.name ?? "" };
+  const child = (kind: string, name: string, spec: unknown) => ({
+    type: "Apply" as const,
+    object: {
+      apiVersion: configuration.apiVersion,
+      kind,
+      metadata: { name, namespace, labels, ownerReferences },
+      spec,
+    },
+  });
+  return [
+    ...plan.schedules.map((schedule) => child("RunSchedule", schedule.name, schedule.spec)),
+    ...plan.deleteSchedules.map((name) => ({
+      type: "Delete" as const,
+      resource: types.runSchedule,
+      key: { namespace, name },
+    })),
+    // the Run's name is derived from what triggered it: applying it again from a stale copy is harmless
+    ...(plan.run ? [child("Run", plan.run.name, plan.run.spec)] : []),
+    { type: "SetStatus", status, ...(event ? { events: [event] } : {}) },
+  ];
+}
+
 async function reconcileRunConfiguration(writer: Writer, key: ObjectKey, context: ReconcileContext) {
-  const { cache, client } = context;
+  const { cache } = context;
   const configuration = cache.get<RunConfiguration>(types.runConfiguration, key);
   if (!configuration || configuration.metadata.deletionTimestamp) return undefined;
-  const namespace = configuration.metadata.namespace ?? "";
   const uid = configuration.metadata.uid ?? "";
   const owned: OwnedBy = {
     runs: cache.byIndex<Run>(types.run, "controller", uid),
@@ -121,24 +152,9 @@ async function reconcileRunConfiguration(writer: Writer, key: ObjectKey, context
   };
   const sources = triggerSources(configuration, cacheLookup(cache));
   const plan = planRunConfiguration(configuration, observed(cache, configuration, owned, sources));
-
-  const ownerReferences = [ownerReference(configuration)];
-  const labels = { [configurationLabel]: configuration.metadata.name ?? "" };
-  const child = (kind: string, name: string, spec: unknown) => ({
-    apiVersion: configuration.apiVersion,
-    kind,
-    metadata: { name, namespace, labels, ownerReferences },
-    spec,
-  });
-  for (const schedule of plan.schedules)
-    await client.apply(child("RunSchedule", schedule.name, schedule.spec));
-  for (const name of plan.deleteSchedules) await client.delete(types.runSchedule, { namespace, name });
-  // the Run's name is derived from what triggered it: applying it again from a stale copy is harmless
-  if (plan.run) await client.apply(child("Run", plan.run.name, plan.run.spec));
-
-  const { status, event } = runConfigurationStatus(configuration, plan, owned.schedules, sources.condition);
-  const written = await writer.write(context, configuration, status, event);
-  return written.requeueAfterMs ? { requeueAfterMs: written.requeueAfterMs } : undefined;
+  const status = runConfigurationStatus(configuration, plan, owned.schedules, sources.condition);
+  const commands = runConfigurationCommands(configuration, plan, status);
+  return executePlan(commands, { resource: types.runConfiguration, object: configuration, writer, context });
 }
 
 function triggerValues(object: KubeObject): string[] {

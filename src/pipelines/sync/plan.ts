@@ -2,11 +2,16 @@
  * The decision of one reconcile of a synchronized kind, as commands: from the resource and what was
  * observed (its Provider, the definition the backend would get) to what to do, in order. A command
  * whose result matters (a backend call, a completion poll) carries in `next` the pure function that decides
- * the next commands from that result. reconciler.ts executes the commands and nothing else.
+ * the next commands from that result. reconciler.ts has the runtime's executor (src/kube/plan.ts)
+ * carry them out: a status write refused as stale ends the plan, since what follows it (removing the
+ * finalizer, deleting an expired Run) was decided from the same stale copy; it is planned again from
+ * the fresh one 50 ms later.
  */
+import type { PlanCommand } from "../../kube/plan.ts";
 import type { StatusEvent } from "../../kube/status-writer.ts";
 import type { ProviderConfig, RunCompletion, RunProgress } from "../backend.ts";
 import type { Blocker, Buildable } from "../blockers.ts";
+import { finalizer } from "../types.ts";
 import type { Follow, Settled, SyncedKind, SyncedResource } from "./kind.ts";
 import { type Action, decide, type Outcome, type Recorded, type SyncInput, settle } from "./state-machine.ts";
 import { type SharedStatus, statusOf } from "./status.ts";
@@ -18,9 +23,8 @@ export type BackendOperation<D> =
   | { type: "move"; from: { provider: string; id: string }; provider: ProviderConfig; definition: D }
   | { type: "delete"; provider: string; id: string };
 
-export type SyncCommand<D> =
-  | { type: "AddFinalizer" }
-  | { type: "RemoveFinalizer" }
+/** The area's own commands, carried out by reconciler.ts; `next` plans what follows from the result. */
+export type BackendCommand<D> =
   | {
       type: "CallBackend";
       operation: BackendOperation<D>;
@@ -36,10 +40,13 @@ export type SyncCommand<D> =
       type: "PollCompletion";
       poll: Omit<Extract<Follow, { type: "poll" }>, "next" | "type">;
       next: (completion: RunCompletion | RunProgress | undefined) => SyncCommand<D>[];
-    }
-  | { type: "SetStatus"; status: SharedStatus; event?: StatusEvent }
-  | { type: "DeleteResource" }
-  | { type: "Requeue"; afterMs: number };
+    };
+
+/**
+ * The runtime's commands (src/kube/plan.ts: finalizers, the status with its Event, deleting the
+ * resource itself, requeue) and the backend's.
+ */
+export type SyncCommand<D> = PlanCommand<SharedStatus, BackendCommand<D>>;
 
 export interface SyncObservation<D> {
   input: SyncInput;
@@ -72,9 +79,9 @@ export function planSync<R extends SyncedResource, D>(
   const first = decide(input);
   if (first.type === "addFinalizer") {
     const withFinalizer = { ...observation, input: { ...input, finalizerPresent: true } };
-    return [{ type: "AddFinalizer" }, ...planSync(kind, resource, withFinalizer)];
+    return [{ type: "AddFinalizer", finalizer }, ...planSync(kind, resource, withFinalizer)];
   }
-  if (first.type === "removeFinalizer") return [{ type: "RemoveFinalizer" }];
+  if (first.type === "removeFinalizer") return [{ type: "RemoveFinalizer", finalizer }];
   if (input.deleting && first.type === "none") return [];
   const action = blockedByDefinition(first, observation.build);
   const close = (step: Step) => finish(kind, resource, observation, step);
@@ -183,12 +190,15 @@ function finish<R extends SyncedResource, D>(
   );
   const quiet = step.transition?.type === "Normal" && kind.normalTransitionEvents === false;
   const transition = quiet ? undefined : step.transition;
-  const written = (settled: Settled): SyncCommand<D>[] => [
-    { type: "SetStatus", status: { ...shared, ...settled.status }, event: transition ?? settled.event },
-    ...(step.recorded.state === "Deleted" ? [{ type: "RemoveFinalizer" as const }] : []),
-    ...(settled.expired ? [{ type: "DeleteResource" as const }] : []),
-    ...requeue<D>(step.requeueAfterMs, settled.requeueAfterMs),
-  ];
+  const written = (settled: Settled): SyncCommand<D>[] => {
+    const event = transition ?? settled.event;
+    return [
+      { type: "SetStatus", status: { ...shared, ...settled.status }, ...(event ? { events: [event] } : {}) },
+      ...(step.recorded.state === "Deleted" ? [{ type: "RemoveFinalizer" as const, finalizer }] : []),
+      ...(settled.expired ? [{ type: "DeleteSelf" as const }] : []),
+      ...requeue<D>(step.requeueAfterMs, settled.requeueAfterMs),
+    ];
+  };
   if (input.deleting || step.recorded.state !== "Succeeded" || !kind.follow)
     return written({ type: "settled" });
   const definition = observation.build?.type === "ready" ? observation.build.value : undefined;

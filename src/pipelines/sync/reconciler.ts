@@ -1,10 +1,12 @@
 /**
  * Runs a synchronized kind: observes the resource and its Provider in the cache, lets plan.ts decide
- * the commands, and executes them in order — finalizers, the backend call, the status write (through
- * a StatusWriter: the transition's Event only when the write happened), deletion, requeue.
+ * the commands, and has the runtime's executor (src/kube/plan.ts) carry them out in order —
+ * finalizers, the backend call (this file's effect), the status write (through a StatusWriter: the
+ * transition's Event only when the write happened), deletion, requeue.
  */
 import type { Provider } from "../../apis/pipelines/provider.ts";
-import { StatusWriter, staleCopyRetryMs } from "../../kube/status-writer.ts";
+import { type Effect, executePlan } from "../../kube/plan.ts";
+import { StatusWriter } from "../../kube/status-writer.ts";
 import type { Cache, ObjectKey, Reconcile, ReconcileContext, ReconcileResult } from "../../kube/types.ts";
 import { setNewest } from "../../lib/bounded-map.ts";
 import type {
@@ -19,10 +21,23 @@ import { keyText, providerKey, providerProblem } from "../provider-ref.ts";
 import { finalizer, types } from "../types.ts";
 import { versionOf } from "../version.ts";
 import type { SyncedKind, SyncedResource } from "./kind.ts";
-import { type BackendOperation, planSync, type SyncCommand, type SyncObservation } from "./plan.ts";
+import {
+  type BackendCommand,
+  type BackendOperation,
+  planSync,
+  type SyncCommand,
+  type SyncObservation,
+} from "./plan.ts";
 import type { Outcome } from "./state-machine.ts";
 import { recordedOf, type SharedStatus } from "./status.ts";
-import { runStatusSteps, type StatusStep, type StepStatus, withStepStatus } from "./status-steps.ts";
+import {
+  type AfterStepWrite,
+  runStatusSteps,
+  type StatusStep,
+  type SteppedCommand,
+  type StepStatus,
+  stepsIntoWrite,
+} from "./status-steps.ts";
 
 export function providerConfig(provider: Provider): ProviderConfig {
   return {
@@ -99,7 +114,7 @@ function observe<R extends SyncedResource, D>(
 
 /**
  * `steps` (event delivery, scheduled-run tracking) run first; what they set goes into the plan's one
- * status write (status-steps.ts).
+ * status write (status-steps.ts `stepsIntoWrite`).
  */
 export function syncReconciler<R extends SyncedResource, D>(
   kind: SyncedKind<R, D>,
@@ -114,8 +129,10 @@ export function syncReconciler<R extends SyncedResource, D>(
     const parts = await runStatusSteps(steps, resource, context);
     const backendOf = backendsFor(registry, context);
     const commands = planSync(kind, resource, observe(kind, resource, context.cache, registry, backendOf));
-    const target = { kind, key, resource, context, writer, backendOf, submitted, parts };
-    return execute(withStepWrite(commands, parts, resource), target);
+    const stepped = stepsIntoWrite<D>(parts, resource.metadata.generation);
+    const effect = backendEffect({ kind, resource, context, backendOf, submitted }, stepped);
+    const target = { resource: kind.type, object: resource, writer, context };
+    return executePlan(stepped(withStepWrite(commands, parts, resource)), target, effect);
   };
 }
 
@@ -133,15 +150,11 @@ function withStepWrite<D>(
 
 interface Target<R extends SyncedResource, D> {
   kind: SyncedKind<R, D>;
-  key: ObjectKey;
   resource: R;
   context: ReconcileContext;
-  writer: StatusWriter<SharedStatus>;
   backendOf: BackendOf;
   /** Ids that submissions got, by resource uid and submission (a bounded memory). */
   submitted: Map<string, string | undefined>;
-  /** What the status steps set, merged into the status write. */
-  parts: readonly StepStatus[];
 }
 
 /** Submissions remembered per controller: far more than are ever in flight with a stale copy. */
@@ -163,80 +176,30 @@ async function callOnce<R extends SyncedResource, D>(
   return outcome;
 }
 
-async function execute<R extends SyncedResource, D>(
-  commands: SyncCommand<D>[],
+/**
+ * Carries out the plan's own commands: the backend call and the completion poll (answering the
+ * commands their `next` plans from the result), and the steps' work after the status write.
+ */
+function backendEffect<R extends SyncedResource, D>(
   target: Target<R, D>,
-): Promise<ReconcileResult | undefined> {
-  const { kind, key, context, backendOf } = target;
-  // the copy the status write is based on: the cached one, or the one a finalizer patch returned
-  let resource = target.resource;
-  const queue = [...commands];
-  let requeueAfterMs: number | undefined;
-  let stepsWritten = false;
-  const requeue = (ms: number) => {
-    requeueAfterMs = requeueAfterMs === undefined ? ms : Math.min(requeueAfterMs, ms);
-  };
-  for (let command = queue.shift(); command; command = queue.shift()) {
+  stepped: (commands: readonly SyncCommand<D>[]) => SteppedCommand<D>[],
+): Effect<SharedStatus, BackendCommand<D> | AfterStepWrite> {
+  return async (command) => {
     switch (command.type) {
-      case "AddFinalizer": {
-        const patched = await context.client.addFinalizer(kind.type, key, finalizer);
-        // else the status write would carry the resourceVersion this patch replaced: refused (409), lost
-        if (patched) resource = { ...resource, metadata: patched.metadata };
-        break;
-      }
-      case "RemoveFinalizer":
-        await context.client.removeFinalizer(kind.type, key, finalizer);
-        break;
       case "CallBackend":
-        queue.unshift(...command.next(await callOnce(target, command)));
-        break;
+        return stepped(command.next(await callOnce(target, command)));
       case "PollCompletion": {
         const { provider, id, wanted } = command.poll;
-        const backend = backendOf(provider);
-        const at = providerAt(context.cache, provider);
+        const backend = target.backendOf(provider);
+        const at = providerAt(target.context.cache, provider);
         const completion = backend && (await backend.runs.completion(at, id, wanted));
-        queue.unshift(...command.next(completion));
-        break;
+        return stepped(command.next(completion));
       }
-      case "SetStatus": {
-        // the status steps' part goes into the first write (a plan writes once)
-        const parts = stepsWritten ? [] : target.parts;
-        for (const ms of await writeWithSteps(target, resource, command, parts)) requeue(ms);
-        stepsWritten = true;
-        break;
-      }
-      case "DeleteResource":
-        await context.client.delete(kind.type, key);
-        break;
-      case "Requeue":
-        requeue(command.afterMs);
-        break;
+      case "AfterStepWrite":
+        await command.run();
+        return [];
     }
-  }
-  return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-}
-
-/**
- * The plan's status write with what the status steps set and their Events; then, unless refused as
- * stale, each step's work after the write. Answers the requeue delays it asks for.
- */
-async function writeWithSteps<R extends SyncedResource, D>(
-  target: Target<R, D>,
-  resource: R,
-  command: Extract<SyncCommand<D>, { type: "SetStatus" }>,
-  parts: readonly StepStatus[],
-): Promise<number[]> {
-  const status = withStepStatus(command.status, parts, resource.metadata.generation);
-  const events = [command.event, ...parts.map((part) => part.event)].filter((e) => e !== undefined);
-  const written = await target.writer.write(target.context, resource, status, events);
-  if (written.requeueAfterMs > 0) return [written.requeueAfterMs]; // stale: all of it again, later
-  for (const part of parts) await part.afterWrite?.();
-  return [
-    ...parts.flatMap((part) => (part.requeueAfterMs ? [part.requeueAfterMs] : [])),
-    // what the steps recorded is decided on again once the cache holds it (e.g. a Run's expiry
-    // waits for its events' delivery)
-    ...(written.written && parts.some((part) => part.status) ? [staleCopyRetryMs] : []),
-  ];
+  };
 }
 
 function objectsAt<R extends SyncedResource, D>(target: Target<R, D>, provider: string): BackendObjects<D> {

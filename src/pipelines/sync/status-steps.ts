@@ -2,13 +2,15 @@
  * Steps of a synchronized kind's reconcile that add to its one status write: event delivery (Run,
  * RunSchedule) and scheduled-run tracking (RunSchedule). Each does its I/O first and answers what it
  * adds; the sync reconciler merges every step's part into the status its plan writes (pure:
- * `withStepStatus`), records their Events with the write, and runs each `afterWrite` once the write
- * has landed (or there was nothing new to write).
+ * `withStepStatus`, `stepsIntoWrite`), records their Events with the write, and runs each `afterWrite`
+ * once the write has landed (or there was nothing new to write).
  */
 import { type ConditionInput, setCondition } from "../../kube/conditions.ts";
-import type { StatusEvent } from "../../kube/status-writer.ts";
+import type { PlanCommand } from "../../kube/plan.ts";
+import { type StatusEvent, staleCopyRetryMs } from "../../kube/status-writer.ts";
 import type { ReconcileContext } from "../../kube/types.ts";
 import type { SyncedResource } from "./kind.ts";
+import type { BackendCommand, SyncCommand } from "./plan.ts";
 import type { SharedStatus } from "./status.ts";
 
 export interface StepStatus {
@@ -60,4 +62,50 @@ export async function runStatusSteps<R extends SyncedResource>(
     if (part) parts.push(part);
   }
   return parts;
+}
+
+/** A step's work after the status write, as a command of the plan (the reconciler's effect runs it). */
+export interface AfterStepWrite {
+  type: "AfterStepWrite";
+  run: () => Promise<void>;
+}
+
+export type SteppedCommand<D> = PlanCommand<SharedStatus, BackendCommand<D> | AfterStepWrite>;
+
+/**
+ * Puts what the steps set into a plan's status write: the first SetStatus (a plan writes once) gets
+ * their fields and Events, then their work after the write and their requeues follow it, so they
+ * happen only if that write was not refused as stale (the executor ends the plan there). A write that
+ * recorded what a step set comes back in 50 ms to decide on it once the cache holds it (e.g. a Run's
+ * expiry waits for its events' delivery). One per reconcile: given every command list it plans,
+ * continuations' included, in the order they run.
+ */
+export function stepsIntoWrite<D>(
+  parts: readonly StepStatus[],
+  generation: number | undefined,
+): (commands: readonly SyncCommand<D>[]) => SteppedCommand<D>[] {
+  let pending = parts.length > 0;
+  return (commands) =>
+    commands.flatMap((command): SteppedCommand<D>[] => {
+      if (command.type !== "SetStatus" || !pending) return [command];
+      pending = false;
+      const events = [
+        ...(command.events ?? []),
+        ...parts.flatMap((part) => (part.event ? [part.event] : [])),
+      ];
+      return [
+        {
+          ...command,
+          status: withStepStatus(command.status, parts, generation),
+          ...(events.length ? { events } : {}),
+          ...(parts.some((part) => part.status) ? { requeueIfWrittenMs: staleCopyRetryMs } : {}),
+        },
+        ...parts.flatMap((part) =>
+          part.afterWrite ? [{ type: "AfterStepWrite" as const, run: part.afterWrite }] : [],
+        ),
+        ...parts.flatMap((part) =>
+          part.requeueAfterMs ? [{ type: "Requeue" as const, afterMs: part.requeueAfterMs }] : [],
+        ),
+      ];
+    });
 }

@@ -10,6 +10,7 @@ import { KubeClient } from "../../../src/kube/client.ts";
 import { ResourceTypes } from "../../../src/kube/discovery.ts";
 import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import { RestClient } from "../../../src/kube/rest.ts";
+import { eventType } from "../../../src/kube/runtime-types.ts";
 import type {
   Cache,
   ControllerSpec,
@@ -30,13 +31,6 @@ import { Api, installArgoCrds } from "../../support/fakes/pipelines-operator.ts"
 type Any = any;
 
 const group = "pipelines.slipway.dev/v1beta1";
-const eventType: ResourceType = {
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-};
 let api: Api;
 let rest: RestClient;
 let client: KubeClient;

@@ -59,7 +59,7 @@ function executed(commands: SyncCommand<unknown>[], answers: Answers = {}): stri
       case "PollCompletion":
         return [`PollCompletion ${command.poll.id}`, ...executed(command.next(answers.completion), answers)];
       case "SetStatus": {
-        const event = command.event ? ` +${command.event.type} ${command.event.reason}` : "";
+        const event = command.events?.map((e) => ` +${e.type} ${e.reason}`).join("") ?? "";
         const completion = (command.status as { completionState?: string }).completionState;
         return [`SetStatus ${command.status.state}${completion ? `/${completion}` : ""}${event}`];
       }
@@ -247,7 +247,7 @@ const runTable: [string, Run, Partial<SyncInput>, Answers, string[]][] = [
     run({ completionState: "Succeeded", completedAt: "2025-12-31T22:00:00Z" }),
     { recorded: synced },
     {},
-    ["SetStatus Succeeded/Succeeded", "DeleteResource"],
+    ["SetStatus Succeeded/Succeeded", "DeleteSelf"],
   ],
   [
     "completed recently → back when its TTL ends",
