@@ -14,6 +14,7 @@
  *   the cache holds the newer one;
  * - of all requeue delays asked for (Requeue commands, a paced status write), the soonest wins.
  */
+import { isConflict } from "./rest.ts";
 import { type StatusEvent, type StatusWriter, soonerRequeue } from "./status-writer.ts";
 import type { KubeObject, ObjectKey, ReconcileContext, ReconcileResult, ResourceType } from "./types.ts";
 
@@ -27,6 +28,8 @@ export type KubeCommand<S> =
       key: ObjectKey;
       uid?: string;
       propagationPolicy?: "Foreground" | "Background" | "Orphan";
+      /** A 409 is not an error either: the uid precondition failed, another object took the name. */
+      tolerateConflict?: boolean;
     }
   /** Adds or removes a finalizer of the reconciled object. */
   | { type: "AddFinalizer"; finalizer: string }
@@ -97,11 +100,15 @@ export async function executePlan<S extends object, E extends { type: string } =
         await context.client.apply(command.object, command.force ? { force: true } : undefined);
         break;
       case "Delete": {
-        const { uid, propagationPolicy } = command;
-        await context.client.delete(command.resource, command.key, {
-          ...(uid ? { uid } : {}),
-          ...(propagationPolicy ? { propagationPolicy } : {}),
-        });
+        const { uid, propagationPolicy, tolerateConflict } = command;
+        await context.client
+          .delete(command.resource, command.key, {
+            ...(uid ? { uid } : {}),
+            ...(propagationPolicy ? { propagationPolicy } : {}),
+          })
+          .catch((error: unknown) => {
+            if (!tolerateConflict || !isConflict(error)) throw error;
+          });
         break;
       }
       case "AddFinalizer": {
