@@ -35,10 +35,7 @@ import {
   annotations,
   progressDeadlineSeconds,
   renderClaims,
-  renderConfigMap,
-  renderIngress,
   renderService,
-  renderServiceAccount,
   renderWorkload,
   workloadDrifted,
 } from "./component-objects.ts";
@@ -46,7 +43,6 @@ import { childAccess, foreignChildrenMessage, notFromPlatform } from "./componen
 import { type ComponentVerdict, componentVerdict, workloadView } from "./component-status.ts";
 import { immutableRefusal, recreatedMessage, refusedMessage, resolveImmutable } from "./immutable-fields.ts";
 import { keptFor } from "./kept-data.ts";
-import { renderNetworkPolicy } from "./network-policies.ts";
 import { phaseStatus } from "./phase-status.ts";
 import { platformReference } from "./platform-owner.ts";
 import { types } from "./resource-types.ts";
@@ -241,18 +237,11 @@ function gateOf(o: ObservedComponent) {
  */
 function prepare(o: ObservedComponent): ComponentPlan {
   const { component } = o;
-  const rendered: [ResourceType, KubeObject | undefined][] = [
-    [types.serviceAccount, renderServiceAccount(component)],
-    [types.componentConfigMap, renderConfigMap(component)],
-    ...renderClaims(component).map((claim): [ResourceType, KubeObject] => [types.pvc, claim]),
-    [types.service, renderService(component)],
-    [types.networkPolicy, renderNetworkPolicy(component, o.siblings)],
-    [types.ingress, renderIngress(component)],
-  ];
+  const workloadType = workloadTypeOf(component);
+  const rendered = renderedChildren(component, o.siblings).filter(([type]) => type !== workloadType);
   const writes: ChildWrite[] = [];
   const unchanged: Applied[] = [];
   for (const [resource, child] of rendered) {
-    if (!child) continue;
     const object = annotated(child);
     const cached = cachedOf(o, resource, object);
     if (isCurrent(cached, object)) unchanged.push([resource, cached]);

@@ -65,6 +65,11 @@ const entry = (type: ResourceType, name: string, uid: string): InventoryEntry =>
   uid,
 });
 
+/** mlflow's children as the API server answered them. */
+const serviceEntry = entry(types.service, "slipway-mlflow", "service-uid");
+const workloadEntry = entry(types.deployment, "slipway-mlflow", "workload-uid");
+const policyEntry = entry(types.networkPolicy, "slipway-mlflow", "policy-uid");
+
 function observe(
   component: ComponentResource,
   options: {
@@ -147,10 +152,7 @@ describe("planComponent: waiting for its dependencies", () => {
           replicas: 1,
           readyReplicas: 0,
           ready: "0/1",
-          inventory: [
-            entry(types.service, "slipway-mlflow", "service-uid"),
-            entry(types.networkPolicy, "slipway-mlflow", "policy-uid"),
-          ],
+          inventory: [serviceEntry, policyEntry],
         }),
       },
       { type: "Requeue", afterMs: 15_000 },
@@ -198,12 +200,7 @@ describe("planComponent: its workload", () => {
   it("applies nothing when the cached workload is current, prunes what the rendering dropped, and reports Ready", () => {
     const oldConfig = entry(types.componentConfigMap, "slipway-mlflow", "config-uid");
     // as recorded: in entryKey order (group, kind, namespace, name)
-    const inventory = [
-      oldConfig,
-      entry(types.service, "slipway-mlflow", "service-uid"),
-      entry(types.deployment, "slipway-mlflow", "workload-uid"),
-      entry(types.networkPolicy, "slipway-mlflow", "policy-uid"),
-    ];
+    const inventory = [oldConfig, serviceEntry, workloadEntry, policyEntry];
     const component = componentOf("mlflow", { phase: "Deploying", observedGeneration: 1, inventory });
     const owner = renderService(component)?.metadata?.ownerReferences;
     const workload = live(renderWorkload(component), "workload-uid", {
@@ -275,11 +272,7 @@ describe("planComponent: its workload", () => {
           replicas: 1,
           readyReplicas: 0,
           ready: "0/1",
-          inventory: [
-            entry(types.service, "slipway-mlflow", "service-uid"),
-            entry(types.deployment, "slipway-mlflow", "workload-uid"),
-            entry(types.networkPolicy, "slipway-mlflow", "policy-uid"),
-          ],
+          inventory: [serviceEntry, workloadEntry, policyEntry],
           rolloutStartedAt: new Date(appliedAt).toISOString(),
         }),
         events: [{ type: "Normal", reason: "Deploying", message: "0/1 pods updated" }],
@@ -346,10 +339,7 @@ describe("planComponent: its workload", () => {
             replicas: 1,
             readyReplicas: 0,
             ready: "0/1",
-            inventory: [
-              entry(types.service, "slipway-mlflow", "service-uid"),
-              entry(types.networkPolicy, "slipway-mlflow", "policy-uid"),
-            ],
+            inventory: [serviceEntry, policyEntry],
           }),
           events: [{ type: "Normal", reason: "Updating", message }],
         },
@@ -376,11 +366,7 @@ describe("planComponent: its workload", () => {
             replicas: 1,
             readyReplicas: 0,
             ready: "0/1",
-            inventory: [
-              entry(types.service, "slipway-mlflow", "service-uid"),
-              entry(types.deployment, "slipway-mlflow", "workload-uid"),
-              entry(types.networkPolicy, "slipway-mlflow", "policy-uid"),
-            ],
+            inventory: [serviceEntry, workloadEntry, policyEntry],
           }),
           events: [{ type: "Warning", reason: "Failed", message }],
         },
@@ -399,11 +385,7 @@ describe("planComponent: its workload", () => {
 });
 
 describe("planComponent: a deleted Component", () => {
-  const inventory = [
-    entry(types.deployment, "slipway-mlflow", "workload-uid"),
-    entry(types.pvc, "slipway-mlflow-data", "claim-uid"),
-    entry(types.service, "slipway-mlflow", "service-uid"),
-  ];
+  const inventory = [workloadEntry, entry(types.pvc, "slipway-mlflow-data", "claim-uid"), serviceEntry];
   const component = componentOf("mlflow", { phase: "Ready", observedGeneration: 1, inventory });
   component.metadata.deletionTimestamp = at as unknown as Date;
   const owner = renderService(component)?.metadata?.ownerReferences;
