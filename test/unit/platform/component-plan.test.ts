@@ -1,3 +1,4 @@
+import type { V1Pod } from "@kubernetes/client-node";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ComponentResource } from "../../../src/apis/platform/component.ts";
 import type { PlatformResource } from "../../../src/apis/platform/platform.ts";
@@ -381,6 +382,50 @@ describe("planComponent: its workload", () => {
       expect(afterWorkloadRefused(observed, children, other)).toBeUndefined();
       expect(afterWorkloadRefused(observed, children, new Error("boom"))).toBeUndefined();
     });
+  });
+});
+
+describe("planComponent: a StatefulSet's stuck pods", () => {
+  it("deletes a pod of an old revision that is not Ready (with its uid), each with an Event, before the status", () => {
+    const component = componentOf("postgres");
+    const statefulSet = live(renderWorkload(component), "workload-uid", {
+      metadata: { generation: 1 },
+      status: { observedGeneration: 1, replicas: 1, currentRevision: "rev-1", updateRevision: "rev-2" },
+    } as Partial<KubeObject>);
+    const pod = (name: string, revision: string, ready: boolean) =>
+      ({
+        metadata: {
+          name,
+          namespace: "ns",
+          uid: `${name}-uid`,
+          labels: { "controller-revision-hash": revision },
+        },
+        status: { conditions: [{ type: "Ready", status: ready ? "True" : "False" }] },
+      }) as V1Pod;
+    const observed = {
+      ...observe(component, { cached: [[types.statefulSet, statefulSet]] }),
+      pods: [pod("slipway-postgres-0", "rev-1", false), pod("slipway-postgres-1", "rev-1", true)],
+    };
+    const plan = afterChildren(observed, []);
+    expect(plan.slice(0, 2)).toEqual([
+      {
+        type: "Delete",
+        resource: types.pod,
+        key: { namespace: "ns", name: "slipway-postgres-0" },
+        uid: "slipway-postgres-0-uid",
+        tolerateConflict: true,
+      },
+      {
+        type: "RecordEvent",
+        event: {
+          type: "Normal",
+          reason: "DeletedStuckPod",
+          message:
+            "deleted pod slipway-postgres-0: it is not Ready and runs revision rev-1, not rev-2, which a StatefulSet does not replace on its own",
+        },
+      },
+    ]);
+    expect(plan.slice(2).map((command) => command.type)).toEqual(["SetStatus", "Requeue"]);
   });
 });
 
