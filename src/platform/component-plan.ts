@@ -144,8 +144,9 @@ export function afterChildren(o: ObservedComponent, children: Applied[]): Compon
 }
 
 /**
- * After the workload was applied at `appliedAt` (`workload`: as the API server answered, undefined
- * when it exists but is not the cache's yet): a rollout of it starts then.
+ * After the workload was applied at `appliedAt` (`workload`: as the API server answered; undefined
+ * when its create found one of its name already there, whose it is the next reconcile sees): a
+ * rollout of it starts then.
  */
 export function afterWorkload(
   o: ObservedComponent,
