@@ -15,6 +15,7 @@
  * - of all requeue delays asked for (Requeue commands, a paced status write, the requeueIfWrittenMs of
  *   a status written), the soonest wins; 0 asks for none.
  */
+import { isConflict } from "./rest.ts";
 import { type StatusEvent, type StatusWriter, soonerRequeue } from "./status-writer.ts";
 import type { KubeObject, ObjectKey, ReconcileContext, ReconcileResult, ResourceType } from "./types.ts";
 
@@ -28,6 +29,8 @@ export type KubeCommand<S> =
       key: ObjectKey;
       uid?: string;
       propagationPolicy?: "Foreground" | "Background" | "Orphan";
+      /** A 409 is not an error either: the uid precondition failed, another object took the name. */
+      tolerateConflict?: boolean;
     }
   /** Adds or removes a finalizer of the reconciled object. */
   | { type: "AddFinalizer"; finalizer: string }
@@ -105,11 +108,15 @@ export async function executePlan<S extends object, E extends { type: string } =
         await context.client.apply(command.object, command.force ? { force: true } : undefined);
         break;
       case "Delete": {
-        const { uid, propagationPolicy } = command;
-        await context.client.delete(command.resource, command.key, {
-          ...(uid ? { uid } : {}),
-          ...(propagationPolicy ? { propagationPolicy } : {}),
-        });
+        const { uid, propagationPolicy, tolerateConflict } = command;
+        await context.client
+          .delete(command.resource, command.key, {
+            ...(uid ? { uid } : {}),
+            ...(propagationPolicy ? { propagationPolicy } : {}),
+          })
+          .catch((error: unknown) => {
+            if (!tolerateConflict || !isConflict(error)) throw error;
+          });
         break;
       }
       case "AddFinalizer": {
