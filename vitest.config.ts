@@ -42,6 +42,10 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // a bound on a hang, not a speed check: unit files share the run with the integration
+          // files (a load of 10-20 on two cores), where rendering the whole bundle or starting a
+          // nested vitest took over vitest's default 5 s
+          testTimeout: 30_000,
           maxWorkers: workers,
           sequence: { groupOrder: 1 },
         },
