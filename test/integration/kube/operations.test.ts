@@ -203,7 +203,7 @@ test("the status writer: nothing sent for an unchanged status; a stale copy is r
 
   // computed again from the copy a lagging cache still holds: the API server refuses it, no Event
   const stale = await writer.write({ client, events }, created, { size: 2 }, sized);
-  expect(stale).toEqual({ written: false, requeueAfterMs: staleCopyRetryMs });
+  expect(stale).toEqual({ written: false, requeueAfterMs: staleCopyRetryMs, stale: true });
   expect(recorded).toEqual(["Sized"]);
   expect((await read()).status?.size).toBe(1);
 
