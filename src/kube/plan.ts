@@ -47,6 +47,8 @@ export type KubeCommand<S> =
       afterWrite?: () => Promise<void>;
       requeueIfWrittenMs?: number;
     }
+  /** An Event about the reconciled object that goes with no status write (e.g. a child it deleted). */
+  | { type: "RecordEvent"; event: StatusEvent }
   /** Deletes the reconciled object itself. */
   | { type: "DeleteSelf" }
   | { type: "Requeue"; afterMs: number };
@@ -75,6 +77,7 @@ const kubeCommandTypes: ReadonlySet<string> = new Set<KubeCommand<unknown>["type
   "AddFinalizer",
   "RemoveFinalizer",
   "SetStatus",
+  "RecordEvent",
   "DeleteSelf",
   "Requeue",
 ]);
@@ -137,6 +140,11 @@ export async function executePlan<S extends object, E extends { type: string } =
         if (!written.written) break;
         requeueAfterMs = soonerRequeue(requeueAfterMs, command.requeueIfWrittenMs);
         await command.afterWrite?.();
+        break;
+      }
+      case "RecordEvent": {
+        const { type, reason, message } = command.event;
+        context.events.event(current, type, reason, message);
         break;
       }
       case "DeleteSelf":

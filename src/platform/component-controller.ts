@@ -53,7 +53,7 @@ async function reconcileComponent(writer: Writer, key: ObjectKey, context: Recon
   return executePlan(
     planComponent(observed),
     { resource: types.component, object: component, writer, context },
-    (command: ComponentCommand, current) => carryOut(context, observed, command, current),
+    (command: ComponentCommand) => carryOut(context, observed, command),
   );
 }
 
@@ -98,7 +98,6 @@ async function carryOut(
   context: ReconcileContext,
   observed: ObservedComponent,
   command: ComponentCommand,
-  current: KubeObject,
 ): Promise<ComponentPlan> {
   switch (command.type) {
     case "ApplyChildren": {
@@ -119,16 +118,8 @@ async function carryOut(
         if (!next) throw error;
         return next;
       }
-      return afterWorkload(
-        observed,
-        command.children,
-        workload as Parameters<typeof afterWorkload>[2],
-        Date.now(),
-      );
+      return afterWorkload(observed, command.children, workload, Date.now());
     }
-    case "RecordEvent":
-      context.events.event(current, command.event.type, command.event.reason, command.event.message);
-      return [];
     case "Fail":
       throw new Error(command.message);
   }

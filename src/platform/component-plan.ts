@@ -17,7 +17,6 @@ import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource } from "../apis/platform/platform.ts";
 import { keyOf } from "../kube/keys.ts";
 import type { PlanCommand } from "../kube/plan.ts";
-import type { StatusEvent } from "../kube/status-writer.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { annotated, childTypeOf, renderedChildren, workloadTypeOf } from "./component-children.ts";
 import { gateBlockers, mayPrepare, type SiblingComponent } from "./component-gate.ts";
@@ -93,8 +92,6 @@ export type ComponentCommand =
   | { type: "ApplyChildren"; writes: ChildWrite[]; unchanged: Applied[] }
   /** Writes the workload (afterWorkload, or afterWorkloadRefused); `children`: as applied before it. */
   | { type: "ApplyWorkload"; write: ChildWrite; children: Applied[] }
-  /** An Event about the Component, recorded whatever becomes of its status. */
-  | { type: "RecordEvent"; event: StatusEvent }
   /** Ends the reconcile as failed: it is retried with the runtime's backoff. */
   | { type: "Fail"; message: string };
 

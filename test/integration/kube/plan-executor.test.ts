@@ -1,7 +1,7 @@
 /**
  * executePlan (src/kube/plan.ts) on the real API server: the order of commands and of an area
  * command's follow-ups, the finalizer patch's copy under the status write, a stale status write
- * ending the plan, Events only with a write, the soonest requeue. The plans are run by hand on the
+ * ending the plan, Events only with a write (a RecordEvent without one), the soonest requeue. The plans are run by hand on the
  * Manager's cache (its controller does nothing), so each one runs exactly once.
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
@@ -184,6 +184,10 @@ describe("executePlan on the real API server", () => {
     const plan: PlanCommand<Status, Probe>[] = [
       { type: "Requeue", afterMs: 20_000 },
       write.command,
+      {
+        type: "RecordEvent",
+        event: { type: "Normal", reason: "AfterStale", message: "decided from the stale copy" },
+      },
       probeStep(p.namespace, "after-stale"),
       { type: "Probe", label: "after-stale" },
       { type: "Requeue", afterMs: 10 },
@@ -199,9 +203,10 @@ describe("executePlan on the real API server", () => {
     expect(stored?.metadata.labels).toEqual({ by: "x" });
     expect(stored?.status).toBeUndefined();
     expect(await recorded(p, "stale", "Stale")).toBe(0);
+    expect(await recorded(p, "stale", "AfterStale")).toBe(0);
   });
 
-  test("a status equal to the cached one is not written: no Event, no afterWrite, the plan goes on", async () => {
+  test("a status equal to the cached one is not written: no Event, no afterWrite, the plan goes on (a RecordEvent is recorded)", async () => {
     const p = await plane();
     const object = await cachedWidget(p, "same", { size: 4 });
     const write = statusWrite({ size: 4 }, "Unchanged");
@@ -209,12 +214,14 @@ describe("executePlan on the real API server", () => {
       write.command,
       probeStep(p.namespace, "after-same"),
       { type: "Probe", label: "next" },
+      { type: "RecordEvent", event: { type: "Normal", reason: "Noted", message: "with no status write" } },
     ];
 
     expect(await executePlan(plan, target(p, object), p.effect)).toBeUndefined();
     expect(p.seen).toEqual(["next:after-same"]);
     expect(write.written.afterWrite).toBe(0);
     expect(await recorded(p, "same", "Unchanged")).toBe(0);
+    expect(await recorded(p, "same", "Noted")).toBe(1);
   });
 
   test("the soonest requeue wins: Requeue commands, a follow-up's, a paced write's", async () => {
