@@ -202,12 +202,24 @@ const isCurrent = <T extends KubeObject>(cached: T | undefined, rendered: KubeOb
 const cachedOf = <T extends KubeObject>(o: ObservedComponent, type: ResourceType, object: KubeObject) =>
   o.cached.get(renderedKey(type, object)) as T | undefined;
 
+/** `derive` computed once per observation: the plan and its follow-ups read it several times. */
+function perObservation<T>(derive: (o: ObservedComponent) => T): (o: ObservedComponent) => T {
+  const derived = new WeakMap<ObservedComponent, T>();
+  return (o) => {
+    if (!derived.has(o)) derived.set(o, derive(o));
+    return derived.get(o) as T;
+  };
+}
+
+/** Every child the Component renders (component-children.ts), its workload among them. */
+const renderedOf = perObservation((o) => renderedChildren(o.component, o.siblings));
+
 /**
  * The workload and its gate: whether the cached one is current (applied from this rendering, not
  * scaled or re-imaged by hand), what its change waits for (component-gate.ts), and whether what the
  * pods need is prepared meanwhile (one level ahead).
  */
-function gateOf(o: ObservedComponent) {
+const gateOf = perObservation((o) => {
   const { component } = o;
   const type = workloadTypeOf(component);
   const rendered = annotated(renderWorkload(component));
@@ -225,7 +237,7 @@ function gateOf(o: ObservedComponent) {
     waitingFor,
     prepare: waitingFor.length === 0 || mayPrepare(component.spec, siblings),
   };
-}
+});
 
 /**
  * Everything the pods need or are reached through goes first, together: a pod naming a
@@ -234,9 +246,8 @@ function gateOf(o: ObservedComponent) {
  * EndpointSlice controller's one-second resync. A child whose cached copy is current is not sent.
  */
 function prepare(o: ObservedComponent): ComponentPlan {
-  const { component } = o;
-  const workloadType = workloadTypeOf(component);
-  const rendered = renderedChildren(component, o.siblings).filter(([type]) => type !== workloadType);
+  const workloadType = workloadTypeOf(o.component);
+  const rendered = renderedOf(o).filter(([type]) => type !== workloadType);
   const writes: ChildWrite[] = [];
   const unchanged: Applied[] = [];
   for (const [resource, child] of rendered) {
@@ -358,9 +369,7 @@ function teardown(o: ObservedComponent): ComponentPlan {
 /** What becomes of the recorded entries the rendering no longer produces (every one when `removing`). */
 function pruneVerdicts(o: ObservedComponent, removing: boolean): InventoryVerdict[] {
   const { component } = o;
-  const rendered = removing
-    ? []
-    : renderedChildren(component, o.siblings).map(([type, object]) => renderedKey(type, object));
+  const rendered = removing ? [] : renderedOf(o).map(([type, object]) => renderedKey(type, object));
   return pruneDecisions({
     componentUid: component.metadata.uid ?? "",
     platform: platformReference(component)?.name ?? "",
@@ -431,7 +440,7 @@ function stuckPodCommands(statefulSet: V1StatefulSet, pods: readonly V1Pod[]): C
 /** Why the Component may not be applied: objects of its children's names that belong to something else. */
 function foreignChildren(o: ObservedComponent): string | undefined {
   const { component } = o;
-  const foreign = renderedChildren(component, o.siblings).flatMap(([type, object]) => {
+  const foreign = renderedOf(o).flatMap(([type, object]) => {
     const live = cachedOf(o, type, object);
     if (!live || childAccess(component, live) !== "foreign") return [];
     return type === types.pvc && keptFor(live, platformReference(component)?.name ?? "") ? [] : [live];
