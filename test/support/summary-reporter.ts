@@ -145,6 +145,29 @@ export function skippedTests(testModules: ReadonlyArray<TestModule>, root: strin
   );
 }
 
+/** The first line of an error's message, so a CI log's tail names what failed without its stack. */
+function firstLine(error: SerializedError | undefined): string {
+  return (error?.message ?? "").split("\n")[0]?.trim() ?? "";
+}
+
+/**
+ * One line per failure, `failed: file › test — message` (or `failed: file — message` for a file that
+ * failed outside its tests): CI keeps only a log's tail, and the summary's counts alone do not say what to look at.
+ */
+export function failureLines(testModules: ReadonlyArray<TestModule>, root: string): string[] {
+  return testModules.flatMap((module) => {
+    const file = relative(root, module.moduleId);
+    const outside = module.errors().map((error) => `failed: ${file} — ${firstLine(error)}`);
+    const tests = [...module.children.allTests()].flatMap((test) => {
+      const result = test.result();
+      return result.state === "failed"
+        ? [`failed: ${file} › ${test.fullName} — ${firstLine(result.errors?.[0])}`]
+        : [];
+    });
+    return [...outside, ...tests];
+  });
+}
+
 /** A run that selects tests (`-t`, `.only`) skips the others without a reason. */
 function isFiltered(testModules: ReadonlyArray<TestModule>, namePattern: unknown): boolean {
   if (namePattern) return true;
@@ -168,8 +191,8 @@ function writeReport(report: Report, path: string): void {
 }
 
 /**
- * Ends the run with one plain summary line, after the ten slowest files and every skipped test with its
- * reason; writes each file's duration to the report. A test skipped for a reason not on the list
+ * Ends the run with one plain summary line, after the ten slowest files, every skipped test with its
+ * reason and every failure with its first line; writes each file's duration to the report. A test skipped for a reason not on the list
  * (test/support/allowed-skips.ts) fails the run.
  */
 export default class SummaryReporter implements Reporter {
@@ -214,6 +237,8 @@ export default class SummaryReporter implements Reporter {
     });
     if (skips.lines.length) lines.push("", ...skips.lines);
     if (skips.fails) process.exitCode = 1;
+    const failures = failureLines(testModules, this.root);
+    if (failures.length) lines.push("", ...failures);
     lines.push("", summaryLine(summarize(testModules), unhandledErrors.length));
     process.stdout.write(`${lines.join("\n")}\n`);
   }

@@ -67,6 +67,15 @@ describe("the summary reporter", () => {
     );
   });
 
+  it("names every failure with the first line of its error before the counts, for a log read from its tail", async () => {
+    const { lines } = await summaryOfFixtures();
+    const failures = lines.filter((line) => line.startsWith("failed: ")).sort();
+    expect(failures).toEqual([
+      "failed: fails-in-before-all.check.ts — the set-up fails",
+      expect.stringMatching(/^failed: fails-on-import\.check\.ts — .*JSON/),
+    ]);
+  });
+
   it("records when each file started, so a report shows which files the run's tail waited on", async () => {
     const dir = await mkdtemp(join(tmpdir(), "slipway-report-"));
     try {
