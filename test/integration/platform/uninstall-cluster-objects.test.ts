@@ -27,7 +27,7 @@ async function live(object: BundleObject): Promise<Any | undefined> {
   });
 }
 
-describe("install and uninstall of the operator's cluster-wide objects", () => {
+describe("install and uninstall of the operator's cluster-wide objects", { timeout: 300_000 }, () => {
   it("install -n NS applies them named after NS (the FlowSchema's subject NS's operator); uninstall removes every one", async () => {
     const namespace = `apfinst-${randomBytes(4).toString("hex")}`;
     const clusterWide = releaseBundle(namespace).filter(
@@ -57,7 +57,7 @@ describe("install and uninstall of the operator's cluster-wide objects", () => {
       { kind: "ServiceAccount", serviceAccount: { name: "slipway-operator", namespace } },
     ]);
 
-    const uninstall = await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "90s");
+    const uninstall = await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "180s");
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(uninstall.stdout).toContain(`removed namespace ${namespace}`);
     const left = [];

@@ -52,7 +52,9 @@ function freshNamespace(): string {
 describe("uninstall and the CRDs", () => {
   beforeAll(() => installCrds([ImageBuildKind, ProviderKind]));
 
-  it("keeps the CRDs while another namespace holds objects of them, counting them per kind", async () => {
+  it("keeps the CRDs while another namespace holds objects of them, counting them per kind", {
+    timeout: 300_000,
+  }, async () => {
     const other = await testNamespace("held");
     await createBuild(other, "a");
     await createBuild(other, "b");
@@ -60,7 +62,8 @@ describe("uninstall and the CRDs", () => {
     const install = await cli(namespace, "install", "--dev", "--no-wait");
     expect(install.code, install.stderr).toBe(0);
 
-    const uninstall = await cli(namespace, "uninstall", "--yes", "--timeout", "60s");
+    // the namespace controller of the shared plane deletes every file's namespaces: under load it takes a while
+    const uninstall = await cli(namespace, "uninstall", "--yes", "--timeout", "180s");
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(uninstall.stdout).toContain("kept the CRDs: other namespaces hold objects of them (");
     expect(uninstall.stdout).toMatch(new RegExp(`ImageBuild: \\d+ \\([^)]*${other} 2`));
