@@ -37,12 +37,22 @@ export interface JobTarget {
   jobName: string;
 }
 
+/** A build slot held: the namespace it counts for, and the run holding it. */
+export interface SlotHolding {
+  namespace: string;
+  run: string;
+}
+
+const jobRun = (namespace: string, name: string) => `${namespace}/${name}`;
+
 export interface BuildBackend {
   readonly name: "kaniko" | "buildah" | "local";
   /** `pending`: the run's outcome is not fully visible yet; look again shortly. */
   observe(target: JobTarget, context: ReconcileContext): Promise<{ run: JobObservation; pending: boolean }>;
-  /** The namespace of each build slot its runs hold now (build-slots.ts). */
-  slotHolders(context: ReconcileContext): string[];
+  /** Each build slot its runs hold now: whose (build-slots.ts), and which run (as runOf names it). */
+  slotHolders(context: ReconcileContext): SlotHolding[];
+  /** The run of `target`, as slotHolders names it: what a slot reservation waits to see (slot-reservations.ts). */
+  runOf(target: JobTarget): string;
   /** The secret build arguments the operator itself must read for a run of `target` to start. */
   secretArgs(target: JobTarget, context: ReconcileContext): Promise<SecretArgs>;
   /**
@@ -198,13 +208,21 @@ export class JobBackend implements BuildBackend {
   }
 
   /** Only Jobs of builds the cache holds, by uid: a look-alike with the builds' labels holds no slot. */
-  slotHolders(context: ReconcileContext): string[] {
+  slotHolders(context: ReconcileContext): SlotHolding[] {
     const jobs = context.cache.list<V1Job>(types.job, {
       labels: { [buildJobLabels.component]: "image-build" },
     });
     const build = (namespace: string, name: string) =>
       context.cache.get<ImageBuild>(types.imageBuild, { namespace, name });
-    return jobs.map((job) => slotHolder(job, build)).filter((namespace) => namespace !== undefined);
+    return jobs.flatMap((job) => {
+      const namespace = slotHolder(job, build);
+      const run = jobRun(job.metadata?.namespace ?? "", job.metadata?.name ?? "");
+      return namespace === undefined ? [] : [{ namespace, run }];
+    });
+  }
+
+  runOf(target: JobTarget): string {
+    return jobRun(target.namespace, target.jobName);
   }
 
   /** A Job in the build's own namespace refers to the Secrets itself; one elsewhere gets a copy. */
@@ -331,8 +349,12 @@ export class LocalBackend implements BuildBackend {
     return { run: this.#builder.observe(localBuildKey(target)), pending: false };
   }
 
-  slotHolders(): string[] {
-    return this.#builder.runningKeys().map(localBuildNamespace);
+  slotHolders(): SlotHolding[] {
+    return this.#builder.runningKeys().map((run) => ({ namespace: localBuildNamespace(run), run }));
+  }
+
+  runOf(target: JobTarget): string {
+    return localBuildKey(target);
   }
 
   secretArgs(target: JobTarget, context: ReconcileContext): Promise<SecretArgs> {

@@ -24,6 +24,7 @@ import { decideObserving, observeBuild } from "./observe.ts";
 import { type AmbientCredentials, overrideConfigMapName, type Vouching } from "./override.ts";
 import { types } from "./resource-types.ts";
 import { SecretReader } from "./secrets.ts";
+import { SlotReservations } from "./slot-reservations.ts";
 import { Wirings } from "./wiring.ts";
 
 /**
@@ -89,7 +90,7 @@ async function reconcileBuild(
   });
   const vouched = configMap && voucher?.vouch(configMap, context.cache);
   const gathered = observeBuild(build, wirings.for(namespace, configMap, vouched), new Date());
-  const decided = await decideObserving(gathered, context);
+  const decided = await decideObserving(gathered, executor.slots, context);
   if ("pendingMs" in decided) return { requeueAfterMs: decided.pendingMs };
   return execute(executor, build, gathered, decided.decision, context);
 }
@@ -108,7 +109,12 @@ export function imageBuildController(
     devMode: deps.devMode ?? false,
     ...(deps.ambientCredentials ? { ambientCredentials: deps.ambientCredentials } : {}),
   });
-  const executor: Executor = { writer: new StatusWriter<ImageBuildStatus>(), secrets, metrics };
+  const executor: Executor = {
+    writer: new StatusWriter<ImageBuildStatus>(),
+    secrets,
+    metrics,
+    slots: new SlotReservations(),
+  };
   const voucher = deps.overrideVoucher;
   return {
     name: "imagebuild",

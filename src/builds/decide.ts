@@ -115,6 +115,8 @@ export type Decision =
       deleteJob?: boolean;
       /** Create the Job / start the local build (and join it as an owner). */
       startJob?: boolean;
+      /** The run to start takes a build slot (a new run, not one joined). */
+      claimsSlot?: boolean;
       status?: ImageBuildStatus;
       event?: StatusEvent;
       requeueAfterMs?: number;
@@ -385,6 +387,9 @@ function launch(o: Observed, run: JobObservation): Decision {
       requeueAfterMs: buildingPollMs,
     };
   }
+  if (!o.buildArgs) return { kind: "observe", what: "buildArgs" };
+  if (o.buildArgs.result === "invalid") return fail(o, "InvalidBuildArgument", o.buildArgs.message);
+  // the slots last: nothing is awaited between counting them and taking one (slot-reservations.ts)
   if (!o.slots) return { kind: "observe", what: "slots" };
   const slot = claimSlot(o.slots, o.namespace, o.maxConcurrentBuilds);
   if (!slot.granted)
@@ -393,11 +398,10 @@ function launch(o: Observed, run: JobObservation): Decision {
       status: nextStatus(o, "Pending", queuedReason, slot.message, {}),
       requeueAfterMs: waitForSlotMs,
     };
-  if (!o.buildArgs) return { kind: "observe", what: "buildArgs" };
-  if (o.buildArgs.result === "invalid") return fail(o, "InvalidBuildArgument", o.buildArgs.message);
   return {
     kind: "act",
     startJob: true,
+    claimsSlot: true,
     status: building(o, 0),
     event: { type: "Normal", reason: "BuildStarted", message: `building ${o.image} in ${o.job.name}` },
     requeueAfterMs: Math.min(buildingPollMs, o.timeoutSeconds * 1000),

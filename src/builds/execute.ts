@@ -14,11 +14,14 @@ import type { Gathered } from "./observe.ts";
 import { planBuild, type RunCommand } from "./plan.ts";
 import { types } from "./resource-types.ts";
 import type { SecretReader } from "./secrets.ts";
+import type { SlotReservations } from "./slot-reservations.ts";
 
 export interface Executor {
   writer: StatusWriter<ImageBuildStatus>;
   secrets: SecretReader;
   metrics: BuildMetrics;
+  /** The build slots taken by runs not yet seen (observe.ts reserves, this releases one not started). */
+  slots: SlotReservations;
 }
 
 /** Stops or starts the build's run through its backend. */
@@ -65,5 +68,18 @@ export async function execute(
     countFinished: (status) => metrics.countFinished(build.status?.phase, status, backend),
   });
   const target = { resource: types.imageBuild, object: build, writer, context };
-  return executePlan(commands, target, runEffect(metrics, gathered, context));
+  const effect = runEffect(metrics, gathered, context);
+  if (!decision.claimsSlot || !("observed" in gathered)) return executePlan(commands, target, effect);
+  // the slot decideObserving reserved is kept only for a run that was created
+  let started = false;
+  const run = gathered.wiring.backend.runOf(gathered.target);
+  try {
+    return await executePlan(commands, target, async (command, current) => {
+      const followUps = await effect(command, current);
+      if (command.type === "StartRun") started = true;
+      return followUps;
+    });
+  } finally {
+    if (!started) executor.slots.release(run);
+  }
 }

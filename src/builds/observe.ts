@@ -14,6 +14,7 @@ import { countPerNamespace, queuedBuild, type SlotUsage } from "./build-slots.ts
 import { type Blocked, type Decision, decide, type Observed } from "./decide.ts";
 import { formatImageReference, type ImageReference, imageReference, registryPrefix } from "./naming.ts";
 import { types } from "./resource-types.ts";
+import type { SlotReservations } from "./slot-reservations.ts";
 import {
   dockerfileRefusal,
   imageRefusal,
@@ -111,13 +112,27 @@ export function observeBuild(build: ImageBuild, wired: WiringResult, now: Date):
   return { observed, wiring, target, secretArgs: {} };
 }
 
-/** The build slots held (by the backend's runs) and the builds waiting for one, `build` aside. */
-function slotUsage(backend: BuildBackend, build: ImageBuild, context: ReconcileContext): SlotUsage {
+/**
+ * The build slots held (by the backend's runs, and the runs granted one that it does not show yet)
+ * and the builds waiting for one, `target`'s build and run aside.
+ */
+function slotUsage(
+  backend: BuildBackend,
+  target: JobTarget,
+  reservations: SlotReservations,
+  context: ReconcileContext,
+): SlotUsage {
+  const { build } = target;
   const waiting = context.cache
     .list<ImageBuild>(types.imageBuild)
     .filter((other) => other.metadata.uid !== build.metadata.uid && queuedBuild(other))
     .map((other) => other.metadata.namespace ?? "");
-  return { held: countPerNamespace(backend.slotHolders(context)), waiting: countPerNamespace(waiting) };
+  const holdings = backend.slotHolders(context);
+  const reserved = reservations.pending(new Set(holdings.map((h) => h.run)), backend.runOf(target));
+  return {
+    held: countPerNamespace([...holdings.map((h) => h.namespace), ...reserved]),
+    waiting: countPerNamespace(waiting),
+  };
 }
 
 /** `pendingMs`: the run's outcome is not fully visible yet; look again after that long. */
@@ -125,19 +140,29 @@ export type Decided = { decision: Decision & { kind: "act" } } | { pendingMs: nu
 
 const pendingPollMs = 1_000;
 
-/** Asks `decide` until it acts, looking up each observation it asks for. */
-export async function decideObserving(gathered: Gathered, context: ReconcileContext): Promise<Decided> {
+/**
+ * Asks `decide` until it acts, looking up each observation it asks for. A decision that takes a
+ * build slot reserves it before anything else runs (execute.ts releases it if the run does not start).
+ */
+export async function decideObserving(
+  gathered: Gathered,
+  reservations: SlotReservations,
+  context: ReconcileContext,
+): Promise<Decided> {
   if ("blocked" in gathered) return { decision: actOn(decide(gathered.blocked)) };
   const { observed, wiring, target } = gathered;
   const { access, backend } = wiring;
   for (;;) {
     const decision = decide(observed);
-    if (decision.kind === "act") return { decision };
+    if (decision.kind === "act") {
+      if (decision.claimsSlot) reservations.reserve(backend.runOf(target), observed.namespace);
+      return { decision };
+    }
     if (decision.what === "registry")
       observed.registry = await access.checkImage(context.client, target.namespace, target.image);
     else if (decision.what === "artifact")
       observed.artifact = await access.checkArtifact(context.client, target.namespace, target.artifact);
-    else if (decision.what === "slots") observed.slots = slotUsage(backend, target.build, context);
+    else if (decision.what === "slots") observed.slots = slotUsage(backend, target, reservations, context);
     else if (decision.what === "buildArgs") {
       const read: SecretArgs = await backend.secretArgs(target, context);
       if ("values" in read) gathered.secretArgs = read.values;

@@ -1,6 +1,7 @@
 import { Storage } from "@google-cloud/storage";
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import type { ImageBuild } from "../../../src/apis/builds/imagebuild.ts";
 import {
   buildNamespace,
   buildsConfig,
@@ -329,6 +330,32 @@ describe("ImageBuild controller, Kaniko backend", () => {
       phase: "Pending",
       message: expect.stringMatching(/maxConcurrentBuilds 1/),
     });
+    expect((await jobsIn(namespace)).length).toBe(1);
+  });
+
+  it("maxConcurrentBuilds: builds created side by side take no more slots than there are", async () => {
+    const namespace = await buildNamespace(servers);
+    const artifactUri = await uploadContext(servers, namespace, { Dockerfile: dockerfile });
+    await startBuildOperator(
+      namespace,
+      buildsConfig(servers, {
+        maxConcurrentBuilds: 1,
+        kaniko: { podAnnotations: { "sim.slipway.dev/outcome": "hang" } },
+      }),
+    );
+    const names = ["a", "b", "c", "d"];
+    // four workers decide them at once: each counts the slots before any of their Jobs is in the cache
+    await Promise.all(
+      names.map((name) => createImageBuild(namespace, name, spec(artifactUri, `side-${name}-${namespace}`))),
+    );
+    const isQueued = (b: ImageBuild) => b.status?.conditions?.[0]?.reason === "Queued";
+    const builds = await eventually(
+      "every build Building or Queued",
+      () => Promise.all(names.map((name) => readImageBuild(namespace, name))),
+      (all) => all.every((b) => b.status?.phase === "Building" || isQueued(b)),
+    );
+    expect(builds.filter((b) => b.status?.phase === "Building")).toHaveLength(1);
+    expect(builds.filter(isQueued)).toHaveLength(3);
     expect((await jobsIn(namespace)).length).toBe(1);
   });
 

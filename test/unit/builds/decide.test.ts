@@ -165,6 +165,7 @@ describe("decide: a new build", () => {
         registry: { result: "missing" },
         artifact: { result: "exists" },
         observedJob: { state: "absent" },
+        buildArgs: { result: "ok" },
         slots: { held: new Map([["team-b", 10]]), waiting: new Map() },
       },
       "Pending",
@@ -195,7 +196,10 @@ describe("decide: a new build", () => {
       artifact: { result: "exists" },
       observedJob: { state: "absent" },
     } as const;
-    expect(decide(observed({ ...toStart, slots: undefined }))).toEqual({ kind: "observe", what: "slots" });
+    expect(decide(observed({ ...toStart, buildArgs: { result: "ok" }, slots: undefined }))).toEqual({
+      kind: "observe",
+      what: "slots",
+    });
     const reused = act(
       decide(observed({ registry: { result: "exists", digest: "sha256:1" }, slots: undefined })),
     );
@@ -213,6 +217,7 @@ describe("decide: a new build", () => {
           registry: { result: "missing" },
           artifact: { result: "exists" },
           observedJob: { state: "absent" },
+          buildArgs: { result: "ok" },
           slots: {
             held: new Map([
               ["team-a", 5],
@@ -432,10 +437,17 @@ describe("decide: secret build arguments", () => {
     observedJob: { state: "absent" },
   } as const;
 
+  it("are checked before the slots are counted, so nothing is awaited between counting and taking one", () => {
+    expect(decide(observed({ ...ready, slots: undefined }))).toEqual({ kind: "observe", what: "buildArgs" });
+    const started = act(decide(observed({ ...ready, buildArgs: { result: "ok" } })));
+    expect(started).toMatchObject({ startJob: true, claimsSlot: true });
+  });
+
   it("are checked just before a run starts, not when joining one", () => {
     expect(decide(observed(ready))).toEqual({ kind: "observe", what: "buildArgs" });
     const joined = act(decide(observed({ ...ready, observedJob: { state: "running", attempts: 1 } })));
     expect(joined).toMatchObject({ startJob: true, event: { reason: "BuildJoined" } });
+    expect(joined.claimsSlot).toBeUndefined();
   });
 
   it("a missing one fails the build naming it, with no run", () => {
