@@ -192,8 +192,8 @@ function writeReport(report: Report, path: string): void {
 
 /**
  * Ends the run with one plain summary line, after the ten slowest files, every skipped test with its
- * reason and every failure with its first line; writes each file's duration to the report. A test skipped for a reason not on the list
- * (test/support/allowed-skips.ts) fails the run.
+ * reason and every failure with its first line; writes each file's duration to the report. A test
+ * skipped for a reason not on the list (test/support/allowed-skips.ts) fails the run.
  */
 export default class SummaryReporter implements Reporter {
   private readonly started = Date.now();

@@ -15,17 +15,19 @@ const cli = (namespace: string, ...args: string[]) =>
 const core = () => adminConfig().makeApiClient(CoreV1Api);
 const namespaceNames = async () => (await core().listNamespace()).items.map((n) => n.metadata?.name);
 
-/** `install --dev --no-wait` (CRDs, the api-server's binding, the Platform; no operator) then `uninstall`. */
 /**
- * The uninstall waits for the namespace it removes: the shared plane's namespace controller deletes
- * every file's namespaces, and under a full run's load that took over a minute (as in uninstall-crds).
+ * `uninstall --keep-crds`, waiting up to 180 s for the namespace it removes: the shared plane's
+ * namespace controller deletes every file's namespaces, and under a full run's load that took over a
+ * minute (as in uninstall-crds).
  */
-const uninstallTimeout = "180s";
+const uninstallKeepingCrds = (namespace: string) =>
+  cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", "180s");
 
+/** `install --dev --no-wait` (CRDs, the api-server's binding, the Platform; no operator) then `uninstall`. */
 async function installThenUninstall(namespace: string) {
   const install = await cli(namespace, "install", "--dev", "--no-wait");
   expect(install.code, install.stderr).toBe(0);
-  const uninstall = await cli(namespace, "uninstall", "--yes", "--keep-crds", "--timeout", uninstallTimeout);
+  const uninstall = await uninstallKeepingCrds(namespace);
   expect(uninstall.code, uninstall.stderr).toBe(0);
   return uninstall.stdout;
 }
@@ -61,14 +63,7 @@ describe("uninstall and the install namespace", { timeout: 300_000 }, () => {
     expect(install.code, install.stderr).toBe(0);
     const labels = (await core().readNamespace({ name: namespace })).metadata?.labels ?? {};
     expect(labels[createdByInstallLabel]).toBe("true");
-    const uninstall = await cli(
-      namespace,
-      "uninstall",
-      "--yes",
-      "--keep-crds",
-      "--timeout",
-      uninstallTimeout,
-    );
+    const uninstall = await uninstallKeepingCrds(namespace);
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(uninstall.stdout).toContain(`removed namespace ${namespace}`);
     expect(await namespaceNames()).not.toContain(namespace);
