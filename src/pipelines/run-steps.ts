@@ -19,6 +19,30 @@ export const observedRun = (
   stepsSoFar: () => RunStepStatus[],
 ): RunCompletion | RunProgress => completion ?? { state: "Running", steps: stepsSoFar() };
 
+/** A finished run as the backend recorded it; `runMessage`: its own word on the run, for a failure. */
+export interface FinishedRun {
+  succeeded: boolean;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+  artifacts: RunCompletion["artifacts"];
+  steps: RunStepStatus[];
+  runMessage?: string;
+  said: { backend: string; run: string };
+}
+
+/** The completion of a finished run: its steps where the backend recorded any, a failure's one line. */
+export function finishedRun(run: FinishedRun): RunCompletion {
+  const { succeeded, startedAt, finishedAt, artifacts, steps } = run;
+  return {
+    state: succeeded ? "Succeeded" : "Failed",
+    ...(startedAt ? { startedAt } : {}),
+    ...(finishedAt ? { finishedAt } : {}),
+    artifacts,
+    ...(steps.length ? { steps } : {}),
+    ...(succeeded ? {} : { failure: runFailure(steps, run.runMessage, run.said) }),
+  };
+}
+
 export function orderedSteps(steps: RunStepStatus[]): RunStepStatus[] {
   return steps.sort((a, b) => byText(a.startedAt ?? "~", b.startedAt ?? "~") || byText(a.name, b.name));
 }

@@ -28,3 +28,24 @@ export function schedulePolicy(fields: PolicyFields): SchedulePolicy {
 
 /** The most runs at once kfp and vertex take when Allow does not say (KFP's own maximum, 10). */
 export const defaultAllowedConcurrency = 10;
+
+/**
+ * The schedule kfp and vertex are sent, once `policyProblem` (the backend's refusals of the policy)
+ * has nothing to say, else an Error naming the field: a startTime already past is left out, as both
+ * would start at once the runs missed since then (KFP counts its intervals from start_time, Vertex
+ * catches up).
+ */
+export function sentSchedule(
+  definition: RunScheduleDefinition,
+  policyProblem: (definition: RunScheduleDefinition) => string | undefined,
+  now: number,
+): { cronExpression: string; startTime?: string; endTime?: string } {
+  const problem = policyProblem(definition);
+  if (problem) throw new Error(problem);
+  const { cronExpression, startTime, endTime } = definition.schedule;
+  return {
+    cronExpression,
+    ...(startTime && Date.parse(startTime) > now ? { startTime } : {}),
+    ...(endTime ? { endTime } : {}),
+  };
+}

@@ -1,5 +1,5 @@
 import type { RunCompletion, RunProgress } from "../backend.ts";
-import { observedRun, runFailure } from "../run-steps.ts";
+import { finishedRun, observedRun } from "../run-steps.ts";
 import { type ArgoNode, runSteps } from "./steps.ts";
 
 const argoSaid = { backend: "Argo", run: "workflow" };
@@ -56,15 +56,15 @@ export function runCompletion(
     return at === undefined ? [] : [{ name, location: at }];
   });
   const steps = runSteps(status?.nodes);
-  const succeeded = phase === "Succeeded";
-  return {
-    state: succeeded ? "Succeeded" : "Failed",
-    ...(status?.startedAt ? { startedAt: status.startedAt } : {}),
-    ...(status?.finishedAt ? { finishedAt: status.finishedAt } : {}),
+  return finishedRun({
+    succeeded: phase === "Succeeded",
+    startedAt: status?.startedAt,
+    finishedAt: status?.finishedAt,
     artifacts,
-    ...(steps.length ? { steps } : {}),
-    ...(succeeded ? {} : { failure: runFailure(steps, status?.message, argoSaid) }),
-  };
+    steps,
+    runMessage: status?.message,
+    said: argoSaid,
+  });
 }
 
 /** What one read of the Workflow says: its completion, or while it runs its steps so far. */

@@ -1,7 +1,7 @@
 /** A Run's completion from KFP's run (GET /apis/v2beta1/runs/{id}), pure. */
 import type { RunCompletion, RunProgress } from "../backend.ts";
 import type { ScheduledCompletion } from "../events/scheduled.ts";
-import { observedRun, runFailure } from "../run-steps.ts";
+import { finishedRun, observedRun } from "../run-steps.ts";
 import { taskName } from "./names.ts";
 import { type KfpTaskDetail, kfpRunSteps } from "./run-steps.ts";
 
@@ -39,14 +39,14 @@ export function kfpRunCompletion(
     return id === undefined ? [] : [{ name, location: `mlmd://artifacts/${id}` }];
   });
   const steps = kfpRunSteps(tasks, stepNames);
-  const ok = succeeded.has(state);
-  return {
-    state: ok ? "Succeeded" : "Failed",
-    ...(run.finished_at ? { finishedAt: run.finished_at } : {}),
+  return finishedRun({
+    succeeded: succeeded.has(state),
+    finishedAt: run.finished_at,
     artifacts,
-    ...(steps.length ? { steps } : {}),
-    ...(ok ? {} : { failure: runFailure(steps, run.error?.message, kfpSaid) }),
-  };
+    steps,
+    runMessage: run.error?.message,
+    said: kfpSaid,
+  });
 }
 
 /** What one read of the run says: its completion, or while it runs its steps so far. */

@@ -14,7 +14,7 @@ import type {
   RunScheduleDefinition,
 } from "../backend.ts";
 import { keyText } from "../provider-ref.ts";
-import { defaultAllowedConcurrency } from "../schedule-policy.ts";
+import { defaultAllowedConcurrency, sentSchedule } from "../schedule-policy.ts";
 import { kfpParameterName } from "./names.ts";
 import { parameterType, typedValue } from "./parameters.ts";
 import type { KfpSettings } from "./settings.ts";
@@ -180,9 +180,7 @@ export function recurringRunBody(
   settings: KfpSettings,
   now: number,
 ) {
-  const problem = kfpSchedulePolicyProblem(schedule);
-  if (problem) throw new Error(problem);
-  const { cronExpression, startTime, endTime } = schedule.schedule;
+  const { cronExpression, startTime, endTime } = sentSchedule(schedule, kfpSchedulePolicyProblem, now);
   return {
     ...runFields(schedule, provider),
     ...inNamespace(settings),
@@ -192,7 +190,7 @@ export function recurringRunBody(
     trigger: {
       cron_schedule: {
         cron: kfpCron(cronExpression),
-        ...(startTime && Date.parse(startTime) > now ? { start_time: startTime } : {}),
+        ...(startTime ? { start_time: startTime } : {}),
         ...(endTime ? { end_time: endTime } : {}),
       },
     },

@@ -16,8 +16,8 @@ import type { ScheduledCompletion } from "../events/scheduled.ts";
 import { compilePipeline, runCompileError } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
-import { observedRun, runFailure } from "../run-steps.ts";
-import { defaultAllowedConcurrency } from "../schedule-policy.ts";
+import { finishedRun, observedRun } from "../run-steps.ts";
+import { defaultAllowedConcurrency, sentSchedule } from "../schedule-policy.ts";
 import { timestampText, type VertexTaskDetail, vertexRunSteps } from "./run-steps.ts";
 import { locationName, type VertexSettings } from "./settings.ts";
 
@@ -179,14 +179,12 @@ export function schedule(
   settings: VertexSettings,
   now: number,
 ) {
-  const problem = vertexSchedulePolicyProblem(definition);
-  if (problem) throw new Error(problem);
-  const { cronExpression, startTime, endTime } = definition.schedule;
+  const { cronExpression, startTime, endTime } = sentSchedule(definition, vertexSchedulePolicyProblem, now);
   const concurrency = definition.maxConcurrency ?? defaultAllowedConcurrency;
   return {
     displayName: `${definition.owner.namespace}.${definition.owner.name}`,
     cron: vertexCron(cronExpression),
-    ...(startTime && Date.parse(startTime) > now ? { startTime: timestamp(startTime) } : {}),
+    ...(startTime ? { startTime: timestamp(startTime) } : {}),
     ...(endTime ? { endTime: timestamp(endTime) } : {}),
     maxConcurrentRunCount: concurrency,
     maxConcurrentActiveRunCount: concurrency,
@@ -258,16 +256,14 @@ export function vertexRunCompletion(
     const uri = tasks.find((t) => t.taskName === taskName(step))?.outputs?.[output]?.artifacts?.[0]?.uri;
     return uri ? [{ name, location: uri }] : [];
   });
-  const finishedAt = timestampText(job.endTime);
-  const steps = vertexRunSteps(tasks, stepNames);
-  const ok = state === succeeded;
-  return {
-    state: ok ? "Succeeded" : "Failed",
-    ...(finishedAt ? { finishedAt } : {}),
+  return finishedRun({
+    succeeded: state === succeeded,
+    finishedAt: timestampText(job.endTime),
     artifacts,
-    ...(steps.length ? { steps } : {}),
-    ...(ok ? {} : { failure: runFailure(steps, job.error?.message ?? undefined, vertexSaid) }),
-  };
+    steps: vertexRunSteps(tasks, stepNames),
+    runMessage: job.error?.message ?? undefined,
+    said: vertexSaid,
+  });
 }
 
 /** What one read of the job says: its completion, or while it runs its steps so far. */

@@ -4,7 +4,7 @@ import type { Run } from "../../../src/apis/pipelines/run.ts";
 import { sameJson } from "../../../src/lib/same-json.ts";
 import { runCompletion, runObservation } from "../../../src/pipelines/argo/completion.ts";
 import { runSteps } from "../../../src/pipelines/argo/steps.ts";
-import { runFailure } from "../../../src/pipelines/run-steps.ts";
+import { finishedRun, runFailure } from "../../../src/pipelines/run-steps.ts";
 
 const argo = { backend: "Argo", run: "workflow" };
 
@@ -208,6 +208,32 @@ describe("a Run's steps from Argo's node statuses", () => {
     expect(
       runFailure([{ name: "train", phase: "Failed", exitCode: 137, message: "OOMKilled" }], undefined, argo),
     ).toBe("step train failed: OOMKilled (exit code 137)");
+  });
+
+  it("a finished run (any backend): steps only where recorded, a failure line only when it failed, no empty times", () => {
+    const artifacts = [{ name: "model", location: "s3://b/model" }];
+    expect(
+      finishedRun({ succeeded: true, startedAt: null, finishedAt: "", artifacts, steps: [], said: argo }),
+    ).toEqual({ state: "Succeeded", artifacts });
+    const train = { name: "train", phase: "Failed" as const, message: "OOMKilled" };
+    expect(
+      finishedRun({
+        succeeded: false,
+        startedAt: "2026-01-01T00:00:00Z",
+        finishedAt: "2026-01-01T00:01:00Z",
+        artifacts: [],
+        steps: [train],
+        runMessage: "child failed",
+        said: argo,
+      }),
+    ).toEqual({
+      state: "Failed",
+      startedAt: "2026-01-01T00:00:00Z",
+      finishedAt: "2026-01-01T00:01:00Z",
+      artifacts: [],
+      steps: [train],
+      failure: "step train failed: OOMKilled",
+    });
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderConfig, RunScheduleDefinition } from "../../../src/pipelines/backend.ts";
 import { outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
-import { schedulePolicy } from "../../../src/pipelines/schedule-policy.ts";
+import { schedulePolicy, sentSchedule } from "../../../src/pipelines/schedule-policy.ts";
 import { neverEnds, schedule, scheduleUpdate } from "../../../src/pipelines/vertex/requests.ts";
 import { vertexSettings } from "../../../src/pipelines/vertex/settings.ts";
 
@@ -97,5 +97,25 @@ describe("a vertex Schedule's policy", () => {
     );
     expect(future.schedule.startTime).toEqual({ seconds: Date.parse(later) / 1000 });
     expect(future.updateMask.paths).toContain("end_time");
+  });
+});
+
+describe("the schedule kfp and vertex are sent (sentSchedule)", () => {
+  const noProblem = () => undefined;
+  it("a past startTime is left out, a future one and the endTime kept", () => {
+    const past = definition({}, { startTime: "2026-05-31T23:59:59Z", endTime: "2026-07-01T00:00:00Z" });
+    expect(sentSchedule(past, noProblem, now)).toEqual({
+      cronExpression: "@daily",
+      endTime: "2026-07-01T00:00:00Z",
+    });
+    const future = definition({}, { startTime: "2026-06-01T00:00:01Z" });
+    expect(sentSchedule(future, noProblem, now)).toEqual({
+      cronExpression: "@daily",
+      startTime: "2026-06-01T00:00:01Z",
+    });
+  });
+
+  it("the backend's policy problem is the error", () => {
+    expect(() => sentSchedule(definition({}), () => "spec.catchUp: no", now)).toThrow(/^spec.catchUp: no$/);
   });
 });
