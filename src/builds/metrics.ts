@@ -1,6 +1,5 @@
 import type { ImageBuildStatus } from "../apis/builds/imagebuild.ts";
-import { type Counter, type Histogram, Registry } from "../lib/metrics-client.ts";
-import { metricsIn } from "../lib/registry-metrics.ts";
+import { Counter, Histogram, Registry } from "../lib/metrics-client.ts";
 import { succeededCondition } from "./decide.ts";
 
 /** Image-build metrics; pass the operator's registry so /metrics serves them with the runtime's. */
@@ -16,41 +15,50 @@ export class BuildMetrics {
 
   constructor(registry = new Registry()) {
     this.registry = registry;
-    const metric = metricsIn(registry);
-    this.started = metric.counter(
-      "slipway_image_builds_started_total",
-      "Image builds started (a Job or a local build)",
-      ["backend"],
-    );
-    this.succeeded = metric.counter(
-      "slipway_image_builds_succeeded_total",
-      "Image builds that pushed their image",
-      ["backend"],
-    );
-    this.failed = metric.counter("slipway_image_builds_failed_total", "Image builds that failed, by reason", [
-      "reason",
-    ]);
-    this.reused = metric.counter(
-      "slipway_image_builds_reused_total",
-      "Image builds whose image already existed: nothing built",
-    );
-    this.duration = metric.histogram(
-      "slipway_image_build_duration_seconds",
-      "From build start to Succeeded or Failed",
-      [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600],
-      ["result"],
-    );
-    this.registryRequests = metric.counter(
-      "slipway_registry_requests_total",
-      "HTTP requests to image registries by status class (2xx, 4xx, 5xx, error)",
-      ["status_class"],
-    );
-    this.registryLatency = metric.histogram(
-      "slipway_registry_request_duration_seconds",
-      "Latency of HTTP requests to image registries",
-      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
-      ["status_class"],
-    );
+    const registers = [registry];
+    this.started = new Counter({
+      name: "slipway_image_builds_started_total",
+      help: "Image builds started (a Job or a local build)",
+      labelNames: ["backend"],
+      registers,
+    });
+    this.succeeded = new Counter({
+      name: "slipway_image_builds_succeeded_total",
+      help: "Image builds that pushed their image",
+      labelNames: ["backend"],
+      registers,
+    });
+    this.failed = new Counter({
+      name: "slipway_image_builds_failed_total",
+      help: "Image builds that failed, by reason",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.reused = new Counter({
+      name: "slipway_image_builds_reused_total",
+      help: "Image builds whose image already existed: nothing built",
+      registers,
+    });
+    this.duration = new Histogram({
+      name: "slipway_image_build_duration_seconds",
+      help: "From build start to Succeeded or Failed",
+      labelNames: ["result"],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600],
+      registers,
+    });
+    this.registryRequests = new Counter({
+      name: "slipway_registry_requests_total",
+      help: "HTTP requests to image registries by status class (2xx, 4xx, 5xx, error)",
+      labelNames: ["status_class"],
+      registers,
+    });
+    this.registryLatency = new Histogram({
+      name: "slipway_registry_request_duration_seconds",
+      help: "Latency of HTTP requests to image registries",
+      labelNames: ["status_class"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers,
+    });
   }
 
   observeRegistryRequest(statusClass: string, seconds: number): void {

@@ -1,5 +1,4 @@
-import { type Counter, type Histogram, Registry } from "../../lib/metrics-client.ts";
-import { metricsIn } from "../../lib/registry-metrics.ts";
+import { Counter, Histogram, Registry } from "../../lib/metrics-client.ts";
 
 const latencyBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600];
 
@@ -13,28 +12,32 @@ export class EventMetrics {
 
   constructor(registry = new Registry()) {
     this.registry = registry;
-    const metric = metricsIn(registry);
+    const registers = [registry];
     const labelNames = ["sink", "type"] as const;
-    this.published = metric.counter(
-      "slipway_pipeline_events_published_total",
-      "Run-completion events a sink acknowledged",
+    this.published = new Counter({
+      name: "slipway_pipeline_events_published_total",
+      help: "Run-completion events a sink acknowledged",
       labelNames,
-    );
-    this.failed = metric.counter(
-      "slipway_pipeline_events_failed_total",
-      "Run-completion events given up on (the sink kept failing or refused them)",
+      registers,
+    });
+    this.failed = new Counter({
+      name: "slipway_pipeline_events_failed_total",
+      help: "Run-completion events given up on (the sink kept failing or refused them)",
       labelNames,
-    );
-    this.retried = metric.counter(
-      "slipway_pipeline_events_retried_total",
-      "Failed delivery attempts that will be retried",
+      registers,
+    });
+    this.retried = new Counter({
+      name: "slipway_pipeline_events_retried_total",
+      help: "Failed delivery attempts that will be retried",
       labelNames,
-    );
-    this.latency = metric.histogram(
-      "slipway_pipeline_event_delivery_seconds",
-      "From a completion being recorded to its sink acknowledging the event",
-      latencyBuckets,
+      registers,
+    });
+    this.latency = new Histogram({
+      name: "slipway_pipeline_event_delivery_seconds",
+      help: "From a completion being recorded to its sink acknowledging the event",
       labelNames,
-    );
+      buckets: latencyBuckets,
+      registers,
+    });
   }
 }
