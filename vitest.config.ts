@@ -23,6 +23,17 @@ const alone = [
   "test/e2e/real-node-teardown.test.ts", // steps the shared plane's real node aside (one per machine)
 ];
 
+/**
+ * Files that need a module graph of their own: they set what a library reads once, when it is loaded
+ * (grpc-js's root certificates), or the process's default CA store, or prove what this process
+ * connected to. Every other integration file shares its worker's (isolate: false, below).
+ */
+const isolated = [
+  "test/integration/pipelines/outbound.test.ts",
+  "test/integration/pipelines/vertex-key-secret.test.ts",
+  "test/integration/pipelines/vertex.test.ts",
+];
+
 const controlPlane: { environment: string; globalSetup: string[]; testTimeout: number; hookTimeout: number } =
   {
     environment: "node",
@@ -60,7 +71,19 @@ export default defineConfig({
           ...controlPlane,
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
-          exclude: alone,
+          exclude: [...alone, ...isolated],
+          // as the unit files: importing src, the Kubernetes client and the rest again for each file
+          // was most of what the files cost beyond their waits (vitest's "import" time, 410 s of a run)
+          isolate: false,
+          maxWorkers: workers,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...controlPlane,
+          name: "integration-isolated",
+          include: isolated,
           maxWorkers: workers,
           sequence: { groupOrder: 1 },
         },

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { inject, onTestFinished } from "vitest";
+import { expect, inject, onTestFinished } from "vitest";
 import { describeObject, podsIn } from "../../src/dev/describe-object.ts";
 import { describeWithLogs } from "../../src/dev/pod-logs.ts";
 
@@ -12,21 +12,25 @@ export function adminConfig(): KubeConfig {
 }
 
 /**
+ * The test file that made each namespace. A worker runs several files one after another in one module
+ * graph (vitest.config.ts), so this module outlives a file: a namespace is its file's, not the worker's.
+ */
+const namespaceFiles = new Map<string, string>();
+const currentFile = () => expect.getState().testPath ?? "";
+
+/**
+ * Whether `namespace` was made by the running test file's `testNamespace`: the files run side by side
+ * on one control plane, and an operator a file starts for the whole cluster reconciles only these.
+ */
+export const isOwnNamespace = (namespace: string): boolean => namespaceFiles.get(namespace) === currentFile();
+
+/**
  * A fresh namespace for the current test, deleted after it (deletion is not awaited to completion:
  * the namespace controller finishes it in the background).
  */
-/** The namespaces this test file created (each file has its own module state). */
-const ownNamespaces = new Set<string>();
-
-/**
- * Whether `namespace` was made by this test file's `testNamespace`: the files run side by side on
- * one control plane, and an operator a file starts for the whole cluster reconciles only these.
- */
-export const isOwnNamespace = (namespace: string): boolean => ownNamespaces.has(namespace);
-
 export async function testNamespace(prefix = "t"): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString("hex")}`;
-  ownNamespaces.add(name);
+  namespaceFiles.set(name, currentFile());
   const core = adminConfig().makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name, labels: { "slipway.dev/test": "true" } } } });
   onTestFinished(async () => {
