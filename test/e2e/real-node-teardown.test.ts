@@ -9,11 +9,12 @@
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { up } from "../../src/dev/cluster.ts";
 import { isRunning } from "../../src/dev/processes.ts";
 import { claimFile, claimRealNode, realNodeHolder, releaseRealNode } from "../../src/dev/real-node/claim.ts";
-import { realNodePaths } from "../../src/dev/real-node/config.ts";
+import { realNodeName, realNodePaths } from "../../src/dev/real-node/config.ts";
 import {
   bridgeName,
   leftoverChains,
@@ -26,6 +27,18 @@ import { readState, writeState } from "../../src/dev/state.ts";
 import { skipFor } from "../support/allowed-skips.ts";
 
 const skipped = inject("realNodeSkipped");
+
+async function podsOnRealNode(kubeconfig: string): Promise<string[]> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const { items } = await config
+    .makeApiClient(CoreV1Api)
+    .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${realNodeName}` });
+  return items.map(
+    (pod) =>
+      `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase}${pod.metadata?.deletionTimestamp ? " terminating" : ""}`,
+  );
+}
 
 describe("dev down of a real node", skipFor(skipped), () => {
   it("leaves no process, network device, mount, network namespace or iptables chain behind", {
@@ -48,7 +61,14 @@ describe("dev down of a real node", skipFor(skipped), () => {
     expect(await podNetworkNamespaces()).not.toEqual([]);
 
     try {
+      // what the drain waits for (up to 30 s): the pods the last files left terminating, named in
+      // the log so a slow teardown says why
+      const waitedFor = await podsOnRealNode(inject("kubeconfig"));
+      const stopping = Date.now();
       await writeState(shared, await stopRealNode(shared, state, true));
+      console.log(
+        `real node stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s; pods on it before: ${waitedFor.join(", ") || "none"}`,
+      );
       for (const p of nodeProcesses) expect(isRunning(p), `${p.name} still running`).toBe(false);
       expect(shimPids(paths.containerdSocket)).toEqual([]);
       expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), paths.root)).toEqual([]);
