@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
@@ -30,16 +30,31 @@ export async function drainRealNode(kubeconfig: string, timeoutMs = 30_000): Pro
   while ((await onNode()).length > 0 && Date.now() < deadline) await sleep(250);
 }
 
+/**
+ * How long ctr waits to reach containerd. One that is gone (an abandoned node's, its socket file left
+ * behind) never answers, and ctr's default waited 10 s for each command: 20 s of clearing an
+ * abandoned node.
+ */
+const ctrConnectTimeout = "3s";
+
 /** Kills and deletes whatever task and container containerd still has (what the kubelet did not stop). */
 export async function removeContainers(socket: string): Promise<void> {
-  const ctr = (...args: string[]) => run("ctr", ["--address", socket, "-n", "k8s.io", ...args]);
-  const ids = async (kind: string) =>
-    (await ctr(kind, "ls", "-q").catch(() => ({ stdout: "" }))).stdout.split("\n").filter(Boolean);
-  for (const id of await ids("tasks")) {
+  if (!existsSync(socket)) return; // no containerd listens: it holds nothing
+  const ctr = (...args: string[]) =>
+    run("ctr", ["--address", socket, "--connect-timeout", ctrConnectTimeout, "-n", "k8s.io", ...args]);
+  const ids = async (kind: string) => (await ctr(kind, "ls", "-q")).stdout.split("\n").filter(Boolean);
+  let tasks: string[];
+  try {
+    tasks = await ids("tasks");
+  } catch {
+    return; // containerd does not answer: nothing to remove through it (the shims are killed next)
+  }
+  for (const id of tasks) {
     await ctr("tasks", "kill", "-s", "SIGKILL", id).catch(() => {});
     await ctr("tasks", "delete", "-f", id).catch(() => {});
   }
-  for (const id of await ids("containers")) await ctr("containers", "delete", id).catch(() => {});
+  for (const id of await ids("containers").catch(() => []))
+    await ctr("containers", "delete", id).catch(() => {});
 }
 
 /** PIDs of containerd shims serving the containerd at `socket` (they outlive containerd). */
