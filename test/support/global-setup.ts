@@ -15,6 +15,13 @@ declare module "vitest" {
 }
 
 /**
+ * vitest runs this once per project, in one process: the projects after the first find the plane the
+ * first started, which did not run before this run. The first records it here, so they do not take it
+ * for a plane that outlives the run (the teardown test then restarted its real node, 37 s at the end).
+ */
+const startedThisRun = "SLIPWAY_TEST_PLANE_STARTED_THIS_RUN";
+
+/**
  * One control plane for the whole test run: the one named by SLIPWAY_TEST_KUBECONFIG if set, else
  * `slipway dev up` in .slipway/test (reused if already running; stopped afterwards only if this run
  * started it, unless SLIPWAY_TEST_KEEP=1).
@@ -29,9 +36,10 @@ export default async function setup(project: TestProject) {
     project.provide("planeOutlivesRun", true);
     return;
   }
-  const wasRunning = (await readState(devDir)) !== undefined;
+  const wasRunning = (await readState(devDir)) !== undefined && process.env[startedThisRun] !== devDir;
   // the shared plane gets the machine's real node (unless SLIPWAY_REAL_NODE=0); private ones never do
   const state = await up({ dir: devDir, log: (line) => console.error(`[control plane] ${line}`) });
+  if (!wasRunning) process.env[startedThisRun] = devDir;
   project.provide("kubeconfig", state.kubeconfig);
   const olderPlane = `the control plane in ${devDir} was started without one: \`slipway dev down --dir ${devDir}\` and run again`;
   project.provide("realNodeSkipped", state.realNode ? "" : (state.realNodeSkipped ?? olderPlane));
