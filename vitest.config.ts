@@ -73,7 +73,7 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           exclude: [...alone, ...isolated],
           // as the unit files: src, the Kubernetes client and the rest imported once per worker
-          // (vitest's "import" time of a whole run: 410 s when each file imported them, 130-140 s now)
+          // (vitest's "import" time of a whole run: 410 s when each file imported them, 130–150 s now)
           isolate: false,
           maxWorkers: workers,
           sequence: { groupOrder: 1 },

@@ -9,12 +9,11 @@
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { describe, expect, inject, it } from "vitest";
 import { up } from "../../src/dev/cluster.ts";
 import { isRunning } from "../../src/dev/processes.ts";
 import { claimFile, claimRealNode, realNodeHolder, releaseRealNode } from "../../src/dev/real-node/claim.ts";
-import { realNodeName, realNodePaths } from "../../src/dev/real-node/config.ts";
+import { realNodePaths } from "../../src/dev/real-node/config.ts";
 import {
   bridgeName,
   leftoverChains,
@@ -28,27 +27,10 @@ import { skipFor } from "../support/allowed-skips.ts";
 
 const skipped = inject("realNodeSkipped");
 
-async function podsOnRealNode(kubeconfig: string): Promise<string[]> {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  const { items } = await config
-    .makeApiClient(CoreV1Api)
-    .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${realNodeName}` });
-  return items.map(
-    (pod) =>
-      `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase}${pod.metadata?.deletionTimestamp ? " terminating" : ""}`,
-  );
-}
-
 describe("dev down of a real node", skipFor(skipped), () => {
   it("leaves no process, network device, mount, network namespace or iptables chain behind", {
     timeout: 300_000,
   }, async () => {
-    // how long each step took, logged at the end: alone at the end of a run, this file's time adds
-    // straight to the run's (38 s in CI against 2.4 s run by itself, the node's stop 2 s of it)
-    const started = Date.now();
-    const steps: string[] = [];
-    const step = (name: string) => steps.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const shared = inject("devDir");
     const another = join(shared, "..", "another");
     // while the shared plane holds the machine's real node, no other directory gets one
@@ -65,13 +47,8 @@ describe("dev down of a real node", skipFor(skipped), () => {
     expect(shimPids(paths.containerdSocket).length).toBeGreaterThan(0); // CoreDNS and the tests' pods run
     expect(await podNetworkNamespaces()).not.toEqual([]);
 
-    step("checked before");
     try {
-      // what the drain waits for (up to 30 s): the pods the last files left terminating
-      const waitedFor = await podsOnRealNode(inject("kubeconfig"));
-      console.log(`pods on the real node before its stop: ${waitedFor.join(", ") || "none"}`);
       await writeState(shared, await stopRealNode(shared, state, true));
-      step("stopped");
       for (const p of nodeProcesses) expect(isRunning(p), `${p.name} still running`).toBe(false);
       expect(shimPids(paths.containerdSocket)).toEqual([]);
       expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), paths.root)).toEqual([]);
@@ -83,7 +60,6 @@ describe("dev down of a real node", skipFor(skipped), () => {
       expect(await claimRealNode(another)).toEqual({ ok: true });
       await releaseRealNode(another);
 
-      step("checked after");
       // a claim whose `up` died without `dev down` (claimer and processes gone) goes to the next up
       await mkdir(another, { recursive: true });
       await writeState(another, { ...state, processes: [] });
@@ -96,10 +72,8 @@ describe("dev down of a real node", skipFor(skipped), () => {
       ]);
       expect(await realNodeHolder()).toBeUndefined();
       expect(await leftoverDevices()).toEqual([]);
-      step("abandoned claim cleared");
     } finally {
       if (inject("planeOutlivesRun")) await up({ dir: shared });
-      console.log(`real node teardown: ${steps.join(", ")}`);
     }
   });
 });

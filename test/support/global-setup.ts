@@ -16,8 +16,9 @@ declare module "vitest" {
 
 /**
  * vitest runs this once per project, in one process: the projects after the first find the plane the
- * first started, which did not run before this run. The first records it here, so they do not take it
- * for a plane that outlives the run (the teardown test then restarted its real node, 37 s at the end).
+ * first started, which did not run before this run. The first records it here, so the others neither
+ * take it for a plane that outlives the run (the teardown test then restarted its real node, 37 s at
+ * the end) nor stop it again: the setup that started it stops it.
  */
 const startedThisRun = "SLIPWAY_TEST_PLANE_STARTED_THIS_RUN";
 
@@ -36,10 +37,12 @@ export default async function setup(project: TestProject) {
     project.provide("planeOutlivesRun", true);
     return;
   }
-  const wasRunning = (await readState(devDir)) !== undefined && process.env[startedThisRun] !== devDir;
+  const startedEarlierThisRun = process.env[startedThisRun] === devDir;
+  const wasRunning = !startedEarlierThisRun && (await readState(devDir)) !== undefined;
+  const startsIt = !startedEarlierThisRun && !wasRunning;
   // the shared plane gets the machine's real node (unless SLIPWAY_REAL_NODE=0); private ones never do
   const state = await up({ dir: devDir, log: (line) => console.error(`[control plane] ${line}`) });
-  if (!wasRunning) process.env[startedThisRun] = devDir;
+  if (startsIt) process.env[startedThisRun] = devDir;
   project.provide("kubeconfig", state.kubeconfig);
   const olderPlane = `the control plane in ${devDir} was started without one: \`slipway dev down --dir ${devDir}\` and run again`;
   project.provide("realNodeSkipped", state.realNode ? "" : (state.realNodeSkipped ?? olderPlane));
@@ -47,6 +50,6 @@ export default async function setup(project: TestProject) {
   const outlives = wasRunning || process.env.SLIPWAY_TEST_KEEP === "1";
   project.provide("planeOutlivesRun", outlives);
   return async () => {
-    if (!outlives) await down(devDir);
+    if (startsIt && !outlives) await down(devDir);
   };
 }
