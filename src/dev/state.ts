@@ -5,10 +5,9 @@ import type { Pki } from "./pki.ts";
 import type { ProcessRecord } from "./processes.ts";
 import type { RealNodePorts } from "./real-node/config.ts";
 
-/** The real node of this dev directory (src/dev/real-node/): its ports and the image archives imported into it. */
+/** The real node of this dev directory (src/dev/real-node/): its ports (its images are the machine's: image-store.ts). */
 export interface RealNodeState {
   ports: RealNodePorts;
-  imported: string[];
 }
 
 /** What `slipway dev up` started, persisted so that `status`, `env` and `down` (from any process) agree. */

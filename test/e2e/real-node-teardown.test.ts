@@ -14,6 +14,8 @@ import { up } from "../../src/dev/cluster.ts";
 import { isRunning } from "../../src/dev/processes.ts";
 import { claimFile, claimRealNode, realNodeHolder, releaseRealNode } from "../../src/dev/real-node/claim.ts";
 import { realNodePaths } from "../../src/dev/real-node/config.ts";
+import { readImportRecord } from "../../src/dev/real-node/image-store.ts";
+import { ensureLocalImages } from "../../src/dev/real-node/images.ts";
 import {
   bridgeName,
   leftoverChains,
@@ -52,6 +54,12 @@ describe("dev down of a real node", skipFor(skipped), () => {
       for (const p of nodeProcesses) expect(isRunning(p), `${p.name} still running`).toBe(false);
       expect(shimPids(paths.containerdSocket)).toEqual([]);
       expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), paths.root)).toEqual([]);
+      expect(mountsUnder(readFileSync("/proc/self/mountinfo", "utf8"), paths.containerdRoot)).toEqual([]);
+      // the images stay in the machine's store, recorded by archive: the next `up` imports none of them
+      const archives = await ensureLocalImages();
+      expect(await readImportRecord()).toEqual(
+        Object.fromEntries(archives.map((a) => [a.reference, a.archive])),
+      );
       expect(await leftoverDevices()).toEqual([]);
       expect(await podNetworkNamespaces()).toEqual([]);
       expect(await leftoverChains()).toEqual([]);

@@ -1,5 +1,7 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { realNodeWanted } from "../../src/dev/cluster.ts";
+import { cacheDir } from "../../src/dev/paths.ts";
 import { isAbandoned } from "../../src/dev/real-node/claim.ts";
 import {
   containerdConfig,
@@ -8,6 +10,12 @@ import {
   realNodeApiserverArgs,
   realNodeSpecs,
 } from "../../src/dev/real-node/config.ts";
+import {
+  archivesToImport,
+  imageStoreRoot,
+  parseImageList,
+  staleImages,
+} from "../../src/dev/real-node/image-store.ts";
 import { localImageReferences, newestRelease, parseImageArchives } from "../../src/dev/real-node/images.ts";
 import { cniConfig, iptablesCleanup } from "../../src/dev/real-node/network.ts";
 import { clusterDnsReadiness, coreDnsObjects, realNodePlacement } from "../../src/dev/real-node/objects.ts";
@@ -36,9 +44,11 @@ describe("realNodeWanted", () => {
 });
 
 describe("the real node's configuration", () => {
-  it("keeps containerd's state, socket and CNI under the dev directory, with restrict_oom_score_adj", () => {
+  it("keeps containerd's state, socket and CNI under the dev directory, its root (the images) in the machine's cache, with restrict_oom_score_adj", () => {
     const toml = containerdConfig("/state", "registry.k8s.io/pause:3.10");
-    expect(toml).toContain('root = "/state/real-node/containerd/root"');
+    expect(toml).toContain(`root = "${imageStoreRoot()}"`);
+    expect(imageStoreRoot()).toBe(join(cacheDir(), "real-node", "containerd-root"));
+    expect(toml).toContain('state = "/state/real-node/containerd/state"');
     expect(toml).toContain('address = "/state/real-node/containerd/containerd.sock"');
     expect(toml).toContain("restrict_oom_score_adj = true");
     expect(toml).toContain('sandbox_image = "registry.k8s.io/pause:3.10"');
@@ -208,5 +218,54 @@ describe("an abandoned real-node claim", () => {
   it("is never one whose claimer lives (an `up` between claiming and starting) or whose processes run", () => {
     expect(isAbandoned(claim, { processes: [] }, machine({ 7: "500" }, []))).toBe(false);
     expect(isAbandoned(claim, state, machine({}, [11]))).toBe(false);
+  });
+});
+
+describe("the real node's image store", () => {
+  const pause = { reference: "registry.k8s.io/pause:3.10", archive: "/cache/pause-aaaa.tar" };
+  const slipway = { reference: "ghcr.io/slipway-dev/slipway:0.2.0", archive: "/cache/slipway-bbbb.tar" };
+  const listing = [
+    "REF                              TYPE                                                 DIGEST      SIZE      PLATFORMS   LABELS",
+    "ghcr.io/slipway-dev/slipway:0.2.0 application/vnd.docker.distribution.manifest.v2+json sha256:s1 112.2 MiB linux/amd64 io.cri-containerd.image=managed",
+    "sha256:id-of-slipway application/vnd.docker.distribution.manifest.v2+json sha256:s1 112.2 MiB linux/amd64 io.cri-containerd.image=managed",
+    "10.233.0.1:5000/team/model:v1 application/vnd.oci.image.manifest.v1+json sha256:m1 80 MiB linux/amd64 io.cri-containerd.image=managed",
+    "sha256:id-of-model application/vnd.oci.image.manifest.v1+json sha256:m1 80 MiB linux/amd64 io.cri-containerd.image=managed",
+    "",
+  ].join("\n");
+
+  it("reads `ctr images ls`: each image's name and the manifest it points at", () => {
+    expect(parseImageList(listing)).toEqual([
+      { name: "ghcr.io/slipway-dev/slipway:0.2.0", digest: "sha256:s1" },
+      { name: "sha256:id-of-slipway", digest: "sha256:s1" },
+      { name: "10.233.0.1:5000/team/model:v1", digest: "sha256:m1" },
+      { name: "sha256:id-of-model", digest: "sha256:m1" },
+    ]);
+    expect(parseImageList("REF TYPE DIGEST SIZE PLATFORMS LABELS\n")).toEqual([]);
+  });
+
+  it("imports only what the store lacks or holds from another archive (a rebuilt image)", () => {
+    const stored = parseImageList(listing);
+    // an empty store: everything
+    expect(archivesToImport([pause, slipway], {}, [])).toEqual([pause, slipway]);
+    // held from this very archive: nothing; pause is not held
+    expect(archivesToImport([pause, slipway], { [slipway.reference]: slipway.archive }, stored)).toEqual([
+      pause,
+    ]);
+    // held, but imported from an older build of the image
+    expect(archivesToImport([slipway], { [slipway.reference]: "/cache/slipway-old.tar" }, stored)).toEqual([
+      slipway,
+    ]);
+    // recorded, but the store lost it (a root emptied by hand)
+    expect(archivesToImport([pause], { [pause.reference]: pause.archive }, stored)).toEqual([pause]);
+  });
+
+  it("removes every image that is not one of the set, its CRI names with it; keeps the set's own", () => {
+    const stored = parseImageList(listing);
+    expect(staleImages(stored, [slipway.reference])).toEqual([
+      "10.233.0.1:5000/team/model:v1",
+      "sha256:id-of-model",
+    ]);
+    expect(staleImages(stored, [slipway.reference, "10.233.0.1:5000/team/model:v1"])).toEqual([]);
+    expect(staleImages(stored, [])).toHaveLength(4);
   });
 });

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { packageRoot } from "../paths.ts";
 import type { Pki } from "../pki.ts";
 import type { ProcessRecord } from "../processes.ts";
+import { imageStoreRoot } from "./image-store.ts";
 import { bridgeGateway, clusterDnsIp, podCidr } from "./network.ts";
 
 /** The real node's Node name, label and taint: a pod opts in with realNodePlacement(). */
@@ -38,7 +39,8 @@ export function realNodePaths(dir: string) {
     root,
     containerdConfig: join(root, "containerd.toml"),
     containerdSocket: join(root, "containerd", "containerd.sock"),
-    containerdRoot: join(root, "containerd", "root"),
+    /** the machine's, not the directory's: it keeps the imported images from one `up` to the next (image-store.ts) */
+    containerdRoot: imageStoreRoot(),
     containerdState: join(root, "containerd", "state"),
     registryHosts: join(root, "containerd", "certs.d"),
     cniConfDir: join(root, "cni", "net.d"),

@@ -33,7 +33,8 @@ import {
   realNodeSpecs,
   registryHostsToml,
 } from "./config.ts";
-import { ensureLocalImages, importImages, localImageReferences } from "./images.ts";
+import { syncImageStore } from "./image-store.ts";
+import { ensureLocalImages, localImageReferences } from "./images.ts";
 import { bridgeGateway, cniConfig, createNetwork, removeIptablesRules, removeNetwork } from "./network.ts";
 import {
   clusterDnsReadiness,
@@ -89,7 +90,7 @@ export async function decideRealNode(
   const ports = Object.fromEntries(
     realNodePortNames.map((name, i) => [name, allocated[i]]),
   ) as unknown as RealNodeState["ports"];
-  return { ...state, realNode: { ports, imported: [] } };
+  return { ...state, realNode: { ports } };
 }
 
 function layoutOf(dir: string, state: DevState, realNode: RealNodeState, binaries: Binaries): RealNodeLayout {
@@ -176,11 +177,16 @@ export async function startRealNode(
     containerd: commandProbe("ctr", ["--address", paths.containerdSocket, "version"]),
     kubelet: () => probeHttp(`http://127.0.0.1:${realNode.ports.kubeletHealthz}/healthz`),
   };
+  // a node coming up (not one whose process `up` restarts) finds the store as the last node left it
+  const fresh = !initial.processes.some((p) => p.name === "containerd");
   let state = initial;
   for (const spec of realNodeSpecs(layout)) {
     state = await ensureProcess(dir, state, spec, { ...options, readiness: readiness[spec.name] });
-    if (spec.name === "containerd")
-      state = await importMissing(dir, state, paths.containerdSocket, archives, options.log);
+    if (spec.name === "containerd") {
+      // containers a node left that went without `dev down`
+      if (fresh) await removeContainers(paths.containerdSocket);
+      await syncImageStore(paths.containerdSocket, archives, { log: options.log, prune: fresh });
+    }
   }
   await waitForRealNodeReady(state.kubeconfig, options.timeoutMs);
   await applyNodeObjects(state.kubeconfig, dir);
@@ -213,23 +219,6 @@ async function waitForClusterDns(kubeconfig: string, timeoutMs: number): Promise
         ),
     },
   );
-}
-
-async function importMissing(
-  dir: string,
-  state: DevState,
-  socket: string,
-  archives: Awaited<ReturnType<typeof ensureLocalImages>>,
-  log: (line: string) => void,
-): Promise<DevState> {
-  const imported = state.realNode?.imported ?? [];
-  const missing = archives.filter((a) => !imported.includes(a.archive));
-  if (missing.length === 0 || !state.realNode) return state;
-  log(`importing ${missing.map((a) => a.reference).join(", ")} into the real node's containerd`);
-  await importImages(socket, missing);
-  const next = { ...state, realNode: { ...state.realNode, imported: archives.map((a) => a.archive) } };
-  await writeState(dir, next);
-  return next;
 }
 
 const isReady = (node: V1Node | undefined) =>
@@ -286,12 +275,11 @@ export async function stopRealNode(dir: string, state: DevState, apiserverUp: bo
   await stopProcesses([...record("containerd"), ...record("apiserver-bridge")]);
   await killShims(paths.containerdSocket);
   await unmountUnder(paths.root);
+  await unmountUnder(paths.containerdRoot); // containerd's own while it unpacks (tmpmounts)
   await removeNetwork();
   await removeIptablesRules();
   await releaseRealNode(dir);
-  const next = { ...state, processes: state.processes.filter((p) => !realNodeProcessNames.includes(p.name)) };
-  if (next.realNode) next.realNode = { ...next.realNode, imported: [] };
-  return next;
+  return { ...state, processes: state.processes.filter((p) => !realNodeProcessNames.includes(p.name)) };
 }
 
 /** Lets the real node's containerd pull from dev's registry at `registry` (host:port). */

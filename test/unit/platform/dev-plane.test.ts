@@ -101,10 +101,7 @@ describe("the dev plane of a kubeconfig", () => {
     const kubeconfig = join(dir, "kubeconfig");
     await writeFile(kubeconfig, "");
     const state = { kubeVersion: "v1.36.3", kubeconfig, ports: {}, pki: {}, processes: [] };
-    await writeFile(
-      join(dir, "state.json"),
-      JSON.stringify({ ...state, realNode: { ports: {}, imported: [] } }),
-    );
+    await writeFile(join(dir, "state.json"), JSON.stringify({ ...state, realNode: { ports: {} } }));
     expect(await devPlaneOf(kubeconfig)).toEqual({ dir, realNode: true });
     await writeFile(join(dir, "state.json"), JSON.stringify({ ...state, realNodeSkipped: "not wanted" }));
     expect(await devPlaneOf(kubeconfig)).toEqual({ dir, realNode: false, realNodeSkipped: "not wanted" });
