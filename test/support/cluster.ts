@@ -3,6 +3,7 @@ import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { expect, inject, onTestFinished } from "vitest";
 import { describeObject, podsIn } from "../../src/dev/describe-object.ts";
 import { describeWithLogs } from "../../src/dev/pod-logs.ts";
+import { testNamespaceLabel } from "./namespace-janitor.ts";
 
 /** A client configuration for the test run's control plane (admin credentials). */
 export function adminConfig(): KubeConfig {
@@ -32,7 +33,7 @@ export async function testNamespace(prefix = "t"): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString("hex")}`;
   namespaceFiles.set(name, currentFile());
   const core = adminConfig().makeApiClient(CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name, labels: { "slipway.dev/test": "true" } } } });
+  await core.createNamespace({ body: { metadata: { name, labels: { [testNamespaceLabel]: "true" } } } });
   onTestFinished(async () => {
     await core.deleteNamespace({ name }).catch(() => {});
   });

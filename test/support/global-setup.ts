@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { down, up } from "../../src/dev/cluster.ts";
 import { readState } from "../../src/dev/state.ts";
+import { startNamespaceJanitor } from "./namespace-janitor.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,6 +22,7 @@ declare module "vitest" {
  * the end) nor stop it again: the setup that started it stops it.
  */
 const startedThisRun = "SLIPWAY_TEST_PLANE_STARTED_THIS_RUN";
+const janitorStarted = "SLIPWAY_TEST_JANITOR_STARTED";
 
 /**
  * One control plane for the whole test run: the one named by SLIPWAY_TEST_KUBECONFIG if set, else
@@ -49,7 +51,16 @@ export default async function setup(project: TestProject) {
   project.provide("devDir", devDir);
   const outlives = wasRunning || process.env.SLIPWAY_TEST_KEEP === "1";
   project.provide("planeOutlivesRun", outlives);
+  // one janitor a run, in the first project's setup (namespace-janitor.ts)
+  const firstSetup = process.env[janitorStarted] !== devDir;
+  process.env[janitorStarted] = devDir;
+  const stopJanitor = firstSetup ? startNamespaceJanitor(state.kubeconfig) : undefined;
   return async () => {
+    const released = await stopJanitor?.();
+    if (released)
+      console.error(
+        `[control plane] cleared the finalizers of ${released} objects in test namespaces whose operator had stopped`,
+      );
     if (startsIt && !outlives) await down(devDir);
   };
 }

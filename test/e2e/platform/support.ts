@@ -14,6 +14,7 @@ import type { PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { packageRoot } from "../../../src/dev/paths.ts";
 import { type CliResult, slipway } from "../../support/cli.ts";
 import { adminConfig } from "../../support/cluster.ts";
+import { testNamespaceLabel } from "../../support/namespace-janitor.ts";
 
 export interface OperatorProcess {
   child: ChildProcess;
@@ -75,7 +76,7 @@ export function startOperator(
 export async function suiteNamespace(prefix: string): Promise<{ name: string; remove: () => Promise<void> }> {
   const name = `${prefix}-${randomBytes(4).toString("hex")}`;
   const core = adminConfig().makeApiClient(CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name, labels: { "slipway.dev/test": "true" } } } });
+  await core.createNamespace({ body: { metadata: { name, labels: { [testNamespaceLabel]: "true" } } } });
   return { name, remove: async () => void (await core.deleteNamespace({ name }).catch(() => {})) };
 }
 

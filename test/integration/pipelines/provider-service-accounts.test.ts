@@ -18,6 +18,7 @@ import { types } from "../../../src/pipelines/types.ts";
 import { adminConfig, eventually } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
 import { Api, installArgoCrds, type Obj } from "../../support/fakes/pipelines-operator.ts";
+import { testNamespaceLabel } from "../../support/namespace-janitor.ts";
 import { condition } from "../../support/pipelines-testbed.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test reads of arbitrary objects
@@ -72,7 +73,7 @@ describe("the ServiceAccounts a Provider may name", () => {
     namespace = `pvd-sa-${randomBytes(4).toString("hex")}`;
     await adminConfig()
       .makeApiClient(CoreV1Api)
-      .createNamespace({ body: { metadata: { name: namespace, labels: { "slipway.dev/test": "true" } } } });
+      .createNamespace({ body: { metadata: { name: namespace, labels: { [testNamespaceLabel]: "true" } } } });
     await startOperator(namespace);
   });
   afterAll(async () => {
