@@ -46,8 +46,8 @@ import { PipelineKind, RunKind } from "../src/apis/pipelines/index.ts";
 import { PlatformKind } from "../src/apis/platform/platform.ts";
 import { resourcePath } from "../src/kube/keys.ts";
 import { RestClient } from "../src/kube/rest.ts";
-import { userKubeConfig } from "../src/server/auth.ts";
 import { applyCrds } from "../test/support/fakes/apply-crds.ts";
+import { userKubeConfig } from "../test/support/fakes/user-kubeconfig.ts";
 import { builtUi, runsFirstPageSeconds } from "./server/ui-page.ts";
 import { benchControlPlane, pool, sleep } from "./support.ts";
 

@@ -2,7 +2,7 @@
 
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import { resourceTypeOf } from "../apis/kind.ts";
-import { secretType } from "../kube/core-types.ts";
+import { podType, secretType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
 import { overrideConfigMapName } from "./override.ts";
 
@@ -19,14 +19,7 @@ export const types = {
     namespaced: true,
     labelSelector: buildLabelSelector,
   },
-  pod: {
-    group: "",
-    version: "v1",
-    kind: "Pod",
-    plural: "pods",
-    namespaced: true,
-    labelSelector: buildLabelSelector,
-  },
+  pod: { ...podType, labelSelector: buildLabelSelector },
   secret: secretType,
   /** Only the namespaces' override ConfigMaps are cached, not every ConfigMap of the cluster. */
   overrideConfigMap: {

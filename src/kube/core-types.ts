@@ -24,3 +24,28 @@ export const crdType: ResourceType = {
   plural: "customresourcedefinitions",
   namespaced: false,
 };
+
+export const podType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Pod",
+  plural: "pods",
+  namespaced: true,
+};
+
+export const namespaceType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Namespace",
+  plural: "namespaces",
+  namespaced: false,
+};
+
+/** The core Events (`involvedObject`), which the server selects by field; the runtime writes events.k8s.io's. */
+export const coreEventType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Event",
+  plural: "events",
+  namespaced: true,
+};

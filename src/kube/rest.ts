@@ -138,19 +138,9 @@ export class RestClient {
       signal,
       timeoutMs: idleTimeoutMs,
     });
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status > 299) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      const text = Buffer.concat(chunks).toString("utf8");
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {}
-      throw new ApiError(status, "WATCH", path, body);
-    }
-    onOpen();
     response.setEncoding("utf8");
+    await refuseNon2xx(response, "WATCH", path);
+    onOpen();
     let buffered = "";
     for await (const chunk of response) {
       buffered += chunk as string;
@@ -163,6 +153,31 @@ export class RestClient {
       }
     }
     if (!response.complete && !signal.aborted) throw new Error(`watch ${path}: connection closed mid-stream`);
+  }
+
+  /**
+   * The text of a GET as it arrives (a followed container log), until the server ends it or `signal`
+   * aborts. A non-2xx answer rejects with ApiError before any text. No rate-limit token: like a
+   * watch, one long request.
+   */
+  async stream(
+    path: string,
+    query: RequestOptions["query"],
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<string>> {
+    const response = await this.#send("GET", path, { query, signal, timeoutMs: 0 });
+    response.setEncoding("utf8");
+    await refuseNon2xx(response, "GET", path);
+    return response as AsyncIterable<string>;
+  }
+
+  /** A client with the same credentials and connections of its own (for a long stream, closed with it). */
+  withOwnConnections(): RestClient {
+    return new RestClient(this.#kubeConfig, {
+      onRequest: this.#onRequest,
+      userAgent: this.#userAgent,
+      onRateLimiterWait: this.#onRateLimiterWait,
+    });
   }
 
   /** Closes idle keep-alive connections. */
@@ -271,6 +286,19 @@ export class RestClient {
 }
 
 const neverAborted = new AbortController().signal;
+
+/** Rejects with ApiError (its Status body read) unless `response` (set to utf8) is a 2xx answer. */
+async function refuseNon2xx(response: http.IncomingMessage, method: string, path: string): Promise<void> {
+  const status = response.statusCode ?? 0;
+  if (status >= 200 && status <= 299) return;
+  let text = "";
+  for await (const chunk of response) text += chunk as string;
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  throw new ApiError(status, method, path, body);
+}
 
 function sameBuffer(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -3,7 +3,7 @@
 import { resourceTypeOf } from "../apis/kind.ts";
 import { ComponentKind } from "../apis/platform/component.ts";
 import { PlatformKind } from "../apis/platform/platform.ts";
-import { secretType } from "../kube/core-types.ts";
+import { podType, secretType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
 import { labels } from "./component-objects.ts";
 
@@ -65,7 +65,7 @@ export const types = {
     plural: "ingressclasses",
     namespaced: false,
   },
-  pod: { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
+  pod: podType,
   endpointSlice: {
     group: "discovery.k8s.io",
     version: "v1",

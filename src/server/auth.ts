@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { ApiException, AuthenticationV1Api, KubeConfig, type RequestContext } from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { RestClient } from "../kube/rest.ts";
+import { ApiError, RestClient } from "../kube/rest.ts";
 import { setNewest, TtlCache } from "../lib/bounded-map.ts";
 import { HttpError, TooManyRequests } from "./errors.ts";
 import type { FailureLimiter } from "./limits/failure-limiter.ts";
@@ -21,9 +21,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The caller, from the TokenReview of their bearer token. */
     user: AuthenticatedUser;
-    /** A client configuration that acts on the Kubernetes API as the caller (with their token). */
-    kube: KubeConfig;
-    /** The lean JSON client of the same caller, for the hot reads (one GET, one list page). */
+    /** The client that acts on the Kubernetes API as the caller (with their token), for every call. */
     rest: RestClient;
     /** Whether the caller's token is still accepted (reviewed again once the cached review is older than its TTL). */
     stillAuthenticated: () => Promise<boolean>;
@@ -31,37 +29,13 @@ declare module "fastify" {
 }
 
 /**
- * A KubeConfig whose requests share one connection pool. The client library gives every request a
- * new undici Agent, so each REST call opened a new TLS connection to the API server (and left it
- * open until idle). The pool carries no credential: every request still sends the caller's token.
+ * The server's cluster (address, CA) with the caller's token as the only credential: none of the
+ * server's own (its token or client certificate) is carried over.
  */
-class PooledKubeConfig extends KubeConfig {
-  #dispatcher: ReturnType<RequestContext["getDispatcher"]>;
-
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    this.#dispatcher ??= context.getDispatcher();
-    if (this.#dispatcher) context.setDispatcher(this.#dispatcher);
-  }
-}
-
-/** The same configuration (cluster, user, context) whose requests share one connection pool. */
-export function pooledKubeConfig(config: KubeConfig): KubeConfig {
-  const pooled = new PooledKubeConfig();
-  pooled.loadFromOptions({
-    clusters: config.clusters,
-    users: config.users,
-    contexts: config.contexts,
-    currentContext: config.currentContext,
-  });
-  return pooled;
-}
-
-/** The server's cluster (address, CA) with the caller's token as the only credential; its requests share connections. */
-export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
+export function callerAccess(server: KubeConfig, token: string): KubeConfig {
   const cluster = server.getCurrentCluster();
   if (!cluster) throw new Error("the server's kubeconfig has no current cluster");
-  const config = new PooledKubeConfig();
+  const config = new KubeConfig();
   config.loadFromOptions({
     clusters: [cluster],
     users: [{ name: "caller", token }],
@@ -71,22 +45,30 @@ export function userKubeConfig(server: KubeConfig, token: string): KubeConfig {
   return config;
 }
 
+/** The client of the caller of `token`; its connections are kept (keep-alive) and shared by its requests. */
+export const callerClient = (server: KubeConfig, token: string): RestClient =>
+  new RestClient(callerAccess(server, token), { userAgent: "slipway-server" });
+
 /** Asks whether a token is valid: the user it belongs to, or undefined when it is refused. */
 export type TokenReviewer = (token: string) => Promise<AuthenticatedUser | undefined>;
 
-/**
- * The TokenReview of the Kubernetes API, as the server's own identity (its reviews share one
- * connection pool; the client library would open a TLS connection per review); a failed review is a 503.
- */
+const tokenReviews = "/apis/authentication.k8s.io/v1/tokenreviews";
+
+interface TokenReviewStatus {
+  authenticated?: boolean;
+  user?: { username?: string; uid?: string; groups?: string[] };
+}
+
+/** The TokenReview of the Kubernetes API, as the server's own identity (one client, its connections kept); a failed review is a 503. */
 export function kubernetesTokenReviewer(server: KubeConfig): TokenReviewer {
-  const api = pooledKubeConfig(server).makeApiClient(AuthenticationV1Api);
+  const rest = new RestClient(server, { userAgent: "slipway-server" });
   return async (token) => {
-    const review = await api
-      .createTokenReview({
+    const review = await rest
+      .request<{ status?: TokenReviewStatus }>("POST", tokenReviews, {
         body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
       })
       .catch((error: unknown) => {
-        const code = error instanceof ApiException ? ` (Kubernetes answered ${error.code})` : "";
+        const code = error instanceof ApiError ? ` (Kubernetes answered ${error.status})` : "";
         throw new HttpError(503, `cannot check the bearer token: the TokenReview failed${code}`);
       });
     const status = review.status;
@@ -95,21 +77,10 @@ export function kubernetesTokenReviewer(server: KubeConfig): TokenReviewer {
   };
 }
 
-/** The clients acting as one caller: the Kubernetes library's and the lean JSON one (src/kube/rest.ts). */
-export interface CallerClients {
-  kube: KubeConfig;
-  rest: RestClient;
-}
-
-/** An accepted caller: who they are and clients acting as them. */
-export interface Caller extends CallerClients {
+/** An accepted caller: who they are and the client acting as them. */
+export interface Caller {
   user: AuthenticatedUser;
-}
-
-/** Both clients of the caller of `token`; their connections are kept (keep-alive) and shared by its requests. */
-export function callerClients(server: KubeConfig, token: string): CallerClients {
-  const kube = userKubeConfig(server, token);
-  return { kube, rest: new RestClient(kube, { userAgent: "slipway-server" }) };
+  rest: RestClient;
 }
 
 export interface AuthenticatorOptions {
@@ -135,7 +106,7 @@ export class TokenAuthenticator {
   readonly #refused: TtlCache<true>;
   readonly #pending = new Map<string, Promise<Caller | undefined>>();
   /** Each accepted token's client, kept across its reviews so its connections are reused (least recently reviewed forgotten first). */
-  readonly #clients = new Map<string, CallerClients>();
+  readonly #clients = new Map<string, RestClient>();
   readonly #entries: number;
   readonly #now: () => number;
 
@@ -171,14 +142,14 @@ export class TokenAuthenticator {
     const user = await this.#review(token);
     if (!user) {
       this.#refused.set(key, true, this.#now());
-      this.#clients.get(key)?.rest.close();
+      this.#clients.get(key)?.close();
       this.#clients.delete(key);
       return undefined;
     }
-    const clients = this.#clients.get(key) ?? callerClients(this.#server, token);
+    const rest = this.#clients.get(key) ?? callerClient(this.#server, token);
     // a forgotten caller's connections are closed (a later request of theirs opens new ones)
-    setNewest(this.#clients, key, clients, this.#entries)?.rest.close();
-    const caller = { user, ...clients };
+    setNewest(this.#clients, key, rest, this.#entries)?.close();
+    const caller = { user, rest };
     this.#accepted.set(key, caller, this.#now());
     return caller;
   }
@@ -206,7 +177,6 @@ export function authenticationHook(authenticator: TokenAuthenticator, failures: 
       authenticator.known(token) ?? (await limitedReview(authenticator, failures, request.ip, token));
     if (!caller) throw unauthorized(reply, "the bearer token is not valid (TokenReview refused it)");
     request.user = caller.user;
-    request.kube = caller.kube;
     request.rest = caller.rest;
     request.stillAuthenticated = async () => (await authenticator.authenticate(token)) !== undefined;
   };

@@ -1,5 +1,4 @@
 import { STATUS_CODES } from "node:http";
-import { ApiException } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../kube/rest.ts";
@@ -48,11 +47,9 @@ export class TooManyRequests extends HttpError {
   }
 }
 
-/** The status the Kubernetes API refused with, from either client (the library's or src/kube/rest.ts). */
+/** The status the Kubernetes API refused with (src/kube/rest.ts's ApiError). */
 export function upstreamStatus(error: unknown): number | undefined {
-  if (error instanceof ApiError) return error.status;
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "number" ? code : undefined;
+  return error instanceof ApiError ? error.status : undefined;
 }
 
 /**
@@ -100,22 +97,6 @@ function validationMessage(field: string, issue: ValidationIssue): string {
   return `${field} ${issue.message ?? "is invalid"}`;
 }
 
-/** The message of a Kubernetes `Status` body, whether client-node kept it as text or parsed it. */
-function kubernetesMessage(body: unknown): string | undefined {
-  let status = body;
-  if (typeof body === "string") {
-    try {
-      status = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
-  if (status && typeof status === "object" && "message" in status && typeof status.message === "string") {
-    return status.message;
-  }
-  return undefined;
-}
-
 /** A refusal of the Kubernetes API (as the caller) is the caller's answer; its failure is a 502. */
 function kubernetesErrorBody(code: number, message: string | undefined): ErrorBody {
   if (code === 401) return errorBody(401, "the Kubernetes API refused the credentials");
@@ -126,7 +107,6 @@ function kubernetesErrorBody(code: number, message: string | undefined): ErrorBo
 /** Maps any error a handler throws to the status and JSON body the client gets. */
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof HttpError) return errorBody(error.statusCode, error.message, error.field);
-  if (error instanceof ApiException) return kubernetesErrorBody(error.code, kubernetesMessage(error.body));
   if (error instanceof ApiError)
     return kubernetesErrorBody(error.status, error.statusMessage ?? error.message);
   const fastifyError = error as Partial<FastifyError>;

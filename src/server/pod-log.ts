@@ -1,6 +1,9 @@
 /** A container's log as the caller: what the server answers for a build's or a pipeline step's pod. */
-import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
+import { podType } from "../kube/core-types.ts";
+import { resourcePath } from "../kube/keys.ts";
+import type { RestClient } from "../kube/rest.ts";
 
 /** Lines of a container's log sent (then, when followed, what it writes from then on). */
 export const tailLines = 1000;
@@ -23,14 +26,25 @@ export function containerStep(pod: V1Pod, container: string): "follow" | "wait" 
 
 /** The last `tailLines` lines of `container`; empty while it has not started (the API server refuses to read it). */
 export async function containerLogTail(
-  kube: KubeConfig,
+  rest: RestClient,
   pod: V1Pod & { metadata: { name: string; namespace: string } },
   container: string,
 ): Promise<{ pod: string; container: string; logs: string }> {
   const { name, namespace } = pod.metadata;
   if (containerStep(pod, container) !== "follow") return { pod: name, container, logs: "" };
-  const logs = await kube
-    .makeApiClient(CoreV1Api)
-    .readNamespacedPodLog({ namespace, name, container, tailLines });
+  const logs = await rest.request<string>("GET", podLogPath(namespace, name), {
+    query: { container, tailLines },
+  });
   return { pod: name, container, logs };
 }
+
+/** The log subresource of a pod (text, not JSON). */
+export const podLogPath = (namespace: string, name: string) =>
+  resourcePath(podType, { namespace, name, subresource: "log" });
+
+/** The pods of `namespace` a selector picks, as the caller. */
+export const listPods = (
+  rest: RestClient,
+  namespace: string,
+  selector: { labelSelector?: string; fieldSelector?: string },
+) => rest.request<{ items: V1Pod[] }>("GET", resourcePath(podType, { namespace }), { query: selector });

@@ -6,8 +6,8 @@ import {
   RbacAuthorizationV1Api,
   type V1PolicyRule,
 } from "@kubernetes/client-node";
-import { userKubeConfig } from "../../src/server/auth.ts";
 import { adminConfig, eventually } from "./cluster.ts";
+import { userKubeConfig } from "./fakes/user-kubeconfig.ts";
 
 /**
  * A kubeconfig for the cluster of `admin` that authenticates as a ServiceAccount (a token minted

@@ -7,8 +7,12 @@
  * - src/lib (small shared utilities) imports no other part of src;
  * - the top-level folders of src import each other without cycles;
  * - nothing in src is used only by tests or benchmarks: every src file is reachable from what
- *   production starts (test/support/import-graph.ts `productionEntryPoints`).
+ *   production starts (test/support/import-graph.ts `productionEntryPoints`);
+ * - src/server calls the Kubernetes API with one client, the caller's src/kube/rest.ts: of the
+ *   Kubernetes library it imports types and the kubeconfig loader only.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type ImportEdge,
@@ -18,6 +22,7 @@ import {
   productionSrcFiles,
   programsNamedIn,
   reachable,
+  repositoryRoot,
   sourceFiles,
 } from "../support/import-graph.ts";
 
@@ -52,6 +57,19 @@ function ruleBreaks(edge: ImportEdge): string | undefined {
   if (from && to === "server" && from !== "server" && from !== "cli") return "an area imports src/server";
   if (from === "lib" && to && to !== "lib") return "src/lib imports another part of src";
   return undefined;
+}
+
+/** What `source` imports of the Kubernetes library as values (not `type`): e.g. `CoreV1Api`. Pure. */
+export function kubernetesLibraryValues(source: string): string[] {
+  const imports = source.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"@kubernetes\/client-node"/g);
+  return [...imports].flatMap(([, wholeType, names = ""]) =>
+    wholeType
+      ? []
+      : names
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name && !name.startsWith("type ")),
+  );
 }
 
 /** Every cycle between src's top-level folders, each as the folders and one import per step. */
@@ -111,6 +129,20 @@ describe("layering", () => {
         "web/src/main.tsx",
       ]),
     );
+  });
+
+  it("src/server calls the Kubernetes API only through the caller's lean client: of the library, types and KubeConfig", () => {
+    const calls = sourceFiles("src/server").flatMap((file) =>
+      kubernetesLibraryValues(readFileSync(join(repositoryRoot, file), "utf8"))
+        .filter((name) => name !== "KubeConfig")
+        .map((name) => `${file}: ${name}`),
+    );
+    expect(calls).toEqual([]);
+    expect(
+      kubernetesLibraryValues(
+        'import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";\nimport type { V1Pod } from "@kubernetes/client-node";',
+      ),
+    ).toEqual(["CoreV1Api"]);
   });
 
   it("nothing in src is used only by tests or benchmarks: every src file is reachable from what production starts", () => {

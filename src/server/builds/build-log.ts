@@ -3,12 +3,12 @@
  * followed while it builds — every container of the pod in the order they run (init containers
  * first), each from when it starts until it exits.
  */
-import { CoreV1Api, HttpMethod, type KubeConfig, RequestContext, type V1Pod } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
 import type { FastifyBaseLogger } from "fastify";
-import { fetch } from "undici";
 import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
+import type { RestClient } from "../../kube/rest.ts";
 import { HttpError } from "../errors.ts";
-import { containerState, containerStep, tailLines } from "../pod-log.ts";
+import { containerState, containerStep, listPods, podLogPath, tailLines } from "../pod-log.ts";
 import type { StreamFeed } from "../sse.ts";
 
 /** How often a pod whose next container has not started yet is read again. */
@@ -18,17 +18,14 @@ const started = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).g
 
 /** The newest pod of the build's Job, in the Job's namespace; 404 naming what is missing. */
 export async function buildPod(
-  kube: KubeConfig,
+  rest: RestClient,
   build: ImageBuild,
 ): Promise<V1Pod & { metadata: { name: string; namespace: string } }> {
   const what = `ImageBuild ${build.metadata.namespace}/${build.metadata.name}`;
   if (build.status?.reused) throw new HttpError(404, `${what} built nothing: the image already existed`);
   const job = build.status?.job;
   if (!job) throw new HttpError(404, `${what} has no build Job yet`);
-  const pods = await kube.makeApiClient(CoreV1Api).listNamespacedPod({
-    namespace: job.namespace,
-    labelSelector: `job-name=${job.name}`,
-  });
+  const pods = await listPods(rest, job.namespace, { labelSelector: `job-name=${job.name}` });
   const pod = pods.items.sort((a, b) => started(b) - started(a))[0];
   if (!pod?.metadata?.name)
     throw new HttpError(
@@ -69,15 +66,14 @@ const pause = (ms: number, signal: AbortSignal) =>
  * container still runs closes the stream without `end`, so the client reconnects.
  */
 export async function followPodLog(
-  kube: KubeConfig,
+  rest: RestClient,
   first: V1Pod & { metadata: { name: string; namespace: string } },
   feed: StreamFeed,
   log: FastifyBaseLogger,
 ): Promise<void> {
   const { name, namespace } = first.metadata;
-  const core = kube.makeApiClient(CoreV1Api);
   const current = async () =>
-    (await core.listNamespacedPod({ namespace, fieldSelector: `metadata.name=${name}` })).items[0];
+    (await listPods(rest, namespace, { fieldSelector: `metadata.name=${name}` })).items[0];
   const containers = podContainers(first);
   const build = buildContainer(first);
   feed.send("start", { pod: name, containers, ...(build ? { build } : {}) });
@@ -90,7 +86,7 @@ export async function followPodLog(
     if (!pod || feed.signal.aborted) break;
     if (containerStep(pod, container) === "skip") continue;
     feed.send("container", { name: container });
-    await followContainer(kube, { namespace, pod: name, container }, feed);
+    await followContainer(rest, { namespace, pod: name, container }, feed);
     pod = await afterLogEnded(current, container, feed.signal);
     if (pod && !feed.signal.aborted && containerState(pod, container)?.running) {
       log.info(
@@ -130,37 +126,23 @@ async function afterLogEnded(
 
 /**
  * One container's log with follow=true, as `log` events, until the kubelet ends it or the stream closes.
- * Read here rather than with the client library's `Log`: it pipes the response with no error handler,
- * so closing a stream mid-log raised an uncaught AbortError that would end the server.
+ * (Not the client library's `Log`: it pipes the response with no error handler, so closing a stream
+ * mid-log raised an uncaught AbortError that would end the server.)
  */
 async function followContainer(
-  kube: KubeConfig,
+  rest: RestClient,
   where: { namespace: string; pod: string; container: string },
   feed: StreamFeed,
 ): Promise<void> {
-  const server = kube.getCurrentCluster()?.server;
-  if (!server) throw new Error("the caller's kubeconfig has no current cluster");
-  const url = new URL(`${server}/api/v1/namespaces/${where.namespace}/pods/${where.pod}/log`);
-  for (const [key, value] of Object.entries({ container: where.container, follow: "true", tailLines })) {
-    url.searchParams.set(key, String(value));
-  }
-  const request = new RequestContext(url.toString(), HttpMethod.GET);
-  await kube.applySecurityAuthentication(request);
   try {
-    const response = await fetch(url, {
-      headers: request.getHeaders(),
-      dispatcher: request.getDispatcher(),
-      signal: feed.signal,
-    });
-    if (response.status !== 200 || !response.body) {
-      throw new Error(`reading the log of ${where.pod}/${where.container} answered HTTP ${response.status}`);
-    }
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body) {
-      const text = decoder.decode(chunk, { stream: true });
-      if (text) feed.send("log", { text });
-    }
+    const text = await rest.stream(
+      podLogPath(where.namespace, where.pod),
+      { container: where.container, follow: true, tailLines },
+      feed.signal,
+    );
+    for await (const chunk of text) if (chunk) feed.send("log", { text: chunk });
   } catch (error) {
-    if (!feed.signal.aborted) throw error;
+    if (feed.signal.aborted) return;
+    throw new Error(`reading the log of ${where.pod}/${where.container} failed: ${(error as Error).message}`);
   }
 }

@@ -1,9 +1,8 @@
 /**
  * REST API of image builds (mounted under /api/v1 by `slipway server`): create, get, list, delete and
- * logs of ImageBuild resources, acting on the Kubernetes API as the caller (request.kube) — the
+ * logs of ImageBuild resources, acting on the Kubernetes API as the caller (request.rest) — the
  * resources are the source of truth; nothing here bypasses them.
  */
-import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import {
@@ -13,6 +12,7 @@ import {
   ImageBuildStatus,
 } from "../../apis/builds/imagebuild.ts";
 import { types } from "../../builds/resource-types.ts";
+import { resourcePath } from "../../kube/keys.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { readObject, readPage } from "../caller-reads.ts";
@@ -54,13 +54,6 @@ function view(build: ImageBuild): Static<typeof ImageBuildView> {
   return { ...resourceView(build), ...(build.metadata.uid ? { uid: build.metadata.uid } : {}) };
 }
 
-const coordinates = {
-  group: ImageBuildKind.group,
-  version: ImageBuildKind.version,
-  plural: ImageBuildKind.plural,
-};
-const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
-
 const notFound = (namespace: string, name: string) => notFoundAs(`ImageBuild ${namespace}/${name}`);
 
 /** The rule the CRD states in CEL, checked here too so the answer is a 400 naming the field. */
@@ -77,8 +70,8 @@ function checkBuildArgs(spec: Static<typeof ImageBuildSpec>) {
  * The last 1000 lines of the build container (buildContainer: Kaniko's or buildah's) of the newest
  * pod of the build's Job; empty while that container has not started.
  */
-async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<typeof LogsView>> {
-  const pod = await buildPod(kube, build);
+async function buildLogs(rest: RestClient, build: ImageBuild): Promise<Static<typeof LogsView>> {
+  const pod = await buildPod(rest, build);
   const { name, namespace } = pod.metadata;
   const container = buildContainer(pod);
   if (!container)
@@ -86,7 +79,7 @@ async function buildLogs(kube: KubeConfig, build: ImageBuild): Promise<Static<ty
       404,
       `the build pod ${namespace}/${name} has no build container (one of ${buildContainerNames.join(", ")})`,
     );
-  return containerLogTail(kube, pod, container);
+  return containerLogTail(rest, pod, container);
 }
 
 const LogsQuery = Type.Object(
@@ -129,9 +122,7 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
     async (request, reply) => {
       const { namespace } = request.params;
       checkBuildArgs(request.body.spec);
-      const created = (await objects(request.kube).createNamespacedCustomObject({
-        ...coordinates,
-        namespace,
+      const created = (await request.rest.request("POST", resourcePath(types.imageBuild, { namespace }), {
         body: {
           apiVersion: ImageBuildKind.apiVersion,
           kind: ImageBuildKind.kind,
@@ -193,8 +184,10 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
     },
     async (request, reply) => {
       const { namespace, name } = request.params;
-      await objects(request.kube)
-        .deleteNamespacedCustomObject({ ...coordinates, namespace, name, propagationPolicy: "Background" })
+      await request.rest
+        .request("DELETE", resourcePath(types.imageBuild, { namespace, name }), {
+          body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Background" },
+        })
         .catch(notFound(namespace, name));
       return reply.status(202).send({ deleted: `${namespace}/${name}` });
     },
@@ -216,10 +209,10 @@ export async function imageBuildRoutes(app: FastifyInstance, options: BuildRoute
     async (request, reply) => {
       const { namespace, name } = request.params;
       const build = await read(request.rest, namespace, name);
-      if (!request.query.follow) return buildLogs(request.kube, build);
+      if (!request.query.follow) return buildLogs(request.rest, build);
       await followedEventStream(request, reply, options.heartbeatMs, async (feed) => {
-        const pod = await buildPod(request.kube, build);
-        void followPodLog(request.kube, pod, feed, request.log).catch((error: unknown) => {
+        const pod = await buildPod(request.rest, build);
+        void followPodLog(request.rest, pod, feed, request.log).catch((error: unknown) => {
           request.log.warn({ err: error }, "following the build log failed; closing the stream");
           feed.close();
         });

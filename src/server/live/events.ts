@@ -49,7 +49,7 @@ export function resourceEventsHandler<View>(
       // a paged list's changes: the caller holds its pages; the server holds no copy of the namespace
       await followedEventStream(request, reply, heartbeatMs, async (feed) => {
         await followChanges(
-          request.kube,
+          request.rest,
           { type, namespace, ...(name ? { fieldSelector: `metadata.name=${name}` } : {}) },
           resourceVersion,
           {
@@ -70,7 +70,7 @@ export function resourceEventsHandler<View>(
     }
     await followedEventStream(request, reply, heartbeatMs, (feed) =>
       followResources(
-        request.kube,
+        request.rest,
         { type, namespace, ...(name ? { fieldSelector: `metadata.name=${name}` } : {}) },
         {
           snapshot: (objects) => feed.send("snapshot", { items: objects.map(view) }),

@@ -1,9 +1,8 @@
-import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyBaseLogger } from "fastify";
 import type { Logger } from "pino";
 import { Informer } from "../../kube/informer.ts";
 import { resourcePath } from "../../kube/keys.ts";
-import { ApiError, isGone, RestClient, type WatchEvent } from "../../kube/rest.ts";
+import { ApiError, isGone, type RestClient, type WatchEvent } from "../../kube/rest.ts";
 import type { KubeObject, ResourceType } from "../../kube/types.ts";
 import { abortableSleep } from "../../lib/abortable-sleep.ts";
 import { exponentialDelay } from "../../lib/backoff.ts";
@@ -30,18 +29,18 @@ export interface FollowHandlers {
 const failuresToGiveUp = 5;
 
 /**
- * Follows the objects of `scope` as the caller, with the runtime's informer (list, watch from the
+ * Follows the objects of `scope` as the caller (on connections of its own, closed with it), with the runtime's informer (list, watch from the
  * list's resourceVersion, resume, relist on 410 Gone). Resolves once the
  * first list is in (after `snapshot`); that list's error rejects (the caller answers it as an HTTP error). Later
  * failures back off and retry, and the fifth in a row goes to onFailure.
  */
 export async function followResources(
-  kube: KubeConfig,
+  caller: RestClient,
   scope: FollowScope,
   handlers: FollowHandlers,
 ): Promise<void> {
   const { signal, onFailure } = handlers;
-  const rest = new RestClient(kube, { userAgent: "slipway-server" });
+  const rest = caller.withOwnConnections();
   let rejectFirstList: (error: unknown) => void = () => {};
   const firstList = new Promise<never>((_, reject) => {
     rejectFirstList = reject;
@@ -90,12 +89,12 @@ export interface ChangeHandlers {
  * an HTTP error). A 410 Gone is `expired` and the end; the fifth other failure in a row `onFailure`.
  */
 export async function followChanges(
-  kube: KubeConfig,
+  caller: RestClient,
   scope: FollowScope,
   resourceVersion: string,
   handlers: ChangeHandlers,
 ): Promise<void> {
-  const rest = new RestClient(kube, { userAgent: "slipway-server" });
+  const rest = caller.withOwnConnections();
   const path = resourcePath(scope.type, { namespace: scope.namespace });
   const { signal } = handlers;
   let from = resourceVersion;

@@ -4,13 +4,15 @@
  * Paged like the list routes (`limit`, `continue`): a page is the first `limit` visible namespaces
  * after the `continue` name, in name order, so a page costs the access reviews of its own names only.
  */
-import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { ImageBuildKind } from "../../apis/builds/imagebuild.ts";
 import type { Kind } from "../../apis/kind.ts";
 import { PipelineKind, ProviderKind, RunKind } from "../../apis/pipelines/index.ts";
-import { errorResponses } from "../errors.ts";
+import { namespaceType } from "../../kube/core-types.ts";
+import { resourcePath } from "../../kube/keys.ts";
+import type { RestClient } from "../../kube/rest.ts";
+import { errorResponses, upstreamStatus } from "../errors.ts";
 import { defaultPageSize, maxPageSize, PageQuery } from "../paging.ts";
 import { Namespace } from "../params.ts";
 import { candidateNamespaces, candidatesAfter, type NamespaceAccess, namespaceAccess } from "./candidates.ts";
@@ -48,8 +50,8 @@ const NamespacesView = Type.Object({
 });
 
 /** Whether the caller may list `kind` in `namespace` (cluster-wide when undefined). */
-async function mayList(kube: KubeConfig, kind: Kind, namespace: string | undefined): Promise<boolean> {
-  const review = await kube.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+async function mayList(rest: RestClient, kind: Kind, namespace: string | undefined): Promise<boolean> {
+  const review = await rest.request<{ status?: { allowed?: boolean } }>("POST", selfSubjectAccessReviews, {
     body: {
       apiVersion: "authorization.k8s.io/v1",
       kind: "SelfSubjectAccessReview",
@@ -66,20 +68,24 @@ async function mayList(kube: KubeConfig, kind: Kind, namespace: string | undefin
   return review.status?.allowed === true;
 }
 
+const selfSubjectAccessReviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+
 /** The names of the namespaces the caller may list (read in pages, names kept), or undefined when they may not. */
-async function listedNamespaces(kube: KubeConfig): Promise<string[] | undefined> {
-  const core = kube.makeApiClient(CoreV1Api);
+async function listedNamespaces(rest: RestClient): Promise<string[] | undefined> {
   const names: string[] = [];
   let next: string | undefined;
   try {
     do {
-      const list = await core.listNamespace({ limit: maxPageSize, ...(next ? { _continue: next } : {}) });
+      const list = await rest.request<{
+        items: { metadata?: { name?: string } }[];
+        metadata?: { continue?: string };
+      }>("GET", resourcePath(namespaceType), { query: { limit: maxPageSize, continue: next } });
       for (const namespace of list.items) names.push(namespace.metadata?.name ?? "");
-      next = list.metadata?._continue;
+      next = list.metadata?.continue || undefined;
     } while (next);
     return names;
   } catch (error) {
-    if ((error as { code?: number }).code === 403) return undefined;
+    if (upstreamStatus(error) === 403) return undefined;
     throw error;
   }
 }
@@ -93,16 +99,16 @@ async function inBatches<T, R>(items: T[], width: number, work: (item: T) => Pro
 }
 
 /** The kinds the caller may list in every namespace. */
-async function clusterWideKinds(kube: KubeConfig): Promise<Set<string>> {
-  const wide = await Promise.all(listedKinds.map((kind) => mayList(kube, kind, undefined)));
+async function clusterWideKinds(rest: RestClient): Promise<Set<string>> {
+  const wide = await Promise.all(listedKinds.map((kind) => mayList(rest, kind, undefined)));
   return new Set(plurals.filter((_, index) => wide[index]));
 }
 
-async function accessOf(kube: KubeConfig, candidates: string[], clusterWide: Set<string>) {
+async function accessOf(rest: RestClient, candidates: string[], clusterWide: Set<string>) {
   const narrow = listedKinds.filter((kind) => !clusterWide.has(kind.plural));
   const perNamespace = new Map<string, Set<string>>();
   const pairs = candidates.flatMap((namespace) => narrow.map((kind) => ({ namespace, kind })));
-  const allowed = await inBatches(pairs, 16, ({ namespace, kind }) => mayList(kube, kind, namespace));
+  const allowed = await inBatches(pairs, 16, ({ namespace, kind }) => mayList(rest, kind, namespace));
   pairs.forEach(({ namespace, kind }, index) => {
     if (!allowed[index]) return;
     perNamespace.set(namespace, (perNamespace.get(namespace) ?? new Set()).add(kind.plural));
@@ -116,17 +122,17 @@ async function accessOf(kube: KubeConfig, candidates: string[], clusterWide: Set
  * candidates remain after it.
  */
 async function accessPage(
-  kube: KubeConfig,
+  rest: RestClient,
   candidates: string[],
   limit: number,
 ): Promise<{ namespaces: NamespaceAccess[]; continue?: string }> {
-  const clusterWide = await clusterWideKinds(kube);
+  const clusterWide = await clusterWideKinds(rest);
   const namespaces: NamespaceAccess[] = [];
   let checked = 0;
   while (namespaces.length < limit && checked < candidates.length) {
     const batch = candidates.slice(checked, checked + limit - namespaces.length);
     checked += batch.length;
-    namespaces.push(...(await accessOf(kube, batch, clusterWide)));
+    namespaces.push(...(await accessOf(rest, batch, clusterWide)));
   }
   const last = namespaces.at(-1)?.name;
   return { namespaces, ...(last && checked < candidates.length ? { continue: last } : {}) };
@@ -151,13 +157,13 @@ export async function namespaceRoutes(app: FastifyInstance, options: NamespaceRo
     },
     async (request) => {
       const candidates = candidateNamespaces({
-        listed: await listedNamespaces(request.kube),
+        listed: await listedNamespaces(request.rest),
         username: request.user.username,
         configured: options.namespace,
         requested: request.query.include ?? [],
       });
       const after = candidatesAfter(candidates, request.query.continue);
-      return accessPage(request.kube, after, request.query.limit ?? defaultPageSize);
+      return accessPage(request.rest, after, request.query.limit ?? defaultPageSize);
     },
   );
 }

@@ -1,6 +1,10 @@
 /** The versions a pipeline resource has had with its backend, from its status and its Events. */
-import { CoreV1Api, type CoreV1Event, type KubeConfig } from "@kubernetes/client-node";
+import type { CoreV1Event } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
+import { coreEventType } from "../../kube/core-types.ts";
+import { resourcePath } from "../../kube/keys.ts";
+import type { RestClient } from "../../kube/rest.ts";
+import { upstreamStatus } from "../errors.ts";
 
 export const HistoryEntry = Type.Object({
   at: Type.Optional(Type.String({ description: "When the Event was recorded (last time, for a repeat)" })),
@@ -62,19 +66,21 @@ export interface HistorySubject {
 }
 
 /** The history of `subject` as the caller: its Events (this object's uid only), or none when they may not list Events. */
-export async function readHistory(kube: KubeConfig, subject: HistorySubject): Promise<HistoryView> {
+export async function readHistory(rest: RestClient, subject: HistorySubject): Promise<HistoryView> {
   const current = {
     ...(subject.status?.version ? { version: subject.status.version } : {}),
     ...(subject.status?.state ? { state: subject.status.state } : {}),
   };
   const fieldSelector = `involvedObject.kind=${subject.kind},involvedObject.name=${subject.name},involvedObject.uid=${subject.uid}`;
   try {
-    const events = await kube
-      .makeApiClient(CoreV1Api)
-      .listNamespacedEvent({ namespace: subject.namespace, fieldSelector });
+    const events = await rest.request<{ items: EventLike[] }>(
+      "GET",
+      resourcePath(coreEventType, { namespace: subject.namespace }),
+      { query: { fieldSelector } },
+    );
     return { current, entries: versionHistory(events.items), eventsVisible: true };
   } catch (error) {
-    if ((error as { code?: number }).code !== 403) throw error;
+    if (upstreamStatus(error) !== 403) throw error;
     return { current, entries: [], eventsVisible: false };
   }
 }

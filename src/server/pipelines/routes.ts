@@ -2,9 +2,9 @@
  * REST API of the pipeline resources (mounted under /api/v1 by `slipway server`): list and get
  * Pipelines, Runs, RunConfigurations and Providers of a namespace, their event streams, a Pipeline's
  * version history, starting a Run from a Pipeline and the resources using each Provider — all
- * acting on the Kubernetes API as the caller (request.kube).
+ * acting on the Kubernetes API as the caller (request.rest).
  */
-import { CustomObjectsApi, type KubeConfig, type V1ObjectMeta } from "@kubernetes/client-node";
+import type { V1ObjectMeta } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { type Kind, resourceTypeOf } from "../../apis/kind.ts";
@@ -17,6 +17,7 @@ import {
   RunKind,
   RunScheduleKind,
 } from "../../apis/pipelines/index.ts";
+import { resourcePath } from "../../kube/keys.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { readObject, readPage } from "../caller-reads.ts";
@@ -49,9 +50,7 @@ export interface PipelineRouteOptions {
   heartbeatMs?: number;
 }
 
-const objects = (kube: KubeConfig) => kube.makeApiClient(CustomObjectsApi);
 const tags = ["pipelines"];
-const coordinatesOf = (kind: Kind) => ({ group: kind.group, version: kind.version, plural: kind.plural });
 
 /** One page of `kind`'s objects of `namespace`, as the API server answers `page`. */
 const pageOfKind = (rest: RestClient, kind: Kind, namespace: string, page: PageQuery) =>
@@ -128,7 +127,7 @@ function historyRoute(app: FastifyInstance) {
         status?: { version?: string; state?: string };
       };
       const uid = pipeline.metadata.uid ?? "";
-      return readHistory(request.kube, { kind: PipelineKind.kind, namespace, name, uid, ...pipeline });
+      return readHistory(request.rest, { kind: PipelineKind.kind, namespace, name, uid, ...pipeline });
     },
   );
 }
@@ -154,11 +153,13 @@ function createRunRoute(app: FastifyInstance) {
         throw error;
       })) as unknown as Pipeline;
       const body = runForPipeline(pipeline, request.body, namespace);
-      const created = await objects(request.kube).createNamespacedCustomObject({
-        ...coordinatesOf(RunKind),
-        namespace,
-        body,
-      });
+      const created = await request.rest.request<Stored>(
+        "POST",
+        resourcePath(resourceTypeOf(RunKind), { namespace }),
+        {
+          body,
+        },
+      );
       return reply.status(201).send(resourceView(created as Stored));
     },
   );

@@ -4,7 +4,7 @@
  * Provider's namespace. The caller needs `get` on the Run and `list` pods and `get` pods/log where
  * the Workflow runs; the kfp and vertex backends keep their step logs in their own consoles.
  */
-import { CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import type { V1Pod } from "@kubernetes/client-node";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { resourceTypeOf } from "../../apis/kind.ts";
@@ -15,7 +15,7 @@ import { providerKey } from "../../pipelines/provider-ref.ts";
 import { readObject } from "../caller-reads.ts";
 import { errorResponses, HttpError, notFoundAs } from "../errors.ts";
 import { Name, Namespace } from "../params.ts";
-import { containerLogTail, LogsView } from "../pod-log.ts";
+import { containerLogTail, LogsView, listPods } from "../pod-log.ts";
 
 const StepParams = Type.Object({ namespace: Namespace, name: Name, step: Name });
 
@@ -24,7 +24,7 @@ type RunRecord = {
   status?: { provider?: { name?: string; id?: string }; steps?: { name: string }[] };
 };
 
-async function stepLogs(kube: KubeConfig, rest: RestClient, params: Static<typeof StepParams>) {
+async function stepLogs(rest: RestClient, params: Static<typeof StepParams>) {
   const { namespace, name, step } = params;
   const run = await readObject<RunRecord>(rest, resourceTypeOf(RunKind), namespace, name).catch(
     notFoundAs(`Run ${namespace}/${name}`),
@@ -36,9 +36,7 @@ async function stepLogs(kube: KubeConfig, rest: RestClient, params: Static<typeo
   const provider = run.status.provider?.name;
   if (!workflow || !provider) throw new HttpError(404, `Run ${namespace}/${name} has not been submitted`);
   const where = providerKey(provider, namespace).namespace;
-  const pods = await kube
-    .makeApiClient(CoreV1Api)
-    .listNamespacedPod({ namespace: where, labelSelector: `${workflowPodLabel}=${workflow}` });
+  const pods = await listPods(rest, where, { labelSelector: `${workflowPodLabel}=${workflow}` });
   const pod = stepPod(pods.items, workflow, step);
   if (!pod?.metadata?.name)
     throw new HttpError(
@@ -46,7 +44,7 @@ async function stepLogs(kube: KubeConfig, rest: RestClient, params: Static<typeo
       `no pod in namespace ${where} ran the ${what} (only argo Runs have pods here, and Argo may have deleted them)`,
     );
   return containerLogTail(
-    kube,
+    rest,
     pod as V1Pod & { metadata: { name: string; namespace: string } },
     stepContainer,
   );
@@ -64,6 +62,6 @@ export function stepLogsRoute(app: FastifyInstance): void {
         response: { 200: LogsView, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    (request) => stepLogs(request.kube, request.rest, request.params),
+    (request) => stepLogs(request.rest, request.params),
   );
 }

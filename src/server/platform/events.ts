@@ -47,7 +47,7 @@ export function platformEventsHandler(key: PlatformKey, heartbeatMs: number | un
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     await followedEventStream(request, reply, heartbeatMs, async (feed) => {
       const events = new PlatformEvents(key, feed.send);
-      await followPlatform(request.kube, key, {
+      await followPlatform(request.rest, key, {
         onState: (platform) => events.state(platform),
         onFailure: (error) => {
           request.log.warn({ err: error }, "platform watch failed; closing the event stream");

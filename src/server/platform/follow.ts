@@ -1,6 +1,6 @@
-import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyBaseLogger } from "fastify";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
+import type { RestClient } from "../../kube/rest.ts";
 import { types } from "../../platform/resource-types.ts";
 import { followResources } from "../live/follow.ts";
 import type { PlatformKey } from "./platforms.ts";
@@ -19,7 +19,7 @@ export interface FollowOptions {
  * once the first list is in, then after every change. The first list's error rejects.
  */
 export async function followPlatform(
-  kube: KubeConfig,
+  rest: RestClient,
   key: PlatformKey,
   options: FollowOptions,
 ): Promise<void> {
@@ -29,7 +29,7 @@ export async function followPlatform(
     namespace: key.namespace,
     fieldSelector: `metadata.name=${key.name}`,
   };
-  await followResources(kube, scope, {
+  await followResources(rest, scope, {
     snapshot: (known) => onState(known[0] as PlatformResource | undefined),
     upsert: (platform) => onState(platform as PlatformResource),
     delete: () => onState(undefined),

@@ -1,6 +1,6 @@
-import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { resourceTypeOf } from "../../apis/kind.ts";
 import { PlatformKind, type PlatformResource } from "../../apis/platform/platform.ts";
+import { resourcePath } from "../../kube/keys.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import { readObject } from "../caller-reads.ts";
 
@@ -9,13 +9,6 @@ export interface PlatformKey {
   namespace: string;
   name: string;
 }
-
-const coordinates = (key: PlatformKey) => ({
-  group: PlatformKind.group,
-  version: PlatformKind.version,
-  plural: PlatformKind.plural,
-  namespace: key.namespace,
-});
 
 /** The Platform, read as the caller with their lean client (src/server/caller-reads.ts). */
 export function readPlatform(rest: RestClient, key: PlatformKey): Promise<PlatformResource> {
@@ -28,23 +21,18 @@ export function readPlatform(rest: RestClient, key: PlatformKey): Promise<Platfo
  * instead of the decision going stale.
  */
 export async function setPlatformVersion(
-  kube: KubeConfig,
+  rest: RestClient,
   key: PlatformKey,
   resourceVersion: string,
   version: string,
   acknowledgedGates?: readonly string[],
 ): Promise<PlatformResource> {
-  const api = kube.makeApiClient(CustomObjectsApi);
-  return (await api.patchNamespacedCustomObject(
-    {
-      ...coordinates(key),
-      name: key.name,
-      fieldManager: "slipway-server",
-      body: {
-        metadata: { resourceVersion },
-        spec: { version, ...(acknowledgedGates ? { acknowledgedGates } : {}) },
-      },
+  return rest.request<PlatformResource>("PATCH", resourcePath(resourceTypeOf(PlatformKind), key), {
+    query: { fieldManager: "slipway-server" },
+    contentType: "application/merge-patch+json",
+    body: {
+      metadata: { resourceVersion },
+      spec: { version, ...(acknowledgedGates ? { acknowledgedGates } : {}) },
     },
-    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-  )) as PlatformResource;
+  });
 }

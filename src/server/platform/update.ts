@@ -4,7 +4,6 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PlatformResource } from "../../apis/platform/platform.ts";
 import { Version } from "../../apis/platform/schemas.ts";
 import { operatorClusterNetworks } from "../../bundle/operator-environment.ts";
-import { RestClient } from "../../kube/rest.ts";
 import { previewPlatformChange } from "../../platform/update-dry-run.ts";
 import {
   acknowledgeGates,
@@ -121,18 +120,13 @@ export function platformUpdatePreviewHandler(
   return async (request: FastifyRequest<{ Body: Static<typeof UpdateBody> }>) => {
     const { decision } = await allowedUpdate(request, releases, read);
     const to = decision.action === "update" ? decision.to : decision.version;
-    const rest = new RestClient(request.kube, { userAgent: "slipway-server" });
-    try {
-      const clusterNetworks = await operatorClusterNetworks(rest, key.namespace);
-      return await previewPlatformChange(
-        rest,
-        key,
-        { version: to },
-        { fieldManager: "slipway-server", clusterNetworks },
-      );
-    } finally {
-      rest.close();
-    }
+    const clusterNetworks = await operatorClusterNetworks(request.rest, key.namespace);
+    return await previewPlatformChange(
+      request.rest,
+      key,
+      { version: to },
+      { fieldManager: "slipway-server", clusterNetworks },
+    );
   };
 }
 
@@ -162,11 +156,11 @@ export function platformUpdateHandler(
       return reply.status(200).send({ changed: false, to, platform: platformView(platform) });
     }
     if (decision.action === "unchanged") {
-      const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+      const updated = await setPlatformVersion(request.rest, key, resourceVersion, to, acknowledgedGates);
       request.log.info({ user: request.user.username, to, acknowledgedGates }, "platform gates acknowledged");
       return reply.status(202).send({ changed: true, to, platform: platformView(updated) });
     }
-    const updated = await setPlatformVersion(request.kube, key, resourceVersion, to, acknowledgedGates);
+    const updated = await setPlatformVersion(request.rest, key, resourceVersion, to, acknowledgedGates);
     const { from } = decision;
     request.log.info({ user: request.user.username, from, to }, "platform update started");
     return reply.status(202).send({ changed: true, from, to, platform: platformView(updated) });

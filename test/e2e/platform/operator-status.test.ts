@@ -6,8 +6,8 @@ import { AppsV1Api, AuthenticationV1Api, CoreV1Api, RbacAuthorizationV1Api } fro
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Manager } from "../../../src/kube/manager.ts";
-import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig } from "../../support/cluster.ts";
+import { userKubeConfig } from "../../support/fakes/user-kubeconfig.ts";
 import {
   cli,
   type OperatorProcess,

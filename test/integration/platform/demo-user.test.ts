@@ -17,9 +17,9 @@ import { RunKind } from "../../../src/apis/pipelines/run.ts";
 import { ComponentKind } from "../../../src/apis/platform/component.ts";
 import { PlatformKind } from "../../../src/apis/platform/platform.ts";
 import { demoUserToken, removeDemoUserPolicy } from "../../../src/dev/demo-user.ts";
-import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { installCrds } from "../../support/crds.ts";
+import { userKubeConfig } from "../../support/fakes/user-kubeconfig.ts";
 import { createPlatform } from "../../support/platform.ts";
 
 const group = PlatformKind.group;

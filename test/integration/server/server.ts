@@ -10,8 +10,8 @@ import { onTestFinished } from "vitest";
 import { PlatformKind, type PlatformResource } from "../../../src/apis/platform/platform.ts";
 import { releaseCatalog } from "../../../src/platform/version-change.ts";
 import { buildServer, type ServerOptions } from "../../../src/server/app.ts";
-import { userKubeConfig } from "../../../src/server/auth.ts";
 import { adminConfig } from "../../support/cluster.ts";
+import { userKubeConfig } from "../../support/fakes/user-kubeconfig.ts";
 import { awaitGranted, grantRole } from "../../support/service-account.ts";
 
 /**

@@ -1,4 +1,3 @@
-import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/kube/rest.ts";
 import { bearerToken } from "../../../src/server/auth.ts";
@@ -40,15 +39,7 @@ describe("toErrorBody", () => {
       ),
     ).toMatchObject({ field: "body.x", message: "body.x is not a known field" });
   });
-  it("keeps a Kubernetes 4xx with the message of its Status", () => {
-    const status = JSON.stringify({ kind: "Status", code: 403, message: 'platforms "p" is forbidden: no' });
-    expect(toErrorBody(new ApiException(403, "Forbidden", status, {}))).toEqual({
-      statusCode: 403,
-      error: "Forbidden",
-      message: 'platforms "p" is forbidden: no',
-    });
-  });
-  it("answers the runtime client's ApiError (an event stream's list, a hot read) by its status and the API server's message, as the library's", () => {
+  it("answers a refusal of the Kubernetes API (ApiError) by its status and the API server's message", () => {
     const forbidden = new ApiError(403, "GET", "/apis/x", { message: 'platforms "p" is forbidden: no' });
     expect(toErrorBody(forbidden)).toEqual({
       statusCode: 403,
@@ -64,7 +55,7 @@ describe("toErrorBody", () => {
     expect(toErrorBody(new ApiError(503, "GET", "/apis/x", {})).statusCode).toBe(502);
   });
   it("turns a Kubernetes 5xx into 502 and anything unexpected into a generic 500", () => {
-    expect(toErrorBody(new ApiException(500, "boom", "{}", {})).statusCode).toBe(502);
+    expect(toErrorBody(new ApiError(500, "GET", "/apis/x", { message: "boom" })).statusCode).toBe(502);
     expect(toErrorBody(new Error("secret detail"))).toEqual({
       statusCode: 500,
       error: "Internal Server Error",
@@ -89,7 +80,7 @@ describe("notFoundAs", () => {
     }
   };
   it("turns a Kubernetes 404 into a 404 naming what does not exist", () => {
-    const thrown = thrownBy(new ApiException(404, "Not Found", "{}", {}));
+    const thrown = thrownBy(new ApiError(404, "GET", "/apis/x", {}));
     expect(thrown).toBeInstanceOf(HttpError);
     expect(toErrorBody(thrown)).toEqual({
       statusCode: 404,
@@ -98,7 +89,7 @@ describe("notFoundAs", () => {
     });
   });
   it("passes any other error on unchanged", () => {
-    const forbidden = new ApiException(403, "Forbidden", "{}", {});
+    const forbidden = new ApiError(403, "GET", "/apis/x", {});
     expect(thrownBy(forbidden)).toBe(forbidden);
   });
 });
