@@ -2,7 +2,7 @@
  * The server's hot reads of the Kubernetes API as the caller (one object, one list page), on the
  * caller's lean JSON client (src/kube/rest.ts: node:https, keep-alive) instead of the Kubernetes
  * library's generated client over WHATWG fetch, which cost the server about a third of its CPU per
- * GET (bench/server's profile). Writes and the rarer reads stay on the library's client.
+ * GET (bench/server's profile). Every other call of the server goes through the same client too.
  */
 import { resourcePath } from "../kube/keys.ts";
 import type { RestClient } from "../kube/rest.ts";
