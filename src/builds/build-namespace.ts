@@ -61,7 +61,7 @@ export function ownsJob(job: KubeObject, build: ImageBuild): boolean {
 }
 
 /** The build a Job in another namespace belongs to (none for a Job owned by reference, or not a build's). */
-export function tiedBuild(job: KubeObject): ObjectKey | undefined {
+export function buildOfCrossNamespaceJob(job: KubeObject): ObjectKey | undefined {
   const namespace = job.metadata?.labels?.[ownerLabels.namespace];
   const name = job.metadata?.annotations?.[ownerNameAnnotation];
   return namespace && name ? { namespace, name } : undefined;

@@ -13,7 +13,7 @@ import type {
   ReconcileContext,
   ResourceType,
 } from "../kube/types.ts";
-import { tiedBuild } from "./build-namespace.ts";
+import { buildOfCrossNamespaceJob } from "./build-namespace.ts";
 import type { BuildsConfig } from "./config.ts";
 import { failedForOverride } from "./decide.ts";
 import { type Executor, execute } from "./execute.ts";
@@ -89,10 +89,10 @@ async function reconcileBuild(
     name: overrideConfigMapName,
   });
   const vouched = configMap && voucher?.vouch(configMap, context.cache);
-  const gathered = observeBuild(build, wirings.for(namespace, configMap, vouched), new Date());
-  const decided = await decideObserving(gathered, executor.slots, context);
+  const observation = observeBuild(build, wirings.for(namespace, configMap, vouched), new Date());
+  const decided = await decideObserving(observation, executor.slots, context);
   if ("pendingMs" in decided) return { requeueAfterMs: decided.pendingMs };
-  return execute(executor, build, gathered, decided.decision, context);
+  return execute(executor, build, observation, decided.decision, context);
 }
 
 /** The controller `slipway operator` runs; its metrics are returned too, for callers to read. */
@@ -124,7 +124,7 @@ export function imageBuildController(
     reads: [types.pod],
     watches: [
       // Jobs in the build namespace, tied to their build by labels instead of an owner reference.
-      { type: types.job, map: (job) => [tiedBuild(job)].filter((key) => key !== undefined) },
+      { type: types.job, map: (job) => [buildOfCrossNamespaceJob(job)].filter((key) => key !== undefined) },
       { type: types.overrideConfigMap, map: buildsConcernedBy },
       ...(voucher ? [{ type: voucher.type, map: namespaceBuildsConcernedBy }] : []),
     ],

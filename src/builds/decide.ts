@@ -48,7 +48,7 @@ export interface JobRef {
 export type BuildArgsCheck = { result: "ok" } | { result: "invalid"; message: string };
 
 /** What is known of every build, even one that cannot be attempted. */
-interface Known {
+interface BuildFacts {
   generation: number;
   status: ImageBuildStatus | undefined;
   now: Date;
@@ -67,11 +67,11 @@ export type BlockerReason =
   | "InvalidArtifactUri"
   | "ResourcesNotAllowed";
 
-export interface Blocked extends Known {
+export interface Blocked extends BuildFacts {
   blocker: { reason: BlockerReason; message: string };
 }
 
-export interface Observed extends Known {
+export interface Observed extends BuildFacts {
   /** The rendered image reference. */
   image: string;
   artifactUri: string;
@@ -131,7 +131,7 @@ const artifactRetryMs = 30_000;
 export const pushVisibleWithinSeconds = 60;
 const pushPollMs = 2_000;
 
-type Act = Decision & { kind: "act" };
+type ActDecision = Decision & { kind: "act" };
 
 function isTerminal(phase: ImageBuildPhase | undefined): boolean {
   return phase === "Succeeded" || phase === "Failed";
@@ -152,7 +152,7 @@ export function failedForOverride(status: ImageBuildStatus | undefined): boolean
 
 /** The condition `Succeeded` mirrors the phase: Unknown while pending/building, then True or False. */
 function nextStatus(
-  o: Known & { image?: string },
+  o: BuildFacts & { image?: string },
   phase: ImageBuildPhase,
   reason: string,
   message: string,
@@ -187,11 +187,11 @@ function nextStatus(
 }
 
 function fail(
-  o: Known & { image?: string },
+  o: BuildFacts & { image?: string },
   reason: FailureReason,
   message: string,
-  extra: Partial<Act> = {},
-): Act {
+  extra: Partial<ActDecision> = {},
+): ActDecision {
   return {
     kind: "act",
     ...extra,
@@ -226,7 +226,7 @@ function timeoutMessage(o: Observed, joined = false): string {
   return `build of ${o.image} exceeded its timeout of ${o.timeoutSeconds}s; ${job}`;
 }
 
-function jobFailure(o: Observed, run: JobObservation & { state: "failed" }): Act {
+function jobFailure(o: Observed, run: JobObservation & { state: "failed" }): ActDecision {
   if (run.reason === "DeadlineExceeded") return fail(o, "Timeout", timeoutMessage(o), { deleteJob: true });
   if (run.reason === "Rejected")
     return fail(o, "JobRejected", `the API server refused the build's Job ${o.job.name}: ${run.message}`);
@@ -308,7 +308,7 @@ function followJob(o: Observed): Decision | undefined {
   }
 }
 
-function registryFailure(o: Observed, check: RegistryCheck & { message: string }): Act {
+function registryFailure(o: Observed, check: RegistryCheck & { message: string }): ActDecision {
   if (check.result === "rejected") {
     return fail(o, "CredentialsRejected", `registry credentials rejected for ${o.image}: ${check.message}`);
   }
@@ -320,7 +320,7 @@ function registryFailure(o: Observed, check: RegistryCheck & { message: string }
  * its status (condition reason Reused) is its only record — no Event: a reused build costs one
  * registry HEAD and one status write.
  */
-function exists(o: Observed, digest: string, wasBuilding: boolean): Act {
+function exists(o: Observed, digest: string, wasBuilding: boolean): ActDecision {
   if (!wasBuilding) {
     const message = `${o.image} already exists; nothing built`;
     return { kind: "act", status: nextStatus(o, "Succeeded", "Reused", message, { digest, reused: true }) };
@@ -331,7 +331,7 @@ function exists(o: Observed, digest: string, wasBuilding: boolean): Act {
 }
 
 /** What the artifact check says against a build; undefined when the artifact is there. */
-function artifactProblem(o: Observed, artifact: ArtifactCheck): Act | undefined {
+function artifactProblem(o: Observed, artifact: ArtifactCheck): ActDecision | undefined {
   switch (artifact.result) {
     case "unconfigured":
       return fail(

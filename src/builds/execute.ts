@@ -10,7 +10,7 @@ import type { ReconcileContext, ReconcileResult } from "../kube/types.ts";
 import { isCrossNamespace } from "./build-namespace.ts";
 import type { Decision } from "./decide.ts";
 import type { BuildMetrics } from "./metrics.ts";
-import type { Gathered } from "./observe.ts";
+import type { BuildObservation } from "./observe.ts";
 import { planBuild, type RunCommand } from "./plan.ts";
 import { types } from "./resource-types.ts";
 import type { SecretReader } from "./secrets.ts";
@@ -27,12 +27,12 @@ export interface Executor {
 /** Stops or starts the build's run through its backend. */
 function runEffect(
   metrics: BuildMetrics,
-  gathered: Gathered,
+  observation: BuildObservation,
   context: ReconcileContext,
 ): Effect<ImageBuildStatus, RunCommand> {
   return async (command) => {
-    if (!("observed" in gathered)) throw new Error(`a blocked build has no run (${command.type})`);
-    const { wiring, target, secretArgs } = gathered;
+    if (!("observed" in observation)) throw new Error(`a blocked build has no run (${command.type})`);
+    const { wiring, target, secretArgs } = observation;
     const { backend } = wiring;
     if (command.type === "StopRun") {
       await backend.stop(target, context);
@@ -47,32 +47,32 @@ function runEffect(
 }
 
 /** A run that would start in another namespace than the build's (the local backend runs in none). */
-function runsElsewhere(gathered: Gathered): boolean {
-  if (!("observed" in gathered)) return false;
-  const { wiring, target } = gathered;
+function runsElsewhere(observation: BuildObservation): boolean {
+  if (!("observed" in observation)) return false;
+  const { wiring, target } = observation;
   return wiring.backend.name !== "local" && isCrossNamespace(target.build, target.namespace);
 }
 
 export async function execute(
   executor: Executor,
   build: ImageBuild,
-  gathered: Gathered,
+  observation: BuildObservation,
   decision: Decision & { kind: "act" },
   context: ReconcileContext,
 ): Promise<ReconcileResult | undefined> {
   const { secrets, writer, metrics } = executor;
-  const backend = "wiring" in gathered ? gathered.wiring.backend.name : "none";
+  const backend = "wiring" in observation ? observation.wiring.backend.name : "none";
   const commands = planBuild(decision, {
-    runElsewhere: runsElsewhere(gathered),
+    runElsewhere: runsElsewhere(observation),
     redact: (text) => secrets.redact(text),
     countFinished: (status) => metrics.countFinished(build.status?.phase, status, backend),
   });
   const target = { resource: types.imageBuild, object: build, writer, context };
-  const effect = runEffect(metrics, gathered, context);
-  if (!decision.claimsSlot || !("observed" in gathered)) return executePlan(commands, target, effect);
+  const effect = runEffect(metrics, observation, context);
+  if (!decision.claimsSlot || !("observed" in observation)) return executePlan(commands, target, effect);
   // the slot decideObserving reserved is kept only for a run that was created
   let started = false;
-  const run = gathered.wiring.backend.runOf(gathered.target);
+  const run = observation.wiring.backend.runOf(observation.target);
   try {
     return await executePlan(commands, target, async (command, current) => {
       const followUps = await effect(command, current);

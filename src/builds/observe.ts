@@ -26,7 +26,7 @@ import {
 import type { Wiring, WiringResult } from "./wiring.ts";
 
 /** What a build's decision is made from, and what carrying it out needs. */
-export type Gathered =
+export type BuildObservation =
   | { blocked: Blocked }
   | { observed: Observed; wiring: Wiring; target: JobTarget; secretArgs: Record<string, string> };
 
@@ -65,7 +65,7 @@ function referenceOf(build: ImageBuild, wiring: Wiring): ImageReference {
 }
 
 /** What every decision of `build` reads; a blocker when no build can be attempted. */
-export function observeBuild(build: ImageBuild, wired: WiringResult, now: Date): Gathered {
+export function observeBuild(build: ImageBuild, wired: WiringResult, now: Date): BuildObservation {
   const known = { generation: build.metadata.generation ?? 0, status: build.status, now };
   if ("blocker" in wired) return { blocked: { ...known, blocker: wired.blocker } };
   const { wiring } = wired;
@@ -145,12 +145,12 @@ const pendingPollMs = 1_000;
  * build slot reserves it before anything else runs (execute.ts releases it if the run does not start).
  */
 export async function decideObserving(
-  gathered: Gathered,
+  observation: BuildObservation,
   reservations: SlotReservations,
   context: ReconcileContext,
 ): Promise<Decided> {
-  if ("blocked" in gathered) return { decision: actOn(decide(gathered.blocked)) };
-  const { observed, wiring, target } = gathered;
+  if ("blocked" in observation) return { decision: actOn(decide(observation.blocked)) };
+  const { observed, wiring, target } = observation;
   const { access, backend } = wiring;
   for (;;) {
     const decision = decide(observed);
@@ -165,7 +165,7 @@ export async function decideObserving(
     else if (decision.what === "slots") observed.slots = slotUsage(backend, target, reservations, context);
     else if (decision.what === "buildArgs") {
       const read: SecretArgs = await backend.secretArgs(target, context);
-      if ("values" in read) gathered.secretArgs = read.values;
+      if ("values" in read) observation.secretArgs = read.values;
       observed.buildArgs = "values" in read ? { result: "ok" } : { result: "invalid", message: read.invalid };
     } else {
       const { run, pending } = await backend.observe(target, context);

@@ -15,7 +15,7 @@
  * two Managers in one process must not share pacing state.
  */
 import { setNewest } from "../lib/bounded-map.ts";
-import { sameJson } from "../lib/same-json.ts";
+import { sameJson } from "../lib/canonical.ts";
 import { isConflict } from "./rest.ts";
 import type { Client, EventRecorder, KubeObject } from "./types.ts";
 

@@ -1,4 +1,4 @@
-/** Canonical JSON and the hashes taken of it: one rule for every "same content, same hash" in Slipway. */
+/** Canonical JSON, the hashes taken of it and equality under the same rule (key order ignored, undefined fields dropped): one rule for every "same content" in Slipway. */
 import { createHash } from "node:crypto";
 
 export interface CanonicalOptions {
@@ -55,4 +55,18 @@ export function contentHash(value: unknown, options: CanonicalOptions & { length
 export function withHashSuffix(readable: string, seed: string, max = 63, hashLength = 10): string {
   const kept = readable.slice(0, max - hashLength - 1).replace(/[-.]+$/, "");
   return `${kept}-${shortHash(seed, hashLength)}`;
+}
+
+/** Deep equality of JSON values, ignoring object key order (specs read back from the API server reorder keys). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
+    );
+  }
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const left = Object.entries(a).filter(([, v]) => v !== undefined);
+  const right = new Map(Object.entries(b).filter(([, v]) => v !== undefined));
+  return left.length === right.size && left.every(([k, v]) => right.has(k) && sameJson(v, right.get(k)));
 }

@@ -6,7 +6,7 @@ import type { V1Deployment, V1Pod, V1StatefulSet } from "@kubernetes/client-node
 import type { ComponentPhase } from "../apis/platform/component.ts";
 import { gateMessage } from "./component-gate.ts";
 import { annotations } from "./component-objects.ts";
-import { lastWordsExcerpt } from "./last-words.ts";
+import { terminationExcerpt } from "./termination-excerpt.ts";
 
 export interface WorkloadView {
   /** The Component generation the workload was rendered from (annotation). */
@@ -123,9 +123,9 @@ const failingWaitReasons = new Set([
   "RunContainerError",
 ]);
 
-/** What a crashed container last said, as "; last exit code N: <excerpt>" (last-words.ts). */
-export function lastWords(terminated: { exitCode?: number; message?: string } | undefined): string {
-  const text = lastWordsExcerpt(terminated?.message);
+/** What a crashed container last said, as "; last exit code N: <excerpt>" (termination-excerpt.ts). */
+export function lastExitSuffix(terminated: { exitCode?: number; message?: string } | undefined): string {
+  const text = terminationExcerpt(terminated?.message);
   return text ? `; last exit code ${terminated?.exitCode ?? "?"}: ${text}` : "";
 }
 
@@ -137,14 +137,14 @@ export function podFailure(pods: readonly V1Pod[]): string | undefined {
     if (pod.status?.phase === "Failed") {
       const terminated = pod.status.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated;
       const reason = terminated?.reason ?? pod.status.reason ?? "Failed";
-      const detail = terminated?.message ? lastWordsExcerpt(terminated.message) : pod.status.message;
+      const detail = terminated?.message ? terminationExcerpt(terminated.message) : pod.status.message;
       return `pod ${name}: ${reason}${terminated?.exitCode !== undefined ? ` (exit code ${terminated.exitCode})` : ""}${detail ? `: ${detail}` : ""}`;
     }
     for (const container of pod.status?.containerStatuses ?? []) {
       const waiting = container.state?.waiting;
       if (waiting?.reason && failingWaitReasons.has(waiting.reason)) {
         const restarts = container.restartCount ? ` (restarted ${container.restartCount} times)` : "";
-        const last = lastWords(container.lastState?.terminated);
+        const last = lastExitSuffix(container.lastState?.terminated);
         return `pod ${name}: ${waiting.reason}${restarts}${waiting.message ? `: ${waiting.message}` : ""}${last}`;
       }
     }

@@ -5,7 +5,7 @@
  */
 import { ApiError, type StatusCause } from "../kube/rest.ts";
 import type { KubeObject } from "../kube/types.ts";
-import { sameJson } from "../lib/same-json.ts";
+import { sameJson } from "../lib/canonical.ts";
 import { annotations } from "./component-objects.ts";
 
 /** The fields of each kind that cannot change after creation (beyond what a refusal's causes name). */

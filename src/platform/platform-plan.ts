@@ -5,7 +5,7 @@
  */
 import type { ComponentPhase } from "../apis/platform/component.ts";
 import type { PlatformPhase } from "../apis/platform/platform.ts";
-import { sameJson } from "../lib/same-json.ts";
+import { sameJson } from "../lib/canonical.ts";
 import { gateBlockers, settledIn } from "./component-gate.ts";
 import { dependentsOf, waves } from "./graph.ts";
 import type { ComponentSpec, DesiredComponent } from "./render.ts";

@@ -8,7 +8,7 @@ import type { Static } from "@sinclair/typebox";
 import type { ComponentResource } from "../apis/platform/component.ts";
 import type { PlatformResource, PlatformSpec } from "../apis/platform/platform.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
-import { sameJson } from "../lib/same-json.ts";
+import { sameJson } from "../lib/canonical.ts";
 import type { Release } from "./catalog.ts";
 import { annotated, renderedChildren } from "./component-children.ts";
 import { annotations } from "./component-objects.ts";

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { parseBlobUri } from "../../../src/builds/blob-uri.ts";
 import {
   buildArgsSecretName,
+  buildOfCrossNamespaceJob,
   jobNamespace,
   ownerLabels,
   ownerNameAnnotation,
-  tiedBuild,
 } from "../../../src/builds/build-namespace.ts";
 import { parseBuildsConfig } from "../../../src/builds/config.ts";
 import { renderKanikoJob } from "../../../src/builds/kaniko-job.ts";
@@ -34,7 +34,7 @@ describe("buildNamespace", () => {
     expect(job.metadata?.ownerReferences).toBeUndefined();
     expect(job.metadata?.labels).toMatchObject({ [ownerLabels.namespace]: "ml", [ownerLabels.uid]: "uid-1" });
     expect(job.metadata?.annotations?.[ownerNameAnnotation]).toBe("scorer");
-    expect(tiedBuild(job)).toEqual({ namespace: "ml", name: "scorer" });
+    expect(buildOfCrossNamespaceJob(job)).toEqual({ namespace: "ml", name: "scorer" });
   });
 
   it("a Job in the build's own namespace is owned by reference, with no tie", () => {
@@ -45,7 +45,7 @@ describe("buildNamespace", () => {
       controller: true,
     });
     expect(job.metadata?.labels?.[ownerLabels.uid]).toBeUndefined();
-    expect(tiedBuild(job)).toBeUndefined();
+    expect(buildOfCrossNamespaceJob(job)).toBeUndefined();
   });
 
   it("a Job in another namespace takes secret build arguments from the copy next to it, by argument name", () => {

@@ -1,7 +1,7 @@
 /** A Run's steps and failure from its Workflow's `status.nodes` (src/pipelines/argo/steps.ts, completion.ts). */
 import { describe, expect, it } from "vitest";
 import type { Run } from "../../../src/apis/pipelines/run.ts";
-import { sameJson } from "../../../src/lib/same-json.ts";
+import { sameJson } from "../../../src/lib/canonical.ts";
 import { runCompletion, runObservation } from "../../../src/pipelines/argo/completion.ts";
 import { runSteps } from "../../../src/pipelines/argo/steps.ts";
 import { finishedRun, runFailure } from "../../../src/pipelines/run-steps.ts";

@@ -10,7 +10,7 @@
 import { clip } from "../lib/clip.ts";
 
 /** How many of the last lines are kept, and how long each may be. */
-export const lastWordsLimits = { lines: 3, lineLength: 200 } as const;
+export const excerptLimits = { lines: 3, lineLength: 200 } as const;
 
 /** A line that reports a failure: kept in front when only shutdown chatter follows it. */
 const errorLine = /error|exception|fatal|panic|fail|refused|denied|invalid|cannot|unable/i;
@@ -29,18 +29,18 @@ export function maskCredentials(line: string): string {
     .replace(/\b([\w.-]*(?:password|passwd|secret|token)[\w.-]*["']?\s*[=:]\s*["']?)[^\s"',;&]+/gi, "$1***");
 }
 
-const cut = (line: string) => clip(line, lastWordsLimits.lineLength);
+const cut = (line: string) => clip(line, excerptLimits.lineLength);
 
 /** The excerpt, lines joined by " | " ("" for an empty message). */
-export function lastWordsExcerpt(message: string | undefined): string {
+export function terminationExcerpt(message: string | undefined): string {
   const lines = (message ?? "")
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line && !markerLine.test(line))
     .map(maskCredentials);
-  const kept = lines.slice(-lastWordsLimits.lines);
+  const kept = lines.slice(-excerptLimits.lines);
   if (!kept.some((line) => errorLine.test(line))) {
-    const earlier = lines.slice(0, -lastWordsLimits.lines).findLast((line) => errorLine.test(line));
+    const earlier = lines.slice(0, -excerptLimits.lines).findLast((line) => errorLine.test(line));
     if (earlier) kept.unshift(earlier, "…");
   }
   return kept.map(cut).join(" | ");

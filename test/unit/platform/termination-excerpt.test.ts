@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { lastWordsExcerpt, lastWordsLimits, maskCredentials } from "../../../src/platform/last-words.ts";
+import {
+  excerptLimits,
+  maskCredentials,
+  terminationExcerpt,
+} from "../../../src/platform/termination-excerpt.ts";
 
 /** The end of mlflow 3.17.2's log when MLFLOW_BACKEND_STORE_URI has an unknown scheme (a real run). */
 const mlflowBadScheme = [
@@ -21,26 +25,26 @@ const mlflowBadScheme = [
   "",
 ].join("\n");
 
-describe("lastWordsExcerpt", () => {
+describe("terminationExcerpt", () => {
   it("keeps the value a long last error line names (the end of the log, each line cut at its end)", () => {
-    const excerpt = lastWordsExcerpt(mlflowBadScheme);
+    const excerpt = terminationExcerpt(mlflowBadScheme);
     expect(excerpt).toContain("got unsupported URI 'nosuchscheme://nowhere'");
     expect(excerpt.startsWith('File "/usr/lib/python3/dist-packages/mlflow/tracking/registry.py"')).toBe(
       true,
     );
     expect(excerpt).not.toContain("^^^");
     const lines = excerpt.split(" | ");
-    expect(lines).toHaveLength(lastWordsLimits.lines);
+    expect(lines).toHaveLength(excerptLimits.lines);
     expect(lines.at(-1)).toMatch(
       /^mlflow\.tracking\.registry\.UnsupportedModelRegistryStoreURIException: .*…$/,
     );
-    for (const line of lines) expect(line.length).toBeLessThanOrEqual(lastWordsLimits.lineLength);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(excerptLimits.lineLength);
   });
 
   it("is bounded whatever the log holds", () => {
     const flood = Array.from({ length: 80 }, () => "x".repeat(2048)).join("\n");
-    const bound = (lastWordsLimits.lines + 2) * (lastWordsLimits.lineLength + 3);
-    expect(lastWordsExcerpt(flood).length).toBeLessThan(bound);
+    const bound = (excerptLimits.lines + 2) * (excerptLimits.lineLength + 3);
+    expect(terminationExcerpt(flood).length).toBeLessThan(bound);
   });
 
   it("keeps an error in front when only shutdown chatter follows it", () => {
@@ -51,20 +55,20 @@ describe("lastWordsExcerpt", () => {
       "bye",
       "exit",
     ];
-    expect(lastWordsExcerpt(log.join("\n"))).toBe(
+    expect(terminationExcerpt(log.join("\n"))).toBe(
       "Error: listen tcp :9000: bind: address already in use | … | closing | bye | exit",
     );
   });
 
   it("is empty for an empty or blank message", () => {
-    expect(lastWordsExcerpt(undefined)).toBe("");
-    expect(lastWordsExcerpt("\n  \n")).toBe("");
+    expect(terminationExcerpt(undefined)).toBe("");
+    expect(terminationExcerpt("\n  \n")).toBe("");
   });
 
   it("masks credentials before cutting, so no part of a secret is left", () => {
     const secret = "0f3c9d2e8b7a6f5e4d3c2b1a09f8e7d6";
-    const line = `${"y".repeat(lastWordsLimits.lineLength - 30)} POSTGRES_PASSWORD=${secret} more`;
-    const excerpt = lastWordsExcerpt(line);
+    const line = `${"y".repeat(excerptLimits.lineLength - 30)} POSTGRES_PASSWORD=${secret} more`;
+    const excerpt = terminationExcerpt(line);
     expect(excerpt).not.toContain(secret.slice(0, 8));
     expect(excerpt).toContain("POSTGRES_PASSWORD=***");
   });
