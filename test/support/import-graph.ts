@@ -85,3 +85,16 @@ export function productionSrcFiles(): string[] {
     .filter((file) => seen.has(file))
     .sort();
 }
+
+/** What `source` imports of the Kubernetes library as values (not `type`): e.g. `CoreV1Api`. Pure. */
+export function kubernetesLibraryValues(source: string): string[] {
+  const imports = source.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"@kubernetes\/client-node"/g);
+  return [...imports].flatMap(([, wholeType, names = ""]) =>
+    wholeType
+      ? []
+      : names
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name && !name.startsWith("type ")),
+  );
+}

@@ -18,6 +18,7 @@ import {
   type ImportEdge,
   imageEntryPoint,
   importsOf,
+  kubernetesLibraryValues,
   productionEntryPoints,
   productionSrcFiles,
   programsNamedIn,
@@ -57,19 +58,6 @@ function ruleBreaks(edge: ImportEdge): string | undefined {
   if (from && to === "server" && from !== "server" && from !== "cli") return "an area imports src/server";
   if (from === "lib" && to && to !== "lib") return "src/lib imports another part of src";
   return undefined;
-}
-
-/** What `source` imports of the Kubernetes library as values (not `type`): e.g. `CoreV1Api`. Pure. */
-export function kubernetesLibraryValues(source: string): string[] {
-  const imports = source.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"@kubernetes\/client-node"/g);
-  return [...imports].flatMap(([, wholeType, names = ""]) =>
-    wholeType
-      ? []
-      : names
-          .split(",")
-          .map((name) => name.trim())
-          .filter((name) => name && !name.startsWith("type ")),
-  );
 }
 
 /** Every cycle between src's top-level folders, each as the folders and one import per step. */
