@@ -77,7 +77,7 @@ export class RestClient {
   readonly #kubeConfig: ClusterAccess;
   readonly #onRequest: (code: string, method: string, contentEncoding?: string) => void;
   readonly #userAgent: string;
-  readonly #bucket: TokenBucket | undefined;
+  #bucket: TokenBucket | undefined;
   readonly #onRateLimiterWait: (waitedMs: number) => void;
   #connection: Connection | undefined;
   #pending: Promise<Connection> | undefined;
@@ -171,13 +171,18 @@ export class RestClient {
     return response as AsyncIterable<string>;
   }
 
-  /** A client with the same credentials and connections of its own (for a long stream, closed with it). */
+  /**
+   * A client with the same credentials, counters and rate limit (the same bucket) and connections of
+   * its own: for a long stream, closed with it.
+   */
   withOwnConnections(): RestClient {
-    return new RestClient(this.#kubeConfig, {
+    const client = new RestClient(this.#kubeConfig, {
       onRequest: this.#onRequest,
       userAgent: this.#userAgent,
       onRateLimiterWait: this.#onRateLimiterWait,
     });
+    client.#bucket = this.#bucket;
+    return client;
   }
 
   /** Closes idle keep-alive connections. */

@@ -77,7 +77,10 @@ export async function releaseStuckNamespaces(config: KubeConfig, graceMs: number
             merge,
           )
           .then(() => released++)
-          .catch(() => {}); // gone meanwhile
+          .catch((error: unknown) => {
+            // gone meanwhile; anything else fails the pass (the next one tries again)
+            if ((error as { code?: number }).code !== 404) throw error;
+          });
       }
     }
   }

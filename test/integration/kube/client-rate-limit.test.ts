@@ -29,3 +29,22 @@ test("the REST client's bucket: a burst goes at once, the rest wait their turn; 
   watching.abort();
   await watch;
 });
+
+test("a client with its own connections (withOwnConnections) takes its tokens from the same bucket", async () => {
+  const namespace = await testNamespace("qps-own");
+  const waits: number[] = [];
+  const rest = new RestClient(adminConfig(), {
+    rateLimit: { qps: 1, burst: 2 },
+    onRateLimiterWait: (waitedMs) => waits.push(waitedMs),
+  });
+  const own = rest.withOwnConnections();
+  onTestFinished(() => {
+    rest.close();
+    own.close();
+  });
+  const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  await Promise.all([rest.request("GET", path), rest.request("GET", path)]);
+  await own.request("GET", path);
+  expect(waits.slice(0, 2)).toEqual([0, 0]);
+  expect(waits[2]).toBeGreaterThan(0);
+});
