@@ -208,15 +208,17 @@ describe("v1alpha1 → v1beta1 on the real API server", () => {
         (c) => c.status.storedVersions.join() === "v1beta1",
         60_000,
       );
-    const migrated = lines.filter((line) => String(line.msg).startsWith("storage migrated:"));
-    expect(migrated.map((line) => [line.crd, line.rewritten]).sort()).toEqual(
-      allKinds
-        .map((kind) => [
-          crdName(kind),
-          [RunKind, ImageBuildKind, PlatformKind].includes(kind as never) ? 1 : 0,
-        ])
-        .sort(),
+    const everyKindMigrated = allKinds
+      .map((kind) => [crdName(kind), [RunKind, ImageBuildKind, PlatformKind].includes(kind as never) ? 1 : 0])
+      .sort();
+    // the last CRD's trim can be seen here before the operator has read the answer and logged its line
+    const migrated = await eventually(
+      "one storage-migrated line per kind",
+      async () => lines.filter((line) => String(line.msg).startsWith("storage migrated:")),
+      (found) => found.length >= everyKindMigrated.length,
+      10_000,
     );
+    expect(migrated.map((line) => [line.crd, line.rewritten]).sort()).toEqual(everyKindMigrated);
 
     // read at v1beta1: the Run's markedCompletedAt is completedAt, nothing else moved
     const betaRun: Any = await admin.request("GET", betaPath(RunKind, "nightly"));
