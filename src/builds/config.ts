@@ -8,6 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { durationPattern } from "../apis/duration.ts";
 import { ownVersion } from "../apis/version.ts";
 import { quantityValue } from "../lib/quantity.ts";
+import { describeProblem, schemaProblem } from "../lib/schema-problem.ts";
 import { parseYaml } from "../lib/yaml.ts";
 import { defaultImageTemplate } from "./naming.ts";
 
@@ -218,11 +219,8 @@ export class ConfigError extends Error {
 /** Validates a parsed configuration and fills its defaults; the error names the field and the rule. */
 export function parseBuildsConfig(input: unknown): BuildsConfig {
   const withDefaults = Value.Default(BuildsConfig, structuredClone(input ?? {}));
-  const first = Value.Errors(BuildsConfig, withDefaults).First();
-  if (first) {
-    const field = first.path ? first.path.slice(1).replaceAll("/", ".") : "(root)";
-    throw new ConfigError(`builds configuration: ${field}: ${first.message}`);
-  }
+  const problem = schemaProblem(BuildsConfig, withDefaults);
+  if (problem) throw new ConfigError(`builds configuration: ${describeProblem(problem)}`);
   const config = withDefaults as BuildsConfig;
   // buildah pushes with a docker config; a Google service-account key is Kaniko's (its credential helper)
   if (config.backend === "buildah" && config.registry.type === "google")

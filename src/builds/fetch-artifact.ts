@@ -8,6 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { Value } from "@sinclair/typebox/value";
+import { describeProblem, schemaProblem } from "../lib/schema-problem.ts";
 import { ArtifactLimitError, artifactLimitExitCode, artifactLimits } from "./artifact-limits.ts";
 import { parseBlobUri } from "./blob-uri.ts";
 import { StorageConfig } from "./config.ts";
@@ -27,8 +28,8 @@ function storeOf(storage: StorageConfig): BlobStore {
 
 function parseStorage(text: string): StorageConfig {
   const storage = Value.Default(StorageConfig, JSON.parse(text));
-  const first = Value.Errors(StorageConfig, storage).First();
-  if (first) throw new Error(`--storage${first.path.replaceAll("/", ".")}: ${first.message}`);
+  const problem = schemaProblem(StorageConfig, storage, "--storage");
+  if (problem) throw new Error(describeProblem(problem));
   return storage as StorageConfig;
 }
 

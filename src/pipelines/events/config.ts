@@ -8,8 +8,8 @@
  */
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { EventSinks } from "../../apis/pipelines/events.ts";
+import { describeProblem, schemaProblem } from "../../lib/schema-problem.ts";
 import { parseYaml } from "../../lib/yaml.ts";
 import { defaultRetry } from "./delivery.ts";
 import type { EventsOptions } from "./dispatcher.ts";
@@ -39,16 +39,14 @@ type EventsConfig = Static<typeof EventsConfig>;
 /** A sink must say url or nats, not both (the CRD's CEL rule, checked here for the file). */
 function sinkProblem(config: EventsConfig): string | undefined {
   const index = (config.sinks ?? []).findIndex((sink) => Boolean(sink.url) === Boolean(sink.nats));
-  return index < 0 ? undefined : `sinks.${index}: an event sink has exactly one of url or nats`;
+  return index < 0 ? undefined : `sinks[${index}]: an event sink has exactly one of url or nats`;
 }
 
 /** Validates a parsed configuration; the error names the field and the rule. */
 export function parseEventsConfig(input: unknown): EventsOptions {
   const config = structuredClone(input ?? {});
-  const first = Value.Errors(EventsConfig, config).First();
-  const problem = first
-    ? `${first.path ? first.path.slice(1).replaceAll("/", ".") : "(root)"}: ${first.message}`
-    : sinkProblem(config as EventsConfig);
+  const schema = schemaProblem(EventsConfig, config);
+  const problem = schema ? describeProblem(schema) : sinkProblem(config as EventsConfig);
   if (problem) throw new Error(`events configuration: ${problem}`);
   const { sinks, retry, timeoutSeconds } = config as EventsConfig;
   return {

@@ -1,7 +1,7 @@
 /** A whole Pipeline object from a file's text (YAML or JSON), checked against the kind's schema. */
 import { Kind, type TSchema, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { PipelineKind } from "../../apis/pipelines/pipeline.ts";
+import { schemaProblem } from "../../lib/schema-problem.ts";
 import { parseYaml } from "../../lib/yaml.ts";
 import type { CompileResult, KfpPipeline } from "./compile.ts";
 
@@ -25,14 +25,6 @@ function checkable(schema: TSchema): TSchema {
 
 const specSchema = checkable(PipelineKind.spec);
 
-/** `/steps/2/dependsOn` → `spec.steps[2].dependsOn`. */
-export function fieldOf(pointer: string, root = "spec"): string {
-  return pointer
-    .split("/")
-    .slice(1)
-    .reduce((field, part) => (/^[0-9]+$/.test(part) ? `${field}[${part}]` : `${field}.${part}`), root);
-}
-
 const failure = (field: string, rule: string) => ({ ok: false as const, field, error: `${field}: ${rule}` });
 
 export function readPipelineDocument(text: string): ReadResult {
@@ -46,7 +38,7 @@ export function readPipelineDocument(text: string): ReadResult {
   if (object.kind !== PipelineKind.kind) return failure("kind", `must be ${PipelineKind.kind}`);
   const name = object.metadata?.name;
   if (typeof name !== "string" || !name) return failure("metadata.name", "a Pipeline needs a name");
-  const error = Value.Errors(specSchema, object.spec).First();
-  if (error) return failure(fieldOf(error.path), error.message);
+  const problem = schemaProblem(specSchema, object.spec, "spec");
+  if (problem) return failure(problem.field, problem.rule);
   return { ok: true, pipeline: { name, spec: object.spec as KfpPipeline["spec"] } };
 }

@@ -6,6 +6,7 @@
  * allow list (the key's signed JWT, scope cloud-platform, is a credential for all of Google Cloud:
  * it goes nowhere else), and ambient credentials only in the namespaces it names.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import type { ProviderConfig } from "../backend.ts";
 import {
   ambientAllowed,
@@ -15,6 +16,7 @@ import {
   outboundAllowVariable,
   refusal,
 } from "../outbound-policy.ts";
+import { checkedParameters, ProviderParametersError, parametersField } from "../provider-parameters.ts";
 
 export interface VertexSettings {
   project: string;
@@ -29,37 +31,49 @@ export interface VertexSettings {
   plaintext: boolean;
 }
 
-const field = (path: string) => `spec.parameters.${path}`;
-
-function text(value: unknown, path: string, rule?: RegExp): string {
-  if (typeof value !== "string" || value === "")
-    throw new Error(`${field(path)}: a non-empty string is required`);
-  if (rule && !rule.test(value)) throw new Error(`${field(path)}: must match ${rule.source}`);
-  return value;
-}
-
-const optional = (value: unknown, path: string, rule?: RegExp) =>
-  value === undefined ? undefined : text(value, path, rule);
+const VertexParameters = Type.Object({
+  /** A Google Cloud project ID. */
+  project: Type.String({ pattern: "^[a-z][-a-z0-9]{4,28}[a-z0-9]$" }),
+  /** A region, e.g. europe-west4. */
+  location: Type.String({ pattern: "^[a-z]+-[a-z]+[0-9]+$" }),
+  /** The service account the pipeline jobs run as. */
+  serviceAccount: Type.Optional(Type.String({ pattern: "^[^@\\s]+@[^@\\s]+$" })),
+  network: Type.Optional(Type.String({ pattern: "^projects/[^/]+/global/networks/[^/]+$" })),
+  /** None: the operator's ambient credentials (Workload Identity), where the installer allows them. */
+  credentials: Type.Optional(
+    Type.Object({
+      keySecret: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 253, pattern: "^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$" }),
+        key: Type.String({ minLength: 1, pattern: "^[-._a-zA-Z0-9]+$", default: "key.json" }),
+      }),
+    }),
+  ),
+  /** `host[:port]`; Google's regional endpoint when absent. */
+  apiEndpoint: Type.Optional(Type.String({ pattern: "^[-.a-zA-Z0-9]+(:[0-9]+)?$" })),
+  plaintext: Type.Boolean({ default: false }),
+});
 
 /** Google's regional endpoint of Vertex AI: the one apiEndpoint the allow list need not name. */
 const googleEndpoint = (location: string) => `${location}-aiplatform.googleapis.com`;
 
-function endpointOf(parameters: Record<string, unknown>, location: string, outbound: OutboundPolicy) {
-  const endpoint = optional(parameters.apiEndpoint, "apiEndpoint", /^[-.a-zA-Z0-9]+(:[0-9]+)?$/);
-  const [given, port] = endpoint ? endpoint.toLowerCase().split(":") : [];
+function endpointOf(parameters: Static<typeof VertexParameters>, outbound: OutboundPolicy) {
+  const { apiEndpoint, location, plaintext } = parameters;
+  const [given, port] = apiEndpoint ? apiEndpoint.toLowerCase().split(":") : [];
   const host = given || googleEndpoint(location);
+  const field = parametersField("apiEndpoint");
   if (host !== googleEndpoint(location)) {
     const verdict = hostVerdict(outbound, host);
     if (!("listed" in verdict))
-      throw new Error(
+      throw new ProviderParametersError(
         "refused" in verdict
-          ? refusal(field("apiEndpoint"), host, verdict.refused)
-          : `${field("apiEndpoint")}: ${host} is not Google's endpoint (${googleEndpoint(location)}) nor on the operator's outbound allow list (${outboundAllowVariable})`,
+          ? refusal(field, host, verdict.refused)
+          : `${field}: ${host} is not Google's endpoint (${googleEndpoint(location)}) nor on the operator's outbound allow list (${outboundAllowVariable})`,
       );
   }
-  const plaintext = parameters.plaintext === true;
   if (plaintext && host !== "127.0.0.1" && host !== "localhost")
-    throw new Error(`${field("plaintext")}: only with a loopback apiEndpoint (127.0.0.1 or localhost)`);
+    throw new ProviderParametersError(
+      `${parametersField("plaintext")}: only with a loopback apiEndpoint (127.0.0.1 or localhost)`,
+    );
   return {
     apiEndpoint: host,
     ...(port ? { port: Number(port) } : {}),
@@ -67,35 +81,24 @@ function endpointOf(parameters: Record<string, unknown>, location: string, outbo
   };
 }
 
-function keySecretOf(value: unknown): VertexSettings["keySecret"] {
-  if (value === undefined) return undefined;
-  const secret = (value as { keySecret?: { name?: unknown; key?: unknown } }).keySecret;
-  if (!secret)
-    throw new Error(`${field("credentials")}: only keySecret {name, key} (or no credentials: ambient)`);
-  return {
-    name: text(secret.name, "credentials.keySecret.name", /^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/),
-    key: text(secret.key ?? "key.json", "credentials.keySecret.key", /^[-._a-zA-Z0-9]+$/),
-  };
-}
-
+/** The settings, or a ProviderParametersError naming the first bad field. */
 export function vertexSettings(provider: ProviderConfig, outbound: OutboundPolicy): VertexSettings {
-  const parameters = provider.spec.parameters ?? {};
-  const location = text(parameters.location, "location", /^[a-z]+-[a-z]+[0-9]+$/);
-  const keySecret = keySecretOf(parameters.credentials);
-  const endpoint = endpointOf(parameters, location, outbound);
+  const parameters = checkedParameters(VertexParameters, provider);
+  const { project, location, serviceAccount, network, credentials } = parameters;
+  const endpoint = endpointOf(parameters, outbound);
   const namespace = provider.key.namespace;
-  if (!keySecret && !endpoint.plaintext && !ambientAllowed(outbound, namespace))
-    throw new Error(
-      `${field("credentials")}: none given, and the operator's ambient cloud credentials are not for namespace ${namespace} (${ambientNamespacesVariable})`,
+  if (!credentials && !endpoint.plaintext && !ambientAllowed(outbound, namespace))
+    throw new ProviderParametersError(
+      `${parametersField("credentials")}: none given, and the operator's ambient cloud credentials are not for namespace ${namespace} (${ambientNamespacesVariable})`,
     );
-  const serviceAccount = optional(parameters.serviceAccount, "serviceAccount", /^[^@\s]+@[^@\s]+$/);
-  const network = optional(parameters.network, "network", /^projects\/[^/]+\/global\/networks\/[^/]+$/);
   return {
-    project: text(parameters.project, "project", /^[a-z][-a-z0-9]{4,28}[a-z0-9]$/),
+    project,
     location,
     ...(serviceAccount ? { serviceAccount } : {}),
     ...(network ? { network } : {}),
-    ...(keySecret ? { keySecret } : {}),
+    ...(credentials
+      ? { keySecret: { name: credentials.keySecret.name, key: credentials.keySecret.key } }
+      : {}),
     ...endpoint,
   };
 }

@@ -122,7 +122,7 @@ describe(
       const ns = await namespace();
       const noEndpoint: Any = await provider(ns, { type: "kfp", parameters: {} }, "broken", "False");
       expect(condition(noEndpoint, "Ready").message).toBe(
-        "spec.parameters.endpoint: a non-empty string is required",
+        "spec.parameters.endpoint: Expected required property",
       );
 
       const wrong: Any = await provider(ns, kfpSpec(kfp, "wrong"), "kfp", "False");

@@ -80,7 +80,7 @@ describe("kfp Provider parameters", () => {
   });
 
   it.each([
-    [{}, "spec.parameters.endpoint: a non-empty string is required"],
+    [{}, "spec.parameters.endpoint: Expected required property"],
     [{ endpoint: "kfp:8888" }, "spec.parameters.endpoint: the scheme must be http or https, not kfp:"],
     [{ endpoint: "http://u:p@kfp" }, "spec.parameters.endpoint: no credentials (userinfo) in the URL"],
     [{ endpoint: "http://kfp?x=1" }, "spec.parameters.endpoint: no query in the URL"],
@@ -93,7 +93,7 @@ describe("kfp Provider parameters", () => {
       { endpoint: "http://169.254.169.254/computeMetadata/v1" },
       "spec.parameters.endpoint: 169.254.169.254 is link-local (cloud metadata), not allowed by the operator's outbound policy (SLIPWAY_OUTBOUND_ALLOW)",
     ],
-    [{ endpoint: "http://kfp", namespace: "Team" }, "spec.parameters.namespace: must match"],
+    [{ endpoint: "http://kfp", namespace: "Team" }, "spec.parameters.namespace: Expected string to match"],
     [
       { endpoint: "http://kfp", auth: {} },
       "spec.parameters.auth: exactly one of bearerTokenSecret or serviceAccountToken",
@@ -103,14 +103,19 @@ describe("kfp Provider parameters", () => {
         endpoint: "http://kfp",
         auth: { serviceAccountToken: { serviceAccount: "a", expirationSeconds: 60 } },
       },
-      "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer from 600 to 86400",
+      "spec.parameters.auth.serviceAccountToken.expirationSeconds: Expected integer to be greater or equal to 600",
     ],
     [
       {
         endpoint: "http://kfp",
         auth: { serviceAccountToken: { serviceAccount: "a", expirationSeconds: 86_401 } },
       },
-      "spec.parameters.auth.serviceAccountToken.expirationSeconds: an integer from 600 to 86400",
+      "spec.parameters.auth.serviceAccountToken.expirationSeconds: Expected integer to be less or equal to 86400",
+    ],
+    [{ endpoint: "" }, "spec.parameters.endpoint: Expected string length greater or equal to 1"],
+    [
+      { endpoint: "http://kfp", auth: { bearerTokenSecret: { name: "t", key: "a/b" } } },
+      "spec.parameters.auth.bearerTokenSecret.key: Expected string to match",
     ],
   ])("refuses %j naming the field", (parameters, message) => {
     expect(() => kfpSettings(provider(parameters), outbound)).toThrow(message);

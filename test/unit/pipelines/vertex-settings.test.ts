@@ -66,3 +66,28 @@ describe("vertex Provider parameters through the outbound policy", () => {
     expect(settings({}, { ambientCredentialsNamespaces: ["*"] }).project).toBe("ml-project");
   });
 });
+
+describe("vertex Provider parameters against their schema", () => {
+  it("defaults: the key's name in its Secret, no plaintext", () => {
+    expect(settings(keyed)).toEqual({
+      project: "ml-project",
+      location: "europe-west4",
+      keySecret: { name: "vertex-key", key: "key.json" },
+      apiEndpoint: "europe-west4-aiplatform.googleapis.com",
+      plaintext: false,
+    });
+  });
+
+  it.each([
+    [{ project: "ML" }, "spec.parameters.project: Expected string to match"],
+    [{ location: undefined }, "spec.parameters.location: Expected string"],
+    [{ serviceAccount: "runner" }, "spec.parameters.serviceAccount: Expected string to match"],
+    [{ network: "default" }, "spec.parameters.network: Expected string to match"],
+    [{ credentials: {} }, "spec.parameters.credentials.keySecret: Expected required property"],
+    [{ credentials: { keySecret: { name: "Key" } } }, "spec.parameters.credentials.keySecret.name: Expected"],
+    [{ ...keyed, plaintext: "true" }, "spec.parameters.plaintext: Expected boolean"],
+    [{ ...keyed, plaintext: true }, "spec.parameters.plaintext: only with a loopback apiEndpoint"],
+  ])("refuses %j naming the field and the rule", (parameters, message) => {
+    expect(() => settings(parameters)).toThrow(message);
+  });
+});
