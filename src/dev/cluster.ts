@@ -1,7 +1,9 @@
 import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from "@kubernetes/client-node";
+import { KubeConfig, type V1Node, type V1NodeList } from "@kubernetes/client-node";
+import { nodeType } from "../kube/core-types.ts";
+import { resourcePath } from "../kube/keys.ts";
 import { type Binaries, ensureBinaries } from "./binaries.ts";
 import {
   componentSpecs,
@@ -12,6 +14,7 @@ import {
   portNames,
 } from "./components.ts";
 import { describeObject } from "./describe-object.ts";
+import { ignoreConflict, withDevClient } from "./dev-client.ts";
 import { type Probe, probeApiserver, probeEtcd, waitFor } from "./health.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createPki } from "./pki.ts";
@@ -142,12 +145,6 @@ function readinessProbe(state: DevState, name: string): (() => Promise<Probe>) |
   return undefined;
 }
 
-function coreApi(kubeconfig: string): CoreV1Api {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  return config.makeApiClient(CoreV1Api);
-}
-
 function fakeNode(name: string): V1Node {
   return {
     metadata: {
@@ -168,61 +165,53 @@ function fakeNode(name: string): V1Node {
 }
 
 async function ensureFakeNodes(kubeconfig: string, count: number): Promise<void> {
-  const api = coreApi(kubeconfig);
-  for (let i = 0; i < count; i++) await ignoreConflict(api.createNode({ body: fakeNode(fakeNodeName(i)) }));
+  await withDevClient(kubeconfig, async ({ rest }) => {
+    for (let i = 0; i < count; i++)
+      await ignoreConflict(rest.request("POST", resourcePath(nodeType), { body: fakeNode(fakeNodeName(i)) }));
+  });
 }
 
 /** The default StorageClass, provisioned by kwok's volume stages (src/dev/kwok-stages.yaml); it allows expansion. */
 export const defaultStorageClass = "standard";
 
 async function ensureDefaultStorageClass(kubeconfig: string): Promise<void> {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  await ignoreConflict(
-    config.makeApiClient(StorageV1Api).createStorageClass({
-      body: {
-        metadata: {
-          name: defaultStorageClass,
-          annotations: { "storageclass.kubernetes.io/is-default-class": "true" },
-        },
-        provisioner: "slipway.dev/kwok-volume",
-        reclaimPolicy: "Delete",
-        volumeBindingMode: "Immediate",
-        allowVolumeExpansion: true,
-      },
-    }),
-  );
-}
-
-/** Resolves when the create succeeded or the object already exists (409). */
-async function ignoreConflict(create: Promise<unknown>): Promise<void> {
-  try {
-    await create;
-  } catch (error) {
-    if ((error as { code?: number }).code !== 409) throw error;
-  }
+  const storageClass = {
+    apiVersion: "storage.k8s.io/v1",
+    kind: "StorageClass",
+    metadata: {
+      name: defaultStorageClass,
+      annotations: { "storageclass.kubernetes.io/is-default-class": "true" },
+    },
+    provisioner: "slipway.dev/kwok-volume",
+    reclaimPolicy: "Delete",
+    volumeBindingMode: "Immediate",
+    allowVolumeExpansion: true,
+  };
+  await withDevClient(kubeconfig, ({ kube }) => ignoreConflict(kube.create(storageClass)));
 }
 
 const isReady = (node: V1Node) =>
   node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 async function waitForNodesReady(kubeconfig: string, timeoutMs: number): Promise<void> {
-  const api = coreApi(kubeconfig);
-  await waitFor(
-    "fake nodes",
-    async () => {
-      const nodes = (await api.listNode()).items.filter(
-        (n) => n.metadata?.annotations?.[fakeNodeAnnotation] === "fake",
-      );
-      const ready = nodes.filter(isReady).length;
-      return { ok: nodes.length > 0 && ready === nodes.length, detail: `${ready}/${nodes.length} Ready` };
-    },
-    {
-      timeoutMs,
-      intervalMs: 250,
-      explain: async () => describeObject((await api.listNode()).items.filter((n) => !isReady(n))),
-    },
-  );
+  await withDevClient(kubeconfig, ({ rest }) => {
+    const listNodes = async () => (await rest.request<V1NodeList>("GET", resourcePath(nodeType))).items;
+    return waitFor(
+      "fake nodes",
+      async () => {
+        const nodes = (await listNodes()).filter(
+          (n) => n.metadata?.annotations?.[fakeNodeAnnotation] === "fake",
+        );
+        const ready = nodes.filter(isReady).length;
+        return { ok: nodes.length > 0 && ready === nodes.length, detail: `${ready}/${nodes.length} Ready` };
+      },
+      {
+        timeoutMs,
+        intervalMs: 250,
+        explain: async () => describeObject((await listNodes()).filter((n) => !isReady(n))),
+      },
+    );
+  });
 }
 
 /**

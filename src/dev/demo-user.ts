@@ -1,16 +1,12 @@
-import {
-  CoreV1Api,
-  type KubeConfig,
-  type KubernetesObject,
-  KubernetesObjectApi,
-  PatchStrategy,
-} from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
 import { PipelineKind } from "../apis/pipelines/pipeline.ts";
 import { ProviderKind } from "../apis/pipelines/provider.ts";
 import { RunKind } from "../apis/pipelines/run.ts";
 import { PlatformSpec } from "../apis/platform/platform.ts";
 import { group } from "../apis/platform/schemas.ts";
+import { withDevClient } from "./dev-client.ts";
+import { mintServiceAccountToken } from "./kubeconfig.ts";
 
 const name = "slipway-demo-user";
 
@@ -115,24 +111,24 @@ export function demoUserObjects(namespace: string): KubernetesObject[] {
  * person who ran the demo; it expires after a day.
  */
 export async function demoUserToken(config: KubeConfig, namespace: string): Promise<string> {
-  const objects = KubernetesObjectApi.makeApiClient(config);
-  for (const object of demoUserObjects(namespace)) {
-    await objects.patch(object, undefined, undefined, "slipway-demo", true, PatchStrategy.ServerSideApply);
-  }
-  const request = await config.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    namespace,
-    name,
-    body: { spec: { audiences: [], expirationSeconds: 86_400 } },
-  });
-  const token = request.status?.token;
-  if (!token) throw new Error(`the API server returned no token for ${namespace}/${name}`);
-  return token;
+  await withDevClient(
+    config,
+    async ({ kube }) => {
+      for (const object of demoUserObjects(namespace)) await kube.apply(object, { force: true });
+    },
+    "slipway-demo",
+  );
+  return mintServiceAccountToken(config, { namespace, name }, 86_400);
 }
 
 /** Removes the demo user's cluster-scoped objects (the namespaced ones go with the namespace). */
 export async function removeDemoUserPolicy(config: KubeConfig, namespace: string): Promise<void> {
-  const objects = KubernetesObjectApi.makeApiClient(config);
-  for (const object of demoUserObjects(namespace).filter((o) => !o.metadata?.namespace)) {
-    await objects.delete(object).catch(() => {});
-  }
+  await withDevClient(config, async ({ kube, types }) => {
+    for (const object of demoUserObjects(namespace).filter((o) => !o.metadata?.namespace)) {
+      await types
+        .resolve(object.apiVersion, object.kind)
+        .then((type) => kube.delete(type, { name: object.metadata?.name ?? "" }))
+        .catch(() => {});
+    }
+  });
 }

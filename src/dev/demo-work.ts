@@ -6,10 +6,18 @@
  * outcome and returns it; a failure throws with its message. The real-platform e2e test runs these
  * same steps (test/e2e/platform/real-platform.test.ts), so they cannot rot unnoticed.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import { type Kind, resourceTypeOf } from "../apis/kind.ts";
+import { PipelineKind } from "../apis/pipelines/pipeline.ts";
+import { RunKind } from "../apis/pipelines/run.ts";
+import { podType } from "../kube/core-types.ts";
+import { resourcePath } from "../kube/keys.ts";
+import { isConflict } from "../kube/rest.ts";
 import { labels } from "../platform/component-objects.ts";
 import { serviceName } from "../platform/names.ts";
 import { workflowImages } from "../platform/workflow-images.ts";
+import { withDevClient } from "./dev-client.ts";
 import { waitFor } from "./health.ts";
 import { uploadToPlatformStore } from "./platform-store.ts";
 
@@ -43,25 +51,22 @@ async function until<T>(
   return last as T;
 }
 
-function customObjects(config: KubeConfig, namespace: string, group: string, plural: string) {
-  const api = config.makeApiClient(CustomObjectsApi);
-  const version = "v1beta1";
+function customObjects(config: KubeConfig, namespace: string, kind: Kind) {
+  const path = (name?: string) => resourcePath(resourceTypeOf(kind), { namespace, name });
   return {
     // a demo run again finds what the first one made (and waits for its outcome again)
-    create: (kind: string, name: string, spec: unknown) =>
-      api
-        .createNamespacedCustomObject({
-          group,
-          version,
-          namespace,
-          plural,
-          body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec },
-        })
-        .catch((error: { code?: number }) => {
-          if (error.code !== 409) throw error;
-        }),
+    create: (name: string, spec: unknown) =>
+      withDevClient(config, ({ rest }) =>
+        rest
+          .request("POST", path(), {
+            body: { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name }, spec },
+          })
+          .catch((error: unknown) => {
+            if (!isConflict(error)) throw error;
+          }),
+      ),
     read: (name: string): Promise<Any> =>
-      api.getNamespacedCustomObject({ group, version, namespace, plural, name }),
+      withDevClient(config, ({ rest }) => rest.request("GET", path(name))),
   };
 }
 
@@ -78,8 +83,8 @@ export const demoContext = {
  */
 export async function buildDemoImage(config: KubeConfig, target: DemoTarget): Promise<Any> {
   const artifactUri = await uploadToPlatformStore(config, target, "demo/model", demoContext);
-  const imageBuilds = customObjects(config, target.namespace, "builds.slipway.dev", "imagebuilds");
-  await imageBuilds.create("ImageBuild", "demo-model", {
+  const imageBuilds = customObjects(config, target.namespace, ImageBuildKind);
+  await imageBuilds.create("demo-model", {
     project: "demo",
     name: "model",
     version: "v1",
@@ -103,10 +108,9 @@ const trainScript =
 export async function runDemoPipeline(config: KubeConfig, target: DemoTarget, release: string): Promise<Any> {
   const image = workflowImages(release)?.step;
   if (!image) throw new Error(`release ${release} names no pipeline step image`);
-  const objects = (plural: string) =>
-    customObjects(config, target.namespace, "pipelines.slipway.dev", plural);
+  const objects = (kind: Kind) => customObjects(config, target.namespace, kind);
   const provider = target.platform;
-  await objects("pipelines").create("Pipeline", "demo", {
+  await objects(PipelineKind).create("demo", {
     provider,
     image,
     steps: [
@@ -116,15 +120,15 @@ export async function runDemoPipeline(config: KubeConfig, target: DemoTarget, re
   });
   const synced = (p: Any) =>
     p.status?.state === "Succeeded" || (p.status?.state === "Failed" && p.status?.message);
-  await until("Pipeline demo", () => objects("pipelines").read("demo"), synced, 120_000);
-  await objects("runs").create("Run", "demo-1", {
+  await until("Pipeline demo", () => objects(PipelineKind).read("demo"), synced, 120_000);
+  await objects(RunKind).create("demo-1", {
     provider,
     pipeline: "demo",
     artifacts: [{ name: "model", path: "train:model" }],
   });
   return until(
     "Run demo-1",
-    () => objects("runs").read("demo-1"),
+    () => objects(RunKind).read("demo-1"),
     (r) => r.status?.completionState !== undefined,
     900_000,
   );
@@ -132,11 +136,18 @@ export async function runDemoPipeline(config: KubeConfig, target: DemoTarget, re
 
 /** MLflow's address from this machine: its pod on the real node's bridge (the Service's name resolves only in pods). */
 export async function mlflowAddress(config: KubeConfig, target: DemoTarget): Promise<string | undefined> {
-  const pods = await config.makeApiClient(CoreV1Api).listNamespacedPod({
-    namespace: target.namespace,
-    labelSelector: `${labels.component}=${serviceName(target.platform, "mlflow")}`,
-    fieldSelector: "status.phase=Running",
-  });
+  const pods = await withDevClient(config, ({ rest }) =>
+    rest.request<{ items: { status?: { podIP?: string } }[] }>(
+      "GET",
+      resourcePath(podType, { namespace: target.namespace }),
+      {
+        query: {
+          labelSelector: `${labels.component}=${serviceName(target.platform, "mlflow")}`,
+          fieldSelector: "status.phase=Running",
+        },
+      },
+    ),
+  );
   const ip = pods.items[0]?.status?.podIP;
   return ip ? `http://${ip}:5000/` : undefined;
 }

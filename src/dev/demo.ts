@@ -1,10 +1,13 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { KubeConfig, type V1NodeList } from "@kubernetes/client-node";
+import { nodeType } from "../kube/core-types.ts";
+import { resourcePath } from "../kube/keys.ts";
 import { releases } from "../platform/catalog.ts";
 import { up } from "./cluster.ts";
 import { demoUserToken } from "./demo-user.ts";
 import { buildDemoImage, type DemoTarget, mlflowAddress, runDemoPipeline } from "./demo-work.ts";
+import { withDevClient } from "./dev-client.ts";
 import { packageRoot } from "./paths.ts";
 import { devNamespace, startPlatformServices } from "./platform-services.ts";
 import { newestRelease } from "./real-node/images.ts";
@@ -122,10 +125,14 @@ export async function demo(dir: string, print: (line: string) => void): Promise<
   const state = await up({ dir, log: print });
   const config = new KubeConfig();
   config.loadFromFile(state.kubeconfig);
-  const version = await config.makeApiClient(VersionApi).getCode();
+  const [version, nodes] = await withDevClient(config, ({ rest }) =>
+    Promise.all([
+      rest.request<{ gitVersion?: string }>("GET", "/version"),
+      rest.request<V1NodeList>("GET", resourcePath(nodeType)),
+    ]),
+  );
   print(`kube-apiserver ${version.gitVersion} ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-  const core = config.makeApiClient(CoreV1Api);
-  for (const node of (await core.listNode()).items) {
+  for (const node of nodes.items) {
     const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
     print(`node ${node.metadata?.name} ${ready ? "Ready" : "NotReady"}`);
   }

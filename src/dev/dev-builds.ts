@@ -14,7 +14,6 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 import { type BuildsConfig, devBuildsConfig, parseBuildsConfig } from "../builds/config.ts";
 import {
@@ -27,6 +26,7 @@ import {
   registryConfig,
   registryProbeUrl,
 } from "./build-servers.ts";
+import { withDevClient } from "./dev-client.ts";
 import type { Probe } from "./health.ts";
 import { packageRoot } from "./paths.ts";
 import type { ProcessRecord } from "./processes.ts";
@@ -167,21 +167,19 @@ export async function provisionDevBuilds(
 ): Promise<void> {
   const credentials = await devS3Credentials(builds);
   await ensureBucket(builds.s3Endpoint, credentials, devBucket);
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  const api = KubernetesObjectApi.makeApiClient(config);
-  const apply = (object: Record<string, unknown>) =>
-    api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
-  await apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
-  await apply({
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name: devS3Secret, namespace },
-    type: "Opaque",
-    stringData: {
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    },
+  await withDevClient(kubeconfig, async ({ kube }) => {
+    await kube.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, { force: true });
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: devS3Secret, namespace },
+      type: "Opaque",
+      stringData: {
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      },
+    };
+    await kube.apply(secret, { force: true });
   });
   await writeFile(builds.configFile, stringify(devOperatorBuildsConfig(dir, builds, realNode)));
 }

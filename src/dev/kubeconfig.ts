@@ -1,6 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
 import { stringify } from "yaml";
+import { serviceAccountType } from "../kube/core-types.ts";
+import { resourcePath } from "../kube/keys.ts";
+import { withDevClient } from "./dev-client.ts";
 
 export interface KubeconfigInput {
   server: string;
@@ -37,6 +40,31 @@ export async function writeKubeconfig(path: string, input: KubeconfigInput): Pro
   await writeFile(path, stringify(config), { mode: 0o600 });
 }
 
+/** A token of ServiceAccount `namespace/name` for the API server's own audience, `seconds` long (a TokenRequest). */
+export async function mintServiceAccountToken(
+  admin: KubeConfig,
+  account: { namespace: string; name: string },
+  seconds: number,
+): Promise<string> {
+  const minted = await withDevClient(admin, ({ rest }) =>
+    rest.request<{ status?: { token?: string } }>(
+      "POST",
+      resourcePath(serviceAccountType, { ...account, subresource: "token" }),
+      {
+        body: {
+          apiVersion: "authentication.k8s.io/v1",
+          kind: "TokenRequest",
+          spec: { expirationSeconds: seconds },
+        },
+      },
+    ),
+  );
+  const token = minted.status?.token;
+  if (!token)
+    throw new Error(`the API server minted no token for ServiceAccount ${account.namespace}/${account.name}`);
+  return token;
+}
+
 /**
  * Mints a token of ServiceAccount `namespace/name` (TokenRequest, `seconds` long) and writes a
  * kubeconfig (mode 0600) for the admin's cluster that authenticates with it alone: a process run
@@ -48,13 +76,7 @@ export async function writeServiceAccountKubeconfig(
   seconds: number,
   path: string,
 ): Promise<void> {
-  const minted = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    ...account,
-    body: { spec: { expirationSeconds: seconds } },
-  });
-  const token = minted.status?.token;
-  if (!token)
-    throw new Error(`the API server minted no token for ServiceAccount ${account.namespace}/${account.name}`);
+  const token = await mintServiceAccountToken(admin, account, seconds);
   const cluster = admin.getCurrentCluster();
   if (!cluster) throw new Error("the admin kubeconfig has no current cluster");
   const config = new KubeConfig();

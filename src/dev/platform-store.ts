@@ -4,9 +4,12 @@
  * Secret and never printed: what `dev demo` uploads a build context with, and the real-platform
  * test too.
  */
-import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { secretType } from "../kube/core-types.ts";
+import { resourcePath } from "../kube/keys.ts";
 import { platformBuildsConfig } from "../platform/builds-wiring.ts";
 import { credentialKeys, credentialSecrets } from "../platform/credentials.ts";
+import { withDevClient } from "./dev-client.ts";
 
 /** The bucket the platform creates (mlflow's init container) and its builds and pipelines use. */
 export const platformBucket = "slipway";
@@ -17,7 +20,9 @@ export async function secretValues(
   namespace: string,
   name: string,
 ): Promise<Record<string, string>> {
-  const secret = await config.makeApiClient(CoreV1Api).readNamespacedSecret({ namespace, name });
+  const secret = await withDevClient(config, ({ rest }) =>
+    rest.request<{ data?: Record<string, string> }>("GET", resourcePath(secretType, { namespace, name })),
+  );
   return Object.fromEntries(
     Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString()]),
   );

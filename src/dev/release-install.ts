@@ -7,11 +7,12 @@
  * API server (a local process too) calls its webhooks by URL on 127.0.0.1.
  */
 import { join } from "node:path";
-import { KubeConfig, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
 import { conversionPath } from "../apis/versions.ts";
 import { type BundleObject, operatorName } from "../bundle/bundle.ts";
 import { releaseBundle } from "../bundle/release.ts";
 import { crdConversionAt } from "../bundle/webhook.ts";
+import { withDevClient } from "./dev-client.ts";
 import { writeServiceAccountKubeconfig } from "./kubeconfig.ts";
 
 /** Where the webhooks listen: the API server runs on this machine and calls them here. */
@@ -75,9 +76,9 @@ export async function applyDevRelease(
 ): Promise<string> {
   const admin = new KubeConfig();
   admin.loadFromFile(adminKubeconfig);
-  const api = KubernetesObjectApi.makeApiClient(admin);
-  for (const object of objects)
-    await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
+  await withDevClient(admin, async ({ kube }) => {
+    for (const object of objects) await kube.apply(object, { force: true });
+  });
   const path = operatorKubeconfigFile(dir);
   await writeServiceAccountKubeconfig(admin, { namespace, name: operatorName }, operatorTokenSeconds, path);
   return path;

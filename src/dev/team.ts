@@ -17,16 +17,12 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  ApiException,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-  type V1PolicyRule,
-} from "@kubernetes/client-node";
+import { KubeConfig, type V1PolicyRule } from "@kubernetes/client-node";
 import { ImageBuildKind } from "../apis/builds/imagebuild.ts";
+import { resourceTypeOf } from "../apis/kind.ts";
 import { ProviderKind } from "../apis/pipelines/provider.ts";
 import { devS3Secret } from "./dev-builds.ts";
+import { withDevClient } from "./dev-client.ts";
 import { writeServiceAccountKubeconfig } from "./kubeconfig.ts";
 
 export const teamMember = "member";
@@ -115,24 +111,20 @@ export async function onboardTeam(options: {
   const { namespace, platform } = options;
   const admin = new KubeConfig();
   admin.loadFromFile(options.adminKubeconfig);
-  const api = KubernetesObjectApi.makeApiClient(admin);
-  const apply = (object: DevObject) =>
-    api.patch(object, undefined, undefined, teamManager(namespace), true, PatchStrategy.ServerSideApply);
-  for (const object of teamObjects(namespace, options.s3)) await apply(object);
-  let provider: OnboardedTeam["provider"] = { name: `${platform.namespace}/${platform.name}` };
-  try {
-    await api.read({
-      apiVersion: ProviderKind.apiVersion,
-      kind: ProviderKind.kind,
-      metadata: { name: platform.name, namespace: platform.namespace },
-    });
-    await apply(providerAllowance(platform, namespace));
-  } catch (error) {
-    if (!(error instanceof ApiException && error.code === 404)) throw error;
-    provider = {
-      missing: `no Provider ${platform.namespace}/${platform.name} yet (install the platform: \`make demo\` or \`slipway install --dev\`, then run this again)`,
-    };
-  }
+  const provider = await withDevClient(
+    admin,
+    async ({ kube }): Promise<OnboardedTeam["provider"]> => {
+      for (const object of teamObjects(namespace, options.s3)) await kube.apply(object, { force: true });
+      const platformProvider = { namespace: platform.namespace, name: platform.name };
+      if (!(await kube.get(resourceTypeOf(ProviderKind), platformProvider)))
+        return {
+          missing: `no Provider ${platform.namespace}/${platform.name} yet (install the platform: \`make demo\` or \`slipway install --dev\`, then run this again)`,
+        };
+      await kube.apply(providerAllowance(platform, namespace), { force: true });
+      return { name: `${platform.namespace}/${platform.name}` };
+    },
+    teamManager(namespace),
+  );
   await mkdir(join(options.dir, "teams"), { recursive: true });
   const kubeconfig = join(options.dir, "teams", `${namespace}.kubeconfig`);
   await writeServiceAccountKubeconfig(admin, { namespace, name: teamMember }, memberTokenSeconds, kubeconfig);

@@ -1,4 +1,5 @@
-/** Core (group "") kinds several controllers read, named once. */
+/** Core (group "") kinds several parts of Slipway read, named once. */
+import { resourcePath } from "./keys.ts";
 import type { ResourceType } from "./types.ts";
 
 export const secretType: ResourceType = {
@@ -49,3 +50,23 @@ export const coreEventType: ResourceType = {
   plural: "events",
   namespaced: true,
 };
+
+export const serviceAccountType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "ServiceAccount",
+  plural: "serviceaccounts",
+  namespaced: true,
+};
+
+export const nodeType: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Node",
+  plural: "nodes",
+  namespaced: false,
+};
+
+/** The log subresource of a pod (text, not JSON). */
+export const podLogPath = (namespace: string, name: string) =>
+  resourcePath(podType, { namespace, name, subresource: "log" });

@@ -3,7 +3,7 @@
 import { resourceTypeOf } from "../apis/kind.ts";
 import { ComponentKind } from "../apis/platform/component.ts";
 import { PlatformKind } from "../apis/platform/platform.ts";
-import { podType, secretType } from "../kube/core-types.ts";
+import { podType, secretType, serviceAccountType } from "../kube/core-types.ts";
 import type { ResourceType } from "../kube/types.ts";
 import { labels } from "./component-objects.ts";
 
@@ -19,13 +19,7 @@ export const types = {
     namespaced: true,
   },
   service: { group: "", version: "v1", kind: "Service", plural: "services", namespaced: true },
-  serviceAccount: {
-    group: "",
-    version: "v1",
-    kind: "ServiceAccount",
-    plural: "serviceaccounts",
-    namespaced: true,
-  },
+  serviceAccount: serviceAccountType,
   configMap: { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
   /** Only Components' ConfigMaps (renderConfigMap labels each with its Component) are cached, not a namespace's others. */
   componentConfigMap: {

@@ -1,7 +1,7 @@
 /** A container's log as the caller: what the server answers for a build's or a pipeline step's pod. */
 import type { V1Pod } from "@kubernetes/client-node";
 import { Type } from "@sinclair/typebox";
-import { podType } from "../kube/core-types.ts";
+import { podLogPath, podType } from "../kube/core-types.ts";
 import { resourcePath } from "../kube/keys.ts";
 import type { RestClient } from "../kube/rest.ts";
 
@@ -37,10 +37,6 @@ export async function containerLogTail(
   });
   return { pod: name, container, logs };
 }
-
-/** The log subresource of a pod (text, not JSON). */
-export const podLogPath = (namespace: string, name: string) =>
-  resourcePath(podType, { namespace, name, subresource: "log" });
 
 /** The pods of `namespace` a selector picks, as the caller. */
 export const listPods = (

@@ -3,17 +3,14 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import {
-  CoreV1Api,
-  DiscoveryV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-  type V1Node,
-} from "@kubernetes/client-node";
+import { KubeConfig, type V1EndpointSliceList, type V1Node, type V1PodList } from "@kubernetes/client-node";
 import { stringify } from "yaml";
+import { nodeType, podType } from "../../kube/core-types.ts";
+import { resourcePath } from "../../kube/keys.ts";
+import type { ResourceType } from "../../kube/types.ts";
 import type { Binaries } from "../binaries.ts";
 import { describeObject } from "../describe-object.ts";
+import { withDevClient } from "../dev-client.ts";
 import { type Probe, probeHttp, waitFor } from "../health.ts";
 import { signCertificate } from "../pki.ts";
 import { describeWithLogs } from "../pod-logs.ts";
@@ -194,30 +191,43 @@ export async function startRealNode(
   return state;
 }
 
+const endpointSliceType: ResourceType = {
+  group: "discovery.k8s.io",
+  version: "v1",
+  kind: "EndpointSlice",
+  plural: "endpointslices",
+  namespaced: true,
+};
+
 async function waitForClusterDns(kubeconfig: string, timeoutMs: number): Promise<void> {
   const config = new KubeConfig();
   config.loadFromFile(kubeconfig);
-  const discovery = config.makeApiClient(DiscoveryV1Api);
-  await waitFor(
-    "cluster DNS",
-    async () => {
-      const slices = await discovery
-        .listNamespacedEndpointSlice({ namespace: "kube-system", labelSelector: clusterDnsSliceSelector })
-        .catch(() => ({ items: [] }));
-      return clusterDnsReadiness(slices.items);
-    },
-    {
-      timeoutMs,
-      intervalMs: 250,
-      // CoreDNS's pods, their states and last log lines: why it is not ready
-      explain: async () =>
-        describeWithLogs(
-          config,
-          await config
-            .makeApiClient(CoreV1Api)
-            .listNamespacedPod({ namespace: "kube-system", labelSelector: "k8s-app=kube-dns" }),
-        ),
-    },
+  await withDevClient(config, ({ rest }) =>
+    waitFor(
+      "cluster DNS",
+      async () => {
+        const slices = await rest
+          .request<V1EndpointSliceList>(
+            "GET",
+            resourcePath(endpointSliceType, { namespace: "kube-system" }),
+            { query: { labelSelector: clusterDnsSliceSelector } },
+          )
+          .catch(() => ({ items: [] }));
+        return clusterDnsReadiness(slices.items);
+      },
+      {
+        timeoutMs,
+        intervalMs: 250,
+        // CoreDNS's pods, their states and last log lines: why it is not ready
+        explain: async () =>
+          describeWithLogs(
+            config,
+            await rest.request<V1PodList>("GET", resourcePath(podType, { namespace: "kube-system" }), {
+              query: { labelSelector: "k8s-app=kube-dns" },
+            }),
+          ),
+      },
+    ),
   );
 }
 
@@ -225,39 +235,31 @@ const isReady = (node: V1Node | undefined) =>
   node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 export async function waitForRealNodeReady(kubeconfig: string, timeoutMs: number): Promise<void> {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  const core = config.makeApiClient(CoreV1Api);
-  await waitFor(
-    realNodeName,
-    async () => {
-      const node = await core.readNode({ name: realNodeName }).catch(() => undefined);
-      return { ok: isReady(node), detail: node ? "registered, not Ready" : "not registered" };
-    },
-    {
-      timeoutMs,
-      intervalMs: 250,
-      explain: async () => describeObject(await core.readNode({ name: realNodeName })),
-    },
-  );
+  await withDevClient(kubeconfig, ({ rest }) => {
+    const readNode = () => rest.request<V1Node>("GET", resourcePath(nodeType, { name: realNodeName }));
+    return waitFor(
+      realNodeName,
+      async () => {
+        const node = await readNode().catch(() => undefined);
+        return { ok: isReady(node), detail: node ? "registered, not Ready" : "not registered" };
+      },
+      { timeoutMs, intervalMs: 250, explain: async () => describeObject(await readNode()) },
+    );
+  });
 }
 
 async function applyNodeObjects(kubeconfig: string, dir: string): Promise<void> {
   const config = new KubeConfig();
   config.loadFromFile(kubeconfig);
-  const api = KubernetesObjectApi.makeApiClient(config);
-  // a node drained by an earlier stop (its Node object outlives the kubelet) takes pods again
-  await api.patch(
-    { apiVersion: "v1", kind: "Node", metadata: { name: realNodeName }, spec: { unschedulable: false } },
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    PatchStrategy.MergePatch,
-  );
-  const objects = [...coreDnsObjects(localImageReferences().coredns), ...realNodeStorageObjects(dir)];
-  for (const object of objects)
-    await api.patch(object, undefined, undefined, "slipway-dev", true, PatchStrategy.ServerSideApply);
+  await withDevClient(config, async ({ rest, kube }) => {
+    // a node drained by an earlier stop (its Node object outlives the kubelet) takes pods again
+    await rest.request("PATCH", resourcePath(nodeType, { name: realNodeName }), {
+      contentType: "application/merge-patch+json",
+      body: { spec: { unschedulable: false } },
+    });
+    const objects = [...coreDnsObjects(localImageReferences().coredns), ...realNodeStorageObjects(dir)];
+    for (const object of objects) await kube.apply(object, { force: true });
+  });
   await freeReleasedVolumes(config);
 }
 

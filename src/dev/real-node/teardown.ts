@@ -2,7 +2,10 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
-import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import type { V1PodList } from "@kubernetes/client-node";
+import { nodeType, podType } from "../../kube/core-types.ts";
+import { resourcePath } from "../../kube/keys.ts";
+import { withDevClient } from "../dev-client.ts";
 import { realNodeName } from "./config.ts";
 
 const run = promisify(execFile);
@@ -13,21 +16,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * their sandboxes' networks and namespaces are torn down by containerd through CNI, as on any node.
  */
 export async function drainRealNode(kubeconfig: string, timeoutMs = 30_000): Promise<void> {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig);
-  const core = config.makeApiClient(CoreV1Api);
-  await core.patchNode(
-    { name: realNodeName, body: { spec: { unschedulable: true } } },
-    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-  );
-  const onNode = async () =>
-    (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${realNodeName}` })).items;
-  for (const pod of await onNode()) {
-    const { name = "", namespace = "" } = pod.metadata ?? {};
-    await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 1 }).catch(() => {});
-  }
-  const deadline = Date.now() + timeoutMs;
-  while ((await onNode()).length > 0 && Date.now() < deadline) await sleep(250);
+  await withDevClient(kubeconfig, async ({ rest }) => {
+    await rest.request("PATCH", resourcePath(nodeType, { name: realNodeName }), {
+      contentType: "application/merge-patch+json",
+      body: { spec: { unschedulable: true } },
+    });
+    const onNode = async () =>
+      (
+        await rest.request<V1PodList>("GET", resourcePath(podType), {
+          query: { fieldSelector: `spec.nodeName=${realNodeName}` },
+        })
+      ).items;
+    for (const pod of await onNode()) {
+      const { name = "", namespace = "" } = pod.metadata ?? {};
+      await rest
+        .request("DELETE", resourcePath(podType, { namespace, name }), { query: { gracePeriodSeconds: 1 } })
+        .catch(() => {});
+    }
+    const deadline = Date.now() + timeoutMs;
+    while ((await onNode()).length > 0 && Date.now() < deadline) await sleep(250);
+  });
 }
 
 /**

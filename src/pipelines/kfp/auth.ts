@@ -5,17 +5,9 @@
  * never into a status, an Event, a log line or an error message. It is read again at most once per
  * `tokenReuseMs` per Provider configuration, and at once after KFP refused it (a rotated Secret).
  */
-import { secretType } from "../../kube/core-types.ts";
-import type { Client, KubeObject, ObjectKey, Permission, ResourceType } from "../../kube/types.ts";
+import { secretType, serviceAccountType } from "../../kube/core-types.ts";
+import type { Client, KubeObject, ObjectKey, Permission } from "../../kube/types.ts";
 import type { KfpAuth } from "./settings.ts";
-
-const serviceAccountType: ResourceType = {
-  group: "",
-  version: "v1",
-  kind: "ServiceAccount",
-  plural: "serviceaccounts",
-  namespaced: true,
-};
 
 /** What reading the credentials needs (the controllers' RBAC). */
 export const credentialPermissions: Permission[] = [

@@ -6,9 +6,10 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { FastifyBaseLogger } from "fastify";
 import type { ImageBuild } from "../../apis/builds/imagebuild.ts";
+import { podLogPath } from "../../kube/core-types.ts";
 import type { RestClient } from "../../kube/rest.ts";
 import { HttpError } from "../errors.ts";
-import { containerState, containerStep, listPods, podLogPath, tailLines } from "../pod-log.ts";
+import { containerState, containerStep, listPods, tailLines } from "../pod-log.ts";
 import type { StreamFeed } from "../sse.ts";
 
 /** How often a pod whose next container has not started yet is read again. */
