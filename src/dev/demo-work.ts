@@ -13,11 +13,11 @@ import { PipelineKind } from "../apis/pipelines/pipeline.ts";
 import { RunKind } from "../apis/pipelines/run.ts";
 import { podType } from "../kube/core-types.ts";
 import { resourcePath } from "../kube/keys.ts";
-import { isConflict } from "../kube/rest.ts";
+import type { RestClient } from "../kube/rest.ts";
 import { labels } from "../platform/component-objects.ts";
 import { serviceName } from "../platform/names.ts";
 import { workflowImages } from "../platform/workflow-images.ts";
-import { withDevClient } from "./dev-client.ts";
+import { ignoreConflict, withDevClient } from "./dev-client.ts";
 import { waitFor } from "./health.ts";
 import { uploadToPlatformStore } from "./platform-store.ts";
 
@@ -51,22 +51,17 @@ async function until<T>(
   return last as T;
 }
 
-function customObjects(config: KubeConfig, namespace: string, kind: Kind) {
+function customObjects(rest: RestClient, namespace: string, kind: Kind) {
   const path = (name?: string) => resourcePath(resourceTypeOf(kind), { namespace, name });
   return {
     // a demo run again finds what the first one made (and waits for its outcome again)
     create: (name: string, spec: unknown) =>
-      withDevClient(config, ({ rest }) =>
-        rest
-          .request("POST", path(), {
-            body: { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name }, spec },
-          })
-          .catch((error: unknown) => {
-            if (!isConflict(error)) throw error;
-          }),
+      ignoreConflict(
+        rest.request("POST", path(), {
+          body: { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name }, spec },
+        }),
       ),
-    read: (name: string): Promise<Any> =>
-      withDevClient(config, ({ rest }) => rest.request("GET", path(name))),
+    read: (name: string): Promise<Any> => rest.request("GET", path(name)),
   };
 }
 
@@ -83,20 +78,17 @@ export const demoContext = {
  */
 export async function buildDemoImage(config: KubeConfig, target: DemoTarget): Promise<Any> {
   const artifactUri = await uploadToPlatformStore(config, target, "demo/model", demoContext);
-  const imageBuilds = customObjects(config, target.namespace, ImageBuildKind);
-  await imageBuilds.create("demo-model", {
-    project: "demo",
-    name: "model",
-    version: "v1",
-    artifactUri,
+  return withDevClient(config, async ({ rest }) => {
+    const imageBuilds = customObjects(rest, target.namespace, ImageBuildKind);
+    await imageBuilds.create("demo-model", { project: "demo", name: "model", version: "v1", artifactUri });
+    return until(
+      "ImageBuild demo-model",
+      () => imageBuilds.read("demo-model"),
+      (b) =>
+        b.status?.phase === "Succeeded" || (b.status?.phase === "Failed" && (b.status?.message ?? "failed")),
+      600_000,
+    );
   });
-  return until(
-    "ImageBuild demo-model",
-    () => imageBuilds.read("demo-model"),
-    (b) =>
-      b.status?.phase === "Succeeded" || (b.status?.phase === "Failed" && (b.status?.message ?? "failed")),
-    600_000,
-  );
 }
 
 /** The step `train` writes its output artifact `model` with the tracking URI Argo gave it. */
@@ -108,30 +100,33 @@ const trainScript =
 export async function runDemoPipeline(config: KubeConfig, target: DemoTarget, release: string): Promise<Any> {
   const image = workflowImages(release)?.step;
   if (!image) throw new Error(`release ${release} names no pipeline step image`);
-  const objects = (kind: Kind) => customObjects(config, target.namespace, kind);
   const provider = target.platform;
-  await objects(PipelineKind).create("demo", {
-    provider,
-    image,
-    steps: [
-      { name: "train", command: ["python3", "-c", trainScript] },
-      { name: "evaluate", command: ["python3", "-c", "print('evaluated')"], dependsOn: ["train"] },
-    ],
+  return withDevClient(config, async ({ rest }) => {
+    const pipelines = customObjects(rest, target.namespace, PipelineKind);
+    const runs = customObjects(rest, target.namespace, RunKind);
+    await pipelines.create("demo", {
+      provider,
+      image,
+      steps: [
+        { name: "train", command: ["python3", "-c", trainScript] },
+        { name: "evaluate", command: ["python3", "-c", "print('evaluated')"], dependsOn: ["train"] },
+      ],
+    });
+    const synced = (p: Any) =>
+      p.status?.state === "Succeeded" || (p.status?.state === "Failed" && p.status?.message);
+    await until("Pipeline demo", () => pipelines.read("demo"), synced, 120_000);
+    await runs.create("demo-1", {
+      provider,
+      pipeline: "demo",
+      artifacts: [{ name: "model", path: "train:model" }],
+    });
+    return until(
+      "Run demo-1",
+      () => runs.read("demo-1"),
+      (r) => r.status?.completionState !== undefined,
+      900_000,
+    );
   });
-  const synced = (p: Any) =>
-    p.status?.state === "Succeeded" || (p.status?.state === "Failed" && p.status?.message);
-  await until("Pipeline demo", () => objects(PipelineKind).read("demo"), synced, 120_000);
-  await objects(RunKind).create("demo-1", {
-    provider,
-    pipeline: "demo",
-    artifacts: [{ name: "model", path: "train:model" }],
-  });
-  return until(
-    "Run demo-1",
-    () => objects(RunKind).read("demo-1"),
-    (r) => r.status?.completionState !== undefined,
-    900_000,
-  );
 }
 
 /** MLflow's address from this machine: its pod on the real node's bridge (the Service's name resolves only in pods). */
