@@ -24,3 +24,12 @@ export function intOrString(description: string): TUnsafe<number | string> {
 export function validations(...rules: CelRule[]): { "x-kubernetes-validations": CelRule[] } {
   return { "x-kubernetes-validations": rules };
 }
+
+/** The name of a Kubernetes object (a DNS-1123 subdomain), as a field that names one. */
+export const ObjectName = (description?: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+    ...(description ? { description } : {}),
+  });

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { type ObjectOptions, type Static, type TProperties, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { durationPattern } from "../apis/duration.ts";
+import { ObjectName } from "../apis/schema.ts";
 import { ownVersion } from "../apis/version.ts";
 import { quantityValue } from "../lib/quantity.ts";
 import { describeProblem, schemaProblem } from "../lib/schema-problem.ts";
@@ -30,7 +31,7 @@ const Fields = <T extends TProperties>(properties: T, options: ObjectOptions = {
 
 const StringMap = () => Type.Record(Type.String(), Type.String());
 
-const SecretName = Type.String({ minLength: 1, maxLength: 253, pattern: "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$" });
+const SecretName = ObjectName();
 
 export const RegistryConfig = Fields({
   type: Type.Union([Type.Literal("docker"), Type.Literal("google")], { default: "docker" }),

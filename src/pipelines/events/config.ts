@@ -45,8 +45,8 @@ function sinkProblem(config: EventsConfig): string | undefined {
 /** Validates a parsed configuration; the error names the field and the rule. */
 export function parseEventsConfig(input: unknown): EventsOptions {
   const config = structuredClone(input ?? {});
-  const schema = schemaProblem(EventsConfig, config);
-  const problem = schema ? describeProblem(schema) : sinkProblem(config as EventsConfig);
+  const invalid = schemaProblem(EventsConfig, config);
+  const problem = invalid ? describeProblem(invalid) : sinkProblem(config as EventsConfig);
   if (problem) throw new Error(`events configuration: ${problem}`);
   const { sinks, retry, timeoutSeconds } = config as EventsConfig;
   return {

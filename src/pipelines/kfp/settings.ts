@@ -4,6 +4,7 @@
  * an endpoint the operator's outbound policy refuses too.
  */
 import { Type } from "@sinclair/typebox";
+import { ObjectName } from "../../apis/schema.ts";
 import type { ProviderConfig } from "../backend.ts";
 import { checkedUrl, type OutboundPolicy } from "../outbound-policy.ts";
 import { checkedParameters, ProviderParametersError, parametersField } from "../provider-parameters.ts";
@@ -22,30 +23,24 @@ export interface KfpSettings {
   auth: KfpAuth;
 }
 
-const DnsName = Type.String({
-  minLength: 1,
-  maxLength: 253,
-  pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-});
-
 /** The longest token the operator asks for (a day): tokens are refreshed before they expire anyway. */
 const maxTokenSeconds = 86_400;
 
 const KfpParameters = Type.Object({
   endpoint: Type.String({ minLength: 1 }),
   /** KFP's namespace in multi-user mode (its profiles). */
-  namespace: Type.Optional(DnsName),
+  namespace: Type.Optional(ObjectName()),
   auth: Type.Optional(
     Type.Object({
       bearerTokenSecret: Type.Optional(
         Type.Object({
-          name: DnsName,
+          name: ObjectName(),
           key: Type.String({ minLength: 1, pattern: "^[-._a-zA-Z0-9]+$", default: "token" }),
         }),
       ),
       serviceAccountToken: Type.Optional(
         Type.Object({
-          serviceAccount: DnsName,
+          serviceAccount: ObjectName(),
           audience: Type.String({ minLength: 1, default: "pipelines.kubeflow.org" }),
           expirationSeconds: Type.Integer({ minimum: 600, maximum: maxTokenSeconds, default: 3600 }),
         }),

@@ -7,6 +7,7 @@
  * it goes nowhere else), and ambient credentials only in the namespaces it names.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { ObjectName } from "../../apis/schema.ts";
 import type { ProviderConfig } from "../backend.ts";
 import {
   ambientAllowed,
@@ -43,7 +44,7 @@ const VertexParameters = Type.Object({
   credentials: Type.Optional(
     Type.Object({
       keySecret: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 253, pattern: "^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$" }),
+        name: ObjectName(),
         key: Type.String({ minLength: 1, pattern: "^[-._a-zA-Z0-9]+$", default: "key.json" }),
       }),
     }),
