@@ -1,6 +1,7 @@
 /**
- * One SubjectAccessReview: may this user (as an authenticator reported it: name, uid, groups, extra)
- * do this? Asked as the caller's client identity, which needs `create` on subjectaccessreviews.
+ * Access reviews: may this user (a SubjectAccessReview, as an authenticator reported the user: name,
+ * uid, groups, extra; asked as the client's identity, which needs `create` on subjectaccessreviews),
+ * or the client's own identity (a SelfSubjectAccessReview), do this?
  */
 import type { RestClient } from "./rest.ts";
 
@@ -23,27 +24,34 @@ export type AccessAttributes =
     }
   | { nonResourceAttributes: { path: string; verb: string } };
 
-export async function userMay(
-  rest: Pick<RestClient, "request">,
-  user: ReviewedUser,
-  attributes: AccessAttributes,
+type Reviewer = Pick<RestClient, "request">;
+
+async function allowed(
+  rest: Reviewer,
+  review: { kind: string; plural: string },
+  spec: Record<string, unknown>,
 ): Promise<boolean> {
-  const review = await rest.request<{ status?: { allowed?: boolean } }>(
+  const answer = await rest.request<{ status?: { allowed?: boolean } }>(
     "POST",
-    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+    `/apis/authorization.k8s.io/v1/${review.plural}`,
+    { body: { apiVersion: "authorization.k8s.io/v1", kind: review.kind, spec } },
+  );
+  return answer.status?.allowed === true;
+}
+
+export const userMay = (rest: Reviewer, user: ReviewedUser, attributes: AccessAttributes): Promise<boolean> =>
+  allowed(
+    rest,
+    { kind: "SubjectAccessReview", plural: "subjectaccessreviews" },
     {
-      body: {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
-        spec: {
-          user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-          ...(user.extra ? { extra: user.extra } : {}),
-          ...attributes,
-        },
-      },
+      user: user.username,
+      ...(user.uid ? { uid: user.uid } : {}),
+      ...(user.groups ? { groups: user.groups } : {}),
+      ...(user.extra ? { extra: user.extra } : {}),
+      ...attributes,
     },
   );
-  return review.status?.allowed === true;
-}
+
+/** Whether the client's own identity (the caller, for the server's caller client) may do this. */
+export const selfMay = (rest: Reviewer, attributes: AccessAttributes): Promise<boolean> =>
+  allowed(rest, { kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews" }, attributes);

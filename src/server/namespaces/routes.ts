@@ -9,6 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { ImageBuildKind } from "../../apis/builds/imagebuild.ts";
 import type { Kind } from "../../apis/kind.ts";
 import { PipelineKind, ProviderKind, RunKind } from "../../apis/pipelines/index.ts";
+import { selfMay } from "../../kube/access-review.ts";
 import { namespaceType } from "../../kube/core-types.ts";
 import { resourcePath } from "../../kube/keys.ts";
 import type { RestClient } from "../../kube/rest.ts";
@@ -50,25 +51,15 @@ const NamespacesView = Type.Object({
 });
 
 /** Whether the caller may list `kind` in `namespace` (cluster-wide when undefined). */
-async function mayList(rest: RestClient, kind: Kind, namespace: string | undefined): Promise<boolean> {
-  const review = await rest.request<{ status?: { allowed?: boolean } }>("POST", selfSubjectAccessReviews, {
-    body: {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SelfSubjectAccessReview",
-      spec: {
-        resourceAttributes: {
-          verb: "list",
-          group: kind.group,
-          resource: kind.plural,
-          ...(namespace ? { namespace } : {}),
-        },
-      },
+const mayList = (rest: RestClient, kind: Kind, namespace: string | undefined): Promise<boolean> =>
+  selfMay(rest, {
+    resourceAttributes: {
+      verb: "list",
+      group: kind.group,
+      resource: kind.plural,
+      ...(namespace ? { namespace } : {}),
     },
   });
-  return review.status?.allowed === true;
-}
-
-const selfSubjectAccessReviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
 
 /** The names of the namespaces the caller may list (read in pages, names kept), or undefined when they may not. */
 async function listedNamespaces(rest: RestClient): Promise<string[] | undefined> {
