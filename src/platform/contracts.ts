@@ -190,8 +190,14 @@ export const catalog: readonly CatalogComponent[] = [
   // proxied to --artifacts-destination s3://…; the S3 client (boto3) reads MLFLOW_S3_ENDPOINT_URL and
   // AWS_*. /health answers OK. MLflow ≥ 3.5 accepts only the Host headers MLFLOW_SERVER_ALLOWED_HOSTS
   // names (https://mlflow.org/docs/latest/ml/tracking/server/security/configuration): its Service's
-  // names, and pod addresses (the kubelet's probes). The image: Slipway's mlflow image (mlflow with
-  // psycopg2 and boto3, tools/images/).
+  // names, and pod addresses (the kubelet's probes). MLflow 3 (3.17 here) also starts server-side job
+  // execution unless MLFLOW_SERVER_ENABLE_JOB_EXECUTION is false
+  // (https://mlflow.org/docs/latest/api_reference/python_api/mlflow.environment_variables.html): a job
+  // runner and a huey consumer process per queue (seven in 3.17, about 220 MB each, each polling its
+  // SQLite store), for the GenAI jobs (prompt optimization, online trace scoring) that tracking and
+  // the model registry do not use. Off here; a Platform that wants them sets it to true in
+  // spec.components.mlflow.env (the last value of a name wins). The image: Slipway's mlflow image
+  // (mlflow with psycopg2 and boto3, tools/images/).
   {
     name: "mlflow",
     workload: "Deployment",
@@ -212,6 +218,7 @@ export const catalog: readonly CatalogComponent[] = [
     env: (context) => [
       ...mlflowEnv(context),
       { name: "MLFLOW_SERVER_ALLOWED_HOSTS", value: mlflowAllowedHosts(context) },
+      { name: "MLFLOW_SERVER_ENABLE_JOB_EXECUTION", value: "false" },
     ],
     initContainers: (context) => [
       {

@@ -60,6 +60,16 @@ const core = () => adminConfig().makeApiClient(CoreV1Api);
 const kubectl = (...args: string[]) =>
   run(binaryPaths().kubectl, ["--kubeconfig", inject("kubeconfig"), ...args], { timeout: 60_000 });
 
+/** Every process's command line in the container, one per line (the mlflow image has no `ps`). */
+const listProcesses = String.raw`
+import os
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        print(open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode())
+    except OSError:
+        pass
+`;
+
 /** The checks, run in the mlflow image (python with psycopg2 and boto3): one JSON line of results. */
 const checks = String.raw`
 import base64, hashlib, hmac, json, os, time, urllib.parse, urllib.request, urllib.error, boto3, psycopg2
@@ -252,6 +262,23 @@ describe.sequential("the platform on the real node", skipFor(skipped), () => {
     expect(results.apiAnonymous).toBe(401);
     expect(results.api).toEqual([200, "Running"]);
     expect(results.ui).toEqual([200, true, false]);
+
+    // MLflow's server-side jobs are off (contracts.ts): its container runs the server, no job runner
+    // and no huey consumer (seven of them, each polling, when they are on)
+    const { stdout: processes } = await kubectl(
+      "exec",
+      "-n",
+      namespace,
+      "deploy/slipway-mlflow",
+      "-c",
+      "mlflow",
+      "--",
+      "python3",
+      "-c",
+      listProcesses,
+    );
+    expect(processes).toMatch(/mlflow server/);
+    expect(processes).not.toMatch(/huey|_job_runner/);
   });
 
   /** The pipelines tests run side by side on the platform, under one pipelines controller. */
