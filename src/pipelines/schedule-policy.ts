@@ -30,17 +30,38 @@ export function schedulePolicy(fields: PolicyFields): SchedulePolicy {
 export const defaultAllowedConcurrency = 10;
 
 /**
- * The schedule kfp and vertex are sent, once `policyProblem` (the backend's refusals of the policy)
- * has nothing to say, else an Error naming the field: a startTime already past is left out, as both
- * would start at once the runs missed since then (KFP counts its intervals from start_time, Vertex
- * catches up).
+ * What a backend that can neither stop a running run nor bound catch-up says of a schedule asking it
+ * to (kfp, vertex): why, per field. Argo does both and has refusals of its own (argo/backend.ts).
+ */
+export interface PolicyRefusals {
+  /** why concurrencyPolicy Replace cannot be */
+  replace: string;
+  /** why startingDeadlineSeconds cannot be */
+  startingDeadline: string;
+}
+
+/** The refusal of a schedule's policy, naming its field; undefined when the backend can keep it. */
+export function schedulePolicyProblem(
+  definition: RunScheduleDefinition,
+  refusals: PolicyRefusals,
+): string | undefined {
+  if (definition.concurrencyPolicy === "Replace") return `spec.concurrencyPolicy: ${refusals.replace}`;
+  if (definition.startingDeadlineSeconds !== undefined)
+    return `spec.startingDeadlineSeconds: ${refusals.startingDeadline}`;
+  return undefined;
+}
+
+/**
+ * The schedule kfp and vertex are sent, once the backend's `refusals` of the policy have nothing to
+ * say, else an Error naming the field: a startTime already past is left out, as both would start at
+ * once the runs missed since then (KFP counts its intervals from start_time, Vertex catches up).
  */
 export function sentSchedule(
   definition: RunScheduleDefinition,
-  policyProblem: (definition: RunScheduleDefinition) => string | undefined,
+  refusals: PolicyRefusals,
   now: number,
 ): { cronExpression: string; startTime?: string; endTime?: string } {
-  const problem = policyProblem(definition);
+  const problem = schedulePolicyProblem(definition, refusals);
   if (problem) throw new Error(problem);
   const { cronExpression, startTime, endTime } = definition.schedule;
   return {

@@ -14,7 +14,7 @@ import type {
   RunScheduleDefinition,
 } from "../backend.ts";
 import { keyText } from "../provider-ref.ts";
-import { defaultAllowedConcurrency, sentSchedule } from "../schedule-policy.ts";
+import { defaultAllowedConcurrency, type PolicyRefusals, sentSchedule } from "../schedule-policy.ts";
 import { kfpParameterName } from "./names.ts";
 import { parameterType, typedValue } from "./parameters.ts";
 import type { KfpSettings } from "./settings.ts";
@@ -157,15 +157,13 @@ export function kfpCron(expression: string): string {
 
 /**
  * What a recurring run cannot do of a schedule's policy: stop a running run (Replace), or bound
- * catch-up (KFP's no_catchup=false starts every missed run); the message names the field.
+ * catch-up (KFP's no_catchup=false starts every missed run).
  */
-export function kfpSchedulePolicyProblem(schedule: RunScheduleDefinition): string | undefined {
-  if (schedule.concurrencyPolicy === "Replace")
-    return "spec.concurrencyPolicy: a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow";
-  if (schedule.startingDeadlineSeconds !== undefined)
-    return "spec.startingDeadlineSeconds: a KFP recurring run catches up every missed run (no_catchup=false) and cannot bound it: leave it unset";
-  return undefined;
-}
+export const kfpPolicyRefusals: PolicyRefusals = {
+  replace: "a KFP recurring run cannot stop a running run (Replace is for argo): use Forbid or Allow",
+  startingDeadline:
+    "a KFP recurring run catches up every missed run (no_catchup=false) and cannot bound it: leave it unset",
+};
 
 /**
  * A recurring run (V2beta1RecurringRun). A startTime in the past is left out: KFP's scheduler
@@ -180,7 +178,7 @@ export function recurringRunBody(
   settings: KfpSettings,
   now: number,
 ) {
-  const { cronExpression, startTime, endTime } = sentSchedule(schedule, kfpSchedulePolicyProblem, now);
+  const { cronExpression, startTime, endTime } = sentSchedule(schedule, kfpPolicyRefusals, now);
   return {
     ...runFields(schedule, provider),
     ...inNamespace(settings),

@@ -17,7 +17,7 @@ import { compilePipeline, runCompileError } from "../kfp/compile.ts";
 import { kfpName, taskName } from "../kfp/names.ts";
 import { runtimeParameters } from "../kfp/requests.ts";
 import { finishedRun, observedRun } from "../run-steps.ts";
-import { defaultAllowedConcurrency, sentSchedule } from "../schedule-policy.ts";
+import { defaultAllowedConcurrency, type PolicyRefusals, sentSchedule } from "../schedule-policy.ts";
 import { timestampText, type VertexTaskDetail, vertexRunSteps } from "./run-steps.ts";
 import { locationName, type VertexSettings } from "./settings.ts";
 
@@ -153,15 +153,13 @@ export function vertexCron(expression: string): string {
 /**
  * What a Vertex Schedule cannot do of a schedule's policy: stop a running job (Replace), or bound
  * catch-up (its allowQueueing queues every run over the limit; its catch_up is output only, set by
- * ResumeSchedule); the message names the field.
+ * ResumeSchedule).
  */
-export function vertexSchedulePolicyProblem(definition: RunScheduleDefinition): string | undefined {
-  if (definition.concurrencyPolicy === "Replace")
-    return "spec.concurrencyPolicy: a Vertex AI Schedule cannot stop a running job (Replace is for argo): use Forbid or Allow";
-  if (definition.startingDeadlineSeconds !== undefined)
-    return "spec.startingDeadlineSeconds: a Vertex AI Schedule cannot bound catch-up (allowQueueing queues every run over the limit): leave it unset";
-  return undefined;
-}
+export const vertexPolicyRefusals: PolicyRefusals = {
+  replace: "a Vertex AI Schedule cannot stop a running job (Replace is for argo): use Forbid or Allow",
+  startingDeadline:
+    "a Vertex AI Schedule cannot bound catch-up (allowQueueing queues every run over the limit): leave it unset",
+};
 
 const timestamp = (time: string | number) => ({
   seconds: Math.floor((typeof time === "number" ? time : Date.parse(time)) / 1000),
@@ -179,7 +177,7 @@ export function schedule(
   settings: VertexSettings,
   now: number,
 ) {
-  const { cronExpression, startTime, endTime } = sentSchedule(definition, vertexSchedulePolicyProblem, now);
+  const { cronExpression, startTime, endTime } = sentSchedule(definition, vertexPolicyRefusals, now);
   const concurrency = definition.maxConcurrency ?? defaultAllowedConcurrency;
   return {
     displayName: `${definition.owner.namespace}.${definition.owner.name}`,

@@ -101,7 +101,7 @@ describe("a vertex Schedule's policy", () => {
 });
 
 describe("the schedule kfp and vertex are sent (sentSchedule)", () => {
-  const noProblem = () => undefined;
+  const noProblem = { replace: "never asked", startingDeadline: "never asked" };
   it("a past startTime is left out, a future one and the endTime kept", () => {
     const past = definition({}, { startTime: "2026-05-31T23:59:59Z", endTime: "2026-07-01T00:00:00Z" });
     expect(sentSchedule(past, noProblem, now)).toEqual({
@@ -115,7 +115,13 @@ describe("the schedule kfp and vertex are sent (sentSchedule)", () => {
     });
   });
 
-  it("the backend's policy problem is the error", () => {
-    expect(() => sentSchedule(definition({}), () => "spec.catchUp: no", now)).toThrow(/^spec.catchUp: no$/);
+  it("the backend's refusal of the policy is the error, naming the field", () => {
+    const refusals = { replace: "no Replace here", startingDeadline: "no deadline here" };
+    expect(() => sentSchedule(definition({ concurrencyPolicy: "Replace" }), refusals, now)).toThrow(
+      /^spec.concurrencyPolicy: no Replace here$/,
+    );
+    expect(() => sentSchedule(definition({ startingDeadlineSeconds: 30 }), refusals, now)).toThrow(
+      /^spec.startingDeadlineSeconds: no deadline here$/,
+    );
   });
 });
