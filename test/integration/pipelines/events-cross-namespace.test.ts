@@ -81,7 +81,12 @@ it("another namespace's completion triggers a RunConfiguration its Provider allo
     (l) => l.length === 1,
   );
   expect(teamRun.metadata.ownerReferences[0]).toMatchObject({ kind: "RunConfiguration", name: "deploy" });
-  const teamDeploy: Any = await api.get(types.runConfiguration, team, "deploy");
+  // the Run is created before the RunConfiguration's status records the trigger (a separate write)
+  const teamDeploy: Any = await eventually(
+    "team's deploy records what triggered it",
+    () => api.get(types.runConfiguration, team, "deploy"),
+    (c: Any) => c.status?.triggers?.runConfigurations !== undefined,
+  );
   expect(teamDeploy.status.triggers.runConfigurations).toEqual({
     [`${data}/training`]: training.metadata.name,
   });
