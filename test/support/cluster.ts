@@ -55,6 +55,10 @@ export async function eventually<T>(
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let lastError: unknown;
+  // soon at first, then at most twice a second: most waits end within a second, and the long ones
+  // (pods, Argo's steps, a minute's schedule) polled every 200 ms were a good part of the shared API
+  // server's requests
+  let pause = 100;
   while (Date.now() < deadline) {
     try {
       last = await read();
@@ -62,7 +66,8 @@ export async function eventually<T>(
     } catch (error) {
       lastError = error;
     }
-    await sleep(200);
+    await sleep(pause);
+    pause = Math.min(500, pause * 1.5);
   }
   const seen = last === undefined ? String(lastError) : await describeLast(last);
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last seen:\n${seen}`);

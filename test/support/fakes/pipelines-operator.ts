@@ -76,6 +76,7 @@ export class Api {
  * the API server. They are large (seconds each): skipped when this version is already established.
  */
 export async function installArgoCrds(api: Api): Promise<void> {
+  const applied: string[] = [];
   for (const crd of await argoCrds()) {
     const name = (crd.metadata as { name: string }).name;
     const existing = await api.get<Obj & { status?: { conditions?: { type: string; status: string }[] } }>(
@@ -89,9 +90,11 @@ export async function installArgoCrds(api: Api): Promise<void> {
       ...crd,
       metadata: { ...metadata, labels: { ...metadata.labels, [versionLabel]: argoVersion } },
     });
+    applied.push(name);
   }
+  // only what was applied is read again until Established (each read is the whole schema)
   const deadline = Date.now() + 60_000;
-  for (const name of ["workflowtemplates", "workflows", "cronworkflows"].map((p) => `${p}.argoproj.io`)) {
+  for (const name of applied) {
     for (;;) {
       const crd = await api.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
         crdType,
