@@ -56,8 +56,8 @@ export async function eventually<T>(
   let last: T | undefined;
   let lastError: unknown;
   // soon at first, then at most twice a second: most waits end within a second, and the long ones
-  // (pods, Argo's steps, a minute's schedule) polled every 200 ms were a good part of the shared API
-  // server's requests
+  // (pods, Argo's steps, a minute's schedule) read the shared API server five times a second before,
+  // with the machine's two cores busy with every file's work
   let pause = 100;
   while (Date.now() < deadline) {
     try {
