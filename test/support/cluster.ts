@@ -55,10 +55,6 @@ export async function eventually<T>(
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let lastError: unknown;
-  // soon at first, then at most twice a second: most waits end within a second, and the long ones
-  // (pods, Argo's steps, a minute's schedule) read the shared API server five times a second before,
-  // with the machine's two cores busy with every file's work
-  let pause = 100;
   while (Date.now() < deadline) {
     try {
       last = await read();
@@ -66,8 +62,7 @@ export async function eventually<T>(
     } catch (error) {
       lastError = error;
     }
-    await sleep(pause);
-    pause = Math.min(500, pause * 1.5);
+    await sleep(200);
   }
   const seen = last === undefined ? String(lastError) : await describeLast(last);
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; last seen:\n${seen}`);
