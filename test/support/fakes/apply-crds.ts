@@ -23,11 +23,28 @@ type Crd = {
 };
 
 /** Per control plane (kubeconfig) and CRD: the manifest this process applied, and the CRD it became once Established. */
-const applied = new Map<string, { manifest: string; uid?: string; generation?: number }>();
+const applied = new Map<
+  string,
+  { manifest: string; uid: string | undefined; generation: number | undefined }
+>();
 
 /** True when the CRD's status says Established. */
 export const established = (crd: Crd | undefined): boolean =>
   crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
+
+/** Reads CRD `name` with `read` every 200 ms until it is Established, until `deadline`; answers it. */
+export async function untilEstablished<T extends Crd>(
+  name: string,
+  read: () => Promise<T | undefined>,
+  deadline: number,
+): Promise<T> {
+  for (;;) {
+    const crd = await read();
+    if (crd && established(crd)) return crd;
+    if (Date.now() > deadline) throw new Error(`CRD ${name} did not become Established in time`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 /** Applies the CRDs of `kinds` to the cluster of `kubeconfig` as `fieldManager`; resolves once all are Established (30 s at most). */
 export async function applyCrds(
@@ -47,7 +64,8 @@ export async function applyCrds(
         const live = await rest
           .request<Crd>("GET", resourcePath(crdType, { name }), { query: { resourceVersion: "0" } })
           .catch(() => undefined);
-        if (live?.metadata?.uid === before.uid && live?.metadata?.generation === before.generation) continue;
+        const same = live !== undefined && live.metadata?.uid === before.uid;
+        if (same && live.metadata?.generation === before.generation) continue;
       }
       applied.delete(key(name));
       await rest.request("PATCH", resourcePath(crdType, { name }), {
@@ -59,13 +77,11 @@ export async function applyCrds(
     }
     const deadline = Date.now() + 30_000;
     for (const { name, manifest } of pending) {
-      const read = () => rest.request<Crd>("GET", resourcePath(crdType, { name }));
-      let crd = await read();
-      while (!established(crd)) {
-        if (Date.now() > deadline) throw new Error(`CRD ${name} did not become Established within 30s`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        crd = await read();
-      }
+      const crd = await untilEstablished(
+        name,
+        () => rest.request<Crd>("GET", resourcePath(crdType, { name })),
+        deadline,
+      );
       applied.set(key(name), { manifest, uid: crd.metadata?.uid, generation: crd.metadata?.generation });
     }
   } finally {

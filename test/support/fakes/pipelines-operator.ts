@@ -18,7 +18,7 @@ import type { RunOptions } from "../../../src/pipelines/controllers/run.ts";
 import { EventDispatcher, type EventsOptions } from "../../../src/pipelines/events/dispatcher.ts";
 import { type OutboundSettings, outboundPolicy } from "../../../src/pipelines/outbound-policy.ts";
 import { allowlistPolicy } from "../../../src/pipelines/provider-service-accounts.ts";
-import { established } from "./apply-crds.ts";
+import { established, untilEstablished } from "./apply-crds.ts";
 import { argoCrds, argoVersion } from "./argo-crds.ts";
 
 const versionLabel = "slipway.dev/argo-crds";
@@ -94,18 +94,8 @@ export async function installArgoCrds(api: Api): Promise<void> {
   }
   // only what was applied is read again until Established (each read is the whole schema)
   const deadline = Date.now() + 60_000;
-  for (const name of applied) {
-    for (;;) {
-      const crd = await api.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
-        crdType,
-        undefined,
-        name,
-      );
-      if (established(crd)) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} not Established`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  for (const name of applied)
+    await untilEstablished(name, () => api.get<Obj>(crdType, undefined, name), deadline);
 }
 
 export interface PipelinesOperatorOptions {
