@@ -41,7 +41,7 @@ export interface PolicyRefusals {
 }
 
 /** The refusal of a schedule's policy, naming its field; undefined when the backend can keep it. */
-export function schedulePolicyProblem(
+function schedulePolicyProblem(
   definition: RunScheduleDefinition,
   refusals: PolicyRefusals,
 ): string | undefined {

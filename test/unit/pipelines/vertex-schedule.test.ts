@@ -101,15 +101,15 @@ describe("a vertex Schedule's policy", () => {
 });
 
 describe("the schedule kfp and vertex are sent (sentSchedule)", () => {
-  const noProblem = { replace: "never asked", startingDeadline: "never asked" };
+  const unused = { replace: "never asked", startingDeadline: "never asked" };
   it("a past startTime is left out, a future one and the endTime kept", () => {
     const past = definition({}, { startTime: "2026-05-31T23:59:59Z", endTime: "2026-07-01T00:00:00Z" });
-    expect(sentSchedule(past, noProblem, now)).toEqual({
+    expect(sentSchedule(past, unused, now)).toEqual({
       cronExpression: "@daily",
       endTime: "2026-07-01T00:00:00Z",
     });
     const future = definition({}, { startTime: "2026-06-01T00:00:01Z" });
-    expect(sentSchedule(future, noProblem, now)).toEqual({
+    expect(sentSchedule(future, unused, now)).toEqual({
       cronExpression: "@daily",
       startTime: "2026-06-01T00:00:01Z",
     });

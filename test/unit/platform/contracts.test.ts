@@ -128,7 +128,7 @@ describe("component contracts", () => {
     expect(env("mlflow").MLFLOW_SERVER_ALLOWED_HOSTS?.value?.split(",")).toEqual(
       expect.arrayContaining(["lab-mlflow", "lab-mlflow:5000", "lab-mlflow.team.svc:5000"]),
     );
-    // no job runner and huey consumers (MLflow ≥ 3.5's server-side jobs) unless the Platform asks
+    // no job runner and huey consumers (MLflow 3's server-side jobs) unless the Platform asks
     expect(env("mlflow").MLFLOW_SERVER_ENABLE_JOB_EXECUTION?.value).toBe("false");
     // the bucket is made before mlflow starts, in the same image (boto3)
     const init = pod("mlflow")?.initContainers?.[0];
