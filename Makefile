@@ -15,14 +15,15 @@ web: setup
 demo: setup web
 	bin/slipway dev demo
 
-# Set-up, type-check, lint, unit tests, then integration and end-to-end tests on a real local control
-# plane. Each step before vitest is timed (tools/test/timed.sh) into $(phases); the summary reporter
-# merges them into .slipway/test-report.json and prints them beside vitest's own wall time.
+# Set-up, lint, type-check, unit tests, then integration and end-to-end tests on a real local control
+# plane. The type-check runs while vitest's global setup starts the shared plane
+# (SLIPWAY_TEST_BESIDE_START, test/support/global-setup.ts); its failure stops the run before the first
+# test. Set-up, lint and the type-check are timed (tools/test/timed.sh) into $(phases); the summary
+# reporter merges them into .slipway/test-report.json and prints them beside vitest's own wall time.
 phases := .slipway/test-phases.jsonl
 test: export SLIPWAY_TEST_PHASES := $(phases)
 test:
 	@mkdir -p $(dir $(phases)) && rm -f $(phases)
 	tools/test/timed.sh set-up tools/setup/all.sh
-	tools/test/timed.sh typecheck npm run typecheck
 	tools/test/timed.sh lint npm run lint
-	npm test
+	SLIPWAY_TEST_BESIDE_START="tools/test/timed.sh typecheck npm run typecheck" npm test

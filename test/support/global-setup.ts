@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { down, up } from "../../src/dev/cluster.ts";
@@ -30,6 +31,47 @@ const janitorStarted = "SLIPWAY_TEST_JANITOR_STARTED";
  * started it, unless SLIPWAY_TEST_KEEP=1).
  */
 export default async function setup(project: TestProject) {
+  const check = startCheckBesidePlane();
+  let teardown: (() => Promise<void>) | undefined;
+  try {
+    teardown = await providePlane(project);
+  } catch (error) {
+    check?.stop();
+    throw error;
+  }
+  const failure = await check?.failure;
+  if (failure) {
+    await teardown?.();
+    throw new Error(`${failure}: the run stops before its first test`);
+  }
+  return teardown;
+}
+
+/**
+ * `make test` type-checks while the shared plane starts: the command SLIPWAY_TEST_BESIDE_START names
+ * runs beside `up` (its output on the run's terminal), and a failure stops the run before any test,
+ * as a failing phase before vitest did. Starting the plane (etcd, the API server, the real node's
+ * containerd and image import) kept about one of the two cores busy for its 45 s, and tsc takes one
+ * core for 30–45 s. Only the first project's setup runs it (vitest sets up once per project, in one
+ * process): it takes the variable away.
+ */
+function startCheckBesidePlane(): { failure: Promise<string | undefined>; stop: () => void } | undefined {
+  const command = process.env[checkBesidePlane];
+  delete process.env[checkBesidePlane];
+  if (!command) return undefined;
+  const child = spawn("sh", ["-c", command], { stdio: "inherit" });
+  const failure = new Promise<string | undefined>((settle) => {
+    child.on("error", (error) => settle(`\`${command}\` could not start: ${error.message}`));
+    child.on("exit", (code, signal) =>
+      settle(code === 0 ? undefined : `\`${command}\` failed (${signal ?? `exit ${code}`})`),
+    );
+  });
+  return { failure, stop: () => child.kill() };
+}
+
+const checkBesidePlane = "SLIPWAY_TEST_BESIDE_START";
+
+async function providePlane(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const devDir = resolve(process.env.SLIPWAY_TEST_DEV_DIR ?? ".slipway/test");
   const external = process.env.SLIPWAY_TEST_KUBECONFIG;
   if (external) {
@@ -37,7 +79,7 @@ export default async function setup(project: TestProject) {
     project.provide("devDir", "");
     project.provide("realNodeSkipped", "SLIPWAY_TEST_KUBECONFIG names an external cluster");
     project.provide("planeOutlivesRun", true);
-    return;
+    return undefined;
   }
   const startedEarlierThisRun = process.env[startedThisRun] === devDir;
   const wasRunning = !startedEarlierThisRun && (await readState(devDir)) !== undefined;
