@@ -51,8 +51,8 @@ export default async function setup(project: TestProject) {
  * `make test` type-checks while the shared plane starts: the command SLIPWAY_TEST_BESIDE_START names
  * runs beside `up` (its output on the run's terminal), and a failure stops the run before any test,
  * as a failing phase before vitest did. Starting the plane (etcd, the API server, the real node's
- * containerd and image import) kept about one of the two cores busy for its 45 s, and tsc takes one
- * core for 30–45 s. Only the first project's setup runs it (vitest sets up once per project, in one
+ * containerd and image import) kept 0.6–0.8 of the two cores busy for its 35–45 s (`/proc` sampled
+ * every 5 s over a run), and tsc takes one core for 30–45 s. Only the first project's setup runs it (vitest sets up once per project, in one
  * process): it takes the variable away.
  */
 function startCheckBesidePlane(): { failure: Promise<string | undefined>; stop: () => void } | undefined {
