@@ -352,12 +352,19 @@ describe("Slipway's own upgrade in flight", () => {
       60_000,
     );
 
-    // the current operator has nothing left to do (a second send would have been queued by now)
-    const reconciledBefore = (await runActivity(metricsPort ?? 0)).reconciles;
+    // the current operator has nothing left to do: nothing queued or running, and no reconcile for a
+    // second (a second send would come from one). Waiting for "more reconciles" than at this point
+    // timed out where every Run had settled before it (CI, a slow run).
+    let quietSince: { reconciles: number; at: number } | undefined;
     await eventually(
-      "the current operator idle after more reconciles",
-      () => runActivity(metricsPort ?? 0),
-      (a) => a.pending === 0 && a.reconciles > reconciledBefore,
+      "the current operator idle, no reconcile for a second",
+      async () => {
+        const activity = await runActivity(metricsPort ?? 0);
+        if (activity.pending > 0 || activity.reconciles !== quietSince?.reconciles)
+          quietSince = activity.pending > 0 ? undefined : { reconciles: activity.reconciles, at: Date.now() };
+        return { ...activity, quietForMs: quietSince ? Date.now() - quietSince.at : 0 };
+      },
+      (a) => a.quietForMs >= 1_000,
       60_000,
     );
 
