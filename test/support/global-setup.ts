@@ -28,7 +28,7 @@ const janitorStarted = "SLIPWAY_TEST_JANITOR_STARTED";
 /**
  * One control plane for the whole test run: the one named by SLIPWAY_TEST_KUBECONFIG if set, else
  * `slipway dev up` in .slipway/test (reused if already running; stopped afterwards only if this run
- * started it, unless SLIPWAY_TEST_KEEP=1).
+ * started it, unless SLIPWAY_TEST_KEEP=1); under `make test`, the type-check beside its start.
  */
 export default async function setup(project: TestProject) {
   const check = startCheckBesidePlane();
@@ -52,8 +52,8 @@ export default async function setup(project: TestProject) {
  * runs beside `up` (its output on the run's terminal), and a failure stops the run before any test,
  * as a failing phase before vitest did. Starting the plane (etcd, the API server, the real node's
  * containerd and image import) kept 0.6–0.8 of the two cores busy for its 35–45 s (`/proc` sampled
- * every 5 s over a run), and tsc takes one core for 30–45 s. Only the first project's setup runs it (vitest sets up once per project, in one
- * process): it takes the variable away.
+ * every 5 s over a run), and tsc takes one core for 30–45 s. Only the first project's setup runs it
+ * (vitest sets up once per project, in one process): it takes the variable away.
  */
 function startCheckBesidePlane(): { failure: Promise<string | undefined>; stop: () => void } | undefined {
   const command = process.env[checkBesidePlane];
