@@ -7,6 +7,7 @@ import {
   buildsConfig,
   eventsIn,
   jobsIn,
+  jobsOnceCreated,
   registryUser,
   useBuildServers,
 } from "../../support/builds/fixtures.ts";
@@ -356,7 +357,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
     );
     expect(builds.filter((b) => b.status?.phase === "Building")).toHaveLength(1);
     expect(builds.filter(isQueued)).toHaveLength(3);
-    expect((await jobsIn(namespace)).length).toBe(1);
+    expect((await jobsOnceCreated(namespace)).length).toBe(1);
   });
 
   it("two ImageBuilds of one reference share one Job; deleting its owner deletes the Job", {
@@ -410,7 +411,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
         "gs://models/fraud/v2",
       );
       await waitForPhase(namespace, "present", "Building");
-      const [job] = await jobsIn(namespace);
+      const [job] = await jobsOnceCreated(namespace);
       const fetcher = job?.spec?.template.spec?.initContainers?.[0];
       expect(fetcher?.args?.slice(-2)).toEqual(["gs://models/fraud/v1", "/workspace"]);
       const storageArg = fetcher?.args?.find((arg) => arg.startsWith("--storage=")) ?? "--storage={}";

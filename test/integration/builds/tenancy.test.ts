@@ -10,6 +10,7 @@ import {
   buildNamespace,
   buildsConfig,
   jobsIn,
+  jobsOnceCreated,
   registryUser,
   teamPushSecret,
   teamPushSecrets,
@@ -24,7 +25,7 @@ import {
   waitForPhase,
 } from "../../support/builds/operator.ts";
 import { startRealmRegistry } from "../../support/builds/token-server.ts";
-import { adminConfig, testNamespace } from "../../support/cluster.ts";
+import { adminConfig, eventually, testNamespace } from "../../support/cluster.ts";
 import { uploadContext } from "../../support/fakes/build-server-children.ts";
 import { reconciledAndIdle, trackReconciles } from "../../support/reconciles.ts";
 
@@ -124,8 +125,11 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     expect(second.status?.image).toBe(first.status?.image);
     expect(second.status?.conditions?.[0]?.reason).toBe("Timeout");
     expect(second.status?.job?.name).not.toBe(first.status?.job?.name);
-    const jobs = await jobsIn(builds);
-    expect(jobs.map((j) => j.metadata?.name)).toContain(first.status?.job?.name);
+    const jobs = await eventually(
+      "the first build's Job in the shared namespace",
+      () => jobsIn(builds),
+      (all) => all.some((j) => j.metadata?.name === first.status?.job?.name),
+    );
     expect(jobs.find((j) => j.metadata?.name === first.status?.job?.name)?.metadata?.labels).toMatchObject({
       "builds.slipway.dev/build-uid": first.metadata.uid,
     });
@@ -148,7 +152,7 @@ describe("tenancy: what a team's ImageBuild can make the operator do", () => {
     await startBuildOperator(team, config, undefined, { allNamespaces: true });
     await createImageBuild(team, "scorer", spec(artifactUri, `push-${team}`));
     await waitForPhase(team, "scorer", "Building");
-    const [job] = await jobsIn(builds);
+    const [job] = await jobsOnceCreated(builds);
     const pod = job?.spec?.template.spec;
     expect(pod?.volumes?.find((v) => v.name === "registry-credentials")?.secret?.secretName).toBe(
       teamPushSecret,

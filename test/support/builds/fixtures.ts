@@ -2,7 +2,7 @@
 import { BatchV1Api, CoreV1Api, type V1Job } from "@kubernetes/client-node";
 import { afterAll, beforeAll } from "vitest";
 import { ImageBuildKind } from "../../../src/apis/builds/imagebuild.ts";
-import { adminConfig, testNamespace } from "../cluster.ts";
+import { adminConfig, eventually, testNamespace } from "../cluster.ts";
 import { installCrds } from "../crds.ts";
 import { type BuildServers, startBuildServers } from "../fakes/build-server-children.ts";
 import { opaqueSecret, registrySecret } from "./operator.ts";
@@ -67,6 +67,18 @@ export async function buildNamespace(
 
 export async function jobsIn(namespace: string): Promise<V1Job[]> {
   return (await adminConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items;
+}
+
+/**
+ * The Jobs of `namespace` once it has at least one: a build's status says Building before its Job is
+ * created (src/builds/plan.ts), so a test that saw Building waits for the Job rather than reading once.
+ */
+export function jobsOnceCreated(namespace: string): Promise<V1Job[]> {
+  return eventually(
+    `a build Job in ${namespace}`,
+    () => jobsIn(namespace),
+    (jobs) => jobs.length > 0,
+  );
 }
 
 export async function eventsIn(namespace: string): Promise<string> {
