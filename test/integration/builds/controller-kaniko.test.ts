@@ -331,7 +331,7 @@ describe("ImageBuild controller, Kaniko backend", () => {
       phase: "Pending",
       message: expect.stringMatching(/maxConcurrentBuilds 1/),
     });
-    expect((await jobsIn(namespace)).length).toBe(1);
+    expect((await jobsOnceCreated(namespace)).length).toBe(1);
   });
 
   it("maxConcurrentBuilds: builds created side by side take no more slots than there are", async () => {
