@@ -360,8 +360,9 @@ describe("Slipway's own upgrade in flight", () => {
       "the current operator idle, no reconcile for a second",
       async () => {
         const activity = await runActivity(metricsPort ?? 0);
-        if (activity.pending > 0 || activity.reconciles !== quietSince?.reconciles)
-          quietSince = activity.pending > 0 ? undefined : { reconciles: activity.reconciles, at: Date.now() };
+        if (activity.pending > 0) quietSince = undefined;
+        else if (activity.reconciles !== quietSince?.reconciles)
+          quietSince = { reconciles: activity.reconciles, at: Date.now() };
         return { ...activity, quietForMs: quietSince ? Date.now() - quietSince.at : 0 };
       },
       (a) => a.quietForMs >= 1_000,

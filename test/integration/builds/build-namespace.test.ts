@@ -10,6 +10,7 @@ import {
   buildNamespace,
   buildsConfig,
   jobsIn,
+  jobsOnceCreated,
   teamPushSecret,
   teamPushSecrets,
   useBuildServers,
@@ -75,12 +76,7 @@ describe("buildNamespace: build Jobs and credentials in the platform's namespace
       const build = await waitForPhase(team, "scorer", "Building");
       expect(build.metadata.finalizers).toEqual([jobCleanupFinalizer]);
       // the status says Building before the Job is created there (finalizer, status, copy, Job, copy owned)
-      const [job, ...others] = await eventually(
-        "the build's Job in the build namespace",
-        () => jobsIn(builds),
-        (jobs) => jobs.length > 0,
-        30_000,
-      );
+      const [job, ...others] = await jobsOnceCreated(builds);
       expect(others).toEqual([]);
       expect(await jobsIn(team)).toEqual([]);
       expect(build.status?.job).toEqual({ namespace: builds, name: job?.metadata?.name });
